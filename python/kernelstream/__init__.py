@@ -1,0 +1,24 @@
+"""kernelstream: online kernel regression and classification with a Rust core.
+
+Learners follow one protocol (``predict_one``, ``learn_one``, ``progressive_predict``,
+``predict_many``, ``learn_many``, ``n_seen``, ``dim``, ``get_params``, pickling);
+see ``shared/spec/api.md`` and the README.
+"""
+from . import _core
+from .errors import InputError, KernelstreamError, NumericalError, ParameterError
+
+__version__ = _core.__version__
+
+from . import kernels  # noqa: E402
+from .learners import Learner, TaylorAWV  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "KernelstreamError",
+    "InputError",
+    "ParameterError",
+    "NumericalError",
+    "kernels",
+    "Learner",
+    "TaylorAWV",
+]

@@ -1,0 +1,100 @@
+"""Input conversion shared by every learner: everything becomes a C-contiguous
+float64 array of the right rank, or an :class:`InputError` that says what is wrong.
+Finiteness, the input dimension and learner-specific checks are done by the Rust
+core before any state changes."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import InputError, ParameterError
+
+
+def _to_float_array(value, what: str) -> np.ndarray:
+    if isinstance(value, (str, bytes)):
+        raise InputError(f"{what} must be numeric, got a {type(value).__name__}")
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # ragged lists and the like
+        raise InputError(f"{what} could not be read as a numeric array: {exc}") from None
+    if arr.dtype == object or arr.dtype.kind in "USVmM":
+        raise InputError(f"{what} must be numeric, got an array of dtype {arr.dtype}")
+    if arr.dtype.kind == "c":
+        raise InputError(f"{what} must be real, got complex values")
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+def as_row(x) -> np.ndarray:
+    """One input ``x`` as a 1-D float64 array of length >= 1."""
+    arr = _to_float_array(x, "x")
+    if arr.ndim != 1:
+        raise InputError(f"x must be a 1-D array (one input), got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise InputError("x is empty: an input needs at least one feature")
+    return arr
+
+
+def as_matrix(X, name: str = "X") -> np.ndarray:
+    """A batch ``X`` as a 2-D float64 array ``(n, d)`` with ``n, d >= 1``."""
+    arr = _to_float_array(X, name)
+    if arr.ndim != 2:
+        raise InputError(f"{name} must be a 2-D array (n, d), got an array of shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise InputError(f"{name} is empty (shape {arr.shape})")
+    return arr
+
+
+def as_targets(y, n: int) -> np.ndarray:
+    """Targets ``y`` as a 1-D float64 array of length ``n``."""
+    arr = _to_float_array(y, "y")
+    if arr.ndim != 1:
+        raise InputError(f"y must be a 1-D array, got an array of shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise InputError(f"X has {n} rows but y has {arr.shape[0]} values")
+    return arr
+
+
+def as_label(y) -> float:
+    """One target ``y`` as a float."""
+    if isinstance(y, (bool, np.bool_)) or isinstance(y, (str, bytes)):
+        raise InputError(f"y must be a real number, got {y!r}")
+    if isinstance(y, np.ndarray):
+        if y.size != 1:
+            raise InputError(f"y must be a single number, got an array of shape {y.shape}")
+        y = y.reshape(()).item()
+    if not isinstance(y, numbers.Real):
+        raise InputError(f"y must be a real number, got a {type(y).__name__}")
+    return float(y)
+
+
+# --- parameter checks (constructor arguments) ---------------------------------
+
+def positive(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def non_negative(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def integer(name: str, value, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def choice(name: str, value, options) -> str:
+    if value not in options:
+        raise ParameterError(f"{name} must be one of {sorted(options)!r}, got {value!r}")
+    return value
+
+
+def seed(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0 or value >= 2**64:
+        raise ParameterError(f"seed must be an integer in [0, 2^64), got {value!r}")
+    return int(value)

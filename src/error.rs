@@ -1,0 +1,58 @@
+//! Error type of the core. Every fallible public function returns [`Result`];
+//! nothing reachable from Python panics. The bindings map each variant onto the
+//! Python exception of the API contract (`InputError`, `ParameterError`,
+//! `NumericalError`).
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum KsError {
+    /// Bad data: wrong shape, NaN or infinity, a label outside {-1, +1}, ...
+    Input(String),
+    /// Bad constructor argument or an impossible parameter combination.
+    Parameter(String),
+    /// A numerical failure that could not be repaired; says which quantity and what was tried.
+    Numerical(String),
+}
+
+pub type Result<T> = std::result::Result<T, KsError>;
+
+impl fmt::Display for KsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KsError::Input(m) | KsError::Parameter(m) | KsError::Numerical(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for KsError {}
+
+/// `Err(KsError::Input(..))` with a formatted message.
+#[macro_export]
+macro_rules! input_err {
+    ($($arg:tt)*) => { Err($crate::error::KsError::Input(format!($($arg)*))) };
+}
+
+/// `Err(KsError::Parameter(..))` with a formatted message.
+#[macro_export]
+macro_rules! param_err {
+    ($($arg:tt)*) => { Err($crate::error::KsError::Parameter(format!($($arg)*))) };
+}
+
+/// Checks that a parameter is finite and strictly positive.
+pub fn positive(name: &str, value: f64) -> Result<f64> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        param_err!("{name} must be a finite number > 0, got {value}")
+    }
+}
+
+/// Checks that a parameter is finite and non-negative.
+pub fn non_negative(name: &str, value: f64) -> Result<f64> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        param_err!("{name} must be a finite number >= 0, got {value}")
+    }
+}

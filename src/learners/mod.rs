@@ -1,0 +1,56 @@
+//! Online learners. Every learner implements [`OnlineLearner`], the Rust side of
+//! the learner protocol of the API contract; [`crate::stream`] runs the online
+//! protocol over whole arrays for any of them.
+
+pub mod taylor_awv;
+
+pub use taylor_awv::TaylorAwv;
+
+use crate::error::Result;
+
+/// The online protocol: at round t the learner sees `x_t`, predicts, then sees `y_t`.
+///
+/// Implementations may assume that inputs passed to `predict`, `learn` and
+/// `predict_learn` have been validated by [`crate::stream`] (finite values, the
+/// right length, and the learner's own [`OnlineLearner::check_row`]).
+pub trait OnlineLearner {
+    /// Input dimension `d` once fixed by the first call, `None` before.
+    fn input_dim(&self) -> Option<usize>;
+
+    /// Learner-specific validation of one row (domain of the inputs, labels of a
+    /// classification loss, ...). Called before any state changes.
+    fn check_row(&self, _x: &[f64], _y: Option<f64>) -> Result<()> {
+        Ok(())
+    }
+
+    /// Learner-specific validation of a batch: can `n_new` more rounds be learned?
+    /// (A bounded-memory learner refuses a stream that would exceed its capacity.)
+    fn check_capacity(&self, _n_new: usize) -> Result<()> {
+        Ok(())
+    }
+
+    /// Checks the parameters that depend on the input dimension `d`, before the
+    /// first call fixes it (for example the Taylor feature count).
+    fn check_input_dim(&self, _d: usize) -> Result<()> {
+        Ok(())
+    }
+
+    /// The prediction for `x` as the next round (pure: no state change).
+    fn predict(&self, x: &[f64]) -> Result<f64>;
+
+    /// Reveals `y` for `x` and updates.
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()>;
+
+    /// A full round: the prediction before `y` is revealed, then the update.
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let p = self.predict(x)?;
+        self.learn(x, y)?;
+        Ok(p)
+    }
+
+    /// Rounds learned so far.
+    fn n_seen(&self) -> u64;
+
+    /// Current dimension of the representation (features, dictionary, basis).
+    fn dim(&self) -> usize;
+}

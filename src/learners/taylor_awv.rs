@@ -1,0 +1,109 @@
+//! TaylorAWV: PKAWV on the degree-M Taylor basis of the Gaussian kernel.
+//! PKAWV paper (Jezequel, Gaillard, Rudi 2019), sec. 3.1, Algorithm 1 and
+//! Theorem 4; spec `pkawv.md` sec. 1.3-1.4. The basis is orthonormal in the RKHS
+//! (Lemma 11), so PKAWV is exactly linear AWV on `phi(x) = (g_k(x))_{|k|<=M}`.
+
+use super::OnlineLearner;
+use crate::awv::LinearAwv;
+use crate::error::{positive, Result};
+use crate::features::taylor::{taylor_feature_count, TaylorGaussian, MAX_TAYLOR_FEATURES};
+use crate::features::FeatureMap;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TaylorAwv {
+    sigma: f64,
+    degree: usize,
+    lam: f64,
+    ridge: bool,
+    /// Built on the first call, when `d` becomes known.
+    state: Option<State>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct State {
+    features: TaylorGaussian,
+    engine: LinearAwv,
+    #[serde(skip)]
+    v: Vec<f64>,
+}
+
+impl TaylorAwv {
+    pub fn new(sigma: f64, degree: usize, lam: f64, ridge: bool) -> Result<Self> {
+        positive("sigma", sigma)?;
+        positive("lam", lam)?;
+        Ok(TaylorAwv { sigma, degree, lam, ridge, state: None })
+    }
+
+    fn state_mut(&mut self, d: usize) -> Result<&mut State> {
+        if self.state.is_none() {
+            let features = TaylorGaussian::new(d, self.degree, self.sigma)?;
+            let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?;
+            let v = vec![0.0; features.dim()];
+            self.state = Some(State { features, engine, v });
+        }
+        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("TaylorAWV state missing".into()))?;
+        if st.v.len() != st.engine.dim() {
+            st.v = vec![0.0; st.engine.dim()];
+        }
+        Ok(st)
+    }
+
+    /// The feature vector `phi(x)` (length `C(M+d, d)`).
+    pub fn features(&self, x: &[f64]) -> Result<Vec<f64>> {
+        match &self.state {
+            Some(st) => Ok(st.features.map(x)),
+            None => Ok(TaylorGaussian::new(x.len(), self.degree, self.sigma)?.map(x)),
+        }
+    }
+
+    /// The AWV engine (None before the first round).
+    pub fn engine(&self) -> Option<&LinearAwv> {
+        self.state.as_ref().map(|s| &s.engine)
+    }
+}
+
+impl OnlineLearner for TaylorAwv {
+    fn input_dim(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.features.input_dim())
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        match taylor_feature_count(d, self.degree) {
+            Some(r) if r <= MAX_TAYLOR_FEATURES => Ok(()),
+            _ => TaylorGaussian::new(d, self.degree, self.sigma).map(|_| ()),
+        }
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        match &self.state {
+            Some(st) => Ok(st.engine.predict(&st.features.map(x))),
+            // b_0 = 0: the first prediction is 0 (spec sec. 1.3).
+            None => {
+                self.check_input_dim(x.len())?;
+                Ok(0.0)
+            }
+        }
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let st = self.state_mut(x.len())?;
+        st.features.map_into(x, &mut st.v);
+        Ok(st.engine.predict_learn(&st.v, y))
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.state.as_ref().map_or(0, |s| s.engine.n_seen())
+    }
+
+    fn dim(&self) -> usize {
+        match &self.state {
+            Some(s) => s.engine.dim(),
+            None => 0,
+        }
+    }
+}

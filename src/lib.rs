@@ -1,0 +1,34 @@
+//! kernelstream: online kernel regression and classification.
+//!
+//! The Rust core holds the per-round work of five papers' algorithms (see the
+//! file header of each module for the paper, section and equation it implements):
+//!
+//! * [`awv`]: the linear Vovk-Azoury-Warmuth engine, the workhorse of every
+//!   fixed-feature learner (PKAWV, RFF experts);
+//! * [`kernels`], [`features`]: kernels and explicit feature maps (Taylor basis of
+//!   the Gaussian kernel, random Fourier features);
+//! * [`samplers`]: KORS leverage-score sampling;
+//! * [`learners`]: the online learners, all behind [`learners::OnlineLearner`];
+//! * [`aggregation`]: expert-aggregation rules (VAW, EWA, AA, BOA, ML-Poly, ML-Prod);
+//! * [`bases`]: eigen-bases of the online projection estimator;
+//! * [`stream`]: validated whole-stream loops (the online protocol over an array).
+//!
+//! The core never touches Python: the bindings live in `python` behind the
+//! `python` cargo feature.
+
+pub mod aggregation;
+pub mod awv;
+pub mod bases;
+pub mod error;
+pub mod features;
+pub mod kernels;
+pub mod learners;
+pub mod linalg;
+pub mod rng;
+pub mod samplers;
+pub mod stream;
+
+#[cfg(feature = "python")]
+pub mod python;
+
+pub use error::{KsError, Result};

@@ -1,0 +1,25 @@
+//! Python bindings (`kernelstream._core`), compiled only with the `python` feature.
+//!
+//! Thin by design: convert NumPy arrays to slices, release the GIL for whole-stream
+//! loops (`py.detach`), call the core, and map [`KsError`] onto the Python
+//! exceptions of the API contract. A learner object is not shared across threads
+//! without a lock: PyO3's borrow checking raises if two threads use one learner.
+
+pub mod convert;
+pub mod errors;
+mod kernels;
+pub mod protocol;
+mod rng;
+mod taylor_awv;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("STATE_FORMAT_VERSION", protocol::STATE_FORMAT_VERSION)?;
+    rng::register(m)?;
+    kernels::register(m)?;
+    taylor_awv::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! The learner protocol of the API contract, generated for every learner class
+//! by [`learner_protocol!`]: `predict_one`, `learn_one`, `progressive_predict`
+//! (GIL released), `predict_many`, `learn_many`, `n_seen`, `dim`, and the state
+//! bytes used by pickling (`_state_bytes` / `_from_state_bytes`, bincode with a
+//! format version checked on load).
+
+/// Version of the pickled state layout; bump when a learner's fields change.
+pub const STATE_FORMAT_VERSION: u32 = 1;
+
+/// Serialises a learner's core state.
+pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
+    bincode::serialize(&(STATE_FORMAT_VERSION, value))
+        .map_err(|e| crate::KsError::Numerical(format!("could not serialise the learner state: {e}")))
+}
+
+/// Restores a learner's core state, refusing other format versions.
+pub fn load<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> crate::Result<T> {
+    let (version, value): (u32, T) = bincode::deserialize(bytes)
+        .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
+    if version != STATE_FORMAT_VERSION {
+        return crate::input_err!(
+            "learner state has format version {version}, this build reads version {STATE_FORMAT_VERSION}"
+        );
+    }
+    Ok(value)
+}
+
+/// Implements the protocol methods for a `#[pyclass]` with a field `inner`
+/// implementing [`crate::learners::OnlineLearner`] + serde.
+#[macro_export]
+macro_rules! learner_protocol {
+    ($py_ty:ty, $core_ty:ty) => {
+        #[pyo3::pymethods]
+        impl $py_ty {
+            fn predict_one(&self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
+                use $crate::python::errors::IntoPyResult;
+                let x = $crate::python::convert::vec1(&x);
+                $crate::stream::predict_one(&self.inner, &x).py()
+            }
+
+            fn learn_one(&mut self, x: numpy::PyReadonlyArray1<'_, f64>, y: f64) -> pyo3::PyResult<()> {
+                use $crate::python::errors::IntoPyResult;
+                let x = $crate::python::convert::vec1(&x);
+                $crate::stream::learn_one(&mut self.inner, &x, y).py()
+            }
+
+            fn progressive_predict<'py>(
+                &mut self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+                y: numpy::PyReadonlyArray1<'py, f64>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
+                use $crate::python::errors::IntoPyResult;
+                let (xs, n, d) = $crate::python::convert::mat2(&x);
+                let ys = $crate::python::convert::vec1(&y);
+                let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                let inner = &mut self.inner;
+                let out = py.detach(|| $crate::stream::progressive_predict(inner, xs, n, d, ys)).py()?;
+                Ok(numpy::PyArray1::from_vec(py, out))
+            }
+
+            fn predict_many<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
+                use $crate::python::errors::IntoPyResult;
+                let (xs, n, d) = $crate::python::convert::mat2(&x);
+                let xs: &[f64] = &xs;
+                let inner = &self.inner;
+                let out = py.detach(|| $crate::stream::predict_many(inner, xs, n, d)).py()?;
+                Ok(numpy::PyArray1::from_vec(py, out))
+            }
+
+            fn learn_many<'py>(
+                &mut self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+                y: numpy::PyReadonlyArray1<'py, f64>,
+            ) -> pyo3::PyResult<()> {
+                use $crate::python::errors::IntoPyResult;
+                let (xs, n, d) = $crate::python::convert::mat2(&x);
+                let ys = $crate::python::convert::vec1(&y);
+                let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                let inner = &mut self.inner;
+                py.detach(|| $crate::stream::learn_many(inner, xs, n, d, ys)).py()
+            }
+
+            #[getter]
+            fn n_seen(&self) -> u64 {
+                $crate::learners::OnlineLearner::n_seen(&self.inner)
+            }
+
+            #[getter]
+            fn dim(&self) -> usize {
+                $crate::learners::OnlineLearner::dim(&self.inner)
+            }
+
+            #[getter]
+            fn input_dim(&self) -> Option<usize> {
+                $crate::learners::OnlineLearner::input_dim(&self.inner)
+            }
+
+            fn _state_bytes<'py>(&self, py: pyo3::Python<'py>) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyBytes>> {
+                use $crate::python::errors::IntoPyResult;
+                let bytes = $crate::python::protocol::dump(&self.inner).py()?;
+                Ok(pyo3::types::PyBytes::new(py, &bytes))
+            }
+
+            fn _set_state_bytes(&mut self, data: &[u8]) -> pyo3::PyResult<()> {
+                use $crate::python::errors::IntoPyResult;
+                self.inner = $crate::python::protocol::load::<$core_ty>(data).py()?;
+                Ok(())
+            }
+
+            fn __copy__(&self) -> Self {
+                Self { inner: self.inner.clone() }
+            }
+        }
+    };
+}

@@ -1,0 +1,43 @@
+//! Binding of [`crate::learners::TaylorAwv`].
+use crate::learners::TaylorAwv;
+use crate::python::errors::IntoPyResult;
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+#[pyclass(module = "kernelstream._core", name = "TaylorAWV")]
+pub struct PyTaylorAwv {
+    pub inner: TaylorAwv,
+}
+
+#[pymethods]
+impl PyTaylorAwv {
+    #[new]
+    #[pyo3(signature = (sigma=1.0, degree=2, lam=1.0, ridge=false))]
+    fn new(sigma: f64, degree: usize, lam: f64, ridge: bool) -> PyResult<Self> {
+        Ok(PyTaylorAwv { inner: TaylorAwv::new(sigma, degree, lam, ridge).py()? })
+    }
+
+    /// Taylor features `phi(x)` of one input.
+    fn features<'py>(&self, py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = crate::python::convert::vec1(&x);
+        Ok(PyArray1::from_vec(py, self.inner.features(&x).py()?))
+    }
+
+    /// `v_t^T A_t^{-1} v_t` of the last round.
+    #[getter]
+    fn last_leverage(&self) -> f64 {
+        self.inner.engine().map_or(0.0, |e| e.last_leverage())
+    }
+
+    /// `sum_t y_t^2 v_t^T A_t^{-1} v_t` (regret diagnostic, spec pkawv.md sec. 1.3).
+    #[getter]
+    fn regret_term(&self) -> f64 {
+        self.inner.engine().map_or(0.0, |e| e.regret_term())
+    }
+}
+
+crate::learner_protocol!(PyTaylorAwv, TaylorAwv);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTaylorAwv>()
+}

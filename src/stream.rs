@@ -1,0 +1,117 @@
+//! The online protocol over whole arrays, for any [`OnlineLearner`].
+//!
+//! Every entry point validates all of its input first (shape, finiteness, the
+//! dimension fixed by earlier calls, the learner's own row and capacity checks)
+//! and only then touches the learner, so a call that fails leaves the learner
+//! exactly as it was. Arrays are row-major `(n, d)` slices.
+
+use crate::error::Result;
+use crate::learners::OnlineLearner;
+
+/// Validates a row-major block `x` of `n` rows of length `d` (and labels `y` if given).
+pub fn validate<L: OnlineLearner + ?Sized>(
+    learner: &L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    y: Option<&[f64]>,
+) -> Result<()> {
+    if n == 0 {
+        return crate::input_err!("empty input: X has no rows");
+    }
+    if d == 0 {
+        return crate::input_err!("X has 0 columns: each row needs at least one feature");
+    }
+    if x.len() != n * d {
+        return crate::input_err!("X holds {} values, expected {n} rows x {d} columns", x.len());
+    }
+    if let Some(y) = y {
+        if y.len() != n {
+            return crate::input_err!("X has {n} rows but y has {} values", y.len());
+        }
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return crate::input_err!("y[{i}] = {} is not finite", y[i]);
+        }
+    }
+    match learner.input_dim() {
+        Some(d0) if d0 != d => {
+            return crate::input_err!("rows have {d} features but this learner was fed {d0}-dimensional inputs before")
+        }
+        None => learner.check_input_dim(d)?,
+        _ => {}
+    }
+    if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+        return crate::input_err!("X[{}, {}] = {} is not finite", i / d, i % d, x[i]);
+    }
+    for (i, row) in x.chunks_exact(d).enumerate() {
+        learner
+            .check_row(row, y.map(|y| y[i]))
+            .map_err(|e| prefix_row(e, i, n))?;
+    }
+    if y.is_some() {
+        learner.check_capacity(n)?;
+    }
+    Ok(())
+}
+
+fn prefix_row(e: crate::KsError, i: usize, n: usize) -> crate::KsError {
+    use crate::KsError::*;
+    if n == 1 {
+        return e;
+    }
+    match e {
+        Input(m) => Input(format!("row {i}: {m}")),
+        Parameter(m) => Parameter(format!("row {i}: {m}")),
+        Numerical(m) => Numerical(format!("row {i}: {m}")),
+    }
+}
+
+/// Progressive (prequential) predictions: the t-th output is the prediction made
+/// before `y[t]` is revealed; then the learner learns `(x[t], y[t])`.
+pub fn progressive_predict<L: OnlineLearner + ?Sized>(
+    learner: &mut L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    y: &[f64],
+) -> Result<Vec<f64>> {
+    validate(learner, x, n, d, Some(y))?;
+    let mut out = Vec::with_capacity(n);
+    for (row, &yt) in x.chunks_exact(d).zip(y) {
+        out.push(learner.predict_learn(row, yt)?);
+    }
+    Ok(out)
+}
+
+/// Learns every row in order (equals a loop of single-row learning).
+pub fn learn_many<L: OnlineLearner + ?Sized>(
+    learner: &mut L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    y: &[f64],
+) -> Result<()> {
+    validate(learner, x, n, d, Some(y))?;
+    for (row, &yt) in x.chunks_exact(d).zip(y) {
+        learner.learn(row, yt)?;
+    }
+    Ok(())
+}
+
+/// Predictions for every row, each as if it were the next round (state unchanged).
+pub fn predict_many<L: OnlineLearner + ?Sized>(learner: &L, x: &[f64], n: usize, d: usize) -> Result<Vec<f64>> {
+    validate(learner, x, n, d, None)?;
+    x.chunks_exact(d).map(|row| learner.predict(row)).collect()
+}
+
+/// One prediction (validated).
+pub fn predict_one<L: OnlineLearner + ?Sized>(learner: &L, x: &[f64]) -> Result<f64> {
+    validate(learner, x, 1, x.len(), None)?;
+    learner.predict(x)
+}
+
+/// One round of learning (validated).
+pub fn learn_one<L: OnlineLearner + ?Sized>(learner: &mut L, x: &[f64], y: f64) -> Result<()> {
+    validate(learner, x, 1, x.len(), Some(&[y]))?;
+    learner.learn(x, y)
+}
