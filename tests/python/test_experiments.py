@@ -77,3 +77,30 @@ def test_report_is_written(tmp_path):
     text = report.read_text()
     assert "taylor-casp" in text and "## Summary" in text
     assert (tmp_path / "docs" / "figures" / "taylor-casp.png").exists()
+
+
+def test_adversary_beats_random_points_and_leaves_learner_untouched():
+    import kernelstream as ks
+    from kernelstream.datasets.adversarial import GreedyAdversary, RegularisedComparator
+    from kernelstream.kernels import Gaussian
+
+    rng = np.random.default_rng(0)
+    learner = ks.TaylorAWV(degree=2)
+    X = rng.uniform(-1, 1, (5, 3))
+    learner.learn_many(X, np.sign(X[:, 0]))
+    adv = GreedyAdversary(Gaussian(1.0), lam=1.0, d=3, restarts=2, seed=1, maxiter=30)
+    for x, y in zip(X, np.sign(X[:, 0])):
+        adv.comparator.add(x, y)
+    before = learner.__getstate__()["core"]
+    x, y = adv.choose(learner)
+    assert learner.__getstate__()["core"] == before and learner.n_seen == 5
+    chosen = adv.objective(learner, x)[0]
+    random_vals = [adv.objective(learner, rng.uniform(-1, 1, 3))[0] for _ in range(50)]
+    assert chosen >= max(random_vals) - 1e-9
+    assert abs(y) == 1.0
+    # comparator value equals the closed form lam Y^T (K + lam I)^{-1} Y
+    comp = RegularisedComparator(Gaussian(1.0), lam=0.5)
+    for xi, yi in zip(X, X[:, 1]):
+        comp.add(xi, yi)
+    K = Gaussian(1.0)(X)
+    assert comp.value == pytest.approx(0.5 * X[:, 1] @ np.linalg.solve(K + 0.5 * np.eye(5), X[:, 1]), rel=1e-10)
