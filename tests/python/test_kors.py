@@ -20,7 +20,7 @@ def points(n, d, seed):
 @pytest.mark.parametrize("weights", ["sqrt", "inverse"])
 @pytest.mark.parametrize("kernel,mu,eps,beta", [(Gaussian(1.0), 1.0, 0.5, 1.0), (Laplacian(0.7), 0.2, 0.3, 2.0)])
 def test_matches_eq6_reference_with_same_draws(weights, kernel, mu, eps, beta):
-    X = points(250, 3, 1)
+    X = points(120, 3, 1)
     fast = KORS(kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=5)
     ref = KORSReference(kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=5)
     for x in X:

@@ -20,7 +20,7 @@ def stream(n, d, seed):
 @pytest.mark.parametrize("weights", ["sqrt", "inverse"])
 @pytest.mark.parametrize("kernel", [Gaussian(1.0), Laplacian(1.0)])
 def test_equals_reference(ridge, weights, kernel):
-    X, y = stream(120, 3, 1)
+    X, y = stream(90, 3, 1)
     kw = dict(lam=1.0, mu=0.5, eps=0.5, beta=2.0, kors_weights=weights, seed=4, ridge=ridge)
     fast, ref = ks.NystromAWV(kernel, **kw), NystromAWVReference(kernel, **kw)
     Xq, _ = stream(5, 3, 9)
