@@ -205,3 +205,23 @@ fn serde_round_trip_continues_identically() {
     }
     assert_eq!(a.indices(), b.indices());
 }
+
+#[test]
+fn budget_caps_the_dictionary_but_keeps_the_draws() {
+    let k = Kernel::Gaussian { sigma: 1.0 };
+    let xs = points(300, 3, 4);
+    let mut a = Kors::new(k, 1.0, 0.5, 1.0, KorsWeights::Sqrt, 8).unwrap();
+    let mut b = a.clone();
+    a.set_budget(Some(10));
+    let mut rng = Rng::new(8);
+    for x in &xs {
+        let pa = a.peek(x).unwrap();
+        let sa = a.step_full(x).unwrap();
+        assert_eq!(pa, sa);
+        assert_eq!(sa.draw, rng.uniform());
+        b.step(x).unwrap();
+    }
+    assert_eq!(a.size(), 10);
+    assert!(b.size() > 10);
+    assert_eq!(a.indices(), &b.indices()[..10]);
+}

@@ -211,6 +211,12 @@ impl NystromAwv {
     pub fn kors(&self) -> Option<&Kors> {
         self.kors.as_ref()
     }
+    /// Caps KORS's dictionary (None: no cap); see [`Kors::set_budget`].
+    pub fn set_kors_budget(&mut self, budget: Option<usize>) {
+        if let Some(k) = self.kors.as_mut() {
+            k.set_budget(budget);
+        }
+    }
     pub fn stats(&self) -> &NystromStats {
         &self.stats
     }

@@ -111,6 +111,10 @@ pub struct Kors {
     minv: Vec<f64>,
     /// Steps taken so far.
     n_seen: u64,
+    /// Largest dictionary size (None: unbounded). At the budget, steps still
+    /// compute `p_t` and consume their draw but add nothing (B-KONS, benches).
+    #[serde(default)]
+    budget: Option<usize>,
     /// Scratch (no allocation per step).
     #[serde(skip)]
     ks: Vec<f64>,
@@ -141,6 +145,7 @@ impl Kors {
             weights: Vec::new(),
             minv: Vec::new(),
             n_seen: 0,
+            budget: None,
             ks: Vec::new(),
             h: Vec::new(),
             krow: Vec::new(),
@@ -197,6 +202,18 @@ impl Kors {
     /// `(W K_DD W + mu I)^{-1}` as a dense row-major `m x m` matrix.
     pub fn minv_dense(&self) -> Vec<f64> {
         packed::to_dense(&self.minv, self.size())
+    }
+
+    /// Caps the dictionary at `budget` points (None: no cap). Steps at the cap still
+    /// compute `p_t` and consume one draw, but never add.
+    pub fn set_budget(&mut self, budget: Option<usize>) {
+        self.budget = budget;
+    }
+    pub fn budget(&self) -> Option<usize> {
+        self.budget
+    }
+    fn full(&self) -> bool {
+        self.budget.is_some_and(|b| self.size() >= b)
     }
 
     /// Checks a point before any state change: length (once `d` is fixed) and finiteness.
@@ -271,7 +288,7 @@ impl Kors {
         let (mut ks, mut h) = (vec![0.0; m], vec![0.0; m]);
         let (p, res) = self.prob_from_row(x, krow, &mut ks, &mut h);
         let draw = self.rng.clone().uniform();
-        Ok(KorsStep { added: draw < p, prob: p, residual: res, draw })
+        Ok(KorsStep { added: draw < p && !self.full(), prob: p, residual: res, draw })
     }
 
     fn check_row_len(&self, krow: &[f64]) -> Result<()> {
@@ -320,7 +337,7 @@ impl Kors {
         let (p, res) = self.prob_from_row(x, krow, &mut ks, &mut h);
         // Exactly one uniform draw per step (see the module header).
         let draw = self.rng.uniform();
-        let added = draw < p;
+        let added = draw < p && !self.full();
         if added {
             // prob_from_row left kS in ks[..m] and Minv kS in h[..m].
             self.insert(x, p, res, &ks[..m], &mut h[..m]);

@@ -105,3 +105,13 @@ def test_bad_parameters():
     with pytest.raises(ks.InputError):
         fixed.learn_one([0.0, 0.0, 0.0], 1.0)
     assert fixed.n_seen == 0
+
+
+def test_incremental_reference_equals_direct_reference():
+    X, y = stream(80, 2, 11)
+    a = NystromAWVReference(Gaussian(1.0), seed=3, solver="incremental")
+    b = NystromAWVReference(Gaussian(1.0), seed=3)
+    np.testing.assert_allclose(a.progressive_predict(X, y), b.progressive_predict(X, y), atol=1e-8)
+    fast = ks.NystromAWV(Gaussian(1.0), seed=3)
+    c = NystromAWVReference(Gaussian(1.0), seed=3)
+    np.testing.assert_allclose(fast.progressive_predict(X, y), c.progressive_predict(X, y), atol=1e-8)
