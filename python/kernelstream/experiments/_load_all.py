@@ -1,3 +1,5 @@
 """Imports every experiment module so that they register themselves."""
 # One import per entry module (keep alphabetical).
+from . import pkawv_fig2  # noqa: F401
+from . import pkawv_fig4  # noqa: F401
 from . import taylor_casp  # noqa: F401
