@@ -83,7 +83,7 @@ def _kernel_awv(quick):
     from .reference import KernelAWVReference
 
     out = []
-    for t in ([1000] if quick else [1000, 4000]):
+    for t in ([1000] if quick else [1000, 2000]):
         X, y = _uniform_stream(t + 200, 8, seed=1)
         out.append(BenchCase(
             label=f"t={t} d=8 (NumPy bordered inv)",

@@ -22,7 +22,8 @@ class KernelAWVReference:
         self.kernel, self.lam, self.ridge, self.solver = kernel, float(lam), bool(ridge), solver
         self.X = None
         self.Y = np.zeros(0)
-        self.Ginv = np.zeros((0, 0))  # (K_{t-1} + lam I)^{-1} (bordered solver)
+        self.Ginv = np.zeros((0, 0))  # (K_{t-1} + lam I)^{-1} (bordered solver), a view of _buf
+        self._buf = np.zeros((0, 0))
         self.n_seen = 0
 
     def _krow(self, x):
@@ -60,11 +61,16 @@ class KernelAWVReference:
             h = self.Ginv @ k
             s = kxx + self.lam - float(k @ h)
             t = self.n_seen
-            G = np.empty((t + 1, t + 1))
-            G[:t, :t] = self.Ginv + np.outer(h, h) / s
+            # Bordered inverse in a buffer with spare capacity (no reallocation per round).
+            if self._buf.shape[0] < t + 1:
+                buf = np.zeros((2 * t + 2, 2 * t + 2))
+                buf[:t, :t] = self._buf[:t, :t]
+                self._buf = buf
+            G = self._buf
+            G[:t, :t] += np.outer(h, h) / s
             G[:t, t] = G[t, :t] = -h / s
             G[t, t] = 1.0 / s
-            self.Ginv = G
+            self.Ginv = G[: t + 1, : t + 1]
         self.X = x[None, :].copy() if self.X is None else np.vstack([self.X, x])
         self.Y = np.r_[self.Y, float(y)]
         self.n_seen += 1
