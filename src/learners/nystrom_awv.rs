@@ -285,7 +285,7 @@ impl NystromAwv {
         let dd = dot(&a, &a) + self.lam * kappa;
         self.chol.forward_solve(&mut r);
         let schur = dd - dot(&r, &r);
-        if !(schur > INSERT_TOL * dd) || !schur.is_finite() {
+        if !schur.is_finite() || schur <= INSERT_TOL * dd {
             return None;
         }
         let q_new = dot(&self.ys[..t], &a);
