@@ -50,33 +50,38 @@ class NystromAWVReference:
 
     def _incremental_round(self, x, y):
         """One round of the incremental solver; returns the prediction."""
-        m = len(self.D)
+        m, t = len(self.D), self.n_seen
         if self._KtD is None:
-            self._KtD = np.zeros((0, 0))
+            self._KtD = np.zeros((64, 8))  # K_{t,D} in a buffer with spare capacity
             self._A = np.zeros((0, 0))
             self._q = np.zeros(0)
         if self.kors is not None and self.kors.step(x):
-            a = gram(self.kernel, np.array(self.X), x[None, :])[:, 0] if self.X else np.zeros(0)
+            a = gram(self.kernel, np.array(self.X), x[None, :])[:, 0] if t else np.zeros(0)
             kd = gram(self.kernel, np.array(self.D), x[None, :])[:, 0] if m else np.zeros(0)
             kxx = gram(self.kernel, x[None, :], x[None, :])[0, 0]
-            c = self._KtD.T @ a + self.lam * kd
+            c = self._KtD[:t, :m].T @ a + self.lam * kd
             A = np.empty((m + 1, m + 1))
             A[:m, :m] = self._A
             A[:m, m] = A[m, :m] = c
             A[m, m] = a @ a + self.lam * kxx
             self._A = A
-            self._q = np.r_[self._q, a @ np.array(self.Y) if self.Y else 0.0]
-            self._KtD = np.c_[self._KtD, a] if self.X else np.zeros((0, m + 1))
+            self._q = np.r_[self._q, a @ np.array(self.Y) if t else 0.0]
+            if self._KtD.shape[1] < m + 1:
+                self._KtD = np.c_[self._KtD, np.zeros((self._KtD.shape[0], self._KtD.shape[1]))]
+            self._KtD[:t, m] = a
             self.D.append(x.copy())
-        krow = gram(self.kernel, np.array(self.D), x[None, :])[:, 0] if self.D else np.zeros(0)
-        if not self.D:
+            m += 1
+        krow = gram(self.kernel, np.array(self.D), x[None, :])[:, 0] if m else np.zeros(0)
+        if m == 0:
             pred = 0.0
         else:
             A = self._A if self.ridge else self._A + np.outer(krow, krow)
             pred = float(krow @ np.linalg.solve(A, self._q))
         self._A = self._A + np.outer(krow, krow)
         self._q = self._q + y * krow
-        self._KtD = np.vstack([self._KtD, krow]) if self._KtD.size or self.D else self._KtD
+        if self._KtD.shape[0] < t + 1:
+            self._KtD = np.r_[self._KtD, np.zeros(self._KtD.shape)]
+        self._KtD[t, :m] = krow
         self.X.append(x.copy())
         self.Y.append(float(y))
         self.n_seen += 1
