@@ -85,9 +85,7 @@ pub fn progressive_predict<L: OnlineLearner + ?Sized>(
 ) -> Result<Vec<f64>> {
     validate(learner, x, n, d, Some(y))?;
     let mut out = Vec::with_capacity(n);
-    for (row, &yt) in x.chunks_exact(d).zip(y) {
-        out.push(learner.predict_learn(row, yt)?);
-    }
+    learner.predict_learn_many(x, d, y, &mut out)?;
     Ok(out)
 }
 
@@ -100,10 +98,7 @@ pub fn learn_many<L: OnlineLearner + ?Sized>(
     y: &[f64],
 ) -> Result<()> {
     validate(learner, x, n, d, Some(y))?;
-    for (row, &yt) in x.chunks_exact(d).zip(y) {
-        learner.learn(row, yt)?;
-    }
-    Ok(())
+    learner.learn_batch(x, d, y)
 }
 
 /// Predictions for every row, each as if it were the next round (state unchanged).

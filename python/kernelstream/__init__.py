@@ -11,7 +11,8 @@ __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
 from . import datasets, evaluate  # noqa: E402
-from .learners import Learner, TaylorAWV  # noqa: E402
+from .learners import KernelAWV, Learner, NystromAWV, TaylorAWV  # noqa: E402
+from . import samplers  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -24,4 +25,7 @@ __all__ = [
     "evaluate",
     "Learner",
     "TaylorAWV",
+    "KernelAWV",
+    "NystromAWV",
+    "samplers",
 ]

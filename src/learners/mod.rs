@@ -2,8 +2,12 @@
 //! the learner protocol of the API contract; [`crate::stream`] runs the online
 //! protocol over whole arrays for any of them.
 
+pub mod kernel_awv;
+pub mod nystrom_awv;
 pub mod taylor_awv;
 
+pub use kernel_awv::KernelAwv;
+pub use nystrom_awv::{NystromAwv, NystromStats};
 pub use taylor_awv::TaylorAwv;
 
 use crate::error::Result;
@@ -46,6 +50,25 @@ pub trait OnlineLearner {
         let p = self.predict(x)?;
         self.learn(x, y)?;
         Ok(p)
+    }
+
+    /// A run of full rounds over row-major `x` (`y.len()` rows of length `d`),
+    /// pushing each prediction onto `out`. The default loops
+    /// [`OnlineLearner::predict_learn`]; a learner may override it with a batched
+    /// path that must give the same results as that loop.
+    fn predict_learn_many(&mut self, x: &[f64], d: usize, y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        for (row, &yt) in x.chunks_exact(d).zip(y) {
+            out.push(self.predict_learn(row, yt)?);
+        }
+        Ok(())
+    }
+
+    /// Learns every row of `x` in order. The default loops [`OnlineLearner::learn`].
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        for (row, &yt) in x.chunks_exact(d).zip(y) {
+            self.learn(row, yt)?;
+        }
+        Ok(())
     }
 
     /// Rounds learned so far.

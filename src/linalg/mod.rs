@@ -10,4 +10,5 @@
 //! use nalgebra or live next to the learner that needs them.
 
 pub mod blas;
+pub mod cholesky;
 pub mod packed;

@@ -7,7 +7,10 @@
 
 pub mod convert;
 pub mod errors;
+mod kernel_awv;
 mod kernels;
+pub mod kors;
+mod nystrom_awv;
 pub mod protocol;
 mod rng;
 mod taylor_awv;
@@ -21,5 +24,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rng::register(m)?;
     kernels::register(m)?;
     taylor_awv::register(m)?;
+    kernel_awv::register(m)?;
+    kors::register(m)?;
+    nystrom_awv::register(m)?;
     Ok(())
 }

@@ -6,8 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 import kernelstream as ks
-from kernelstream.kernels import Gaussian
+from kernelstream.kernels import Gaussian, Laplacian
+
+# A fixed Nystrom dictionary of 12 points in [-1, 1]^3 (for the NystromAWV-fixed entry).
+_FIXED_DICT = np.random.default_rng(42).uniform(-1.0, 1.0, size=(12, 3))
 
 
 @dataclass
@@ -23,6 +28,13 @@ ZOO: dict[str, ZooEntry] = {
     "TaylorAWV": ZooEntry(lambda: ks.TaylorAWV(sigma=1.0, degree=3, lam=0.5)),
     "TaylorAWV-ridge": ZooEntry(lambda: ks.TaylorAWV(sigma=0.8, degree=2, lam=1.0, ridge=True)),
     # -- issue 3 --
+    "KernelAWV": ZooEntry(lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5)),
+    "KernelAWV-ridge": ZooEntry(lambda: ks.KernelAWV(Laplacian(1.5), lam=1.0, ridge=True, max_size=5000)),
+    "NystromAWV": ZooEntry(lambda: ks.NystromAWV(Gaussian(0.8), lam=0.5, seed=3), randomized=True),
+    "NystromAWV-inverse-ridge": ZooEntry(
+        lambda: ks.NystromAWV(Gaussian(1.0), kors_weights="inverse", beta=3.0, ridge=True, seed=1), randomized=True
+    ),
+    "NystromAWV-fixed": ZooEntry(lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)),
     # -- issue 4 --
     # -- issue 5 --
     # -- issue 6 --

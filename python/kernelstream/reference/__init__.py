@@ -1,6 +1,9 @@
 """Plain NumPy references, written from the papers' definitions (not from the Rust
 code). The tests compare every fast learner with its reference, and
 ``kernelstream bench`` times one against the other."""
+from .kernel_awv import KernelAWVReference
+from .kors import KORSReference
+from .nystrom_awv import NystromAWVReference
 from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
 
-__all__ = ["TaylorAWVReference", "taylor_kron_features", "taylor_monomial_features"]
+__all__ = ["KernelAWVReference", "KORSReference", "NystromAWVReference", "TaylorAWVReference", "taylor_kron_features", "taylor_monomial_features"]

@@ -1,0 +1,129 @@
+"""Dictionary samplers: KORS (kernel online row sampling).
+
+Calandriello, Lazaric, Valko (2017), *Efficient second-order online kernel learning
+with adaptive embedding*, App. A, Algorithm 1 and Eq. (6); used by NystromAWV
+(PKAWV paper sec. 3.2) and PROS-N-KONS. The Rust core keeps
+``(W K_DD W + mu I)^{-1}`` by bordered inverses and computes the inclusion
+probability in closed form ``p_t = min(beta (1 + eps) res / (res + mu), 1)`` with
+``res = k(x_t, x_t) - kS^T (W K W + mu I)^{-1} kS`` (spec ``pkawv.md`` sec. 1.6).
+Every step consumes exactly one ``Rng(seed).uniform()`` draw ``u`` and adds the
+point iff ``u < p_t``.
+"""
+from __future__ import annotations
+
+import copy as _copy
+
+import numpy as np
+
+from . import _core
+from ._validation import as_matrix, as_row, choice, non_negative, positive, seed as check_seed
+from .kernels import as_kernel
+from .learners.nystrom_awv import Dictionary
+
+
+class KORS:
+    """Kernel Online Row Sampling.
+
+    Parameters
+    ----------
+    kernel : kernelstream.kernels.Kernel
+    mu : float, default 1.0
+        Ridge regularisation of the leverage scores (gamma in the PROS-N-KONS paper).
+    eps : float, default 0.5
+        Accuracy: the scores are inflated by ``1 + eps``.
+    beta : float, default 1.0
+        Oversampling factor.
+    weights : {"sqrt", "inverse"}, default "sqrt"
+        ``"sqrt"``: weights ``1/sqrt(p)`` (KORS as defined); ``"inverse"``: ``1/p``
+        (the 2019 PKAWV paper's code).
+    seed : int, default 0
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelstream.samplers import KORS
+    >>> from kernelstream.kernels import Gaussian
+    >>> kors = KORS(Gaussian(1.0), mu=1.0, eps=0.5, beta=1.0, seed=0)
+    >>> kors.probability([0.2, -0.1])
+    0.75
+    >>> added = [kors.step(x) for x in np.random.default_rng(0).uniform(-1, 1, (200, 2))]
+    >>> kors.size == sum(added), kors.dictionary.points.shape[1]
+    (True, 2)
+    """
+
+    def __init__(self, kernel, mu: float = 1.0, eps: float = 0.5, beta: float = 1.0, weights: str = "sqrt",
+                 seed: int = 0):
+        self._params = dict(kernel=kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=seed)
+        name, params = as_kernel(kernel).spec
+        self._core = _core.KORS(
+            name,
+            params,
+            mu=positive("mu", mu),
+            eps=non_negative("eps", eps),
+            beta=positive("beta", beta),
+            weights=choice("weights", weights, {"sqrt", "inverse"}),
+            seed=check_seed(seed),
+        )
+        self.last_probability = None
+
+    def get_params(self) -> dict:
+        return dict(self._params)
+
+    def step(self, x) -> bool:
+        """Feeds ``x``: draws ``z ~ Bernoulli(p)`` and adds ``x`` if ``z = 1``; returns ``z``.
+        ``last_probability`` holds the ``p`` used."""
+        added, p, _res = self._core.step(as_row(x))
+        self.last_probability = p
+        return bool(added)
+
+    def step_many(self, X) -> np.ndarray:
+        """``step`` on each row of ``X``; returns the boolean decisions."""
+        return np.asarray(self._core.step_many(as_matrix(X)), dtype=bool)
+
+    def probability(self, x) -> float:
+        """Inclusion probability a step on ``x`` would use (no state change)."""
+        return float(self._core.probability(as_row(x)))
+
+    @property
+    def dictionary(self) -> Dictionary:
+        """Points ``(m, d)``, 0-based round indices, inclusion probabilities, weights."""
+        return Dictionary(
+            np.asarray(self._core.points),
+            np.asarray(self._core.indices, dtype=np.int64),
+            np.asarray(self._core.probabilities, dtype=float),
+            np.asarray(self._core.weights, dtype=float),
+        )
+
+    @property
+    def size(self) -> int:
+        return int(self._core.size)
+
+    @property
+    def n_seen(self) -> int:
+        return int(self._core.n_seen)
+
+    def minv(self) -> np.ndarray:
+        """``(W K_DD W + mu I)^{-1}``."""
+        return np.asarray(self._core.minv())
+
+    def __copy__(self):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._core = _copy.copy(self._core)
+        return new
+
+    def __getstate__(self):
+        return {"params": self.get_params(), "core": bytes(self._core._state_bytes()),
+                "last_probability": self.last_probability}
+
+    def __setstate__(self, state):
+        self.__init__(**state["params"])
+        self._core._set_state_bytes(state["core"])
+        self.last_probability = state["last_probability"]
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"KORS({args})"
+
+
+__all__ = ["KORS"]

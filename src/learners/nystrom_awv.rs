@@ -1,0 +1,499 @@
+//! NystromAWV: PKAWV on a Nystrom dictionary grown by KORS.
+//!
+//! PKAWV paper (Jezequel, Gaillard, Rudi 2019), sec. 3.2, Theorem 6 and App. H
+//! (Algorithm 2, corrected as in spec `pkawv.md` sec. 1.5 and sec. 5 items 2-3);
+//! the fixed-dictionary variant is sec. 3.2 / Cor. 8 (spec 1.7).
+//!
+//! alpha-parametrisation (spec 1.5): `f = sum_{j in D} alpha_j phi(x_j)`,
+//! ```text
+//! A_t = K_{t,D}^T K_{t,D} + lam K_{D,D}      (rows s <= t: includes the current point)
+//! q_t = K_{t,D}^T (Y_{t-1}, 0)
+//! y_hat_t = k_D(x_t)^T A_t^{-1} q_t
+//! ```
+//! which is AWV on the Nystrom features `K_DD^{-1/2} k_D(x)`; when a point joins `D`
+//! the whole past is re-projected (the new column of `A` holds every past row).
+//!
+//! State: a lower Cholesky factor `L L^T = A_{t-1}` (stored by columns), `q`
+//! (kept incrementally: `q += y_t k_D(x_t)`), the cache `K_{t,D}` (one column per
+//! dictionary point, needed to border `A` when a point joins), the past inputs and
+//! targets. One round on `x_t`:
+//! 1. `krow = k_D(x_t)` (`m` kernel evaluations); KORS decides on `x_t` (spec 1.6).
+//! 2. If `x_t` joins: border `A_{t-1}` with the column of `x_t` over the past rows,
+//!    `c = K_{t-1,D}^T a + lam krow`, `dd = a^T a + lam k(x_t, x_t)`
+//!    (`a = (k(x_s, x_t))_{s<t}`), i.e. the new factor row `r = L^{-1} c`, pivot
+//!    `rho = sqrt(dd - r^T r)` (the direct extension recommended by spec 1.5,
+//!    no hyperbolic downdate); `q` gains `sum_{s<t} y_s a_s`.
+//! 3. Prediction by Sherman-Morrison on the factor of `A_{t-1}`: with
+//!    `w = L^{-1} krow`, `u = L^{-1} q`: AWV `y_hat = w.u / (1 + w.w)`
+//!    (`= krow^T (A_{t-1} + krow krow^T)^{-1} q`), ridge `y_hat = w.u`.
+//! 4. After `y_t`: `L <- cholupdate(L, krow)` (`A_t = A_{t-1} + krow krow^T`,
+//!    Givens form, cannot fail), `q += y_t krow`, the cache gains the row `krow`.
+//!
+//! A round without insertion costs `O(m d + m^2)`, independent of `t`; an
+//! insertion adds `O(t (d + m))`. Memory `O(m^2 + t (d + m))`.
+//!
+//! **Repairs** (spec 1.9.2), each counted in [`NystromStats`]:
+//! * an insertion whose Schur complement `dd - r^T r` is not above
+//!   `INSERT_TOL * dd` (the new column is numerically in the span of the others,
+//!   e.g. a repeated point) is refused by the forecaster: KORS keeps it (its own
+//!   probabilities are unchanged), the forecaster's subspace does not grow
+//!   (it would grow by nothing numerically);
+//! * if the factor ever holds a non-finite or non-positive pivot, or a prediction
+//!   is not finite, `A` is refactorised from the cached `K_{t,D}` (with a growing
+//!   diagonal jitter if needed); a prediction that is still not finite is a
+//!   `NumericalError`, never a NaN.
+//! * the fixed dictionary's `lam K_DD` is factorised with a jitter if it is singular.
+//!
+//! `predict` is pure: the KORS decision it uses comes from a copy of the
+//! generator, so `predict(x)` followed by `learn(x, y)` makes the same decision.
+
+use super::OnlineLearner;
+use crate::error::{positive, KsError, Result};
+use crate::kernels::Kernel;
+use crate::linalg::blas::{axpy, dot};
+use crate::linalg::cholesky::ColCholesky;
+use crate::samplers::{Kors, KorsWeights};
+use serde::{Deserialize, Serialize};
+
+/// Relative threshold on the Schur complement below which an insertion is refused.
+const INSERT_TOL: f64 = 1e-10;
+
+/// Counts of the numerical repairs (spec 1.9.2).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NystromStats {
+    /// Points KORS added and the forecaster took.
+    pub insertions: u64,
+    /// Points KORS added but the forecaster refused (numerically dependent column).
+    pub refused_insertions: u64,
+    /// Refactorisations of `A` from the cache after a bad pivot or prediction.
+    pub refactorizations: u64,
+    /// Diagonal jitters added during a factorisation.
+    pub jitters: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct NystromAwv {
+    kernel: Kernel,
+    lam: f64,
+    ridge: bool,
+    /// KORS sampler (None: fixed dictionary).
+    kors: Option<Kors>,
+    /// Input dimension, fixed by the first round.
+    d: Option<usize>,
+    /// Dimension of a fixed dictionary's points (0 in KORS mode).
+    centers_d: usize,
+    /// Forecaster dictionary points, row-major `m x d`.
+    centers: Vec<f64>,
+    /// 0-based round index of each dictionary point (None for a fixed dictionary).
+    center_rounds: Vec<Option<u64>>,
+    /// Factor of `A_{t-1}`.
+    chol: ColCholesky,
+    /// `q = K_{t-1,D}^T Y_{t-1}`.
+    q: Vec<f64>,
+    /// `K_{t,D}` by columns (KORS mode only).
+    kcols: Vec<Vec<f64>>,
+    /// Past inputs (KORS mode only), row-major.
+    xs: Vec<f64>,
+    /// Past targets (KORS mode only).
+    ys: Vec<f64>,
+    /// Jitter added to `lam K_DD` of a fixed dictionary.
+    fixed_jitter: f64,
+    n_seen: u64,
+    stats: NystromStats,
+    #[serde(skip)]
+    scratch: Scratch,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    krow: Vec<f64>,
+    w: Vec<f64>,
+    u: Vec<f64>,
+}
+
+/// The bordering of `A_{t-1}` by a candidate point.
+struct Extension {
+    /// `a = (k(x_s, x_t))_{s<t}`.
+    a: Vec<f64>,
+    /// `r = L^{-1} c`.
+    r: Vec<f64>,
+    rho: f64,
+    /// `sum_{s<t} y_s a_s`, the new entry of `q`.
+    q_new: f64,
+    kappa: f64,
+}
+
+impl NystromAwv {
+    /// NystromAWV with a KORS dictionary (`mu`, `eps`, `beta`, `weights`, `seed` go to KORS).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(kernel: Kernel, lam: f64, mu: f64, eps: f64, beta: f64, weights: KorsWeights, seed: u64, ridge: bool) -> Result<Self> {
+        positive("lam", lam)?;
+        let kors = Kors::new(kernel, mu, eps, beta, weights, seed)?;
+        Ok(Self::empty(kernel, lam, ridge, Some(kors)))
+    }
+
+    /// The "features known beforehand" variant (spec 1.7): a fixed dictionary
+    /// (row-major `m x d`, `m >= 1`), no sampling.
+    pub fn with_dictionary(kernel: Kernel, lam: f64, dictionary: &[f64], d: usize, ridge: bool) -> Result<Self> {
+        positive("lam", lam)?;
+        if d == 0 || dictionary.is_empty() || dictionary.len() % d != 0 {
+            return crate::param_err!("dictionary must be a non-empty (m, d) array");
+        }
+        if let Some(i) = dictionary.iter().position(|v| !v.is_finite()) {
+            return crate::param_err!("dictionary[{}, {}] = {} is not finite", i / d, i % d, dictionary[i]);
+        }
+        let m = dictionary.len() / d;
+        let mut s = Self::empty(kernel, lam, ridge, None);
+        s.centers_d = d;
+        s.centers = dictionary.to_vec();
+        s.center_rounds = vec![None; m];
+        s.q = vec![0.0; m];
+        // A_0 = lam K_DD, with a growing jitter if K_DD is (numerically) singular.
+        let kdd = kernel.gram(dictionary, dictionary, d);
+        let mut jitter = 0.0;
+        loop {
+            let a: Vec<f64> = (0..m * m)
+                .map(|i| lam * (kdd[i] + if i / m == i % m { jitter } else { 0.0 }))
+                .collect();
+            match ColCholesky::factor(&a, m) {
+                Ok(l) => {
+                    s.chol = l;
+                    break;
+                }
+                Err(_) if jitter < 1e-2 => {
+                    jitter = if jitter == 0.0 { 1e-12 } else { jitter * 10.0 };
+                    s.stats.jitters += 1;
+                }
+                Err(j) => {
+                    return Err(KsError::Numerical(format!(
+                        "lam K_DD of the fixed dictionary is not positive definite (pivot {j}) even with a jitter {jitter}"
+                    )))
+                }
+            }
+        }
+        s.fixed_jitter = jitter;
+        Ok(s)
+    }
+
+    fn empty(kernel: Kernel, lam: f64, ridge: bool, kors: Option<Kors>) -> Self {
+        NystromAwv {
+            kernel,
+            lam,
+            ridge,
+            kors,
+            d: None,
+            centers_d: 0,
+            centers: Vec::new(),
+            center_rounds: Vec::new(),
+            chol: ColCholesky::new(),
+            q: Vec::new(),
+            kcols: Vec::new(),
+            xs: Vec::new(),
+            ys: Vec::new(),
+            fixed_jitter: 0.0,
+            n_seen: 0,
+            stats: NystromStats::default(),
+            scratch: Scratch::default(),
+        }
+    }
+
+    // ---- accessors -------------------------------------------------------
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+    pub fn lam(&self) -> f64 {
+        self.lam
+    }
+    pub fn ridge(&self) -> bool {
+        self.ridge
+    }
+    /// The KORS sampler (None for a fixed dictionary).
+    pub fn kors(&self) -> Option<&Kors> {
+        self.kors.as_ref()
+    }
+    /// Caps KORS's dictionary (None: no cap); see [`Kors::set_budget`].
+    pub fn set_kors_budget(&mut self, budget: Option<usize>) {
+        if let Some(k) = self.kors.as_mut() {
+            k.set_budget(budget);
+        }
+    }
+    pub fn stats(&self) -> &NystromStats {
+        &self.stats
+    }
+    /// Forecaster dictionary size `m`.
+    pub fn size(&self) -> usize {
+        self.center_rounds.len()
+    }
+    /// Forecaster dictionary points, row-major `m x d`.
+    pub fn centers(&self) -> &[f64] {
+        &self.centers
+    }
+    /// Round index of each forecaster dictionary point (None: given beforehand).
+    pub fn center_rounds(&self) -> &[Option<u64>] {
+        &self.center_rounds
+    }
+    /// Jitter added to `K_DD` of a fixed dictionary (0 if none was needed).
+    pub fn fixed_jitter(&self) -> f64 {
+        self.fixed_jitter
+    }
+    /// `L` with `L L^T = A_{t-1}` (dense row-major).
+    pub fn cholesky_dense(&self) -> Vec<f64> {
+        self.chol.to_dense()
+    }
+    /// `q = K_{t,D}^T Y_t`.
+    pub fn q(&self) -> &[f64] {
+        &self.q
+    }
+    /// `alpha = A_t^{-1} q_t` after the last round (two triangular solves).
+    pub fn alpha(&self) -> Vec<f64> {
+        let m = self.size();
+        let mut u = self.q.clone();
+        self.chol.forward_solve(&mut u);
+        // Backward solve L^T alpha = u.
+        let l = self.chol.to_dense();
+        let mut a = u;
+        for k in (0..m).rev() {
+            let s: f64 = (k + 1..m).map(|i| l[i * m + k] * a[i]).sum();
+            a[k] = (a[k] - s) / l[k * m + k];
+        }
+        a
+    }
+
+    fn t(&self) -> usize {
+        self.n_seen as usize
+    }
+
+    fn krow_into(&self, x: &[f64], out: &mut Vec<f64>) {
+        out.clear();
+        out.resize(self.size(), 0.0);
+        if self.size() > 0 {
+            self.kernel.row_into(x, &self.centers, x.len(), out);
+        }
+    }
+
+    /// The bordering of `A_{t-1}` by `x` over the past rows, or None if refused.
+    fn extension(&self, x: &[f64], krow: &[f64]) -> Option<Extension> {
+        let t = self.t();
+        let d = x.len();
+        let mut a = vec![0.0; t];
+        if t > 0 {
+            self.kernel.row_into(x, &self.xs[..t * d], d, &mut a);
+        }
+        let kappa = self.kernel.diag(x);
+        // c = K_{t-1,D}^T a + lam krow; dd = a^T a + lam k(x, x).
+        let mut r: Vec<f64> = self.kcols.iter().zip(krow).map(|(col, &kj)| dot(&col[..t], &a) + self.lam * kj).collect();
+        let dd = dot(&a, &a) + self.lam * kappa;
+        self.chol.forward_solve(&mut r);
+        let schur = dd - dot(&r, &r);
+        if !schur.is_finite() || schur <= INSERT_TOL * dd {
+            return None;
+        }
+        let q_new = dot(&self.ys[..t], &a);
+        Some(Extension { a, r, rho: schur.sqrt(), q_new, kappa })
+    }
+
+    /// `w = L^{-1} krow`, `u = L^{-1} q`, both bordered by `ext` if given, into scratch;
+    /// returns the prediction.
+    fn predict_with(&self, krow: &[f64], ext: Option<&Extension>, w: &mut Vec<f64>, u: &mut Vec<f64>) -> f64 {
+        let m = self.size();
+        w.clear();
+        w.extend_from_slice(&krow[..m]);
+        u.clear();
+        u.extend_from_slice(&self.q);
+        self.chol.forward_solve(w);
+        self.chol.forward_solve(u);
+        if let Some(e) = ext {
+            w.push((e.kappa - dot(&e.r, &w[..m])) / e.rho);
+            u.push((e.q_new - dot(&e.r, &u[..m])) / e.rho);
+        }
+        if w.is_empty() {
+            return 0.0; // empty dictionary: predict 0 (spec 1.5)
+        }
+        let wu = dot(w, u);
+        if self.ridge {
+            wu
+        } else {
+            wu / (1.0 + dot(w, w))
+        }
+    }
+
+    /// The prediction a round on `x` would make (pure; KORS is peeked at, not stepped).
+    fn plan(&self, x: &[f64], scratch: &mut Scratch) -> Result<f64> {
+        let mut krow = Vec::new();
+        self.krow_into(x, &mut krow);
+        let mut ext = None;
+        if let Some(kors) = &self.kors {
+            let step = if kors.size() == self.size() {
+                kors.peek_with_row(x, &krow)?
+            } else {
+                kors.peek(x)?
+            };
+            if step.added {
+                ext = self.extension(x, &krow);
+            }
+        }
+        Ok(self.predict_with(&krow, ext.as_ref(), &mut scratch.w, &mut scratch.u))
+    }
+
+    /// Refactorises `A_{t-1} = K^T K + lam K_DD` from the cache (with a jitter if needed).
+    fn refactorize(&mut self) -> Result<()> {
+        let m = self.size();
+        let t = self.t();
+        if self.kors.is_none() {
+            return Err(KsError::Numerical(
+                "NystromAWV (fixed dictionary): the Cholesky factor of A lost positive definiteness; \
+                 no cached kernel matrix to refactorise from"
+                    .into(),
+            ));
+        }
+        let kdd = self.kernel.gram(&self.centers, &self.centers, self.d.unwrap_or(1).max(1));
+        let mut a = vec![0.0; m * m];
+        for i in 0..m {
+            for j in 0..=i {
+                let v = dot(&self.kcols[i][..t], &self.kcols[j][..t]) + self.lam * kdd[i * m + j];
+                a[i * m + j] = v;
+                a[j * m + i] = v;
+            }
+        }
+        self.stats.refactorizations += 1;
+        let mut jitter = 0.0;
+        loop {
+            let aj: Vec<f64> = (0..m * m).map(|i| a[i] + if i / m == i % m { jitter } else { 0.0 }).collect();
+            match ColCholesky::factor(&aj, m) {
+                Ok(l) => {
+                    self.chol = l;
+                    return Ok(());
+                }
+                Err(_) if jitter < 1e-2 * self.lam => {
+                    jitter = if jitter == 0.0 { 1e-12 * self.lam } else { jitter * 10.0 };
+                    self.stats.jitters += 1;
+                }
+                Err(j) => {
+                    return Err(KsError::Numerical(format!(
+                        "NystromAWV: A = K^T K + lam K_DD is not positive definite (pivot {j}) even after \
+                         refactorising from the cache with a jitter {jitter}"
+                    )))
+                }
+            }
+        }
+    }
+
+    /// One full round (the fused hot path).
+    fn round(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let out = self.round_with(x, y, &mut scratch);
+        self.scratch = scratch;
+        out
+    }
+
+    fn round_with(&mut self, x: &[f64], y: f64, sc: &mut Scratch) -> Result<f64> {
+        let mut krow = std::mem::take(&mut sc.krow);
+        self.krow_into(x, &mut krow);
+        // 1. KORS on x_t (before the prediction: x_t may join the dictionary).
+        let mut ext = None;
+        let mut kors_added = false;
+        if let Some(kors) = self.kors.as_mut() {
+            let same = kors.size() == self.center_rounds.len();
+            let step = if same { kors.step_with_row(x, &krow)? } else { kors.step_full(x)? };
+            kors_added = step.added;
+        }
+        if kors_added {
+            ext = self.extension(x, &krow);
+        }
+        // 2-3. Prediction.
+        let mut pred = self.predict_with(&krow, ext.as_ref(), &mut sc.w, &mut sc.u);
+        // 4. Apply the insertion.
+        if kors_added {
+            match ext {
+                Some(e) => {
+                    self.chol.extend(&e.r, e.rho);
+                    self.q.push(e.q_new);
+                    self.kcols.push(e.a);
+                    self.centers.extend_from_slice(x);
+                    self.center_rounds.push(Some(self.n_seen));
+                    krow.push(e.kappa);
+                    self.stats.insertions += 1;
+                }
+                None => self.stats.refused_insertions += 1,
+            }
+        }
+        if !pred.is_finite() {
+            // Repair: refactorise from the cache and predict again (with the same decisions).
+            self.refactorize()?;
+            let m = self.size();
+            pred = self.predict_with(&krow[..m], None, &mut sc.w, &mut sc.u);
+            if !pred.is_finite() {
+                return Err(KsError::Numerical(
+                    "NystromAWV: the prediction is not finite even after refactorising A".into(),
+                ));
+            }
+        }
+        // 5. A_t = A_{t-1} + krow krow^T, q_t = q_{t-1} + y krow, caches.
+        let mut xup = std::mem::take(&mut sc.u);
+        xup.clear();
+        xup.extend_from_slice(&krow);
+        self.chol.rank_one_update(&mut xup);
+        sc.u = xup;
+        axpy(y, &krow, &mut self.q);
+        if self.kors.is_some() {
+            for (col, &kj) in self.kcols.iter_mut().zip(&krow) {
+                col.push(kj);
+            }
+            self.xs.extend_from_slice(x);
+            self.ys.push(y);
+        }
+        if self.d.is_none() {
+            self.d = Some(x.len());
+        }
+        self.n_seen += 1;
+        sc.krow = krow;
+        if !self.chol.is_healthy() {
+            self.refactorize()?;
+        }
+        Ok(pred)
+    }
+}
+
+impl OnlineLearner for NystromAwv {
+    fn input_dim(&self) -> Option<usize> {
+        self.d
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        if self.centers_d != 0 && d != self.centers_d {
+            return crate::input_err!(
+                "rows have {d} features but the fixed dictionary has {}-dimensional points",
+                self.centers_d
+            );
+        }
+        Ok(())
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        let mut sc = Scratch::default();
+        let pred = self.plan(x, &mut sc)?;
+        if pred.is_finite() {
+            Ok(pred)
+        } else {
+            // The learning round would repair the factor; do the same on a copy.
+            let mut copy = self.clone();
+            copy.round(x, 0.0)
+        }
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.round(x, y).map(|_| ())
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        self.round(x, y)
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+
+    fn dim(&self) -> usize {
+        self.size()
+    }
+}

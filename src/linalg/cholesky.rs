@@ -1,0 +1,191 @@
+//! A growing lower Cholesky factor `L L^T = A` stored by columns (`cols[k]` holds
+//! `L[k..m, k]`, the diagonal first), for the Nystrom forecaster (spec `pkawv.md`
+//! sec. 1.5, 1.9.2): every column is a contiguous slice, so the rank-one update
+//! (Givens form) and the forward substitution (axpy form) stream it once, and a
+//! bordering `A -> [[A, c], [c^T, dd]]` appends one entry per column plus a new
+//! column, O(m) moves.
+
+use crate::linalg::blas::axpy;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ColCholesky {
+    cols: Vec<Vec<f64>>,
+}
+
+impl ColCholesky {
+    pub fn new() -> Self {
+        ColCholesky { cols: Vec::new() }
+    }
+
+    /// Order `m` of the factor.
+    pub fn dim(&self) -> usize {
+        self.cols.len()
+    }
+
+    /// Diagonal entry `L[k, k]`.
+    pub fn diag(&self, k: usize) -> f64 {
+        self.cols[k][0]
+    }
+
+    /// Whether every pivot is finite and strictly positive.
+    pub fn is_healthy(&self) -> bool {
+        self.cols.iter().all(|c| c[0].is_finite() && c[0] > 0.0)
+    }
+
+    /// Solves `L w = b` in place (`b.len() == dim()`).
+    pub fn forward_solve(&self, b: &mut [f64]) {
+        let m = self.dim();
+        for k in 0..m {
+            let col = &self.cols[k];
+            b[k] /= col[0];
+            let wk = b[k];
+            axpy(-wk, &col[1..], &mut b[k + 1..m]);
+        }
+    }
+
+    /// `L L^T <- L L^T + x x^T` (Givens rotations, LINPACK `dchud` form); `x` is
+    /// overwritten. Never fails in exact arithmetic: each new pivot is
+    /// `hypot(L_kk, x_k) >= L_kk > 0`.
+    pub fn rank_one_update(&mut self, x: &mut [f64]) {
+        let m = self.dim();
+        for k in 0..m {
+            let col = &mut self.cols[k];
+            let lkk = col[0];
+            let xk = x[k];
+            if xk == 0.0 {
+                continue;
+            }
+            let r = lkk.hypot(xk);
+            let c = r / lkk;
+            let s = xk / lkk;
+            col[0] = r;
+            let inv_c = 1.0 / c;
+            for (l, xi) in col[1..].iter_mut().zip(x[k + 1..m].iter_mut()) {
+                let lnew = (*l + s * *xi) * inv_c;
+                *xi = c * *xi - s * lnew;
+                *l = lnew;
+            }
+        }
+    }
+
+    /// Borders the factor: `r = L^{-1} c` (given) and pivot `rho > 0` make the new last row.
+    pub fn extend(&mut self, r: &[f64], rho: f64) {
+        for (col, &rk) in self.cols.iter_mut().zip(r) {
+            col.push(rk);
+        }
+        self.cols.push(vec![rho]);
+    }
+
+    /// Dense row-major copy of `L` (tests, diagnostics).
+    pub fn to_dense(&self) -> Vec<f64> {
+        let m = self.dim();
+        let mut out = vec![0.0; m * m];
+        for (k, col) in self.cols.iter().enumerate() {
+            for (i, v) in col.iter().enumerate() {
+                out[(k + i) * m + k] = *v;
+            }
+        }
+        out
+    }
+
+    /// Cholesky factor of a dense symmetric row-major `m x m` matrix, or the index
+    /// of the first pivot that is not positive.
+    pub fn factor(a: &[f64], m: usize) -> std::result::Result<Self, usize> {
+        // Left-looking, column by column.
+        let mut cols: Vec<Vec<f64>> = Vec::with_capacity(m);
+        for j in 0..m {
+            let mut col: Vec<f64> = (j..m).map(|i| a[i * m + j]).collect();
+            for (k, ck) in cols.iter().enumerate() {
+                // L[j, k] = ck[j - k]; column j of L gets -L[i, k] L[j, k] for i >= j.
+                let ljk = ck[j - k];
+                axpy(-ljk, &ck[j - k..], &mut col);
+            }
+            let piv = col[0];
+            if !(piv.is_finite() && piv > 0.0) {
+                return Err(j);
+            }
+            let d = piv.sqrt();
+            col[0] = d;
+            for v in col[1..].iter_mut() {
+                *v /= d;
+            }
+            cols.push(col);
+        }
+        Ok(ColCholesky { cols })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn spd(m: usize, seed: u64) -> Vec<f64> {
+        let mut rng = Rng::new(seed);
+        let b: Vec<f64> = (0..m * m).map(|_| rng.normal()).collect();
+        let mut a = vec![0.0; m * m];
+        for i in 0..m {
+            for j in 0..m {
+                a[i * m + j] = (0..m).map(|k| b[i * m + k] * b[j * m + k]).sum::<f64>() + if i == j { 0.5 } else { 0.0 };
+            }
+        }
+        a
+    }
+
+    fn llt(l: &ColCholesky) -> Vec<f64> {
+        let m = l.dim();
+        let d = l.to_dense();
+        let mut a = vec![0.0; m * m];
+        for i in 0..m {
+            for j in 0..m {
+                a[i * m + j] = (0..m).map(|k| d[i * m + k] * d[j * m + k]).sum();
+            }
+        }
+        a
+    }
+
+    #[test]
+    fn factor_update_extend_solve() {
+        let m = 9;
+        let a = spd(m, 1);
+        let mut l = ColCholesky::factor(&a, m).unwrap();
+        for (x, y) in llt(&l).iter().zip(&a) {
+            assert!((x - y).abs() < 1e-10);
+        }
+        // Rank-one update.
+        let x: Vec<f64> = (0..m).map(|i| (i as f64).sin()).collect();
+        let mut xx = x.clone();
+        l.rank_one_update(&mut xx);
+        let up = llt(&l);
+        for i in 0..m {
+            for j in 0..m {
+                assert!((up[i * m + j] - a[i * m + j] - x[i] * x[j]).abs() < 1e-10);
+            }
+        }
+        // Forward solve.
+        let mut w = x.clone();
+        l.forward_solve(&mut w);
+        let d = l.to_dense();
+        for i in 0..m {
+            let s: f64 = (0..m).map(|k| d[i * m + k] * w[k]).sum();
+            assert!((s - x[i]).abs() < 1e-10);
+        }
+        // Extension equals factoring the bordered matrix.
+        let big = spd(m + 1, 2);
+        let mut l2 = ColCholesky::factor(&big[..], m + 1).unwrap();
+        let small: Vec<f64> = (0..m).flat_map(|i| big[i * (m + 1)..i * (m + 1) + m].to_vec()).collect();
+        let mut l1 = ColCholesky::factor(&small, m).unwrap();
+        let mut r: Vec<f64> = (0..m).map(|i| big[m * (m + 1) + i]).collect();
+        l1.forward_solve(&mut r);
+        let rho = (big[(m + 1) * (m + 1) - 1] - r.iter().map(|v| v * v).sum::<f64>()).sqrt();
+        l1.extend(&r, rho);
+        for (x, y) in l1.to_dense().iter().zip(l2.to_dense().iter()) {
+            assert!((x - y).abs() < 1e-10);
+        }
+        assert!(l2.is_healthy());
+        l2.cols[3][0] = f64::NAN;
+        assert!(!l2.is_healthy());
+        assert!(ColCholesky::factor(&[1.0, 2.0, 2.0, 1.0], 2).is_err());
+    }
+}

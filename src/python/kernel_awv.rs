@@ -1,0 +1,32 @@
+//! Binding of [`crate::learners::KernelAwv`].
+use crate::kernels::Kernel;
+use crate::learners::KernelAwv;
+use crate::python::errors::IntoPyResult;
+use pyo3::prelude::*;
+
+#[pyclass(module = "kernelstream._core", name = "KernelAWV")]
+pub struct PyKernelAwv {
+    pub inner: KernelAwv,
+}
+
+#[pymethods]
+impl PyKernelAwv {
+    #[new]
+    #[pyo3(signature = (kernel_name, kernel_params, lam=1.0, ridge=false, max_size=crate::learners::kernel_awv::DEFAULT_MAX_SIZE))]
+    fn new(kernel_name: &str, kernel_params: Vec<f64>, lam: f64, ridge: bool, max_size: usize) -> PyResult<Self> {
+        let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
+        Ok(PyKernelAwv { inner: KernelAwv::new(kernel, lam, ridge, max_size).py()? })
+    }
+
+    /// `sum_t y_t^2 <A_t^{-1} phi_t, phi_t>` (regret diagnostic, spec pkawv.md sec. 4.A.7).
+    #[getter]
+    fn regret_term(&self) -> f64 {
+        self.inner.regret_term()
+    }
+}
+
+crate::learner_protocol!(PyKernelAwv, KernelAwv);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyKernelAwv>()
+}
