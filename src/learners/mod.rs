@@ -2,8 +2,16 @@
 //! the learner protocol of the API contract; [`crate::stream`] runs the online
 //! protocol over whole arrays for any of them.
 
+pub mod multi_kernel_awv;
+pub mod omkl_gf;
+pub mod raker;
+pub mod rff_awv;
 pub mod taylor_awv;
 
+pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
+pub use omkl_gf::OmklGf;
+pub use raker::Raker;
+pub use rff_awv::RffAwv;
 pub use taylor_awv::TaylorAwv;
 
 use crate::error::Result;

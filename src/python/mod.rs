@@ -5,10 +5,13 @@
 //! exceptions of the API contract. A learner object is not shared across threads
 //! without a lock: PyO3's borrow checking raises if two threads use one learner.
 
+mod aggregation;
 pub mod convert;
 pub mod errors;
 mod kernels;
+mod multi_kernel_awv;
 pub mod protocol;
+mod rff_awv;
 mod rng;
 mod taylor_awv;
 
@@ -21,5 +24,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rng::register(m)?;
     kernels::register(m)?;
     taylor_awv::register(m)?;
+    rff_awv::register(m)?;
+    multi_kernel_awv::register(m)?;
+    aggregation::register(m)?;
     Ok(())
 }

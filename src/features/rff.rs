@@ -1,0 +1,169 @@
+//! Random Fourier features (Rahimi & Recht 2007) as used by the VAW2 paper
+//! (Rokhlin & Gurtovaya 2025), sec. 2, eqs. (3)-(5); spec `vaw2.md` sec. 2.
+//!
+//! Bochner: `kappa(z) = int q(w) cos<w, z> dw`. Frequencies are drawn once:
+//! * Gaussian `exp(-||x-y||^2 / (2 sigma^2))`: `w ~ N(0, sigma^-2 I_d)` (eq. 3);
+//! * Laplacian `exp(-||x-y||_1 / sigma)`: `w_i` i.i.d. Cauchy(0, 1/sigma) (eq. 4).
+//!
+//! Two maps (spec sec. 2.2):
+//! * `Cos` (variant A, the paper's analysis): `phi_k(x) = sqrt(2) cos(<w_k, x> + b_k)`,
+//!   `b_k ~ U(0, 2 pi)`, `k = 1..m`, **unnormalised**: `E phi(x).phi(y) = m k(x, y)`;
+//! * `CosSin` (variant B, eq. 5, normalised as in the OMKL-GF code):
+//!   `phi(x) = [cos<w_k, x>]_k ++ [sin<w_k, x>]_k / sqrt(m)` (2m features).
+//!
+//! Draw order from the learner's `Rng` (the NumPy reference replays it): for
+//! each feature `k = 0..m` in turn, the `d` coordinates of `w_k` (`normal()/sigma`
+//! or `cauchy()/sigma`), then, for `Cos` only, `b_k = 2 pi uniform()`.
+
+use super::FeatureMap;
+use crate::error::Result;
+use crate::kernels::Kernel;
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+/// Which random-feature map (spec sec. 2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RffVariant {
+    /// `sqrt(2) cos(<w, x> + b)`, m features, unnormalised.
+    Cos,
+    /// `[cos<w, x>, sin<w, x>] / sqrt(m)`, 2m features.
+    CosSin,
+}
+
+impl RffVariant {
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "cos" => Ok(RffVariant::Cos),
+            "cossin" => Ok(RffVariant::CosSin),
+            _ => crate::param_err!("features must be \"cos\" or \"cossin\", got {name:?}"),
+        }
+    }
+    pub fn name(&self) -> &'static str {
+        match self {
+            RffVariant::Cos => "cos",
+            RffVariant::CosSin => "cossin",
+        }
+    }
+}
+
+/// Largest number of random features per kernel we agree to build.
+pub const MAX_RFF_FEATURES: usize = 100_000;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RandomFourier {
+    d: usize,
+    m: usize,
+    variant: RffVariant,
+    /// Frequencies, row-major `m x d` (row k is `w_k`).
+    omega: Vec<f64>,
+    /// Phases `b_k` (empty for `CosSin`).
+    offset: Vec<f64>,
+}
+
+impl RandomFourier {
+    /// Draws `m` features of `kernel` for inputs of dimension `d` from `rng`.
+    pub fn draw(kernel: &Kernel, d: usize, m: usize, variant: RffVariant, rng: &mut Rng) -> Result<Self> {
+        if m == 0 || m > MAX_RFF_FEATURES {
+            return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {m}");
+        }
+        if d == 0 {
+            return crate::input_err!("inputs need at least one feature");
+        }
+        let mut omega = Vec::with_capacity(m * d);
+        let mut offset = Vec::with_capacity(if variant == RffVariant::Cos { m } else { 0 });
+        for _ in 0..m {
+            for _ in 0..d {
+                // eq. (3): N(0, sigma^-2); eq. (4): Cauchy with scale 1/sigma.
+                let w = match *kernel {
+                    Kernel::Gaussian { sigma } => rng.normal() / sigma,
+                    Kernel::Laplacian { sigma } => rng.cauchy() / sigma,
+                };
+                omega.push(w);
+            }
+            if variant == RffVariant::Cos {
+                offset.push(2.0 * std::f64::consts::PI * rng.uniform());
+            }
+        }
+        Ok(RandomFourier { d, m, variant, omega, offset })
+    }
+
+    pub fn n_frequencies(&self) -> usize {
+        self.m
+    }
+    pub fn variant(&self) -> RffVariant {
+        self.variant
+    }
+    /// Frequencies, row-major `m x d`.
+    pub fn omega(&self) -> &[f64] {
+        &self.omega
+    }
+    /// Phases (empty for `CosSin`).
+    pub fn offset(&self) -> &[f64] {
+        &self.offset
+    }
+}
+
+#[inline]
+fn dotd(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in a.iter().zip(b) {
+        s += x * y;
+    }
+    s
+}
+
+impl FeatureMap for RandomFourier {
+    fn input_dim(&self) -> usize {
+        self.d
+    }
+    fn dim(&self) -> usize {
+        match self.variant {
+            RffVariant::Cos => self.m,
+            RffVariant::CosSin => 2 * self.m,
+        }
+    }
+    fn map_into(&self, x: &[f64], out: &mut [f64]) {
+        let d = self.d;
+        match self.variant {
+            RffVariant::Cos => {
+                let s2 = std::f64::consts::SQRT_2;
+                for ((o, w), b) in out.iter_mut().zip(self.omega.chunks_exact(d)).zip(&self.offset) {
+                    *o = s2 * (dotd(w, x) + b).cos();
+                }
+            }
+            RffVariant::CosSin => {
+                let c = 1.0 / (self.m as f64).sqrt();
+                let (co, si) = out.split_at_mut(self.m);
+                for ((w, oc), os) in self.omega.chunks_exact(d).zip(co.iter_mut()).zip(si.iter_mut()) {
+                    let (s, cs) = dotd(w, x).sin_cos();
+                    *oc = c * cs;
+                    *os = c * s;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unbiased_gaussian_and_laplacian() {
+        // spec sec. 9 item 2: E 2 cos(w.x+b) cos(w.y+b) = k(x, y).
+        let mut rng = Rng::new(4);
+        let m = 400_000;
+        let x = [0.3, -0.2];
+        let yg = [0.3 + 0.6, -0.2 + 0.8]; // ||x-y||_2 = 1
+        let g = RandomFourier::draw(&Kernel::Gaussian { sigma: 1.0 }, 2, m, RffVariant::Cos, &mut rng).unwrap();
+        let e: f64 = g.map(&x).iter().zip(g.map(&yg)).map(|(a, b)| a * b).sum::<f64>() / m as f64;
+        assert!((e - (-0.5f64).exp()).abs() < 6e-3, "{e}");
+        let yl = [0.3 + 0.4, -0.2 - 0.6]; // ||x-y||_1 = 1
+        let l = RandomFourier::draw(&Kernel::Laplacian { sigma: 1.0 }, 2, m, RffVariant::CosSin, &mut rng).unwrap();
+        let e: f64 = l.map(&x).iter().zip(l.map(&yl)).map(|(a, b)| a * b).sum::<f64>();
+        assert!((e - (-1.0f64).exp()).abs() < 6e-3, "{e}");
+        // ||Phi(x)||^2 = 1 for the normalised cos/sin map.
+        let n: f64 = l.map(&x).iter().map(|v| v * v).sum();
+        assert!((n - 1.0).abs() < 1e-9);
+    }
+}
