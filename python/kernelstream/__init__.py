@@ -10,7 +10,8 @@ from .errors import InputError, KernelstreamError, NumericalError, ParameterErro
 __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
-from .learners import Learner, TaylorAWV  # noqa: E402
+from .learners import OMKLGF, RFFAWV, Learner, MultiKernelAWV, Raker, TaylorAWV  # noqa: E402
+from . import aggregation  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -21,4 +22,9 @@ __all__ = [
     "kernels",
     "Learner",
     "TaylorAWV",
+    "RFFAWV",
+    "MultiKernelAWV",
+    "Raker",
+    "OMKLGF",
+    "aggregation",
 ]
