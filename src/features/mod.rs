@@ -3,6 +3,7 @@
 
 pub mod rff;
 pub mod taylor;
+pub mod trig;
 
 pub use rff::{RandomFourier, RffVariant};
 pub use taylor::TaylorGaussian;

@@ -15,6 +15,7 @@
 //! each feature `k = 0..m` in turn, the `d` coordinates of `w_k` (`normal()/sigma`
 //! or `cauchy()/sigma`), then, for `Cos` only, `b_k = 2 pi uniform()`.
 
+use super::trig;
 use super::FeatureMap;
 use crate::error::Result;
 use crate::kernels::Kernel;
@@ -126,19 +127,26 @@ impl FeatureMap for RandomFourier {
         let d = self.d;
         match self.variant {
             RffVariant::Cos => {
-                let s2 = std::f64::consts::SQRT_2;
-                for ((o, w), b) in out.iter_mut().zip(self.omega.chunks_exact(d)).zip(&self.offset) {
-                    *o = s2 * (dotd(w, x) + b).cos();
+                let out = &mut out[..self.m];
+                if d == 1 {
+                    for ((o, w), b) in out.iter_mut().zip(&self.omega).zip(&self.offset) {
+                        *o = w * x[0] + b;
+                    }
+                } else {
+                    for ((o, w), b) in out.iter_mut().zip(self.omega.chunks_exact(d)).zip(&self.offset) {
+                        *o = dotd(w, x) + b;
+                    }
                 }
+                // sqrt(2) cos(<w_k, x> + b_k)
+                trig::cos_in_place(out, std::f64::consts::SQRT_2);
             }
             RffVariant::CosSin => {
-                let c = 1.0 / (self.m as f64).sqrt();
-                let (co, si) = out.split_at_mut(self.m);
-                for ((w, oc), os) in self.omega.chunks_exact(d).zip(co.iter_mut()).zip(si.iter_mut()) {
-                    let (s, cs) = dotd(w, x).sin_cos();
-                    *oc = c * cs;
-                    *os = c * s;
+                let (co, si) = out[..2 * self.m].split_at_mut(self.m);
+                for (o, w) in si.iter_mut().zip(self.omega.chunks_exact(d)) {
+                    *o = dotd(w, x);
                 }
+                // [cos<w_k, x>]_k ++ [sin<w_k, x>]_k, scaled by 1/sqrt(m)
+                trig::sincos_in_place(co, si, 1.0 / (self.m as f64).sqrt());
             }
         }
     }
