@@ -10,6 +10,7 @@ from .errors import InputError, KernelstreamError, NumericalError, ParameterErro
 __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
+from . import datasets, evaluate  # noqa: E402
 from .learners import OMKLGF, RFFAWV, Learner, MultiKernelAWV, Raker, TaylorAWV  # noqa: E402
 from . import aggregation  # noqa: E402
 
@@ -20,6 +21,8 @@ __all__ = [
     "ParameterError",
     "NumericalError",
     "kernels",
+    "datasets",
+    "evaluate",
     "Learner",
     "TaylorAWV",
     "RFFAWV",

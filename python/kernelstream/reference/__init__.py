@@ -1,9 +1,12 @@
-"""Plain NumPy references, written from the papers' definitions (not from the Rust code).
-Used by the tests and by ``kernelstream bench``."""
+"""Plain NumPy references, written from the papers' definitions (not from the Rust
+code). The tests compare every fast learner with its reference, and
+``kernelstream bench`` times one against the other."""
 from .aggregation import (AAReference, BOAReference, EWAReference, MLPolyReference, MLProdReference,
                           VAWMetaReference)
 from .multi_kernel_awv import MultiKernelAWVReference, RakerReference
 from .rff_awv import RFFAWVReference, VAWReference, draw_rff, rff_map
+from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
 
-__all__ = ["RFFAWVReference", "VAWReference", "draw_rff", "rff_map", "MultiKernelAWVReference", "RakerReference",
+__all__ = ["TaylorAWVReference", "taylor_kron_features", "taylor_monomial_features",
+           "RFFAWVReference", "VAWReference", "draw_rff", "rff_map", "MultiKernelAWVReference", "RakerReference",
            "VAWMetaReference", "EWAReference", "AAReference", "BOAReference", "MLPolyReference", "MLProdReference"]
