@@ -75,6 +75,9 @@ struct State {
     v: Vec<f64>,
     #[serde(skip)]
     z: Vec<f64>,
+    /// Raw expert predictions of the last round (before clipping).
+    #[serde(skip)]
+    raw: Vec<f64>,
 }
 
 impl MultiKernelAwv {
@@ -140,7 +143,7 @@ impl MultiKernelAwv {
                 features.push(f);
             }
             let meta = self.make_meta()?;
-            self.state = Some(State { features, experts, meta, v: Vec::new(), z: Vec::new() });
+            self.state = Some(State { features, experts, meta, v: Vec::new(), z: Vec::new(), raw: Vec::new() });
         }
         let r = self.feature_dim();
         let n = self.kernels.len();
@@ -150,6 +153,9 @@ impl MultiKernelAwv {
         }
         if st.z.len() != n {
             st.z = vec![0.0; n];
+        }
+        if st.raw.len() != n {
+            st.raw = vec![0.0; n];
         }
         Ok(st)
     }
@@ -180,6 +186,23 @@ impl MultiKernelAwv {
         }
     }
 
+    /// Runs the online protocol over `n` rows (like `progressive_predict`) and returns
+    /// the raw expert predictions `z_{t,j}` (row-major `n x N`) made before each label.
+    /// Every aggregation rule applied to (clipped) rows of this matrix reproduces the
+    /// corresponding MultiKernelAWV (the experts do not depend on the meta rule).
+    pub fn progressive_experts(&mut self, x: &[f64], n: usize, d: usize, y: &[f64]) -> Result<Vec<f64>> {
+        crate::stream::validate(self, x, n, d, Some(y))?;
+        let nk = self.kernels.len();
+        let mut out = Vec::with_capacity(n * nk);
+        for (row, &yt) in x.chunks_exact(d).zip(y) {
+            self.predict_learn(row, yt)?;
+            if let Some(st) = &self.state {
+                out.extend_from_slice(&st.raw);
+            }
+        }
+        Ok(out)
+    }
+
     fn clip_in_place(&self, z: &mut [f64]) {
         if let Some((lo, hi)) = self.clip {
             z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
@@ -208,12 +231,13 @@ impl OnlineLearner for MultiKernelAwv {
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let clip = self.clip;
         let st = self.state_mut(x.len())?;
-        let State { features, experts, meta, v, z } = st;
+        let State { features, experts, meta, v, z, raw } = st;
         for ((f, e), zj) in features.iter().zip(experts.iter_mut()).zip(z.iter_mut()) {
             f.map_into(x, v);
             // The expert predicts before y_t (its z uses labels up to t-1), then learns y_t.
             *zj = e.predict_learn(v, y);
         }
+        raw.copy_from_slice(z);
         if let Some((lo, hi)) = clip {
             z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
         }

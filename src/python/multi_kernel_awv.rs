@@ -4,7 +4,7 @@ use super::rff_awv::{kernels_from_specs, omega_array};
 use crate::features::rff::{RandomFourier, RffVariant};
 use crate::learners::{MetaRule, MultiKernelAwv, OmklGf, Raker};
 use crate::python::errors::{to_py, IntoPyResult};
-use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 fn nth_map(maps: Option<&[RandomFourier]>, j: usize) -> PyResult<Option<&RandomFourier>> {
@@ -58,6 +58,24 @@ impl PyMultiKernelAwv {
 
     fn frequencies<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
         nth_map(self.inner.feature_maps(), j)?.map(|f| omega_array(py, f)).transpose()
+    }
+
+    /// The online protocol over the rows (GIL released); returns the raw expert
+    /// predictions `(n, N)` made before each label.
+    fn progressive_experts<'py>(
+        &mut self,
+        py: Python<'py>,
+        x: numpy::PyReadonlyArray2<'py, f64>,
+        y: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (xs, n, d) = crate::python::convert::mat2(&x);
+        let ys = crate::python::convert::vec1(&y);
+        let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+        let inner = &mut self.inner;
+        let nk = inner.n_kernels();
+        let out = py.detach(|| inner.progressive_experts(xs, n, d, ys)).py()?;
+        let arr = PyArray1::from_vec(py, out);
+        arr.reshape([n, nk])
     }
 
     fn offsets<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {

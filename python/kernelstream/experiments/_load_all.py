@@ -2,3 +2,4 @@
 # One import per entry module (keep alphabetical).
 from . import pkawv_fig3  # noqa: F401
 from . import taylor_casp  # noqa: F401
+from . import vaw2_table2  # noqa: F401

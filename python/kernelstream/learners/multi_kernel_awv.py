@@ -126,6 +126,18 @@ class MultiKernelAWV(Learner):
         """The raw (unclipped) expert predictions ``z_j(x)`` for ``x`` as the next round."""
         return self._core.expert_predictions(as_row(x))
 
+    def progressive_experts(self, X, y) -> np.ndarray:
+        """Like :meth:`progressive_predict`, but returns the raw expert predictions ``(n, N)``.
+
+        Row t holds ``z_t``, the experts' predictions made before ``y[t]``. Any rule of
+        :mod:`kernelstream.aggregation` run on ``Z`` (clipped as ``clip`` says) gives the
+        predictions of the MultiKernelAWV with that aggregator and the same seed.
+        """
+        from .._validation import as_matrix, as_targets
+
+        X = as_matrix(X)
+        return self._core.progressive_experts(X, as_targets(y, X.shape[0]))
+
     def frequencies(self, j: int):
         """Frequencies ``(m, d)`` drawn for kernel ``j`` (``None`` before the first round)."""
         return self._core.frequencies(integer("j", j, 0))
