@@ -11,7 +11,7 @@
 //! `eta_j = min(1/B2_j, sqrt(log(1/w0_j) / V_j))`,
 //! `Rreg_j += (r_j - eta_j r_j^2 + B2_j [eta_j r_j > 1/2]) / 2`.
 
-use super::{check_n, combine, regrets_into, softmax_into, Aggregator};
+use super::{check_n, combine, regrets_into, softmax_in_place, Aggregator};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -50,13 +50,10 @@ impl Boa {
     fn probs_into(&self, p: &mut [f64]) {
         let n = self.eta.len();
         let log_w0 = -(n as f64).ln();
-        let logits: Vec<f64> = self
-            .eta
-            .iter()
-            .zip(&self.rreg)
-            .map(|(e, r)| if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY })
-            .collect();
-        softmax_into(&logits, p);
+        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.rreg) {
+            *pj = if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY };
+        }
+        softmax_in_place(p);
     }
 }
 

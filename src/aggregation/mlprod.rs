@@ -9,7 +9,7 @@
 //! `R_j = (eta'_j / eta_j) R_j + log(1 + eta'_j r_j)` (`eta' r >= -1/2`); `eta = eta'`.
 
 use super::mlpoly::OPERA_ETA0;
-use super::{check_n, combine, regrets_into, softmax_into, Aggregator};
+use super::{check_n, combine, regrets_into, softmax_in_place, Aggregator};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -47,13 +47,10 @@ impl MlProd {
 
     fn probs_into(&self, p: &mut [f64]) {
         // eta_j = 0 (N = 1: log N = 0) gives weight 0; all zero -> uniform.
-        let logits: Vec<f64> = self
-            .eta
-            .iter()
-            .zip(&self.big_r)
-            .map(|(e, r)| if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY })
-            .collect();
-        softmax_into(&logits, p);
+        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.big_r) {
+            *pj = if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY };
+        }
+        softmax_in_place(p);
     }
 }
 

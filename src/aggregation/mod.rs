@@ -69,6 +69,22 @@ pub(crate) fn softmax_into(logits: &[f64], out: &mut [f64]) {
     out.iter_mut().for_each(|o| *o /= s);
 }
 
+/// `v = softmax(v)` in place; uniform if every entry is `-inf`.
+pub(crate) fn softmax_in_place(v: &mut [f64]) {
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let n = v.len();
+    if !m.is_finite() {
+        v.iter_mut().for_each(|o| *o = 1.0 / n as f64);
+        return;
+    }
+    let mut s = 0.0;
+    for o in v.iter_mut() {
+        *o = (*o - m).exp();
+        s += *o;
+    }
+    v.iter_mut().for_each(|o| *o /= s);
+}
+
 /// `sum_j p_j z_j`.
 #[inline]
 pub(crate) fn combine(p: &[f64], z: &[f64]) -> f64 {

@@ -62,13 +62,14 @@ class MultiKernelAWV(Learner):
         Clip the expert predictions to ``[lo, hi]`` before the meta rule (the experts still
         learn the raw labels). VAW2 (trunc) is ``aggregator="vaw", clip=(0, 1)``. Required
         for ``"aa"`` (its mixability range).
+    seed : int, default 0
+        Seed of the learner's generator: the features of every kernel, drawn in order.
     eta : float, default 0.5
         Learning rate of ``"ewa"`` (``1/2`` suits labels in ``[0, 1]``, spec sec. 4.5).
     gradient : bool, default True
         Linearised losses for ``"boa"``, ``"mlpoly"``, ``"mlprod"`` (opera's ``loss.gradient``).
     features : {"cos", "cossin"}, default "cos"
         Random-feature map, as in :class:`kernelstream.RFFAWV`.
-    seed : int, default 0
 
     Examples
     --------
@@ -89,10 +90,10 @@ class MultiKernelAWV(Learner):
     _core_class = _core.MultiKernelAWV
 
     def __init__(self, kernels, n_features: int = 50, lam: float = 1.0, aggregator: str = "vaw", clip=None,
-                 eta: float = 0.5, gradient: bool = True, features: str = "cos", seed: int = 0):
+                 seed: int = 0, eta: float = 0.5, gradient: bool = True, features: str = "cos"):
         super().__init__(kernels=list(kernels) if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes)) else kernels,
-                         n_features=n_features, lam=lam, aggregator=aggregator, clip=clip,
-                         eta=eta, gradient=gradient, features=features, seed=seed)
+                         n_features=n_features, lam=lam, aggregator=aggregator, clip=clip, seed=seed,
+                         eta=eta, gradient=gradient, features=features)
 
     def _core_kwargs(self, p):
         agg = choice("aggregator", p["aggregator"], set(AGGREGATORS))
