@@ -61,6 +61,7 @@ impl Aggregator for MlProd {
     fn predict(&self, z: &[f64]) -> f64 {
         combine(&self.weights(), z)
     }
+    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
         let n = self.eta.len();
         let mut p = std::mem::take(&mut self.scratch);

@@ -14,9 +14,9 @@ pub const FAST_LIMIT: f64 = 1.0e5;
 
 const TWO_OVER_PI: f64 = std::f64::consts::FRAC_2_PI;
 // pi/2 = P1 + P2 + P3 (fdlibm's split of the digits of pi/2).
-const P1: f64 = 1.570_796_326_734_125_614_17e0;
-const P2: f64 = 6.077_100_506_303_965_976_6e-11;
-const P3: f64 = 2.022_266_248_711_166_455_8e-21;
+const P1: f64 = 1.570_796_326_734_125_6;
+const P2: f64 = 6.077_100_506_303_966e-11;
+const P3: f64 = 2.022_266_248_711_166_5e-21;
 /// 1.5 * 2^52: adding it rounds to the nearest integer (|y| < 2^51).
 const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
 
@@ -109,7 +109,7 @@ fn collect_big(v: &[f64]) -> Vec<(usize, f64)> {
     if v.iter().all(|a| a.abs() <= FAST_LIMIT) {
         return Vec::new();
     }
-    v.iter().enumerate().filter(|(_, a)| !(a.abs() <= FAST_LIMIT)).map(|(i, a)| (i, *a)).collect()
+    v.iter().enumerate().filter(|(_, a)| a.abs() > FAST_LIMIT || a.is_nan()).map(|(i, a)| (i, *a)).collect()
 }
 
 #[cfg(test)]
