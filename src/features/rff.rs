@@ -58,6 +58,9 @@ pub struct RandomFourier {
     variant: RffVariant,
     /// Frequencies, row-major `m x d` (row k is `w_k`).
     omega: Vec<f64>,
+    /// The same, transposed (`d x m`): `u = sum_i x_i W[:, i]` runs over contiguous
+    /// rows, and sums each `<w_k, x>` in the same order as a row-by-row dot product.
+    omega_t: Vec<f64>,
     /// Phases `b_k` (empty for `CosSin`).
     offset: Vec<f64>,
 }
@@ -86,7 +89,13 @@ impl RandomFourier {
                 offset.push(2.0 * std::f64::consts::PI * rng.uniform());
             }
         }
-        Ok(RandomFourier { d, m, variant, omega, offset })
+        let mut omega_t = vec![0.0; m * d];
+        for k in 0..m {
+            for i in 0..d {
+                omega_t[i * m + k] = omega[k * d + i];
+            }
+        }
+        Ok(RandomFourier { d, m, variant, omega, omega_t, offset })
     }
 
     pub fn n_frequencies(&self) -> usize {
@@ -105,15 +114,6 @@ impl RandomFourier {
     }
 }
 
-#[inline]
-fn dotd(a: &[f64], b: &[f64]) -> f64 {
-    let mut s = 0.0;
-    for (x, y) in a.iter().zip(b) {
-        s += x * y;
-    }
-    s
-}
-
 impl FeatureMap for RandomFourier {
     fn input_dim(&self) -> usize {
         self.d
@@ -125,29 +125,56 @@ impl FeatureMap for RandomFourier {
         }
     }
     fn map_into(&self, x: &[f64], out: &mut [f64]) {
-        let d = self.d;
+        let m = self.m;
         match self.variant {
             RffVariant::Cos => {
-                let out = &mut out[..self.m];
-                if d == 1 {
-                    for ((o, w), b) in out.iter_mut().zip(&self.omega).zip(&self.offset) {
-                        *o = w * x[0] + b;
-                    }
-                } else {
-                    for ((o, w), b) in out.iter_mut().zip(self.omega.chunks_exact(d)).zip(&self.offset) {
-                        *o = dotd(w, x) + b;
-                    }
-                }
+                let out = &mut out[..m];
+                self.project(x, out, Some(&self.offset));
                 // sqrt(2) cos(<w_k, x> + b_k)
                 trig::cos_in_place(out, std::f64::consts::SQRT_2);
             }
             RffVariant::CosSin => {
-                let (co, si) = out[..2 * self.m].split_at_mut(self.m);
-                for (o, w) in si.iter_mut().zip(self.omega.chunks_exact(d)) {
-                    *o = dotd(w, x);
-                }
+                let (co, si) = out[..2 * m].split_at_mut(m);
+                self.project(x, si, None);
                 // [cos<w_k, x>]_k ++ [sin<w_k, x>]_k, scaled by 1/sqrt(m)
-                trig::sincos_in_place(co, si, 1.0 / (self.m as f64).sqrt());
+                trig::sincos_in_place(co, si, 1.0 / (m as f64).sqrt());
+            }
+        }
+    }
+}
+
+impl RandomFourier {
+    /// `u_k = <w_k, x> (+ b_k)` for every k, summed over `i = 0..d` in order (as a
+    /// row-by-row dot product would), the phase added last; one pass per input coordinate.
+    #[inline]
+    fn project(&self, x: &[f64], u: &mut [f64], offset: Option<&[f64]>) {
+        let m = self.m;
+        let d = x.len();
+        let mut rows = self.omega_t.chunks_exact(m);
+        if let Some(first) = rows.next() {
+            let x0 = x[0];
+            match (d, offset) {
+                (1, Some(b)) => {
+                    for ((v, w), bk) in u.iter_mut().zip(first).zip(b) {
+                        *v = w * x0 + bk;
+                    }
+                    return;
+                }
+                _ => {
+                    for (v, w) in u.iter_mut().zip(first) {
+                        *v = w * x0;
+                    }
+                }
+            }
+        }
+        for (xi, row) in x[1..].iter().zip(rows) {
+            for (v, w) in u.iter_mut().zip(row) {
+                *v += w * xi;
+            }
+        }
+        if let Some(b) = offset {
+            for (v, bk) in u.iter_mut().zip(b) {
+                *v += bk;
             }
         }
     }

@@ -3,7 +3,7 @@
 //! (rows `0..=j`) is the contiguous slice `[j(j+1)/2, j(j+1)/2 + j]`.
 //! Both operations below stream the `r (r + 1) / 2` stored entries once.
 
-use super::blas::{axpy, dot};
+use super::blas::axpy;
 
 /// Number of stored entries of an `r x r` symmetric matrix.
 #[inline]
