@@ -11,8 +11,9 @@ __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
 from . import datasets, evaluate  # noqa: E402
-from .learners import KernelAWV, Learner, NystromAWV, TaylorAWV  # noqa: E402
+from .learners import KernelAWV, Learner, MultiKernelAWV, NystromAWV, OMKLGF, RFFAWV, Raker, TaylorAWV  # noqa: E402
 from . import samplers  # noqa: E402
+from . import aggregation  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -28,4 +29,9 @@ __all__ = [
     "KernelAWV",
     "NystromAWV",
     "samplers",
+    "RFFAWV",
+    "MultiKernelAWV",
+    "Raker",
+    "OMKLGF",
+    "aggregation",
 ]

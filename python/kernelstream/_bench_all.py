@@ -128,3 +128,86 @@ def _kors(quick):
         make_reference=lambda: _KorsAsLearner(KORSReference(Gaussian(1.0), seed=0), reference=True),
         X=X, y=y, reference_rounds=100, warmup=warm,
     )]
+
+
+def _bounded_stream(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, d)) / np.sqrt(d)
+    y = np.clip(0.5 + 0.4 * np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(n), 0, 1)
+    return X, y
+
+
+@register_bench("rff-awv")
+def _rff_awv(quick):
+    from . import RFFAWV
+    from .kernels import Gaussian
+    from .reference import RFFAWVReference
+
+    n = 2000 if quick else 20000
+    X, y = _bounded_stream(n, 5)
+    return [
+        BenchCase(label=f"m={m} d=5 {f}", make_fast=lambda m=m, f=f: RFFAWV(Gaussian(1.0), n_features=m, features=f),
+                  make_reference=lambda m=m, f=f: RFFAWVReference(Gaussian(1.0), n_features=m, features=f),
+                  X=X, y=y, reference_rounds=200)
+        for m, f in ([(50, "cos")] if quick else [(50, "cos"), (50, "cossin"), (200, "cos")])
+    ]
+
+
+@register_bench("multi-kernel-awv")
+def _multi_kernel(quick):
+    from . import MultiKernelAWV
+    from .kernels import vaw2_grid
+    from .reference import MultiKernelAWVReference
+
+    grid = vaw2_grid()
+    n = 500 if quick else 5000
+    X, y = _bounded_stream(n, 5, 1)
+    settings = [("vaw", None), ("mlprod", (0.0, 1.0))] if not quick else [("vaw", None)]
+    return [
+        BenchCase(label=f"76 kernels m=50 {a}",
+                  make_fast=lambda a=a, c=c: MultiKernelAWV(grid, n_features=50, aggregator=a, clip=c),
+                  make_reference=lambda a=a, c=c: MultiKernelAWVReference(grid, n_features=50, aggregator=a, clip=c),
+                  X=X, y=y, reference_rounds=20 if quick else 50)
+        for a, c in settings
+    ]
+
+
+class _AggAsLearner:
+    """Adapts an aggregator to the bench protocol (rows of X are expert predictions)."""
+
+    def __init__(self, agg):
+        self.agg = agg
+        self.dim = agg.n_experts if hasattr(agg, "n_experts") else 0
+
+    def progressive_predict(self, Z, y):
+        return self.agg.progressive_predict(Z, y)
+
+    def learn_many(self, Z, y):
+        for z, t in zip(Z, y):
+            self.agg.update(z, t)
+
+    def predict_one(self, z):
+        return self.agg.predict(z)
+
+    def learn_one(self, z, y):
+        self.agg.update(z, y)
+
+
+@register_bench("aggregators")
+def _aggregators(quick):
+    from . import aggregation as agg
+    from .reference import (AAReference, BOAReference, EWAReference, MLPolyReference, MLProdReference,
+                            VAWMetaReference)
+
+    n, k = (2000 if quick else 20000), 76
+    rng = np.random.default_rng(2)
+    y = rng.uniform(0, 1, n)
+    Z = np.clip(y[:, None] + 0.2 * rng.standard_normal((n, k)), 0, 1)
+    rules = [("vaw", agg.VAWMeta, VAWMetaReference, ()), ("ewa", agg.EWA, EWAReference, (0.5,)),
+             ("aa", agg.AggregatingAlgorithm, AAReference, (0.0, 1.0)), ("boa", agg.BOA, BOAReference, ()),
+             ("mlpoly", agg.MLPoly, MLPolyReference, ()), ("mlprod", agg.MLProd, MLProdReference, ())]
+    return [
+        BenchCase(label=f"N=76 {name}", make_fast=lambda c=cls, a=args: _AggAsLearner(c(k, *a)),
+                  make_reference=lambda r=ref, a=args: _AggAsLearner(r(k, *a)), X=Z, y=y, reference_rounds=300)
+        for name, cls, ref, args in rules
+    ]

@@ -115,4 +115,22 @@ def as_kernel(kernel) -> Kernel:
     return kernel
 
 
-__all__ = ["Kernel", "Gaussian", "Laplacian", "as_kernel"]
+def vaw2_grid() -> list:
+    """The 76-kernel dictionary of the VAW2 paper (Rokhlin & Gurtovaya 2025, sec. 4), in order.
+
+    51 Gaussian kernels with ``sigma^2 = 10^(2i/25 - 2)``, ``i = 0..50`` (``sigma^2`` from
+    0.01 to 100), then 25 Laplacian kernels with ``sigma = 10^(i/6 - 2)``, ``i = 0..24``.
+
+    Examples
+    --------
+    >>> from kernelstream.kernels import vaw2_grid
+    >>> g = vaw2_grid()
+    >>> len(g), g[25], g[51 + 12]
+    (76, Gaussian(sigma=1.0), Laplacian(sigma=1.0))
+    """
+    gauss = [Gaussian(float(np.sqrt(10.0 ** (2 * i / 25 - 2)))) for i in range(51)]
+    lap = [Laplacian(float(10.0 ** (i / 6 - 2))) for i in range(25)]
+    return gauss + lap
+
+
+__all__ = ["Kernel", "Gaussian", "Laplacian", "as_kernel", "vaw2_grid"]

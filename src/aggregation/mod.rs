@@ -1,1 +1,219 @@
-//! (filled in by its issue)
+//! Expert-aggregation rules (VAW2 paper, Rokhlin & Gurtovaya 2025, sec. 3-4;
+//! spec `vaw2.md` sec. 4.3-4.7), usable on any stream of expert predictions
+//! `z_t in R^N`, like R's `opera::mixture`:
+//!
+//! * [`VawMeta`]: a second VAW on the raw expert predictions (VAW2, Theorem 2);
+//! * [`Ewa`]: exponentially weighted average, fixed rate (VAW-EWA, Theorem 3,
+//!   with the eq. (29) timing corrected: weights from past losses only);
+//! * [`AggregatingAlgorithm`]: Vovk's AA for the square loss on `[lo, hi]`;
+//! * [`Boa`], [`MlPoly`], [`MlProd`]: opera's second-order rules (Wintenberger
+//!   2017; Gaillard, Stoltz, van Erven 2014), `loss.gradient = TRUE` by default.
+//!
+//! Protocol: `predict(z)` is pure; `update(z, y)` plays the whole round (it
+//! recomputes the prediction the rule made for `z` and then learns `y`);
+//! `weights()` is the combination the next round would use (for VAW: the ridge
+//! solution, see [`VawMeta::weights`]). Weights of the exponential rules are kept
+//! in the log domain, so extreme losses cannot overflow.
+
+pub mod aa;
+pub mod boa;
+pub mod ewa;
+pub mod mlpoly;
+pub mod mlprod;
+pub mod vaw_meta;
+
+pub use aa::AggregatingAlgorithm;
+pub use boa::Boa;
+pub use ewa::Ewa;
+pub use mlpoly::MlPoly;
+pub use mlprod::MlProd;
+pub use vaw_meta::VawMeta;
+
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+/// An online aggregation rule over `N` experts.
+pub trait Aggregator {
+    fn n_experts(&self) -> usize;
+    /// The combined prediction for expert predictions `z` (pure).
+    fn predict(&self, z: &[f64]) -> f64;
+    /// Plays the round: the prediction for `z`, then the update with `y`.
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64;
+    /// The weights the next prediction would use.
+    fn weights(&self) -> Vec<f64>;
+    fn n_seen(&self) -> u64;
+}
+
+/// `log sum_j exp(a_j)`, stable; `-inf` if every `a_j` is `-inf`.
+pub(crate) fn logsumexp(a: &[f64]) -> f64 {
+    let m = a.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !m.is_finite() {
+        return m;
+    }
+    m + a.iter().map(|v| (v - m).exp()).sum::<f64>().ln()
+}
+
+/// `out = softmax(logits)`; uniform if no logit is finite from above (all `-inf`).
+pub(crate) fn softmax_into(logits: &[f64], out: &mut [f64]) {
+    let m = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let n = logits.len();
+    if !m.is_finite() {
+        out.iter_mut().for_each(|o| *o = 1.0 / n as f64);
+        return;
+    }
+    let mut s = 0.0;
+    for (o, l) in out.iter_mut().zip(logits) {
+        *o = (l - m).exp();
+        s += *o;
+    }
+    out.iter_mut().for_each(|o| *o /= s);
+}
+
+/// `v = softmax(v)` in place; uniform if every entry is `-inf`.
+pub(crate) fn softmax_in_place(v: &mut [f64]) {
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let n = v.len();
+    if !m.is_finite() {
+        v.iter_mut().for_each(|o| *o = 1.0 / n as f64);
+        return;
+    }
+    let mut s = 0.0;
+    for o in v.iter_mut() {
+        *o = (*o - m).exp();
+        s += *o;
+    }
+    v.iter_mut().for_each(|o| *o /= s);
+}
+
+/// `sum_j p_j z_j`.
+#[inline]
+pub(crate) fn combine(p: &[f64], z: &[f64]) -> f64 {
+    p.iter().zip(z).map(|(a, b)| a * b).sum()
+}
+
+/// Instantaneous regrets `r_j = l_t(y_hat) - l_t(z_j)` for the square loss
+/// (spec sec. 4.7): linearised (`gradient`, opera's default)
+/// `r_j = 2 (y_hat - y)(y_hat - z_j)`, else `(y_hat - y)^2 - (z_j - y)^2`.
+pub(crate) fn regrets_into(z: &[f64], y: f64, y_hat: f64, gradient: bool, r: &mut [f64]) {
+    for (rj, zj) in r.iter_mut().zip(z) {
+        *rj = if gradient {
+            2.0 * (y_hat - y) * (y_hat - zj)
+        } else {
+            (y_hat - y).powi(2) - (zj - y).powi(2)
+        };
+    }
+}
+
+/// Subtracts the largest finite entry (the log-weights keep their softmax).
+pub(crate) fn renormalise_log(logw: &mut [f64]) {
+    let m = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if m.is_finite() {
+        logw.iter_mut().for_each(|v| *v -= m);
+    }
+}
+
+/// Checks `n_experts >= 1`.
+pub(crate) fn check_n(n: usize) -> Result<usize> {
+    if n == 0 {
+        return crate::param_err!("n_experts must be >= 1, got 0");
+    }
+    Ok(n)
+}
+
+/// Any of the rules, for learners that choose one at construction (enum dispatch,
+/// serialisable with the learner).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum AnyAggregator {
+    Vaw(VawMeta),
+    Ewa(Ewa),
+    Aa(AggregatingAlgorithm),
+    Boa(Boa),
+    MlPoly(MlPoly),
+    MlProd(MlProd),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $a:ident => $e:expr) => {
+        match $self {
+            AnyAggregator::Vaw($a) => $e,
+            AnyAggregator::Ewa($a) => $e,
+            AnyAggregator::Aa($a) => $e,
+            AnyAggregator::Boa($a) => $e,
+            AnyAggregator::MlPoly($a) => $e,
+            AnyAggregator::MlProd($a) => $e,
+        }
+    };
+}
+
+impl Aggregator for AnyAggregator {
+    fn n_experts(&self) -> usize {
+        dispatch!(self, a => a.n_experts())
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        dispatch!(self, a => a.predict(z))
+    }
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        dispatch!(self, a => a.predict_update(z, y))
+    }
+    fn weights(&self) -> Vec<f64> {
+        dispatch!(self, a => a.weights())
+    }
+    fn n_seen(&self) -> u64 {
+        dispatch!(self, a => a.n_seen())
+    }
+}
+
+// --- validated entry points (all checks before any state change) ----------------
+
+fn validate_block(n_experts: usize, z: &[f64], n: usize, ncols: usize, y: Option<&[f64]>) -> Result<()> {
+    if n == 0 {
+        return crate::input_err!("empty input: Z has no rows");
+    }
+    if ncols != n_experts {
+        return crate::input_err!("expert predictions have {ncols} columns, this aggregator has {n_experts} experts");
+    }
+    if z.len() != n * ncols {
+        return crate::input_err!("Z holds {} values, expected {n} rows x {ncols} columns", z.len());
+    }
+    if let Some(i) = z.iter().position(|v| !v.is_finite()) {
+        return crate::input_err!("Z[{}, {}] = {} is not finite", i / ncols, i % ncols, z[i]);
+    }
+    if let Some(y) = y {
+        if y.len() != n {
+            return crate::input_err!("Z has {n} rows but y has {} values", y.len());
+        }
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return crate::input_err!("y[{i}] = {} is not finite", y[i]);
+        }
+    }
+    Ok(())
+}
+
+/// Validated `predict` of one vector of expert predictions.
+pub fn predict_checked<A: Aggregator + ?Sized>(agg: &A, z: &[f64]) -> Result<f64> {
+    validate_block(agg.n_experts(), z, 1, z.len(), None)?;
+    Ok(agg.predict(z))
+}
+
+/// Validated round with one vector of expert predictions and its label.
+pub fn update_checked<A: Aggregator + ?Sized>(agg: &mut A, z: &[f64], y: f64) -> Result<()> {
+    validate_block(agg.n_experts(), z, 1, z.len(), Some(&[y]))?;
+    agg.predict_update(z, y);
+    Ok(())
+}
+
+/// Progressive predictions over a row-major `n x N` block of expert predictions.
+pub fn progressive_predict<A: Aggregator + ?Sized>(agg: &mut A, z: &[f64], n: usize, ncols: usize, y: &[f64]) -> Result<Vec<f64>> {
+    validate_block(agg.n_experts(), z, n, ncols, Some(y))?;
+    Ok(z.chunks_exact(ncols).zip(y).map(|(row, &yt)| agg.predict_update(row, yt)).collect())
+}
+
+/// [`softmax_into`] for the learners (Raker, OMKL-GF).
+pub fn softmax_pub(logits: &[f64], out: &mut [f64]) {
+    softmax_into(logits, out)
+}
+
+/// [`renormalise_log`] for the learners (Raker, OMKL-GF).
+pub fn renormalise_log_pub(logw: &mut [f64]) {
+    renormalise_log(logw)
+}

@@ -1,8 +1,11 @@
 //! Explicit feature maps `x -> v(x)` whose inner products approximate a kernel.
 //! Every fixed-feature learner is "a feature map + the linear AWV engine".
 
+pub mod rff;
 pub mod taylor;
+pub mod trig;
 
+pub use rff::{RandomFourier, RffVariant};
 pub use taylor::TaylorGaussian;
 
 /// A feature map from `R^d` to `R^r`.

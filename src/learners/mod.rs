@@ -3,11 +3,19 @@
 //! protocol over whole arrays for any of them.
 
 pub mod kernel_awv;
+pub mod multi_kernel_awv;
 pub mod nystrom_awv;
+pub mod omkl_gf;
+pub mod raker;
+pub mod rff_awv;
 pub mod taylor_awv;
 
 pub use kernel_awv::KernelAwv;
+pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
 pub use nystrom_awv::{NystromAwv, NystromStats};
+pub use omkl_gf::OmklGf;
+pub use raker::Raker;
+pub use rff_awv::RffAwv;
 pub use taylor_awv::TaylorAwv;
 
 use crate::error::Result;

@@ -3,7 +3,7 @@
 //! (rows `0..=j`) is the contiguous slice `[j(j+1)/2, j(j+1)/2 + j]`.
 //! Both operations below stream the `r (r + 1) / 2` stored entries once.
 
-use super::blas::{axpy, dot};
+use super::blas::axpy;
 
 /// Number of stored entries of an `r x r` symmetric matrix.
 #[inline]
@@ -26,6 +26,10 @@ pub fn scaled_identity(r: usize, scale: f64) -> Vec<f64> {
 }
 
 /// `h = A v` for packed symmetric `A` (order `r = v.len()`).
+///
+/// One pass per stored column: column `j` (rows `0..j`) adds `v_j col` to
+/// `h[0..j]` and, by symmetry, its dot product with `v[0..j]` to `h[j]` (four
+/// partial sums, a fixed summation order).
 pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) {
     let r = v.len();
     h[..r].iter_mut().for_each(|x| *x = 0.0);
@@ -33,10 +37,23 @@ pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) {
         let s = col_start(j);
         let col = &a[s..s + j];
         let vj = v[j];
-        // Upper part of column j contributes to rows 0..j, and (by symmetry)
-        // row j receives the dot product of that column with v.
-        axpy(vj, col, &mut h[..j]);
-        h[j] += dot(col, &v[..j]) + a[s + j] * vj;
+        let (head, rest) = h.split_at_mut(j);
+        let mut acc = [0.0f64; 4];
+        let cc = col.chunks_exact(4);
+        let (ct, vt) = (cc.remainder(), v[..j].chunks_exact(4).remainder());
+        let mut hc = head.chunks_exact_mut(4);
+        for ((c4, v4), h4) in cc.zip(v[..j].chunks_exact(4)).zip(&mut hc) {
+            for l in 0..4 {
+                h4[l] += vj * c4[l];
+                acc[l] += c4[l] * v4[l];
+            }
+        }
+        let mut tail = 0.0;
+        for ((c, vi), hi) in ct.iter().zip(vt).zip(hc.into_remainder()) {
+            *hi += vj * c;
+            tail += c * vi;
+        }
+        rest[0] += ((acc[0] + acc[2]) + (acc[1] + acc[3])) + tail + a[s + j] * vj;
     }
 }
 

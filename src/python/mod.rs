@@ -5,13 +5,16 @@
 //! exceptions of the API contract. A learner object is not shared across threads
 //! without a lock: PyO3's borrow checking raises if two threads use one learner.
 
+mod aggregation;
 pub mod convert;
 pub mod errors;
 mod kernel_awv;
 mod kernels;
 pub mod kors;
 mod nystrom_awv;
+mod multi_kernel_awv;
 pub mod protocol;
+mod rff_awv;
 mod rng;
 mod taylor_awv;
 
@@ -27,5 +30,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kernel_awv::register(m)?;
     kors::register(m)?;
     nystrom_awv::register(m)?;
+    rff_awv::register(m)?;
+    multi_kernel_awv::register(m)?;
+    aggregation::register(m)?;
     Ok(())
 }

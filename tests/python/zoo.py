@@ -37,5 +37,16 @@ ZOO: dict[str, ZooEntry] = {
     "NystromAWV-fixed": ZooEntry(lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)),
     # -- issue 4 --
     # -- issue 5 --
+    "RFFAWV": ZooEntry(lambda: ks.RFFAWV(Gaussian(0.7), n_features=20, seed=3), randomized=True),
+    "RFFAWV-cossin-laplacian": ZooEntry(lambda: ks.RFFAWV(Laplacian(1.5), n_features=15, lam=0.5, features="cossin", seed=4), randomized=True),
+    "MultiKernelAWV": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.3), Gaussian(1.0), Laplacian(1.0)], n_features=10, seed=1), randomized=True),
+    "MultiKernelAWV-trunc": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, clip=(-1, 1), seed=2), randomized=True),
+    "MultiKernelAWV-ewa": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="ewa", clip=(-1, 1), seed=2), randomized=True),
+    "MultiKernelAWV-aa": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="aa", clip=(-1, 1), seed=2), randomized=True),
+    "MultiKernelAWV-boa": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="boa", clip=(-1, 1), seed=2), randomized=True),
+    "MultiKernelAWV-mlpoly": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="mlpoly", clip=(-1, 1), seed=2), randomized=True),
+    "MultiKernelAWV-mlprod": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="mlprod", clip=(-1, 1), gradient=False, seed=2), randomized=True),
+    "Raker": ZooEntry(lambda: ks.Raker([Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5), randomized=True),
+    "OMKLGF": ZooEntry(lambda: ks.OMKLGF([Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, n_samples=2, graph_rounds=50, seed=6), randomized=True),
     # -- issue 6 --
 }

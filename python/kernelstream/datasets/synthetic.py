@@ -30,5 +30,6 @@ def friedman_stream(n: int = 20_000, d: int = 5, noise: float = 0.1, seed: int =
 
 
 from .adversarial import GreedyAdversary, RegularisedComparator  # noqa: E402
+from .ar4 import ar4  # noqa: E402
 
-__all__ = ["friedman_stream", "GreedyAdversary", "RegularisedComparator"]
+__all__ = ["friedman_stream", "GreedyAdversary", "RegularisedComparator", "ar4"]

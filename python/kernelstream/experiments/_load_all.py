@@ -4,3 +4,4 @@ from . import pkawv_fig3  # noqa: F401
 from . import pkawv_fig2  # noqa: F401
 from . import pkawv_fig4  # noqa: F401
 from . import taylor_casp  # noqa: F401
+from . import vaw2_table2  # noqa: F401

@@ -1,0 +1,270 @@
+"""MultiKernelAWV (VAW2 and its relatives), and the OGD baselines Raker and OMKL-GF.
+
+Rokhlin & Gurtovaya (2025), *Random feature-based double Vovk-Azoury-Warmuth algorithm
+for online multi-kernel learning*, sec. 3 (Theorems 2-3) and sec. 4; spec ``vaw2.md``
+sec. 4. One RFF-VAW expert per kernel (independent features), combined online.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _core
+from .._validation import as_row, choice, integer, non_negative, positive, seed
+from ..errors import ParameterError
+from ..kernels import as_kernel
+from .base import Learner
+
+AGGREGATORS = ("vaw", "ewa", "aa", "boa", "mlpoly", "mlprod")
+
+
+def _kernel_specs(kernels):
+    if isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__"):
+        raise ParameterError(f"kernels must be a list of kernels, got {kernels!r}")
+    kernels = list(kernels)
+    if not kernels:
+        raise ParameterError("kernels must hold at least one kernel")
+    return [as_kernel(k).spec for k in kernels]
+
+
+def _clip(clip):
+    if clip is None:
+        return None
+    try:
+        lo, hi = clip
+    except (TypeError, ValueError):
+        raise ParameterError(f"clip must be None or a pair (lo, hi), got {clip!r}") from None
+    for v in (lo, hi):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+            raise ParameterError(f"clip must hold two finite numbers, got {clip!r}")
+    if not lo < hi:
+        raise ParameterError(f"clip needs lo < hi, got {clip!r}")
+    return (float(lo), float(hi))
+
+
+class MultiKernelAWV(Learner):
+    """One VAW expert on random Fourier features per kernel, combined online (VAW2 and relatives).
+
+    Parameters
+    ----------
+    kernels : list of kernels
+        The dictionary (the paper's: :func:`kernelstream.kernels.vaw2_grid`). Each kernel
+        gets its own independent draw of frequencies.
+    n_features : int, default 50
+        Random frequencies per kernel (``m``).
+    lam : float, default 1.0
+        Ridge parameter of every VAW (experts, and the meta level for ``"vaw"``).
+    aggregator : {"vaw", "ewa", "aa", "boa", "mlpoly", "mlprod"}, default "vaw"
+        The meta rule: ``"vaw"`` is VAW2 (a second VAW on the expert predictions, weights
+        may be negative); the others are the convex rules of :mod:`kernelstream.aggregation`.
+    clip : (lo, hi) or None, default None
+        Clip the expert predictions to ``[lo, hi]`` before the meta rule (the experts still
+        learn the raw labels). VAW2 (trunc) is ``aggregator="vaw", clip=(0, 1)``. Required
+        for ``"aa"`` (its mixability range).
+    seed : int, default 0
+        Seed of the learner's generator: the features of every kernel, drawn in order.
+    eta : float, default 0.5
+        Learning rate of ``"ewa"`` (``1/2`` suits labels in ``[0, 1]``, spec sec. 4.5).
+    gradient : bool, default True
+        Linearised losses for ``"boa"``, ``"mlpoly"``, ``"mlprod"`` (opera's ``loss.gradient``).
+    features : {"cos", "cossin"}, default "cos"
+        Random-feature map, as in :class:`kernelstream.RFFAWV`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelstream import MultiKernelAWV
+    >>> from kernelstream.kernels import Gaussian, Laplacian
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(300, 2)); y = 0.5 + 0.4 * np.sin(3 * X[:, 0])
+    >>> model = MultiKernelAWV([Gaussian(0.3), Gaussian(1.0), Laplacian(1.0)], n_features=30)
+    >>> preds = model.progressive_predict(X, y)
+    >>> model.weights.shape, model.dim
+    ((3,), 90)
+    >>> ewa = MultiKernelAWV([Gaussian(0.3), Gaussian(1.0)], aggregator="ewa", clip=(0, 1))
+    >>> _ = ewa.progressive_predict(X, y); round(float(ewa.weights.sum()), 12)
+    1.0
+    """
+
+    _core_class = _core.MultiKernelAWV
+
+    def __init__(self, kernels, n_features: int = 50, lam: float = 1.0, aggregator: str = "vaw", clip=None,
+                 seed: int = 0, eta: float = 0.5, gradient: bool = True, features: str = "cos"):
+        super().__init__(kernels=list(kernels) if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes)) else kernels,
+                         n_features=n_features, lam=lam, aggregator=aggregator, clip=clip, seed=seed,
+                         eta=eta, gradient=gradient, features=features)
+
+    def _core_kwargs(self, p):
+        agg = choice("aggregator", p["aggregator"], set(AGGREGATORS))
+        clip = _clip(p["clip"])
+        if agg == "aa" and clip is None:
+            raise ParameterError('aggregator="aa" needs the label range: pass clip=(lo, hi)')
+        if not isinstance(p["gradient"], (bool, np.bool_)):
+            raise ParameterError(f"gradient must be True or False, got {p['gradient']!r}")
+        return dict(
+            kernels=_kernel_specs(p["kernels"]),
+            n_features=integer("n_features", p["n_features"], 1),
+            lam=positive("lam", p["lam"]),
+            aggregator=agg,
+            clip=clip,
+            eta=positive("eta", p["eta"]),
+            gradient=bool(p["gradient"]),
+            features=choice("features", p["features"], {"cos", "cossin"}),
+            seed=seed(p["seed"]),
+        )
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The current meta weights over the kernels.
+
+        Convex rules: the probability vector the next round uses. ``"vaw"``: the ridge
+        solution ``(lam I + sum z z^T)^{-1} sum y z`` of the meta VAW after the last round
+        (signed, need not sum to 1)."""
+        return self._core.weights
+
+    def expert_predictions(self, x) -> np.ndarray:
+        """The raw (unclipped) expert predictions ``z_j(x)`` for ``x`` as the next round."""
+        return self._core.expert_predictions(as_row(x))
+
+    def progressive_experts(self, X, y) -> np.ndarray:
+        """Like :meth:`progressive_predict`, but returns the raw expert predictions ``(n, N)``.
+
+        Row t holds ``z_t``, the experts' predictions made before ``y[t]``. Any rule of
+        :mod:`kernelstream.aggregation` run on ``Z`` (clipped as ``clip`` says) gives the
+        predictions of the MultiKernelAWV with that aggregator and the same seed.
+        """
+        from .._validation import as_matrix, as_targets
+
+        X = as_matrix(X)
+        return self._core.progressive_experts(X, as_targets(y, X.shape[0]))
+
+    def frequencies(self, j: int):
+        """Frequencies ``(m, d)`` drawn for kernel ``j`` (``None`` before the first round)."""
+        return self._core.frequencies(integer("j", j, 0))
+
+    def offsets(self, j: int):
+        """Phases drawn for kernel ``j`` (``None`` before the first round)."""
+        return self._core.offsets(integer("j", j, 0))
+
+
+class Raker(Learner):
+    """Raker (Shen, Chen, Giannakis 2019): OGD experts on random features, exponential weights.
+
+    The form run by the VAW2 paper's baselines (the OMKL-GF authors' code; spec ``vaw2.md``
+    sec. 4.8): features ``[cos(Wx), sin(Wx)] / sqrt(m)`` per kernel, step
+    ``eta_t = lr / sqrt(t)``, ridge ``reg``; the kernel weights decay with
+    ``exp(-eta_t ((f_j - y)^2 + reg ||theta_j||^2))``.
+
+    Parameters
+    ----------
+    kernels : list of kernels
+    n_features : int, default 50
+    lr : float, default 0.1
+    reg : float, default 1e-3
+    seed : int, default 0
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelstream import Raker
+    >>> from kernelstream.kernels import Gaussian
+    >>> X = np.linspace(-1, 1, 200)[:, None]; y = 0.5 + 0.3 * X[:, 0]
+    >>> r = Raker([Gaussian(0.5), Gaussian(2.0)], n_features=20)
+    >>> p = r.progressive_predict(X, y); float(p[0]), r.n_seen
+    (0.0, 200)
+    """
+
+    _core_class = _core.Raker
+
+    def __init__(self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, seed: int = 0):
+        super().__init__(kernels=list(kernels) if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes)) else kernels,
+                         n_features=n_features, lr=lr, reg=reg, seed=seed)
+
+    def _core_kwargs(self, p):
+        return dict(
+            kernels=_kernel_specs(p["kernels"]),
+            n_features=integer("n_features", p["n_features"], 1),
+            lr=positive("lr", p["lr"]),
+            reg=non_negative("reg", p["reg"]),
+            seed=seed(p["seed"]),
+        )
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Kernel weights the next round uses."""
+        return self._core.weights
+
+    def frequencies(self, j: int):
+        return self._core.frequencies(integer("j", j, 0))
+
+
+class OMKLGF(Learner):
+    """OMKL-GF (Ghari & Shen 2023): Raker's experts with a sampled feedback graph.
+
+    Each round only the kernels of a sampled subset predict and learn (spec ``vaw2.md``
+    sec. 4.8). Choices the sources leave open, stated: the subset is the distinct kernels
+    among ``n_samples`` draws (with replacement) from ``(1 - explore) w + explore / N``;
+    inclusion probabilities ``q_j = 1 - (1 - p_j)^M``; updates importance-weighted by
+    ``1 / max(q_j, 0.05)``; the subset of round t+1 is drawn at the end of round t, and is
+    frozen after ``graph_rounds`` rounds. See ``src/learners/omkl_gf.rs``.
+
+    Parameters
+    ----------
+    kernels : list of kernels
+    n_features : int, default 50
+    lr : float, default 0.1
+    reg : float, default 1e-3
+    n_samples : int, default 10
+        Draws per graph (``M``).
+    explore : float, default 0.1
+        Uniform exploration mixed into the sampling distribution.
+    graph_rounds : int, default 500
+    seed : int, default 0
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelstream import OMKLGF
+    >>> from kernelstream.kernels import Gaussian
+    >>> X = np.linspace(-1, 1, 100)[:, None]; y = 0.5 + 0.3 * X[:, 0]
+    >>> m = OMKLGF([Gaussian(0.5), Gaussian(2.0)], n_features=10, n_samples=2)
+    >>> _ = m.progressive_predict(X, y); m.n_seen
+    100
+    """
+
+    _core_class = _core.OMKLGF
+
+    def __init__(self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, n_samples: int = 10,
+                 explore: float = 0.1, graph_rounds: int = 500, seed: int = 0):
+        super().__init__(kernels=list(kernels) if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes)) else kernels,
+                         n_features=n_features, lr=lr, reg=reg, n_samples=n_samples, explore=explore,
+                         graph_rounds=graph_rounds, seed=seed)
+
+    def _core_kwargs(self, p):
+        explore = non_negative("explore", p["explore"])
+        if explore > 1:
+            raise ParameterError(f"explore must be in [0, 1], got {p['explore']!r}")
+        return dict(
+            kernels=_kernel_specs(p["kernels"]),
+            n_features=integer("n_features", p["n_features"], 1),
+            lr=positive("lr", p["lr"]),
+            reg=non_negative("reg", p["reg"]),
+            n_samples=integer("n_samples", p["n_samples"], 1),
+            explore=explore,
+            graph_rounds=integer("graph_rounds", p["graph_rounds"], 0),
+            seed=seed(p["seed"]),
+        )
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Kernel weights ``softmax(logw)``."""
+        return self._core.weights
+
+    @property
+    def chosen(self):
+        """Kernels of the graph the next round uses (``None`` before the first round)."""
+        return self._core.chosen
+
+
+__all__ = ["MultiKernelAWV", "Raker", "OMKLGF", "AGGREGATORS"]

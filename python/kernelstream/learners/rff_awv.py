@@ -1,0 +1,86 @@
+"""RFFAWV: the Vovk-Azoury-Warmuth forecaster on random Fourier features of one kernel.
+
+Rokhlin & Gurtovaya (2025), *Random feature-based double Vovk-Azoury-Warmuth algorithm
+for online multi-kernel learning*, sec. 2 (eqs. 3-5, 8-12); spec ``vaw2.md`` sec. 2-3.
+The features are drawn once, from ``seed``, when the input dimension becomes known.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._validation import as_row, choice, integer, positive, seed
+from ..kernels import as_kernel
+from .base import Learner
+
+
+class RFFAWV(Learner):
+    """VAW (AWV) forecaster on ``m`` random Fourier features of a Gaussian or Laplacian kernel.
+
+    Parameters
+    ----------
+    kernel : kernelstream.kernels.Gaussian or Laplacian
+        Gaussian frequencies are normal with standard deviation ``1/sigma``; Laplacian
+        frequencies are Cauchy with scale ``1/sigma`` (VAW2 paper, eqs. 3-4).
+    n_features : int, default 50
+        Number ``m`` of random frequencies.
+    lam : float, default 1.0
+        Ridge parameter of the forecaster.
+    features : {"cos", "cossin"}, default "cos"
+        ``"cos"``: ``sqrt(2) cos(w.x + b)``, ``m`` features, unnormalised (the paper's
+        analysis); ``"cossin"``: ``[cos(w.x), sin(w.x)] / sqrt(m)``, ``2m`` features.
+    seed : int, default 0
+        Seed of the learner's random generator (the frequencies).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelstream import RFFAWV
+    >>> from kernelstream.kernels import Gaussian
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(300, 2)); y = np.sin(3 * X[:, 0])
+    >>> model = RFFAWV(Gaussian(0.5), n_features=50, seed=1)
+    >>> preds = model.progressive_predict(X, y)
+    >>> float(preds[0]), model.dim, model.frequencies.shape
+    (0.0, 50, (50, 2))
+    >>> bool(np.mean((preds[150:] - y[150:]) ** 2) < 0.1 * np.var(y))
+    True
+    """
+
+    _core_class = _core.RFFAWV
+
+    def __init__(self, kernel, n_features: int = 50, lam: float = 1.0, features: str = "cos", seed: int = 0):
+        super().__init__(kernel=kernel, n_features=n_features, lam=lam, features=features, seed=seed)
+
+    def _core_kwargs(self, p):
+        name, params = as_kernel(p["kernel"]).spec
+        return dict(
+            kernel_name=name,
+            kernel_params=params,
+            n_features=integer("n_features", p["n_features"], 1),
+            lam=positive("lam", p["lam"]),
+            features=choice("features", p["features"], {"cos", "cossin"}),
+            seed=seed(p["seed"]),
+        )
+
+    @property
+    def frequencies(self):
+        """The drawn frequencies, an ``(m, d)`` array (``None`` before the first round)."""
+        return self._core.frequencies
+
+    @property
+    def offsets(self):
+        """The drawn phases ``b`` (``"cos"`` features; empty for ``"cossin"``; ``None`` before the first round)."""
+        return self._core.offsets
+
+    @property
+    def weights(self):
+        """The ridge weights ``A_t^{-1} b_t`` after the last round (``None`` before the first)."""
+        return self._core.weights
+
+    def features(self, x) -> np.ndarray:
+        """The random features ``Phi(x)`` (``None`` before the first round)."""
+        return self._core.features(as_row(x))
+
+
+__all__ = ["RFFAWV"]

@@ -1,0 +1,100 @@
+//! BOA, Bernstein Online Aggregation (Wintenberger 2017), as implemented by the
+//! R package opera 1.2.0/1.2.1 (the VAW-BOA rule of the VAW2 paper, sec. 4);
+//! spec `vaw2.md` sec. 4.7. (opera's development version 1.2.2 changed BOA to
+//! an `eta_inv2 += 2.2 r^2` scheme; this is the earlier one.)
+//!
+//! Uniform prior `w0_j = 1/N`; per expert `Rreg_j = 0`, `eta_j = 1`, `V_j = 0`,
+//! `B_j = 2^-20`. Each round:
+//! `p_j prop eta_j w0_j exp(eta_j Rreg_j)` (log domain), `y_hat = <p, z>`;
+//! regrets `r_j` (linearised square loss by default, see `regrets_into`);
+//! `B_j = max(B_j, |r_j|)`, `B2_j = 2^ceil(log2 B_j)`, `V_j += r_j^2`,
+//! `eta_j = min(1/B2_j, sqrt(log(1/w0_j) / V_j))`,
+//! `Rreg_j += (r_j - eta_j r_j^2 + B2_j [eta_j r_j > 1/2]) / 2`.
+
+use super::{check_n, combine, regrets_into, softmax_in_place, Aggregator};
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Boa {
+    gradient: bool,
+    rreg: Vec<f64>,
+    eta: Vec<f64>,
+    v: Vec<f64>,
+    b: Vec<f64>,
+    n_seen: u64,
+    #[serde(skip)]
+    scratch: Vec<f64>,
+    #[serde(skip)]
+    r: Vec<f64>,
+}
+
+impl Boa {
+    pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
+        let n = check_n(n_experts)?;
+        Ok(Boa {
+            gradient,
+            rreg: vec![0.0; n],
+            eta: vec![1.0; n],
+            v: vec![0.0; n],
+            b: vec![(-20.0f64).exp2(); n],
+            n_seen: 0,
+            scratch: vec![0.0; n],
+            r: vec![0.0; n],
+        })
+    }
+    pub fn gradient(&self) -> bool {
+        self.gradient
+    }
+
+    fn probs_into(&self, p: &mut [f64]) {
+        let n = self.eta.len();
+        let log_w0 = -(n as f64).ln();
+        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.rreg) {
+            *pj = if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY };
+        }
+        softmax_in_place(p);
+    }
+}
+
+impl Aggregator for Boa {
+    fn n_experts(&self) -> usize {
+        self.eta.len()
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        combine(&self.weights(), z)
+    }
+    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        let n = self.eta.len();
+        let mut p = std::mem::take(&mut self.scratch);
+        let mut r = std::mem::take(&mut self.r);
+        p.resize(n, 0.0);
+        r.resize(n, 0.0);
+        self.probs_into(&mut p);
+        let pred = combine(&p, z);
+        regrets_into(z, y, pred, self.gradient, &mut r);
+        let log_inv_w0 = (n as f64).ln();
+        for j in 0..n {
+            self.b[j] = self.b[j].max(r[j].abs());
+            let b2 = self.b[j].log2().ceil().exp2();
+            self.v[j] += r[j] * r[j];
+            let e = (1.0 / b2).min((log_inv_w0 / self.v[j]).sqrt());
+            self.eta[j] = e;
+            let jump = if e * r[j] > 0.5 { b2 } else { 0.0 };
+            self.rreg[j] += 0.5 * (r[j] - e * r[j] * r[j] + jump);
+        }
+        self.scratch = p;
+        self.r = r;
+        self.n_seen += 1;
+        pred
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.eta.len()];
+        self.probs_into(&mut p);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+}

@@ -1,0 +1,66 @@
+//! Exponentially weighted average with a fixed rate: VAW2 paper (Rokhlin &
+//! Gurtovaya 2025), eq. (29)-(30) and Theorem 3 (VAW-EWA); spec `vaw2.md` sec. 4.5.
+//!
+//! `alpha_{t,j} prop exp(-eta sum_{s<t} (z_{s,j} - y_s)^2)`, `y_hat_t = <alpha_t, z_t>`.
+//! Eq. (29) of the paper uses round t's own label in `alpha_t`; that is a typo
+//! (the label is not known yet): round t uses losses up to t-1 only.
+//! Log-domain weights, renormalised so that the largest log-weight is 0.
+
+use super::{check_n, combine, renormalise_log, softmax_into, Aggregator};
+use crate::error::{positive, Result};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Ewa {
+    eta: f64,
+    /// `-eta * cumulative loss`, shifted so that the maximum is 0.
+    logw: Vec<f64>,
+    n_seen: u64,
+    #[serde(skip)]
+    p: Vec<f64>,
+}
+
+impl Ewa {
+    pub fn new(n_experts: usize, eta: f64) -> Result<Self> {
+        let n = check_n(n_experts)?;
+        Ok(Ewa { eta: positive("eta", eta)?, logw: vec![0.0; n], n_seen: 0, p: vec![0.0; n] })
+    }
+    pub fn eta(&self) -> f64 {
+        self.eta
+    }
+}
+
+impl Aggregator for Ewa {
+    fn n_experts(&self) -> usize {
+        self.logw.len()
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        combine(&self.weights(), z)
+    }
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        if self.p.len() != self.logw.len() {
+            self.p = vec![0.0; self.logw.len()];
+        }
+        softmax_into(&self.logw, &mut self.p);
+        let pred = combine(&self.p, z);
+        // logw_j -= eta (z_j - y)^2; if every expert's loss overflows to +inf in
+        // the same round, the round carries no relative information: skip it.
+        let all_inf = z.iter().all(|zj| !(self.eta * (zj - y).powi(2)).is_finite());
+        if !all_inf {
+            for (l, zj) in self.logw.iter_mut().zip(z) {
+                *l -= self.eta * (zj - y).powi(2);
+            }
+            renormalise_log(&mut self.logw);
+        }
+        self.n_seen += 1;
+        pred
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.logw.len()];
+        softmax_into(&self.logw, &mut p);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+}

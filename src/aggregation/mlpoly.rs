@@ -1,0 +1,103 @@
+//! ML-Poly: polynomial potential with per-expert adaptive rates (Gaillard,
+//! Stoltz, van Erven 2014), as implemented by the R package opera (`MLpol`);
+//! the VAW-ML-Poly rule of the VAW2 paper, sec. 4; spec `vaw2.md` sec. 4.7.
+//!
+//! `R_j = 0`, `eta_j = exp(700)` (opera's "infinite" start), `B = 0`. Each round:
+//! `p_j prop eta_j (R_j)_+` if some `R_j > 0`, else uniform; `y_hat = <p, z>`;
+//! `R += r`; `B' = max(B, max_j r_j^2)`; `eta_j = 1 / (1/eta_j + r_j^2 + B' - B)`.
+
+use super::{check_n, combine, regrets_into, Aggregator};
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+/// opera's initial learning rate `exp(700)` (finite in float64).
+pub const OPERA_ETA0: f64 = 1.0142320547350045e304;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MlPoly {
+    gradient: bool,
+    regret: Vec<f64>,
+    eta: Vec<f64>,
+    b: f64,
+    n_seen: u64,
+    #[serde(skip)]
+    scratch: Vec<f64>,
+    #[serde(skip)]
+    r: Vec<f64>,
+}
+
+impl MlPoly {
+    pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
+        let n = check_n(n_experts)?;
+        Ok(MlPoly {
+            gradient,
+            regret: vec![0.0; n],
+            eta: vec![OPERA_ETA0; n],
+            b: 0.0,
+            n_seen: 0,
+            scratch: vec![0.0; n],
+            r: vec![0.0; n],
+        })
+    }
+    pub fn gradient(&self) -> bool {
+        self.gradient
+    }
+
+    fn probs_into(&self, p: &mut [f64]) {
+        let n = p.len();
+        let rmax = self.regret.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if rmax > 0.0 {
+            // Scale by the largest rate so that eta_j R_j cannot overflow.
+            let emax = self.eta.iter().copied().fold(0.0, f64::max);
+            let mut s = 0.0;
+            for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.regret) {
+                *pj = (e / emax) * r.max(0.0);
+                s += *pj;
+            }
+            if s > 0.0 && s.is_finite() {
+                p.iter_mut().for_each(|v| *v /= s);
+                return;
+            }
+        }
+        p.iter_mut().for_each(|v| *v = 1.0 / n as f64);
+    }
+}
+
+impl Aggregator for MlPoly {
+    fn n_experts(&self) -> usize {
+        self.eta.len()
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        combine(&self.weights(), z)
+    }
+    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        let n = self.eta.len();
+        let mut p = std::mem::take(&mut self.scratch);
+        let mut r = std::mem::take(&mut self.r);
+        p.resize(n, 0.0);
+        r.resize(n, 0.0);
+        self.probs_into(&mut p);
+        let pred = combine(&p, z);
+        regrets_into(z, y, pred, self.gradient, &mut r);
+        let r2max = r.iter().map(|v| v * v).fold(0.0, f64::max);
+        let b_new = self.b.max(r2max);
+        for j in 0..n {
+            self.regret[j] += r[j];
+            self.eta[j] = 1.0 / (1.0 / self.eta[j] + r[j] * r[j] + b_new - self.b);
+        }
+        self.b = b_new;
+        self.scratch = p;
+        self.r = r;
+        self.n_seen += 1;
+        pred
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.eta.len()];
+        self.probs_into(&mut p);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+}

@@ -1,0 +1,96 @@
+//! ML-Prod: product weights with per-expert adaptive rates (Gaillard, Stoltz,
+//! van Erven 2014), as implemented by the R package opera (`MLprod`); the
+//! VAW-ML-Prod rule of the VAW2 paper, sec. 4; spec `vaw2.md` sec. 4.7.
+//!
+//! `R_j = log(1/N)`, `L_j = 1`, `maxloss_j = 0`, `eta_j = exp(700)`. Each round:
+//! `p_j prop eta_j exp(R_j)` (log domain), `y_hat = <p, z>`; `L_j += r_j^2`;
+//! `maxloss_j = max(maxloss_j, |r_j|)`;
+//! `eta'_j = min(1 / (2 maxloss_j), sqrt(log N / L_j))`;
+//! `R_j = (eta'_j / eta_j) R_j + log(1 + eta'_j r_j)` (`eta' r >= -1/2`); `eta = eta'`.
+
+use super::mlpoly::OPERA_ETA0;
+use super::{check_n, combine, regrets_into, softmax_in_place, Aggregator};
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MlProd {
+    gradient: bool,
+    big_r: Vec<f64>,
+    l: Vec<f64>,
+    maxloss: Vec<f64>,
+    eta: Vec<f64>,
+    n_seen: u64,
+    #[serde(skip)]
+    scratch: Vec<f64>,
+    #[serde(skip)]
+    r: Vec<f64>,
+}
+
+impl MlProd {
+    pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
+        let n = check_n(n_experts)?;
+        Ok(MlProd {
+            gradient,
+            big_r: vec![-(n as f64).ln(); n],
+            l: vec![1.0; n],
+            maxloss: vec![0.0; n],
+            eta: vec![OPERA_ETA0; n],
+            n_seen: 0,
+            scratch: vec![0.0; n],
+            r: vec![0.0; n],
+        })
+    }
+    pub fn gradient(&self) -> bool {
+        self.gradient
+    }
+
+    fn probs_into(&self, p: &mut [f64]) {
+        // eta_j = 0 (N = 1: log N = 0) gives weight 0; all zero -> uniform.
+        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.big_r) {
+            *pj = if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY };
+        }
+        softmax_in_place(p);
+    }
+}
+
+impl Aggregator for MlProd {
+    fn n_experts(&self) -> usize {
+        self.eta.len()
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        combine(&self.weights(), z)
+    }
+    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        let n = self.eta.len();
+        let mut p = std::mem::take(&mut self.scratch);
+        let mut r = std::mem::take(&mut self.r);
+        p.resize(n, 0.0);
+        r.resize(n, 0.0);
+        self.probs_into(&mut p);
+        let pred = combine(&p, z);
+        regrets_into(z, y, pred, self.gradient, &mut r);
+        let log_n = (n as f64).ln();
+        for j in 0..n {
+            self.l[j] += r[j] * r[j];
+            self.maxloss[j] = self.maxloss[j].max(r[j].abs());
+            let e_new = (1.0 / (2.0 * self.maxloss[j])).min((log_n / self.l[j]).sqrt());
+            let ratio = if self.eta[j] > 0.0 { e_new / self.eta[j] } else { 0.0 };
+            self.big_r[j] = ratio * self.big_r[j] + (e_new * r[j]).ln_1p();
+            self.eta[j] = e_new;
+        }
+        self.scratch = p;
+        self.r = r;
+        self.n_seen += 1;
+        pred
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.eta.len()];
+        self.probs_into(&mut p);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+}

@@ -1,0 +1,45 @@
+//! VAW as a meta-learner: VAW2 paper (Rokhlin & Gurtovaya 2025), Theorem 2,
+//! spec `vaw2.md` sec. 4.3. The inputs are the expert predictions `z_t in R^N`:
+//! `alpha_t = (lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<t} y_s z_s`,
+//! `y_hat_t = <alpha_t, z_t>`. No simplex constraint: weights may be negative.
+
+use super::{check_n, Aggregator};
+use crate::awv::LinearAwv;
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct VawMeta {
+    engine: LinearAwv,
+}
+
+impl VawMeta {
+    pub fn new(n_experts: usize, lam: f64) -> Result<Self> {
+        Ok(VawMeta { engine: LinearAwv::new(check_n(n_experts)?, lam, false)? })
+    }
+    pub fn lam(&self) -> f64 {
+        self.engine.lam()
+    }
+}
+
+impl Aggregator for VawMeta {
+    fn n_experts(&self) -> usize {
+        self.engine.dim()
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        self.engine.predict(z)
+    }
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        self.engine.predict_learn(z, y)
+    }
+    /// The ridge solution after the last round,
+    /// `(lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<=t} y_s z_s` (spec sec. 3.3
+    /// `weights()`; the VAW prediction at `z` is `<A_{t+1}^{-1} b_t, z>`, which
+    /// depends on `z` through `A_{t+1}`).
+    fn weights(&self) -> Vec<f64> {
+        self.engine.weights()
+    }
+    fn n_seen(&self) -> u64 {
+        self.engine.n_seen()
+    }
+}

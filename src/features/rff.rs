@@ -1,0 +1,208 @@
+//! Random Fourier features (Rahimi & Recht 2007) as used by the VAW2 paper
+//! (Rokhlin & Gurtovaya 2025), sec. 2, eqs. (3)-(5); spec `vaw2.md` sec. 2.
+//!
+//! Bochner: `kappa(z) = int q(w) cos<w, z> dw`. Frequencies are drawn once:
+//! * Gaussian `exp(-||x-y||^2 / (2 sigma^2))`: `w ~ N(0, sigma^-2 I_d)` (eq. 3);
+//! * Laplacian `exp(-||x-y||_1 / sigma)`: `w_i` i.i.d. Cauchy(0, 1/sigma) (eq. 4).
+//!
+//! Two maps (spec sec. 2.2):
+//! * `Cos` (variant A, the paper's analysis): `phi_k(x) = sqrt(2) cos(<w_k, x> + b_k)`,
+//!   `b_k ~ U(0, 2 pi)`, `k = 1..m`, **unnormalised**: `E phi(x).phi(y) = m k(x, y)`;
+//! * `CosSin` (variant B, eq. 5, normalised as in the OMKL-GF code):
+//!   `phi(x) = [cos<w_k, x>]_k ++ [sin<w_k, x>]_k / sqrt(m)` (2m features).
+//!
+//! Draw order from the learner's `Rng` (the NumPy reference replays it): for
+//! each feature `k = 0..m` in turn, the `d` coordinates of `w_k` (`normal()/sigma`
+//! or `cauchy()/sigma`), then, for `Cos` only, `b_k = 2 pi uniform()`.
+
+use super::trig;
+use super::FeatureMap;
+use crate::error::Result;
+use crate::kernels::Kernel;
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+/// Which random-feature map (spec sec. 2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RffVariant {
+    /// `sqrt(2) cos(<w, x> + b)`, m features, unnormalised.
+    Cos,
+    /// `[cos<w, x>, sin<w, x>] / sqrt(m)`, 2m features.
+    CosSin,
+}
+
+impl RffVariant {
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "cos" => Ok(RffVariant::Cos),
+            "cossin" => Ok(RffVariant::CosSin),
+            _ => crate::param_err!("features must be \"cos\" or \"cossin\", got {name:?}"),
+        }
+    }
+    pub fn name(&self) -> &'static str {
+        match self {
+            RffVariant::Cos => "cos",
+            RffVariant::CosSin => "cossin",
+        }
+    }
+}
+
+/// Largest number of random features per kernel we agree to build (the AWV
+/// state of one expert is `r (r + 1) / 2` doubles: 20,000 features need 1.6 GB).
+pub const MAX_RFF_FEATURES: usize = 20_000;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RandomFourier {
+    d: usize,
+    m: usize,
+    variant: RffVariant,
+    /// Frequencies, row-major `m x d` (row k is `w_k`).
+    omega: Vec<f64>,
+    /// The same, transposed (`d x m`): `u = sum_i x_i W[:, i]` runs over contiguous
+    /// rows, and sums each `<w_k, x>` in the same order as a row-by-row dot product.
+    omega_t: Vec<f64>,
+    /// Phases `b_k` (empty for `CosSin`).
+    offset: Vec<f64>,
+}
+
+impl RandomFourier {
+    /// Draws `m` features of `kernel` for inputs of dimension `d` from `rng`.
+    pub fn draw(kernel: &Kernel, d: usize, m: usize, variant: RffVariant, rng: &mut Rng) -> Result<Self> {
+        if m == 0 || m > MAX_RFF_FEATURES {
+            return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {m}");
+        }
+        if d == 0 {
+            return crate::input_err!("inputs need at least one feature");
+        }
+        let mut omega = Vec::with_capacity(m * d);
+        let mut offset = Vec::with_capacity(if variant == RffVariant::Cos { m } else { 0 });
+        for _ in 0..m {
+            for _ in 0..d {
+                // eq. (3): N(0, sigma^-2); eq. (4): Cauchy with scale 1/sigma.
+                let w = match *kernel {
+                    Kernel::Gaussian { sigma } => rng.normal() / sigma,
+                    Kernel::Laplacian { sigma } => rng.cauchy() / sigma,
+                };
+                omega.push(w);
+            }
+            if variant == RffVariant::Cos {
+                offset.push(2.0 * std::f64::consts::PI * rng.uniform());
+            }
+        }
+        let mut omega_t = vec![0.0; m * d];
+        for k in 0..m {
+            for i in 0..d {
+                omega_t[i * m + k] = omega[k * d + i];
+            }
+        }
+        Ok(RandomFourier { d, m, variant, omega, omega_t, offset })
+    }
+
+    pub fn n_frequencies(&self) -> usize {
+        self.m
+    }
+    pub fn variant(&self) -> RffVariant {
+        self.variant
+    }
+    /// Frequencies, row-major `m x d`.
+    pub fn omega(&self) -> &[f64] {
+        &self.omega
+    }
+    /// Phases (empty for `CosSin`).
+    pub fn offset(&self) -> &[f64] {
+        &self.offset
+    }
+}
+
+impl FeatureMap for RandomFourier {
+    fn input_dim(&self) -> usize {
+        self.d
+    }
+    fn dim(&self) -> usize {
+        match self.variant {
+            RffVariant::Cos => self.m,
+            RffVariant::CosSin => 2 * self.m,
+        }
+    }
+    fn map_into(&self, x: &[f64], out: &mut [f64]) {
+        let m = self.m;
+        match self.variant {
+            RffVariant::Cos => {
+                let out = &mut out[..m];
+                self.project(x, out, Some(&self.offset));
+                // sqrt(2) cos(<w_k, x> + b_k)
+                trig::cos_in_place(out, std::f64::consts::SQRT_2);
+            }
+            RffVariant::CosSin => {
+                let (co, si) = out[..2 * m].split_at_mut(m);
+                self.project(x, si, None);
+                // [cos<w_k, x>]_k ++ [sin<w_k, x>]_k, scaled by 1/sqrt(m)
+                trig::sincos_in_place(co, si, 1.0 / (m as f64).sqrt());
+            }
+        }
+    }
+}
+
+impl RandomFourier {
+    /// `u_k = <w_k, x> (+ b_k)` for every k, summed over `i = 0..d` in order (as a
+    /// row-by-row dot product would), the phase added last; one pass per input coordinate.
+    #[inline]
+    fn project(&self, x: &[f64], u: &mut [f64], offset: Option<&[f64]>) {
+        let m = self.m;
+        let d = x.len();
+        let mut rows = self.omega_t.chunks_exact(m);
+        if let Some(first) = rows.next() {
+            let x0 = x[0];
+            match (d, offset) {
+                (1, Some(b)) => {
+                    for ((v, w), bk) in u.iter_mut().zip(first).zip(b) {
+                        *v = w * x0 + bk;
+                    }
+                    return;
+                }
+                _ => {
+                    for (v, w) in u.iter_mut().zip(first) {
+                        *v = w * x0;
+                    }
+                }
+            }
+        }
+        for (xi, row) in x[1..].iter().zip(rows) {
+            for (v, w) in u.iter_mut().zip(row) {
+                *v += w * xi;
+            }
+        }
+        if let Some(b) = offset {
+            for (v, bk) in u.iter_mut().zip(b) {
+                *v += bk;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unbiased_gaussian_and_laplacian() {
+        // spec sec. 9 item 2: E 2 cos(w.x+b) cos(w.y+b) = k(x, y); 20 x 20,000 features.
+        let mut rng = Rng::new(4);
+        let (m, chunks) = (20_000, 20);
+        let x = [0.3, -0.2];
+        let yg = [0.3 + 0.6, -0.2 + 0.8]; // ||x-y||_2 = 1
+        let yl = [0.3 + 0.4, -0.2 - 0.6]; // ||x-y||_1 = 1
+        let (mut eg, mut el) = (0.0, 0.0);
+        for _ in 0..chunks {
+            let g = RandomFourier::draw(&Kernel::Gaussian { sigma: 1.0 }, 2, m, RffVariant::Cos, &mut rng).unwrap();
+            eg += g.map(&x).iter().zip(g.map(&yg)).map(|(a, b)| a * b).sum::<f64>() / (m * chunks) as f64;
+            let l = RandomFourier::draw(&Kernel::Laplacian { sigma: 1.0 }, 2, m, RffVariant::CosSin, &mut rng).unwrap();
+            el += l.map(&x).iter().zip(l.map(&yl)).map(|(a, b)| a * b).sum::<f64>() / chunks as f64;
+            // ||Phi(x)||^2 = 1 for the normalised cos/sin map.
+            let n: f64 = l.map(&x).iter().map(|v| v * v).sum();
+            assert!((n - 1.0).abs() < 1e-9);
+        }
+        assert!((eg - (-0.5f64).exp()).abs() < 6e-3, "{eg}");
+        assert!((el - (-1.0f64).exp()).abs() < 6e-3, "{el}");
+    }
+}

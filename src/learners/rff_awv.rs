@@ -1,0 +1,104 @@
+//! RFFAWV: the Vovk-Azoury-Warmuth forecaster on random Fourier features of one
+//! kernel: VAW2 paper (Rokhlin & Gurtovaya 2025), sec. 2, eqs. (8)-(12) (the
+//! "expert" of Theorems 2-3); spec `vaw2.md` sec. 3.
+//!
+//! `w_t = (lam I + sum_{s<=t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s`,
+//! `y_hat_t = <w_t, phi_t>` with `phi_t = Phi(x_t)` the random features drawn
+//! once from the learner's seed when the input dimension becomes known.
+
+use super::OnlineLearner;
+use crate::awv::LinearAwv;
+use crate::error::{positive, Result};
+use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
+use crate::features::FeatureMap;
+use crate::kernels::Kernel;
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RffAwv {
+    kernel: Kernel,
+    n_features: usize,
+    lam: f64,
+    variant: RffVariant,
+    seed: u64,
+    state: Option<State>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct State {
+    features: RandomFourier,
+    engine: LinearAwv,
+    #[serde(skip)]
+    v: Vec<f64>,
+}
+
+impl RffAwv {
+    pub fn new(kernel: Kernel, n_features: usize, lam: f64, variant: RffVariant, seed: u64) -> Result<Self> {
+        positive("lam", lam)?;
+        if n_features == 0 || n_features > MAX_RFF_FEATURES {
+            return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}");
+        }
+        Ok(RffAwv { kernel, n_features, lam, variant, seed, state: None })
+    }
+
+    fn state_mut(&mut self, d: usize) -> Result<&mut State> {
+        if self.state.is_none() {
+            let mut rng = Rng::new(self.seed);
+            let features = RandomFourier::draw(&self.kernel, d, self.n_features, self.variant, &mut rng)?;
+            let engine = LinearAwv::new(features.dim(), self.lam, false)?;
+            let v = vec![0.0; features.dim()];
+            self.state = Some(State { features, engine, v });
+        }
+        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("RFFAWV state missing".into()))?;
+        if st.v.len() != st.engine.dim() {
+            st.v = vec![0.0; st.engine.dim()];
+        }
+        Ok(st)
+    }
+
+    /// The drawn features (None before the first round).
+    pub fn feature_map(&self) -> Option<&RandomFourier> {
+        self.state.as_ref().map(|s| &s.features)
+    }
+
+    /// The AWV engine (None before the first round).
+    pub fn engine(&self) -> Option<&LinearAwv> {
+        self.state.as_ref().map(|s| &s.engine)
+    }
+}
+
+impl OnlineLearner for RffAwv {
+    fn input_dim(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.features.input_dim())
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        match &self.state {
+            Some(st) => Ok(st.engine.predict(&st.features.map(x))),
+            // b_0 = 0: the first prediction is 0.
+            None => Ok(0.0),
+        }
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let st = self.state_mut(x.len())?;
+        st.features.map_into(x, &mut st.v);
+        Ok(st.engine.predict_learn(&st.v, y))
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.state.as_ref().map_or(0, |s| s.engine.n_seen())
+    }
+
+    fn dim(&self) -> usize {
+        match self.variant {
+            RffVariant::Cos => self.n_features,
+            RffVariant::CosSin => 2 * self.n_features,
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Bindings of the aggregation rules ([`crate::aggregation`]): `predict(z)`,
+//! `update(z, y)`, `weights`, `progressive_predict(Z, y)` (GIL released),
+//! `n_seen`, `n_experts`, state bytes for pickling. Every input is validated
+//! before any state changes.
+use crate::aggregation::{self, AggregatingAlgorithm, Aggregator, Boa, Ewa, MlPoly, MlProd, VawMeta};
+use crate::python::errors::IntoPyResult;
+use numpy::PyArray1;
+use pyo3::prelude::*;
+
+macro_rules! aggregator_protocol {
+    ($py_ty:ty, $core_ty:ty) => {
+        #[pymethods]
+        impl $py_ty {
+            fn predict(&self, z: numpy::PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
+                let z = crate::python::convert::vec1(&z);
+                aggregation::predict_checked(&self.inner, &z).py()
+            }
+
+            fn update(&mut self, z: numpy::PyReadonlyArray1<'_, f64>, y: f64) -> PyResult<()> {
+                let z = crate::python::convert::vec1(&z);
+                aggregation::update_checked(&mut self.inner, &z, y).py()
+            }
+
+            fn progressive_predict<'py>(
+                &mut self,
+                py: Python<'py>,
+                z: numpy::PyReadonlyArray2<'py, f64>,
+                y: numpy::PyReadonlyArray1<'py, f64>,
+            ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+                let (zs, n, d) = crate::python::convert::mat2(&z);
+                let ys = crate::python::convert::vec1(&y);
+                let (zs, ys): (&[f64], &[f64]) = (&zs, &ys);
+                let inner = &mut self.inner;
+                let out = py.detach(|| aggregation::progressive_predict(inner, zs, n, d, ys)).py()?;
+                Ok(PyArray1::from_vec(py, out))
+            }
+
+            #[getter]
+            fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+                PyArray1::from_vec(py, self.inner.weights())
+            }
+
+            #[getter]
+            fn n_seen(&self) -> u64 {
+                self.inner.n_seen()
+            }
+
+            #[getter]
+            fn n_experts(&self) -> usize {
+                self.inner.n_experts()
+            }
+
+            fn _state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                let bytes = crate::python::protocol::dump(&self.inner).py()?;
+                Ok(pyo3::types::PyBytes::new(py, &bytes))
+            }
+
+            fn _set_state_bytes(&mut self, data: &[u8]) -> PyResult<()> {
+                let new: $core_ty = crate::python::protocol::load::<$core_ty>(data).py()?;
+                if new.n_experts() != self.inner.n_experts() {
+                    return Err(crate::python::errors::to_py(crate::KsError::Input(
+                        "pickled aggregator state has a different number of experts".into(),
+                    )));
+                }
+                self.inner = new;
+                Ok(())
+            }
+
+            fn __copy__(&self) -> Self {
+                Self { inner: self.inner.clone() }
+            }
+        }
+    };
+}
+
+#[pyclass(module = "kernelstream._core", name = "VAWMeta")]
+pub struct PyVawMeta {
+    pub inner: VawMeta,
+}
+#[pymethods]
+impl PyVawMeta {
+    #[new]
+    #[pyo3(signature = (n_experts, lam=1.0))]
+    fn new(n_experts: usize, lam: f64) -> PyResult<Self> {
+        Ok(PyVawMeta { inner: VawMeta::new(n_experts, lam).py()? })
+    }
+}
+aggregator_protocol!(PyVawMeta, VawMeta);
+
+#[pyclass(module = "kernelstream._core", name = "EWA")]
+pub struct PyEwa {
+    pub inner: Ewa,
+}
+#[pymethods]
+impl PyEwa {
+    #[new]
+    #[pyo3(signature = (n_experts, eta=0.5))]
+    fn new(n_experts: usize, eta: f64) -> PyResult<Self> {
+        Ok(PyEwa { inner: Ewa::new(n_experts, eta).py()? })
+    }
+}
+aggregator_protocol!(PyEwa, Ewa);
+
+#[pyclass(module = "kernelstream._core", name = "AggregatingAlgorithm")]
+pub struct PyAa {
+    pub inner: AggregatingAlgorithm,
+}
+#[pymethods]
+impl PyAa {
+    #[new]
+    #[pyo3(signature = (n_experts, lo=0.0, hi=1.0))]
+    fn new(n_experts: usize, lo: f64, hi: f64) -> PyResult<Self> {
+        Ok(PyAa { inner: AggregatingAlgorithm::new(n_experts, lo, hi).py()? })
+    }
+}
+aggregator_protocol!(PyAa, AggregatingAlgorithm);
+
+#[pyclass(module = "kernelstream._core", name = "BOA")]
+pub struct PyBoa {
+    pub inner: Boa,
+}
+#[pymethods]
+impl PyBoa {
+    #[new]
+    #[pyo3(signature = (n_experts, gradient=true))]
+    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
+        Ok(PyBoa { inner: Boa::new(n_experts, gradient).py()? })
+    }
+}
+aggregator_protocol!(PyBoa, Boa);
+
+#[pyclass(module = "kernelstream._core", name = "MLPoly")]
+pub struct PyMlPoly {
+    pub inner: MlPoly,
+}
+#[pymethods]
+impl PyMlPoly {
+    #[new]
+    #[pyo3(signature = (n_experts, gradient=true))]
+    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
+        Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient).py()? })
+    }
+}
+aggregator_protocol!(PyMlPoly, MlPoly);
+
+#[pyclass(module = "kernelstream._core", name = "MLProd")]
+pub struct PyMlProd {
+    pub inner: MlProd,
+}
+#[pymethods]
+impl PyMlProd {
+    #[new]
+    #[pyo3(signature = (n_experts, gradient=true))]
+    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
+        Ok(PyMlProd { inner: MlProd::new(n_experts, gradient).py()? })
+    }
+}
+aggregator_protocol!(PyMlProd, MlProd);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyVawMeta>()?;
+    m.add_class::<PyEwa>()?;
+    m.add_class::<PyAa>()?;
+    m.add_class::<PyBoa>()?;
+    m.add_class::<PyMlPoly>()?;
+    m.add_class::<PyMlProd>()
+}

@@ -1,0 +1,160 @@
+//! Bindings of [`crate::learners::MultiKernelAwv`], [`crate::learners::Raker`]
+//! and [`crate::learners::OmklGf`].
+use super::rff_awv::{kernels_from_specs, omega_array};
+use crate::features::rff::{RandomFourier, RffVariant};
+use crate::learners::{MetaRule, MultiKernelAwv, OmklGf, Raker};
+use crate::python::errors::{to_py, IntoPyResult};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+fn nth_map(maps: Option<&[RandomFourier]>, j: usize) -> PyResult<Option<&RandomFourier>> {
+    match maps {
+        None => Ok(None),
+        Some(m) => m
+            .get(j)
+            .map(Some)
+            .ok_or_else(|| to_py(crate::KsError::Input(format!("kernel index {j} out of range (have {})", m.len())))),
+    }
+}
+
+#[pyclass(module = "kernelstream._core", name = "MultiKernelAWV")]
+pub struct PyMultiKernelAwv {
+    pub inner: MultiKernelAwv,
+}
+
+#[pymethods]
+impl PyMultiKernelAwv {
+    #[new]
+    #[pyo3(signature = (kernels, n_features=50, lam=1.0, aggregator="vaw", clip=None, eta=0.5, gradient=true, features="cos", seed=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        kernels: Vec<(String, Vec<f64>)>,
+        n_features: usize,
+        lam: f64,
+        aggregator: &str,
+        clip: Option<(f64, f64)>,
+        eta: f64,
+        gradient: bool,
+        features: &str,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let ks = kernels_from_specs(kernels).py()?;
+        let rule = MetaRule::from_name(aggregator, eta, gradient).py()?;
+        let v = RffVariant::from_name(features).py()?;
+        Ok(PyMultiKernelAwv { inner: MultiKernelAwv::new(ks, n_features, lam, v, rule, clip, seed).py()? })
+    }
+
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        Ok(PyArray1::from_vec(py, self.inner.weights().py()?))
+    }
+
+    /// Raw expert predictions for `x` as the next round.
+    fn expert_predictions<'py>(&self, py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = crate::python::convert::vec1(&x);
+        crate::stream::validate(&self.inner, &x, 1, x.len(), None).py()?;
+        Ok(PyArray1::from_vec(py, self.inner.expert_predictions(&x)))
+    }
+
+    fn frequencies<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        nth_map(self.inner.feature_maps(), j)?.map(|f| omega_array(py, f)).transpose()
+    }
+
+    /// The online protocol over the rows (GIL released); returns the raw expert
+    /// predictions `(n, N)` made before each label.
+    fn progressive_experts<'py>(
+        &mut self,
+        py: Python<'py>,
+        x: numpy::PyReadonlyArray2<'py, f64>,
+        y: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (xs, n, d) = crate::python::convert::mat2(&x);
+        let ys = crate::python::convert::vec1(&y);
+        let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+        let inner = &mut self.inner;
+        let nk = inner.n_kernels();
+        let out = py.detach(|| inner.progressive_experts(xs, n, d, ys)).py()?;
+        let arr = PyArray1::from_vec(py, out);
+        arr.reshape([n, nk])
+    }
+
+    fn offsets<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+        Ok(nth_map(self.inner.feature_maps(), j)?.map(|f| PyArray1::from_slice(py, f.offset())))
+    }
+}
+
+crate::learner_protocol!(PyMultiKernelAwv, MultiKernelAwv);
+
+#[pyclass(module = "kernelstream._core", name = "Raker")]
+pub struct PyRaker {
+    pub inner: Raker,
+}
+
+#[pymethods]
+impl PyRaker {
+    #[new]
+    #[pyo3(signature = (kernels, n_features=50, lr=0.1, reg=1e-3, seed=0))]
+    fn new(kernels: Vec<(String, Vec<f64>)>, n_features: usize, lr: f64, reg: f64, seed: u64) -> PyResult<Self> {
+        let ks = kernels_from_specs(kernels).py()?;
+        Ok(PyRaker { inner: Raker::new(ks, n_features, lr, reg, seed).py()? })
+    }
+
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.inner.weights())
+    }
+
+    fn frequencies<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        nth_map(self.inner.feature_maps(), j)?.map(|f| omega_array(py, f)).transpose()
+    }
+}
+
+crate::learner_protocol!(PyRaker, Raker);
+
+#[pyclass(module = "kernelstream._core", name = "OMKLGF")]
+pub struct PyOmklGf {
+    pub inner: OmklGf,
+}
+
+#[pymethods]
+impl PyOmklGf {
+    #[new]
+    #[pyo3(signature = (kernels, n_features=50, lr=0.1, reg=1e-3, n_samples=10, explore=0.1, graph_rounds=500, seed=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        kernels: Vec<(String, Vec<f64>)>,
+        n_features: usize,
+        lr: f64,
+        reg: f64,
+        n_samples: usize,
+        explore: f64,
+        graph_rounds: u64,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let ks = kernels_from_specs(kernels).py()?;
+        Ok(PyOmklGf { inner: OmklGf::new(ks, n_features, lr, reg, n_samples, explore, graph_rounds, seed).py()? })
+    }
+
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.inner.weights())
+    }
+
+    /// Kernels of the graph the next round uses (None before the first round).
+    #[getter]
+    fn chosen(&self) -> Option<Vec<usize>> {
+        self.inner.chosen().map(|c| c.to_vec())
+    }
+
+    fn frequencies<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        nth_map(self.inner.feature_maps(), j)?.map(|f| omega_array(py, f)).transpose()
+    }
+}
+
+crate::learner_protocol!(PyOmklGf, OmklGf);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyMultiKernelAwv>()?;
+    m.add_class::<PyRaker>()?;
+    m.add_class::<PyOmklGf>()
+}
