@@ -1,6 +1,7 @@
 //! Explicit feature maps `x -> v(x)` whose inner products approximate a kernel.
 //! Every fixed-feature learner is "a feature map + the linear AWV engine".
 
+pub mod nested_cholesky;
 pub mod taylor;
 
 pub use taylor::TaylorGaussian;

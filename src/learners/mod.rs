@@ -2,8 +2,14 @@
 //! the learner protocol of the API contract; [`crate::stream`] runs the online
 //! protocol over whole arrays for any of them.
 
+pub mod fogd;
+pub mod losses;
+pub mod nogd;
 pub mod taylor_awv;
 
+pub use fogd::Fogd;
+pub use losses::Loss;
+pub use nogd::Nogd;
 pub use taylor_awv::TaylorAwv;
 
 use crate::error::Result;

@@ -7,6 +7,7 @@
 
 pub mod convert;
 pub mod errors;
+mod fogd;
 mod kernels;
 pub mod protocol;
 mod rng;
@@ -21,5 +22,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rng::register(m)?;
     kernels::register(m)?;
     taylor_awv::register(m)?;
+    fogd::register(m)?;
     Ok(())
 }

@@ -1,5 +1,7 @@
 """Online learners, one module per algorithm (the class docstring cites the paper)."""
 from .base import Learner
+from .fogd import FOGD
+from .nogd import NOGD
 from .taylor_awv import TaylorAWV
 
-__all__ = ["Learner", "TaylorAWV"]
+__all__ = ["Learner", "TaylorAWV", "FOGD", "NOGD"]
