@@ -11,7 +11,7 @@ __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
 from . import datasets, evaluate  # noqa: E402
-from .learners import FOGD, NOGD, Learner, TaylorAWV  # noqa: E402
+from .learners import FOGD, NOGD, Learner, ProsNKons, TaylorAWV  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -26,4 +26,5 @@ __all__ = [
     "TaylorAWV",
     "FOGD",
     "NOGD",
+    "ProsNKons",
 ]

@@ -5,11 +5,13 @@
 pub mod fogd;
 pub mod losses;
 pub mod nogd;
+pub mod pros_n_kons;
 pub mod taylor_awv;
 
 pub use fogd::Fogd;
 pub use losses::Loss;
 pub use nogd::Nogd;
+pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
 pub use taylor_awv::TaylorAwv;
 
 use crate::error::Result;

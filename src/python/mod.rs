@@ -10,6 +10,7 @@ pub mod errors;
 mod fogd;
 mod kernels;
 pub mod protocol;
+mod pros_n_kons;
 mod rng;
 mod taylor_awv;
 
@@ -23,5 +24,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kernels::register(m)?;
     taylor_awv::register(m)?;
     fogd::register(m)?;
+    pros_n_kons::register(m)?;
     Ok(())
 }
