@@ -329,11 +329,16 @@ impl ProsNKons {
         }
         let s = dot(&st.phi, &st.w);
         let q = dot(&st.phi, &st.u);
-        if s.abs() > c && q > 0.0 {
+        let y_hat = if s.abs() > c && q > 0.0 {
             // Guard (spec 2.3, 6.3.4): q = 0 only if phi = 0, then s = 0 too.
             axpy(-h_clip(s, c) / q, &st.u, &mut st.w);
-        }
-        let y_hat = dot(&st.phi, &st.w);
+            // phi^T w = s - h(s) = clip(s, -C, C) exactly (not up to rounding: a hinge
+            // loss at C = 1 sits on its kink there, so the subgradient must not depend
+            // on the last bit of a dot product).
+            s.clamp(-c, c)
+        } else {
+            s
+        };
         Ok(RoundOut { y_hat, has_phi: true })
     }
 

@@ -61,6 +61,11 @@ impl PyProsNKons {
     fn dictionary_size(&self) -> usize {
         self.inner.dictionary_size()
     }
+    /// Number of KORS calls so far (B-KONS stops calling KORS at its budget).
+    #[getter]
+    fn kors_calls(&self) -> u64 {
+        self.inner.kors().n_seen()
+    }
     #[getter]
     fn n_resets(&self) -> u64 {
         self.inner.n_resets()

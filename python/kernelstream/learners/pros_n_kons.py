@@ -119,6 +119,11 @@ class ProsNKons(Learner):
         return int(self._core.dictionary_size)
 
     @property
+    def kors_calls(self) -> int:
+        """Number of KORS calls so far (B-KONS stops calling KORS once its budget is reached)."""
+        return int(self._core.kors_calls)
+
+    @property
     def n_resets(self) -> int:
         """Number of dictionary growths the learner has processed (restarts or transports)."""
         return int(self._core.n_resets)

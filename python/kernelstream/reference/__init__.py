@@ -3,6 +3,7 @@ code). The tests compare every fast learner with its reference, and
 ``kernelstream bench`` times one against the other."""
 from .fogd import FOGDReference
 from .nogd import NOGDReference
+from .pros_n_kons import ProsNKonsReference
 from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
 
 __all__ = [
@@ -11,4 +12,5 @@ __all__ = [
     "taylor_monomial_features",
     "FOGDReference",
     "NOGDReference",
+    "ProsNKonsReference",
 ]
