@@ -69,6 +69,14 @@ def classification_baseline_specs(seed=0):
     }
 
 
+def _support_size(learner) -> int:
+    """#SV column: KORS dictionary size, NOGD's support set, FOGD's number of frequencies."""
+    for attr in ("dictionary_size", "n_support"):
+        if hasattr(learner, attr):
+            return int(getattr(learner, attr))
+    return int(learner.get_params().get("n_features", learner.dim))
+
+
 def run_task(task: dict) -> dict:
     """One run (dataset x learner x seed): a whole online pass in a random order.
 
@@ -93,7 +101,7 @@ def run_task(task: dict) -> dict:
     else:
         loss = float(np.mean((p - y) ** 2))
     out = {"loss": loss, "dim": int(learner.dim), "seconds": seconds, "n": int(len(y)),
-           "dictionary_size": int(getattr(learner, "dictionary_size", learner.dim))}
+           "dictionary_size": _support_size(learner)}
     if task.get("batch"):
         out["batch"] = batch_comparator(learner, X, y, task=task["task"])
     return out
