@@ -111,6 +111,9 @@ pub struct ProsNKonsParams {
     pub budget: Option<usize>,
     pub reset_timing: ResetTiming,
     pub transport: Transport,
+    /// KORS weight convention: `Sqrt` (`S = diag(1/sqrt(p))`, KORS as defined; default) or
+    /// `Inverse` (`1/p`, the paper's "adds (t, 1/p)" read literally, spec 6.1.9).
+    pub kors_weights: KorsWeights,
     pub seed: u64,
 }
 
@@ -175,7 +178,7 @@ impl ProsNKons {
             Some(s) => positive("curvature", s)?,
             None => p.loss.default_curvature(p.c),
         };
-        let kors = Kors::new(p.kernel, p.gamma, p.eps, p.beta, KorsWeights::Sqrt, p.seed)?;
+        let kors = Kors::new(p.kernel, p.gamma, p.eps, p.beta, p.kors_weights, p.seed)?;
         Ok(ProsNKons { params: p, sigma, kors, n_seen: 0, n_resets: 0, state: None })
     }
 

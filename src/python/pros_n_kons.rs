@@ -21,7 +21,7 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, r: usize) -> PyResult<Bound<'py, Py
 #[pymethods]
 impl PyProsNKons {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, alpha, gamma, eps, beta, c, curvature, loss, on_growth, budget, reset_timing, transport, seed))]
+    #[pyo3(signature = (kernel_name, kernel_params, alpha, gamma, eps, beta, c, curvature, loss, on_growth, budget, reset_timing, transport, kors_weights, seed))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,
@@ -37,6 +37,7 @@ impl PyProsNKons {
         budget: Option<usize>,
         reset_timing: &str,
         transport: &str,
+        kors_weights: &str,
         seed: u64,
     ) -> PyResult<Self> {
         let params = ProsNKonsParams {
@@ -52,6 +53,7 @@ impl PyProsNKons {
             budget,
             reset_timing: ResetTiming::from_name(reset_timing).py()?,
             transport: Transport::from_name(transport).py()?,
+            kors_weights: crate::samplers::KorsWeights::from_name(kors_weights).py()?,
             seed,
         };
         Ok(PyProsNKons { inner: ProsNKons::new(params).py()? })

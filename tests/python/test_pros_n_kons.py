@@ -290,6 +290,7 @@ CONFIGS = {
     "squared-hinge": dict(loss="squared_hinge"),
     "logistic": dict(loss="logistic", C=2.0),
     "small-alpha-C": dict(alpha=0.01, C=0.4, curvature=0.5),
+    "kors-inverse-weights": dict(kors_weights="inverse"),
 }
 
 

@@ -58,6 +58,9 @@ class ProsNKons(Learner):
         CON-KONS only. ``"literal"``: at a growth ``w_t`` is the mapped ``w_{t-1}`` and the
         prediction is ``clip(phi^T w, -C, C)`` (no Newton step, no projection);
         ``"step"``: the last gradient is mapped too and the normal step is taken.
+    kors_weights : {"sqrt", "inverse"}, default "sqrt"
+        KORS dictionary weights: ``1/sqrt(p)`` (``S = diag(1/sqrt(p))``, KORS as defined) or
+        ``1/p`` (the paper's text "adds (t, 1/p)" read literally; smaller dictionaries).
     seed : int, default 0
         Seed of KORS's generator (one uniform draw per KORS call).
 
@@ -85,10 +88,11 @@ class ProsNKons(Learner):
 
     def __init__(self, kernel, alpha: float = 1.0, gamma: float = 1.0, eps: float = 0.5, beta: float = 1.0,
                  C: float = 1.0, curvature=None, loss: str = "squared", on_growth: str = "restart",
-                 budget=None, reset_timing: str = "same_round", transport: str = "literal", seed: int = 0):
+                 budget=None, reset_timing: str = "same_round", transport: str = "literal",
+                 kors_weights: str = "sqrt", seed: int = 0):
         super().__init__(kernel=kernel, alpha=alpha, gamma=gamma, eps=eps, beta=beta, C=C, curvature=curvature,
                          loss=loss, on_growth=on_growth, budget=budget, reset_timing=reset_timing,
-                         transport=transport, seed=seed)
+                         transport=transport, kors_weights=kors_weights, seed=seed)
         self.task = task_of(self._params["loss"])
 
     def _core_kwargs(self, p):
@@ -110,6 +114,7 @@ class ProsNKons(Learner):
             budget=None if p["budget"] is None else integer("budget", p["budget"], 1),
             reset_timing=choice("reset_timing", p["reset_timing"], ("same_round", "next_round")),
             transport=choice("transport", p["transport"], ("literal", "step")),
+            kors_weights=choice("kors_weights", p["kors_weights"], ("sqrt", "inverse")),
             seed=check_seed(p["seed"]),
         )
 

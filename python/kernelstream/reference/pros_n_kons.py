@@ -37,7 +37,8 @@ def kors_probability(kernel, points, weights, x, gamma, eps, beta):
 class ProsNKonsReference:
     def __init__(self, kernel, alpha=1.0, gamma=1.0, eps=0.5, beta=1.0, C=1.0, curvature=None, loss="squared",
                  on_growth="restart", budget=None, reset_timing="same_round", transport="literal", seed=0,
-                 embedding="eigen"):
+                 embedding="eigen", kors_weights="sqrt"):
+        self.kors_weights_kind = kors_weights
         # embedding: "eigen" (Sigma^{-1} U^T k_I(x) from K_I) or "weighted" (the same from
         # S K_I S applied to S k_I(x), with KORS's S): both span the same subspace.
         self.embedding = embedding
@@ -63,7 +64,7 @@ class ProsNKonsReference:
         if u < p:
             self.kors_points.append(x.copy())
             self.kors_probs.append(p)
-            self.kors_weights.append(1.0 / np.sqrt(p))
+            self.kors_weights.append(1.0 / np.sqrt(p) if self.kors_weights_kind == "sqrt" else 1.0 / p)
             return True
         return False
 
