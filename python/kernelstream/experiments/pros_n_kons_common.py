@@ -125,3 +125,30 @@ def pkawv_figure_learners(n: int, sigma: float = 1.0, lam: float = 1.0, seed: in
         "FOGD": {"class": "FOGD", "params": dict(kernel=kernel, n_features=1000, lr=1.0 / np.sqrt(n),
                                                  loss="squared", seed=seed)},
     }
+
+
+def table_figure(rows: list, title: str, ylabel: str):
+    """One panel per data set: our mean +- std (bars) beside the paper's value (black marks)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    sets = list(dict.fromkeys(r.dataset for r in rows))
+    fig, axes = plt.subplots(1, len(sets), figsize=(4.2 * len(sets), 3.8), squeeze=False)
+    for ax, ds in zip(axes[0], sets):
+        rs = [r for r in rows if r.dataset == ds]
+        xs = np.arange(len(rs))
+        ax.bar(xs, [r.ours for r in rs], yerr=[r.ours_std or 0.0 for r in rs], color="tab:blue", alpha=0.7,
+               label="ours")
+        px = [i for i, r in enumerate(rs) if r.paper is not None]
+        ax.scatter(px, [rs[i].paper for i in px], color="black", marker="_", s=300, zorder=3, label="paper")
+        ax.set_xticks(xs)
+        ax.set_xticklabels([r.learner for r in rs], rotation=45, ha="right", fontsize=8)
+        ax.set_title(ds, fontsize=9)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

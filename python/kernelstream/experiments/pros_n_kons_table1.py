@@ -13,6 +13,7 @@ from .pros_n_kons_common import (
     regression_baseline_specs,
     run_task,
     summarise,
+    table_figure,
 )
 from .registry import Context, EntryResult, Row, register
 
@@ -95,4 +96,5 @@ def run(ctx: Context) -> EntryResult:
     settings = {"bandwidth": 8.0, "kernel": "exp(-||x-x'||^2/(2*8^2))", "alpha": 1.0, "gamma": 1.0, "eps": 0.5,
                 "beta": 1.0, "C": 1.0, "curvature": 0.125, "budget_bkons": 100, "runs": n_runs, "limit": limit,
                 "x_range": [0, 1], "y_range": [0, 1], "kors_weights": "1/sqrt(p)"}
-    return EntryResult(rows=rows, figures=[], notes=notes, settings=settings)
+    figs = [ctx.savefig(table_figure(rows, 'PROS-N-KONS Table 1 (regression, alpha = gamma = 1)', 'average squared loss'), 'pros-n-kons-table1.png')]
+    return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

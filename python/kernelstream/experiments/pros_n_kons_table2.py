@@ -13,6 +13,7 @@ from .pros_n_kons_common import (
     prosnkons_spec,
     run_task,
     summarise,
+    table_figure,
 )
 from .registry import Context, EntryResult, Row, register
 
@@ -105,4 +106,5 @@ def run(ctx: Context) -> EntryResult:
     ]
     settings = {"bandwidth": 8.0, "alphas": list(ALPHAS), "eps": 0.5, "beta": 1.0, "C": 1.0, "curvature": 0.125,
                 "loss": "hinge", "budget_bkons": 100, "runs": n_runs, "limit": limit, "x_range": [0, 1]}
-    return EntryResult(rows=rows, figures=[], notes=notes, settings=settings)
+    figs = [ctx.savefig(table_figure(rows, 'PROS-N-KONS Table 2 (hinge loss)', 'online error (%)'), 'pros-n-kons-table2.png')]
+    return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)
