@@ -57,7 +57,7 @@ fn bench_bkons(c: &mut Criterion) {
 fn bench_prosnkons(c: &mut Criterion) {
     let mut g = c.benchmark_group("prosnkons_round_with_kors");
     let xs = points(20000, 8, 2);
-    for &gamma in &[0.1f64, 0.03, 0.01, 0.003] {
+    for &gamma in &[3.0f64, 1.0, 0.3, 0.1] {
         let mut m = ProsNKons::new(params(gamma, None)).unwrap();
         for x in &xs {
             m.learn(x, 0.5).unwrap();
