@@ -45,16 +45,16 @@ def _pros_n_kons(quick):
     from .reference import ProsNKonsReference
 
     out = []
-    # gamma sets the dictionary size (d = 8 in [0, 1], sigma = 1).
-    for gamma in ((0.1, 0.01) if quick else (0.1, 0.01, 0.001)):
+    # gamma sets the dictionary size (d = 8 in [0, 1], sigma = 3).
+    for gamma in ((1.0, 0.1) if quick else (1.0, 0.1, 0.01)):
         n = 3000 if quick else 20000
         rng = np.random.default_rng(1)
         X = rng.uniform(0, 1, size=(n, 8))
         y = 0.5 + 0.4 * np.sin(3 * X[:, 0])
         out.append(BenchCase(label=f"gamma={gamma} (dense solves)",
-                             make_fast=lambda g=gamma: ProsNKons(Gaussian(1.0), gamma=g, seed=0),
-                             make_reference=lambda g=gamma: ProsNKonsReference(Gaussian(1.0), gamma=g, seed=0),
-                             X=X, y=y, reference_rounds=100, warmup=500))
+                             make_fast=lambda g=gamma: ProsNKons(Gaussian(3.0), gamma=g, seed=0),
+                             make_reference=lambda g=gamma: ProsNKonsReference(Gaussian(3.0), gamma=g, seed=0),
+                             X=X, y=y, reference_rounds=50, warmup=500))
     return out
 
 

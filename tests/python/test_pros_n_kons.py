@@ -305,6 +305,9 @@ def test_equals_reference(name):
     q = np.array([ref.learn_one(x, yt) for x, yt in zip(X, y)])
     np.testing.assert_allclose(p, q, atol=1e-9, rtol=0)
     assert m.dictionary_size == len(ref.kors_points) and m.n_resets == ref.n_resets
+    # the reference's predict_one (a copy playing the next round) agrees with the learner's
+    Xq, _ = data(5, seed=99)
+    np.testing.assert_allclose([ref.predict_one(x) for x in Xq], m.predict_many(Xq), atol=1e-9, rtol=0)
     assert np.all(np.abs(p) <= kw.get("C", 1.0) + 1e-12)
 
 

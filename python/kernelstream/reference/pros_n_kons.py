@@ -47,6 +47,10 @@ class ProsNKonsReference:
         self.loss, self.on_growth, self.budget = loss, on_growth, budget
         self.reset_timing, self.transport = reset_timing, transport
         self.rng = _core.Rng(seed)
+        # One draw ahead, so that predict_one (a copy playing the round) sees the same u
+        # as the following learn_one without touching the generator.
+        self._next_u = self.rng.uniform()
+        self._peek = False
         self.kors_points, self.kors_weights, self.kors_probs = [], [], []
         self.emb_points = []  # dictionary as seen by the embedding
         self.pending = None
@@ -60,7 +64,9 @@ class ProsNKonsReference:
     def _kors_step(self, x):
         pts = np.array(self.kors_points) if self.kors_points else np.zeros((0, len(x)))
         p = kors_probability(self.kernel, pts, self.kors_weights, x, self.gamma, self.eps, self.beta)
-        u = self.rng.uniform()
+        u = self._next_u
+        if not self._peek:
+            self._next_u = self.rng.uniform()
         if u < p:
             self.kors_points.append(x.copy())
             self.kors_probs.append(p)
@@ -129,7 +135,13 @@ class ProsNKonsReference:
         return info
 
     def predict_one(self, x):
-        return copy.deepcopy(self)._round(x)["y_hat"]
+        rng, self.rng = self.rng, None
+        try:
+            c = copy.deepcopy(self)
+        finally:
+            self.rng = rng
+        c._peek = True
+        return c._round(x)["y_hat"]
 
     def learn_one(self, x, y):
         info = self._round(x)
