@@ -75,12 +75,15 @@ class ProsNKons(Learner):
     >>> from kernelstream import ProsNKons
     >>> from kernelstream.kernels import Gaussian
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(0, 1, size=(500, 2)); y = 0.5 + 0.4 * np.sin(4 * X[:, 0])
-    >>> model = ProsNKons(Gaussian(0.5), alpha=1.0, gamma=0.1, seed=3)
+    >>> X = rng.uniform(0, 1, size=(2000, 2)); y = 0.5 + 0.4 * np.sin(4 * X[:, 0])
+    >>> model = ProsNKons(Gaussian(0.5), alpha=1.0, gamma=1.0, seed=3)
     >>> p = model.progressive_predict(X, y)
     >>> model.dim <= model.dictionary_size == model.n_resets
     True
-    >>> bool(np.mean((p[250:] - y[250:]) ** 2) < np.mean((y[250:] - y.mean()) ** 2))
+    >>> bool(np.mean((p[1000:] - y[1000:]) ** 2) < np.mean((y[1000:] - y.mean()) ** 2))
+    True
+    >>> con = ProsNKons(Gaussian(0.5), gamma=1.0, on_growth="continue", seed=3)  # CON-KONS
+    >>> bool(np.mean((con.progressive_predict(X, y)[1000:] - y[1000:]) ** 2) < 1e-3)
     True
     """
 
