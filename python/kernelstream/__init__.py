@@ -11,7 +11,7 @@ __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
 from . import datasets, evaluate  # noqa: E402
-from .learners import KernelAWV, Learner, MultiKernelAWV, NystromAWV, OMKLGF, RFFAWV, Raker, TaylorAWV  # noqa: E402
+from .learners import FOGD, KernelAWV, Learner, MultiKernelAWV, NOGD, NystromAWV, OMKLGF, ProsNKons, RFFAWV, Raker, TaylorAWV  # noqa: E402
 from . import samplers  # noqa: E402
 from . import aggregation  # noqa: E402
 
@@ -34,4 +34,7 @@ __all__ = [
     "Raker",
     "OMKLGF",
     "aggregation",
+    "FOGD",
+    "NOGD",
+    "ProsNKons",
 ]

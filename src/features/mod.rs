@@ -2,6 +2,7 @@
 //! Every fixed-feature learner is "a feature map + the linear AWV engine".
 
 pub mod rff;
+pub mod nested_cholesky;
 pub mod taylor;
 pub mod trig;
 

@@ -2,18 +2,26 @@
 //! the learner protocol of the API contract; [`crate::stream`] runs the online
 //! protocol over whole arrays for any of them.
 
+pub mod fogd;
 pub mod kernel_awv;
+pub mod losses;
 pub mod multi_kernel_awv;
+pub mod nogd;
 pub mod nystrom_awv;
 pub mod omkl_gf;
+pub mod pros_n_kons;
 pub mod raker;
 pub mod rff_awv;
 pub mod taylor_awv;
 
+pub use fogd::Fogd;
 pub use kernel_awv::KernelAwv;
+pub use losses::Loss;
 pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
+pub use nogd::Nogd;
 pub use nystrom_awv::{NystromAwv, NystromStats};
 pub use omkl_gf::OmklGf;
+pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
 pub use raker::Raker;
 pub use rff_awv::RffAwv;
 pub use taylor_awv::TaylorAwv;

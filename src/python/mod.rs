@@ -9,12 +9,14 @@ mod aggregation;
 pub mod convert;
 pub mod errors;
 mod kernel_awv;
+mod fogd;
 mod kernels;
 pub mod kors;
 mod nystrom_awv;
 mod multi_kernel_awv;
 pub mod protocol;
 mod rff_awv;
+mod pros_n_kons;
 mod rng;
 mod taylor_awv;
 
@@ -33,5 +35,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rff_awv::register(m)?;
     multi_kernel_awv::register(m)?;
     aggregation::register(m)?;
+    fogd::register(m)?;
+    pros_n_kons::register(m)?;
     Ok(())
 }

@@ -36,6 +36,20 @@ ZOO: dict[str, ZooEntry] = {
     ),
     "NystromAWV-fixed": ZooEntry(lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)),
     # -- issue 4 --
+    "ProsNKons": ZooEntry(lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, seed=4), randomized=True),
+    "CON-KONS": ZooEntry(lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5), randomized=True),
+    "B-KONS-hinge": ZooEntry(
+        lambda: ks.ProsNKons(Gaussian(0.7), alpha=0.1, gamma=0.05, loss="hinge", budget=6, seed=6),
+        task="classification", randomized=True),
+    "ProsNKons-next-round-logistic": ZooEntry(
+        lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, loss="logistic", reset_timing="next_round", seed=7),
+        task="classification", randomized=True),
+    "FOGD": ZooEntry(lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, seed=2), randomized=True),
+    "FOGD-hinge": ZooEntry(lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, loss="hinge", seed=3),
+                           task="classification", randomized=True),
+    "NOGD": ZooEntry(lambda: ks.NOGD(Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05)),
+    "NOGD-squared-hinge": ZooEntry(lambda: ks.NOGD(Gaussian(0.8), budget=10, lr=0.3, loss="squared_hinge"),
+                                   task="classification"),
     # -- issue 5 --
     "RFFAWV": ZooEntry(lambda: ks.RFFAWV(Gaussian(0.7), n_features=20, seed=3), randomized=True),
     "RFFAWV-cossin-laplacian": ZooEntry(lambda: ks.RFFAWV(Laplacian(1.5), n_features=15, lam=0.5, features="cossin", seed=4), randomized=True),

@@ -3,5 +3,7 @@
 from . import pkawv_fig3  # noqa: F401
 from . import pkawv_fig2  # noqa: F401
 from . import pkawv_fig4  # noqa: F401
+from . import pros_n_kons_table1  # noqa: F401
+from . import pros_n_kons_table2  # noqa: F401
 from . import taylor_casp  # noqa: F401
 from . import vaw2_table2  # noqa: F401

@@ -1,8 +1,11 @@
 """Online learners, one module per algorithm (the class docstring cites the paper)."""
 from .base import Learner
+from .fogd import FOGD
 from .kernel_awv import KernelAWV
 from .multi_kernel_awv import OMKLGF, MultiKernelAWV, Raker
+from .nogd import NOGD
 from .nystrom_awv import NystromAWV
+from .pros_n_kons import ProsNKons, batch_comparator
 from .rff_awv import RFFAWV
 from .taylor_awv import TaylorAWV
 
@@ -15,4 +18,8 @@ __all__ = [
     "MultiKernelAWV",
     "Raker",
     "OMKLGF",
+    "FOGD",
+    "NOGD",
+    "ProsNKons",
+    "batch_comparator",
 ]

@@ -4,6 +4,12 @@ code). The tests compare every fast learner with its reference, and
 from .kernel_awv import KernelAWVReference
 from .kors import KORSReference
 from .nystrom_awv import NystromAWVReference
+from .fogd import FOGDReference
+from .nogd import NOGDReference
+from .pros_n_kons import ProsNKonsReference
+
+__all__ = [
+]
 from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
 from .aggregation import (AAReference, BOAReference, EWAReference, MLPolyReference, MLProdReference,
                           VAWMetaReference)
@@ -11,7 +17,7 @@ from .multi_kernel_awv import MultiKernelAWVReference, RakerReference
 from .rff_awv import RFFAWVReference, VAWReference, draw_rff, rff_map
 
 __all__ = [
-    "KernelAWVReference",
+"KernelAWVReference",
     "KORSReference",
     "NystromAWVReference",
     "TaylorAWVReference",
@@ -29,4 +35,13 @@ __all__ = [
     "BOAReference",
     "MLPolyReference",
     "MLProdReference",
+"TaylorAWVReference",
+    "taylor_kron_features",
+    "taylor_monomial_features",
+    "FOGDReference",
+    "NOGDReference",
+    "ProsNKonsReference",
+
+__all__ = [
+]
 ]

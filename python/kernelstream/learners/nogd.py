@@ -1,0 +1,89 @@
+"""NOGD: Nystrom Online Gradient Descent.
+
+Lu, Hoi, Wang, Zhao, Liu (2016), *Large Scale Online Kernel Learning*, JMLR 17,
+Algorithm 2; the first-order baseline of the PROS-N-KONS paper (spec
+``pros-n-kons.md`` sec. 4.2).
+"""
+from __future__ import annotations
+
+from .. import _core
+from .._validation import integer, non_negative, positive
+from ..kernels import as_kernel
+from ._losses import loss_name, task_of
+from .base import Learner
+
+
+class NOGD(Learner):
+    """Kernel gradient descent on the first ``budget`` support points, then gradient descent in their Nystrom embedding.
+
+    Stage 1: ``f(x) = sum_i alpha_i k(s_i, x)``; a round with a nonzero loss gradient
+    stores ``x_t`` with ``alpha = -lr l'(f(x_t), y_t)`` until ``budget`` points are stored.
+    At the next active round the support kernel matrix is eigendecomposed, the top
+    ``rank`` eigenpairs give ``phi(x) = Lambda^{-1/2} V^T k_B(x)``, the expansion is carried
+    over as ``w = Lambda^{1/2} V^T alpha`` (Lu et al.'s ``w = alpha pinv(M)``), and gradient
+    descent continues on ``phi``: ``w <- w - lr l'(f(x_t), y_t) phi(x_t)``.
+
+    Parameters
+    ----------
+    kernel : kernelstream.kernels.Kernel
+    budget : int, default 100
+        Number of support points ``B``.
+    rank : int or None, default None
+        Number of eigenpairs ``k``; ``None`` is Lu et al.'s ``round(0.2 B)``.
+    lr : float, default 0.2
+        Constant step size.
+    loss : {"squared", "hinge", "squared_hinge", "logistic"}, default "squared"
+    epsilon : float, default 0.0
+        Squared loss only: no update when ``|f - y| <= epsilon`` (Lu et al.'s code uses 0.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelstream import NOGD
+    >>> from kernelstream.kernels import Gaussian
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(0, 1, size=(400, 2)); y = np.sign(X[:, 0] - 0.5) + (X[:, 0] == 0.5)
+    >>> model = NOGD(Gaussian(0.5), budget=20, lr=0.2, loss="hinge")
+    >>> p = model.progressive_predict(X, y)
+    >>> model.n_support, model.embedded, model.dim
+    (20, True, 4)
+    """
+
+    _core_class = _core.NOGD
+
+    def __init__(self, kernel, budget: int = 100, rank=None, lr: float = 0.2, loss: str = "squared",
+                 epsilon: float = 0.0):
+        super().__init__(kernel=kernel, budget=budget, rank=rank, lr=lr, loss=loss, epsilon=epsilon)
+        self.task = task_of(self._params["loss"])
+
+    def _core_kwargs(self, p):
+        name, params = as_kernel(p["kernel"]).spec
+        budget = integer("budget", p["budget"], 1)
+        rank = None if p["rank"] is None else integer("rank", p["rank"], 1)
+        return dict(
+            kernel_name=name,
+            kernel_params=params,
+            budget=budget,
+            rank=rank,
+            lr=positive("lr", p["lr"]),
+            loss=loss_name(p["loss"]),
+            epsilon=non_negative("epsilon", p["epsilon"]),
+        )
+
+    @property
+    def n_support(self) -> int:
+        """Number of stored support points."""
+        return int(self._core.n_support)
+
+    @property
+    def embedded(self) -> bool:
+        """``True`` once the Nystrom embedding is built (stage 2)."""
+        return bool(self._core.embedded)
+
+    @property
+    def rank(self) -> int:
+        """Number of eigenpairs ``k`` kept at the transition."""
+        return int(self._core.rank)
+
+
+__all__ = ["NOGD"]

@@ -1,0 +1,198 @@
+//! FOGD: Fourier Online Gradient Descent. Lu, Hoi, Wang, Zhao, Liu (2016),
+//! *Large Scale Online Kernel Learning*, JMLR 17, Algorithm 1 (FOGD); the
+//! first-order baseline of the PROS-N-KONS paper (Tables 1-2) and of the PKAWV
+//! paper (spec `pros-n-kons.md` sec. 4.2, `pkawv.md` sec. 1.8).
+//!
+//! * `D` frequencies drawn once (when `d` is known) from the kernel's spectral
+//!   density: `u_i ~ N(0, I_d / sigma^2)` for the Gaussian kernel (Bochner), and
+//!   i.i.d. Cauchy coordinates of scale `1/sigma` for the Laplacian kernel;
+//!   drawn frequency by frequency, coordinate by coordinate, from the learner's Rng.
+//! * `z(x) = D^{-1/2} (cos(u_1.x), ..., cos(u_D.x), sin(u_1.x), ..., sin(u_D.x))`
+//!   so that `z(x).z(x') = D^{-1} sum_i cos(u_i.(x - x')) ~ k(x, x')`.
+//! * Predict `f(x) = w.z(x)`; update `w <- w - lr l'(f(x_t), y_t) z(x_t)`.
+//!   With `epsilon > 0` (squared loss), no update when `|f - y| <= epsilon`: the
+//!   epsilon-insensitive rule of Lu et al.'s public regression code.
+//!
+//! Lu et al.'s code uses unnormalised features (no `D^{-1/2}`) with the step
+//! `eta`; that is this learner with `lr = eta * D` (squared loss: `eta * D / 2`,
+//! since their step uses `y - f` and ours `l'(f) = 2 (f - y)`).
+
+use super::losses::Loss;
+use super::OnlineLearner;
+use crate::error::{positive, non_negative, Result};
+use crate::kernels::Kernel;
+use crate::linalg::blas::{axpy, dot};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+/// Largest number of frequencies accepted (the weights are `2 D` doubles and the
+/// frequencies `D d`).
+pub const MAX_FOGD_FEATURES: usize = 10_000_000;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Fogd {
+    kernel: Kernel,
+    n_features: usize,
+    lr: f64,
+    loss: Loss,
+    epsilon: f64,
+    seed: u64,
+    rng: Rng,
+    n_seen: u64,
+    /// Built on the first call, when `d` becomes known.
+    state: Option<FogdState>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct FogdState {
+    d: usize,
+    /// Frequencies, row-major `D x d`.
+    freqs: Vec<f64>,
+    /// Weights on `z(x)` (length `2 D`).
+    w: Vec<f64>,
+    #[serde(skip)]
+    z: Vec<f64>,
+}
+
+/// Draws the `D x d` frequencies of the kernel's spectral density.
+fn draw_frequencies(kernel: &Kernel, n: usize, d: usize, rng: &mut Rng) -> Result<Vec<f64>> {
+    let mut f = Vec::with_capacity(n * d);
+    #[allow(unreachable_patterns)]
+    match *kernel {
+        Kernel::Gaussian { sigma } => {
+            for _ in 0..n * d {
+                f.push(rng.normal() / sigma);
+            }
+        }
+        Kernel::Laplacian { sigma } => {
+            for _ in 0..n * d {
+                f.push(rng.cauchy() / sigma);
+            }
+        }
+        _ => return crate::param_err!("FOGD needs a shift-invariant kernel with a known spectral density (gaussian or laplacian)"),
+    }
+    Ok(f)
+}
+
+impl Fogd {
+    pub fn new(kernel: Kernel, n_features: usize, lr: f64, loss: Loss, epsilon: f64, seed: u64) -> Result<Self> {
+        if n_features == 0 || n_features > MAX_FOGD_FEATURES {
+            return crate::param_err!("n_features must be an integer in [1, {MAX_FOGD_FEATURES}], got {n_features}");
+        }
+        positive("lr", lr)?;
+        non_negative("epsilon", epsilon)?;
+        if epsilon > 0.0 && loss != Loss::Squared {
+            return crate::param_err!("epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only");
+        }
+        // Validate the kernel now rather than at the first call.
+        draw_frequencies(&kernel, 0, 0, &mut Rng::new(0))?;
+        Ok(Fogd { kernel, n_features, lr, loss, epsilon, seed, rng: Rng::new(seed), n_seen: 0, state: None })
+    }
+
+    pub fn loss(&self) -> Loss {
+        self.loss
+    }
+
+    fn ensure_state(&mut self, d: usize) -> Result<&mut FogdState> {
+        if self.state.is_none() {
+            let freqs = draw_frequencies(&self.kernel, self.n_features, d, &mut self.rng)?;
+            self.state = Some(FogdState { d, freqs, w: vec![0.0; 2 * self.n_features], z: vec![0.0; 2 * self.n_features] });
+        }
+        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("FOGD state missing".into()))?;
+        if st.z.len() != st.w.len() {
+            st.z = vec![0.0; st.w.len()];
+        }
+        Ok(st)
+    }
+
+    /// `z(x)` written into `out` (length `2 D`).
+    fn features_into(freqs: &[f64], d: usize, x: &[f64], out: &mut [f64]) {
+        let n = freqs.len() / d.max(1);
+        let s = 1.0 / (n as f64).sqrt();
+        for (i, u) in freqs.chunks_exact(d).enumerate() {
+            let a = dot(u, x);
+            out[i] = s * a.cos();
+            out[n + i] = s * a.sin();
+        }
+    }
+
+    /// The random features `z(x)` (None before the first call fixes `d`).
+    pub fn features(&self, x: &[f64]) -> Option<Vec<f64>> {
+        self.state.as_ref().map(|st| {
+            let mut z = vec![0.0; st.w.len()];
+            Self::features_into(&st.freqs, st.d, x, &mut z);
+            z
+        })
+    }
+
+    /// The frequencies, row-major `D x d` (None before the first call).
+    pub fn frequencies(&self) -> Option<&[f64]> {
+        self.state.as_ref().map(|s| s.freqs.as_slice())
+    }
+
+    /// The weight vector on `z(x)`.
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.state.as_ref().map(|s| s.w.as_slice())
+    }
+}
+
+impl OnlineLearner for Fogd {
+    fn input_dim(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.d)
+    }
+
+    fn check_row(&self, _x: &[f64], y: Option<f64>) -> Result<()> {
+        match y {
+            Some(y) => self.loss.check_label(y),
+            None => Ok(()),
+        }
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        if self.n_features.checked_mul(d).is_none_or(|n| n > 100_000_000) {
+            return crate::param_err!("n_features x d = {} x {d} frequencies is too many", self.n_features);
+        }
+        Ok(())
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        match &self.state {
+            // w_0 = 0: the first prediction is 0.
+            None => Ok(0.0),
+            Some(st) => {
+                let mut z = vec![0.0; st.w.len()];
+                Self::features_into(&st.freqs, st.d, x, &mut z);
+                Ok(dot(&st.w, &z))
+            }
+        }
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let (lr, loss, epsilon) = (self.lr, self.loss, self.epsilon);
+        let st = self.ensure_state(x.len())?;
+        Self::features_into(&st.freqs, st.d, x, &mut st.z);
+        let f = dot(&st.w, &st.z);
+        let active = loss != Loss::Squared || (f - y).abs() > epsilon;
+        if active {
+            let g = loss.deriv(f, y);
+            if g != 0.0 {
+                // w <- w - lr l'(f) z(x)  (Lu et al., Alg. 1).
+                axpy(-lr * g, &st.z, &mut st.w);
+            }
+        }
+        self.n_seen += 1;
+        Ok(f)
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+
+    fn dim(&self) -> usize {
+        2 * self.n_features
+    }
+}

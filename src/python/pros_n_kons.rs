@@ -1,0 +1,144 @@
+//! Binding of [`crate::learners::ProsNKons`] (PROS-N-KONS, CON-KONS, B-KONS).
+use crate::kernels::Kernel;
+use crate::learners::{Loss, OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
+use crate::python::errors::IntoPyResult;
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+
+#[pyclass(module = "kernelstream._core", name = "ProsNKons")]
+pub struct PyProsNKons {
+    pub inner: ProsNKons,
+}
+
+fn square<'py>(py: Python<'py>, v: Vec<f64>, r: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let rows: Vec<Vec<f64>> = v.chunks(r.max(1)).map(|c| c.to_vec()).collect();
+    if r == 0 {
+        return Ok(PyArray2::zeros(py, [0, 0], false));
+    }
+    PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
+#[pymethods]
+impl PyProsNKons {
+    #[new]
+    #[pyo3(signature = (kernel_name, kernel_params, alpha, gamma, eps, beta, c, curvature, loss, on_growth, budget, reset_timing, transport, kors_weights, seed))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        kernel_name: &str,
+        kernel_params: Vec<f64>,
+        alpha: f64,
+        gamma: f64,
+        eps: f64,
+        beta: f64,
+        c: f64,
+        curvature: Option<f64>,
+        loss: &str,
+        on_growth: &str,
+        budget: Option<usize>,
+        reset_timing: &str,
+        transport: &str,
+        kors_weights: &str,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let params = ProsNKonsParams {
+            kernel: Kernel::from_spec(kernel_name, &kernel_params).py()?,
+            alpha,
+            gamma,
+            eps,
+            beta,
+            c,
+            curvature,
+            loss: Loss::from_name(loss).py()?,
+            on_growth: OnGrowth::from_name(on_growth).py()?,
+            budget,
+            reset_timing: ResetTiming::from_name(reset_timing).py()?,
+            transport: Transport::from_name(transport).py()?,
+            kors_weights: crate::samplers::KorsWeights::from_name(kors_weights).py()?,
+            seed,
+        };
+        Ok(PyProsNKons { inner: ProsNKons::new(params).py()? })
+    }
+
+    #[getter]
+    fn dictionary_size(&self) -> usize {
+        self.inner.dictionary_size()
+    }
+    /// Number of KORS calls so far (B-KONS stops calling KORS at its budget).
+    #[getter]
+    fn kors_calls(&self) -> u64 {
+        self.inner.kors().n_seen()
+    }
+    #[getter]
+    fn n_resets(&self) -> u64 {
+        self.inner.n_resets()
+    }
+    #[getter]
+    fn curvature(&self) -> f64 {
+        self.inner.curvature()
+    }
+    /// KORS dictionary: (points (m, d), 0-based round indices, probabilities, weights).
+    fn dictionary<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<u64>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+        let k = self.inner.kors();
+        let m = k.size();
+        let pts = if m == 0 {
+            PyArray2::zeros(py, [0, k.input_dim().unwrap_or(0)], false)
+        } else {
+            let d = k.points().len() / m;
+            let rows: Vec<Vec<f64>> = k.points().chunks(d).map(|c| c.to_vec()).collect();
+            PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?
+        };
+        Ok((pts, k.indices().to_vec(), PyArray1::from_slice(py, k.probabilities()), PyArray1::from_slice(py, k.weights())))
+    }
+    /// `phi(x)` in the current embedding.
+    fn embed<'py>(&self, py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = crate::python::convert::vec1(&x);
+        if let Some(d) = crate::learners::OnlineLearner::input_dim(&self.inner) {
+            if x.len() != d {
+                return Err(crate::python::errors::to_py(crate::KsError::Input(format!(
+                    "x has {} features, expected {d}",
+                    x.len()
+                ))));
+            }
+        }
+        Ok(PyArray1::from_vec(py, self.inner.embed(&x)))
+    }
+    /// `phi(x)` for every row (n, r), GIL released.
+    fn embed_many<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (xs, n, d) = crate::python::convert::mat2(&x);
+        if let Some(d0) = crate::learners::OnlineLearner::input_dim(&self.inner) {
+            if d != d0 {
+                return Err(crate::python::errors::to_py(crate::KsError::Input(format!(
+                    "X has {d} columns, expected {d0}"
+                ))));
+            }
+        }
+        let xs: &[f64] = &xs;
+        let inner = &self.inner;
+        let r = inner.embedding().map_or(0, |e| e.rank());
+        let flat: Vec<f64> = py.detach(|| xs.chunks(d.max(1)).take(n).flat_map(|row| inner.embed(row)).collect());
+        let arr = PyArray1::from_vec(py, flat);
+        arr.reshape([n, r])
+    }
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.inner.weights())
+    }
+    #[getter]
+    fn newton_point<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.inner.newton_point())
+    }
+    #[getter]
+    fn ainv<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let r = self.inner.weights().len();
+        square(py, self.inner.ainv_dense(), r)
+    }
+}
+
+crate::learner_protocol!(PyProsNKons, ProsNKons);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyProsNKons>()
+}
