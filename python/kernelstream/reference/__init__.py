@@ -1,47 +1,45 @@
 """Plain NumPy references, written from the papers' definitions (not from the Rust
 code). The tests compare every fast learner with its reference, and
 ``kernelstream bench`` times one against the other."""
+from .aggregation import (
+    AAReference,
+    BOAReference,
+    EWAReference,
+    MLPolyReference,
+    MLProdReference,
+    VAWMetaReference,
+)
+from .fogd import FOGDReference
 from .kernel_awv import KernelAWVReference
 from .kors import KORSReference
-from .nystrom_awv import NystromAWVReference
-from .fogd import FOGDReference
-from .nogd import NOGDReference
-from .pros_n_kons import ProsNKonsReference
-
-__all__ = [
-]
-from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
-from .aggregation import (AAReference, BOAReference, EWAReference, MLPolyReference, MLProdReference,
-                          VAWMetaReference)
 from .multi_kernel_awv import MultiKernelAWVReference, RakerReference
+from .nogd import NOGDReference
+from .nystrom_awv import NystromAWVReference
+from .pros_n_kons import ProsNKonsReference
 from .rff_awv import RFFAWVReference, VAWReference, draw_rff, rff_map
+from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
+# -- online projection (issue 6) --
 
 __all__ = [
-"KernelAWVReference",
+    "AAReference",
+    "BOAReference",
+    "EWAReference",
+    "MLPolyReference",
+    "MLProdReference",
+    "VAWMetaReference",
+    "FOGDReference",
+    "KernelAWVReference",
     "KORSReference",
+    "MultiKernelAWVReference",
+    "RakerReference",
+    "NOGDReference",
     "NystromAWVReference",
-    "TaylorAWVReference",
-    "taylor_kron_features",
-    "taylor_monomial_features",
+    "ProsNKonsReference",
     "RFFAWVReference",
     "VAWReference",
     "draw_rff",
     "rff_map",
-    "MultiKernelAWVReference",
-    "RakerReference",
-    "VAWMetaReference",
-    "EWAReference",
-    "AAReference",
-    "BOAReference",
-    "MLPolyReference",
-    "MLProdReference",
-"TaylorAWVReference",
+    "TaylorAWVReference",
     "taylor_kron_features",
     "taylor_monomial_features",
-    "FOGDReference",
-    "NOGDReference",
-    "ProsNKonsReference",
-
-__all__ = [
-]
 ]
