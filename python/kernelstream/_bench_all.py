@@ -18,7 +18,7 @@ def _taylor(quick):
 
     out = []
     # (d, M): r = C(M+d, d) = 21, 45, 190, 495, 1001
-    settings = [(5, 2), (8, 2), (18, 2), (8, 4), (11, 4)]
+    settings = [(5, 2), (8, 2), (18, 2), (8, 4), (10, 4)]
     if quick:
         settings = settings[:3]
     for d, m in settings:

@@ -29,4 +29,6 @@ def friedman_stream(n: int = 20_000, d: int = 5, noise: float = 0.1, seed: int =
     return X, y
 
 
-__all__ = ["friedman_stream"]
+from .adversarial import GreedyAdversary, RegularisedComparator  # noqa: E402
+
+__all__ = ["friedman_stream", "GreedyAdversary", "RegularisedComparator"]

@@ -166,7 +166,7 @@ def progressive(
                 cum_loss += float(loss_fn(p, y[done:stop]).sum())
                 if bar is not None:
                     bar.update(stop - done)
-                done = stop
+                done = int(stop)
                 # Grow chunks while they are fast, so that the budget check stays cheap and timely.
                 if dt < 0.05:
                     chunk = min(max_chunk, chunk * 2)
@@ -175,7 +175,7 @@ def progressive(
                 if time_budget is not None and elapsed > time_budget:
                     stopped = done < n
                     break
-            rounds.append(done)
+            rounds.append(int(done))
             losses.append(cum_loss / done)
             secs.append(elapsed)
             dims.append(int(learner.dim))

@@ -83,6 +83,8 @@ class EntryResult:
     figures: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     settings: dict = field(default_factory=dict)
+    #: wall-clock seconds the paper reports for the same experiment, if it reports any
+    paper_seconds: float | None = None
 
 
 class Context:
@@ -163,12 +165,27 @@ def format_table(name: str, rows: list) -> str:
     return "\n".join(lines)
 
 
-def run_entry(name: str, ctx: Context, write: bool = True) -> dict:
-    """Runs one entry, writes its JSON and table under ``ctx.out``, returns the JSON dict."""
+def run_entry(name: str, ctx: Context, write: bool = True, force: bool = False) -> dict:
+    """Runs one entry, writes its JSON and table under ``ctx.out``, returns the JSON dict.
+
+    A result is cached under ``ctx.out/.cache``: when the entry's inputs (name, options,
+    the entry's source code, the data files' checksums, the library version) are those of
+    the cached run and its outputs still exist, the cached result is returned instead of
+    recomputing, unless ``force``.
+    """
+    from .cache import cache_key, load_cached, store_cached
+
     all_entries = entries()
     if name not in all_entries:
         raise ParameterError(f"unknown experiment {name!r}; known: {', '.join(all_entries)}")
     entry = all_entries[name]
+    key = cache_key(entry, ctx)
+    if not force:
+        cached = load_cached(ctx.out, name, key)
+        if cached is not None:
+            cached["_table"] = format_table(name, [Row(**_row_args(r)) for r in cached["rows"]])
+            cached["_cached"] = True
+            return cached
     t0 = time.perf_counter()
     result = entry.func(ctx)
     seconds = time.perf_counter() - t0
@@ -176,12 +193,14 @@ def run_entry(name: str, ctx: Context, write: bool = True) -> dict:
         "entry": name,
         "paper": entry.paper,
         "seconds": seconds,
+        "paper_seconds": result.paper_seconds,
         "settings": dict(result.settings, quick=ctx.quick),
         "rows": [r.to_json() for r in result.rows],
         "figures": [str(f) for f in result.figures],
         "notes": list(result.notes),
     }
     if write:
+        store_cached(ctx.out, name, key, payload)
         (ctx.out / f"{name}.json").write_text(json.dumps(payload, indent=2, default=_json_default))
         table = format_table(name, result.rows)
         notes = "\n".join(f"- {n}" for n in result.notes)
@@ -190,6 +209,12 @@ def run_entry(name: str, ctx: Context, write: bool = True) -> dict:
         )
     payload["_table"] = format_table(name, result.rows)
     return payload
+
+
+def _row_args(r: dict) -> dict:
+    args = {k: r.get(k) for k in ("dataset", "learner", "metric", "ours", "ours_std", "paper", "dim", "seconds")}
+    args["extra"] = r.get("extra", {})
+    return args
 
 
 def _json_default(obj):

@@ -33,16 +33,15 @@ def taylor_monomial_features(x, sigma: float, degree: int) -> np.ndarray:
     """The multi-index basis ``g_k(x)``, ``|k| <= M`` (P19 sec. 3.1), from its closed form
     ``exp(-||x||^2/(2 sigma^2)) prod_i (x_i/sigma)^{k_i} / sqrt(k_i!)``."""
     x = np.asarray(x, dtype=float)
-    E = _exponents(x.size, degree)
-    norm = np.sqrt(np.prod([[math.factorial(int(e)) for e in row] for row in E], axis=1))
+    E, norm = _exponents(x.size, degree)
     return np.exp(-x.dot(x) / (2 * sigma**2)) * np.prod((x / sigma) ** E, axis=1) / norm
 
 
 _EXPONENT_CACHE: dict = {}
 
 
-def _exponents(d: int, degree: int) -> np.ndarray:
-    """All multi-indices of ``N^d`` with ``|k| <= degree`` (rows), graded."""
+def _exponents(d: int, degree: int):
+    """All multi-indices of ``N^d`` with ``|k| <= degree`` (rows, graded) and ``sqrt(prod_i k_i!)``."""
     from itertools import combinations_with_replacement
 
     key = (d, degree)
@@ -54,7 +53,9 @@ def _exponents(d: int, degree: int) -> np.ndarray:
                 for i in combo:
                     e[i] += 1
                 rows.append(e)
-        _EXPONENT_CACHE[key] = np.array(rows, dtype=np.int64).reshape(-1, d)
+        E = np.array(rows, dtype=np.int64).reshape(-1, d)
+        norm = np.sqrt(np.prod([[math.factorial(int(e)) for e in row] for row in E], axis=1))
+        _EXPONENT_CACHE[key] = (E, norm)
     return _EXPONENT_CACHE[key]
 
 
