@@ -35,7 +35,7 @@
 use super::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
-use crate::linalg::blas::dot_wide as dot;
+use crate::linalg::blas::{dot4_wide, dot_wide as dot};
 use serde::{Deserialize, Serialize};
 
 /// Default capacity (rounds) of KernelAWV.
@@ -43,7 +43,7 @@ pub const DEFAULT_MAX_SIZE: usize = 20_000;
 /// Column panel of the forward substitution (fixes the summation order).
 const PANEL: usize = 256;
 /// Rounds solved together in a batch.
-const BLOCK: usize = 48;
+const BLOCK: usize = 96;
 
 #[inline]
 fn row_start(i: usize) -> usize {
@@ -284,7 +284,15 @@ impl KernelAwv {
                     seg[..w].copy_from_slice(&ls[i - t0][p0..p1]);
                 }
                 let first = if i < t0 { 0 } else { i - t0 + 1 };
-                for lr in ls[first..].iter_mut() {
+                let rows = &mut ls[first..];
+                let mut quads = rows.chunks_exact_mut(4);
+                for q in &mut quads {
+                    let s = dot4_wide(&seg[..w], [&q[0][p0..p1], &q[1][p0..p1], &q[2][p0..p1], &q[3][p0..p1]]);
+                    for (lr, sj) in q.iter_mut().zip(s) {
+                        lr[i] -= sj;
+                    }
+                }
+                for lr in quads.into_remainder() {
                     let s = dot(&seg[..w], &lr[p0..p1]);
                     lr[i] -= s;
                 }

@@ -300,8 +300,7 @@ impl NystromAwv {
         w.extend_from_slice(&krow[..m]);
         u.clear();
         u.extend_from_slice(&self.q);
-        self.chol.forward_solve(w);
-        self.chol.forward_solve(u);
+        self.chol.forward_solve2(w, u);
         if let Some(e) = ext {
             w.push((e.kappa - dot(&e.r, &w[..m])) / e.rho);
             u.push((e.q_new - dot(&e.r, &u[..m])) / e.rho);

@@ -1,7 +1,7 @@
 """Imports every experiment module so that they register themselves."""
 # One import per entry module (keep alphabetical).
-from . import pkawv_fig3  # noqa: F401
 from . import pkawv_fig2  # noqa: F401
+from . import pkawv_fig3  # noqa: F401
 from . import pkawv_fig4  # noqa: F401
 from . import pros_n_kons_table1  # noqa: F401
 from . import pros_n_kons_table2  # noqa: F401
