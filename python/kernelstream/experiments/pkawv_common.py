@@ -12,6 +12,10 @@ ran out). Row order is not stated by the paper: a random permutation (seed 0).
 """
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 from .common import plot_curves, progressive_task
 from .registry import EntryResult, Row
 
@@ -33,6 +37,15 @@ LEARNERS: list = [
      "quick_skip": ("ijcnn1",)},
     {"label": "NystromAWV (KORS)", "class": "NystromAWV",
      "params": {"kernel": ("gaussian", 1.0), "lam": 1.0, "mu": 1.0, "eps": 0.5, "beta": 1.0, "seed": 0}},
+    # Baselines of the PKAWV paper (spec pkawv.md sec. 1.8; PROS-N-KONS paper): PROS-N-KONS with
+    # alpha = gamma = lam = 1, beta = 1, eps = 0.5, C = 1, squared loss (also on +-1 labels);
+    # FOGD with 1000 random frequencies and step size 1/sqrt(n), n the number of rounds (P19).
+    {"label": "PROS-N-KONS", "class": "ProsNKons",
+     "params": {"kernel": ("gaussian", 1.0), "alpha": 1.0, "gamma": 1.0, "eps": 0.5, "beta": 1.0, "C": 1.0,
+                "loss": "squared", "seed": 0}},
+    {"label": "FOGD", "class": "FOGD",
+     "params": {"kernel": ("gaussian", 1.0), "n_features": 1000, "loss": "squared", "seed": 0},
+     "lr_inv_sqrt_n": True},
 ]
 
 
@@ -48,6 +61,13 @@ QUICK_BUDGET = 2.0
 FULL_BUDGET = 300.0
 
 
+@functools.lru_cache(maxsize=None)
+def _n_rows(name: str, data_home) -> int:
+    from .. import datasets
+
+    return int(datasets.load(name, data_home)[0].shape[0])
+
+
 def run_figure(ctx, datasets: list, figure: str, extra_notes=()) -> EntryResult:
     """Runs every learner of ``LEARNERS`` on each ``(name, task)`` of ``datasets``."""
     budget = ctx.time_budget if ctx.time_budget is not None else (QUICK_BUDGET if ctx.quick else FULL_BUDGET)
@@ -60,6 +80,10 @@ def run_figure(ctx, datasets: list, figure: str, extra_notes=()) -> EntryResult:
             limit = spec.get("limit")
             if ctx.quick:
                 limit = min(limit or QUICK_ROWS, QUICK_ROWS)
+            params = dict(spec["params"])
+            if spec.get("lr_inv_sqrt_n"):
+                n_rounds = _n_rows(name, ctx.data_home) if not ctx.quick else QUICK_ROWS
+                params["lr"] = 1.0 / float(np.sqrt(n_rounds))
             tasks.append({
                 "dataset": name,
                 "data_home": ctx.data_home,
@@ -70,7 +94,7 @@ def run_figure(ctx, datasets: list, figure: str, extra_notes=()) -> EntryResult:
                 "task": task,
                 "time_budget": budget,
                 "label": spec["label"],
-                "learner": {"class": spec["class"], "params": dict(spec["params"])},
+                "learner": {"class": spec["class"], "params": params},
             })
     results = ctx.map(progressive_task, tasks)
     rows, figs, notes = [], [], list(extra_notes)
