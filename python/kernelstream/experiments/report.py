@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import math
 import shutil
+
+import numpy as np
 from pathlib import Path
 
 #: relative tolerance under which "ours" counts as matching "paper" (slopes: absolute 0.05)
@@ -45,14 +47,23 @@ def _fmt(v, std=None):
 
 
 def _table(rows) -> str:
-    lines = ["| dataset | learner | metric | ours | paper | match | dim | seconds |", "|---|---|---|---|---|---|---|---|"]
+    with_paper_time = any((r.get("extra") or {}).get("paper_seconds") for r in rows)
+    head = "| dataset | learner | metric | ours | paper | match | dim | seconds |"
+    sep = "|---|---|---|---|---|---|---|---|"
+    if with_paper_time:
+        head += " paper's seconds |"
+        sep += "---|"
+    lines = [head, sep]
     for r in rows:
         m = row_matches(r)
         mark = "–" if m is None else ("yes" if m else "**no**")
-        lines.append(
+        line = (
             f"| {r['dataset']} | {r['learner']} | {r['metric']} | {_fmt(r.get('ours'), r.get('ours_std'))} | "
             f"{_fmt(r.get('paper'))} | {mark} | {'–' if r.get('dim') is None else r['dim']} | {_fmt(r.get('seconds'))} |"
         )
+        if with_paper_time:
+            line += f" {_fmt((r.get('extra') or {}).get('paper_seconds'))} |"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -78,10 +89,22 @@ def write_report(payloads: list, path: Path, out_dir: Path) -> None:
     for paper, group in by_paper.items():
         for p in group:
             ps = p.get("paper_seconds")
-            speed = f"{ps / p['seconds']:.0f}x" if ps else "–"
+            if ps:
+                paper_time, speed = f"{_fmt(ps)} s", f"{ps / p['seconds']:.0f}x"
+            else:
+                ratios = [
+                    r["extra"]["paper_seconds"] / r["seconds"]
+                    for r in p["rows"]
+                    if (r.get("extra") or {}).get("paper_seconds") and r.get("seconds")
+                ]
+                if ratios:
+                    paper_time = "per row (see table)"
+                    speed = f"median {float(np.median(ratios)):.0f}x per run"
+                else:
+                    paper_time, speed = "–", "–"
             lines.append(
                 f"| {paper.split(',')[0]} | `{p['entry']}` | {verdict(p)} | {p['seconds']:.1f} s | "
-                f"{_fmt(ps) + ' s' if ps else '–'} | {speed} |"
+                f"{paper_time} | {speed} |"
             )
     for paper, group in by_paper.items():
         lines += ["", f"## {paper}", ""]
