@@ -2,8 +2,10 @@
 //! the learner protocol of the API contract; [`crate::stream`] runs the online
 //! protocol over whole arrays for any of them.
 
+pub mod online_projection;
 pub mod taylor_awv;
 
+pub use online_projection::{OnlineProjection, ProjectionConfig};
 pub use taylor_awv::TaylorAwv;
 
 use crate::error::Result;
