@@ -10,7 +10,7 @@ from .errors import InputError, KernelstreamError, NumericalError, ParameterErro
 __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
-from .learners import Learner, TaylorAWV  # noqa: E402
+from .learners import AveragedKernelSGD, Learner, OnlineProjection, TaylorAWV  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -21,4 +21,6 @@ __all__ = [
     "kernels",
     "Learner",
     "TaylorAWV",
+    "OnlineProjection",
+    "AveragedKernelSGD",
 ]

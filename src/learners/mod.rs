@@ -2,9 +2,11 @@
 //! the learner protocol of the API contract; [`crate::stream`] runs the online
 //! protocol over whole arrays for any of them.
 
+pub mod averaged_sgd;
 pub mod online_projection;
 pub mod taylor_awv;
 
+pub use averaged_sgd::AveragedKernelSgd;
 pub use online_projection::{OnlineProjection, ProjectionConfig};
 pub use taylor_awv::TaylorAwv;
 

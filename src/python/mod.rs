@@ -7,7 +7,9 @@
 
 pub mod convert;
 pub mod errors;
+mod averaged_sgd;
 mod kernels;
+mod online_projection;
 pub mod protocol;
 mod rng;
 mod taylor_awv;
@@ -21,5 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rng::register(m)?;
     kernels::register(m)?;
     taylor_awv::register(m)?;
+    online_projection::register(m)?;
+    averaged_sgd::register(m)?;
     Ok(())
 }
