@@ -30,17 +30,25 @@ pub fn validate<L: OnlineLearner + ?Sized>(
             return crate::input_err!("X has {n} rows but y has {} values", y.len());
         }
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            if n == 1 {
+                return crate::input_err!("y = {} is not finite", y[i]);
+            }
             return crate::input_err!("y[{i}] = {} is not finite", y[i]);
         }
     }
     match learner.input_dim() {
         Some(d0) if d0 != d => {
-            return crate::input_err!("rows have {d} features but this learner was fed {d0}-dimensional inputs before")
+            return crate::input_err!(
+                "input has {d} features but this learner was fed {d0}-dimensional inputs before"
+            )
         }
         None => learner.check_input_dim(d)?,
         _ => {}
     }
     if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+        if n == 1 {
+            return crate::input_err!("x[{i}] = {} is not finite", x[i]);
+        }
         return crate::input_err!("X[{}, {}] = {} is not finite", i / d, i % d, x[i]);
     }
     for (i, row) in x.chunks_exact(d).enumerate() {

@@ -10,6 +10,7 @@ from .errors import InputError, KernelstreamError, NumericalError, ParameterErro
 __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
+from . import datasets, evaluate  # noqa: E402
 from .learners import AveragedKernelSGD, Learner, OnlineProjection, TaylorAWV  # noqa: E402
 
 __all__ = [
@@ -19,6 +20,8 @@ __all__ = [
     "ParameterError",
     "NumericalError",
     "kernels",
+    "datasets",
+    "evaluate",
     "Learner",
     "TaylorAWV",
     "OnlineProjection",

@@ -22,7 +22,9 @@ def _to_float_array(value, what: str) -> np.ndarray:
         raise InputError(f"{what} must be numeric, got an array of dtype {arr.dtype}")
     if arr.dtype.kind == "c":
         raise InputError(f"{what} must be real, got complex values")
-    return np.ascontiguousarray(arr, dtype=np.float64)
+    out = np.asarray(arr, dtype=np.float64)
+    # (np.ascontiguousarray would turn a 0-d array into a 1-d one: keep the rank.)
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
 def as_row(x) -> np.ndarray:

@@ -1,0 +1,4 @@
+"""Imports every experiment module so that they register themselves."""
+# One import per entry module (keep alphabetical).
+from . import pkawv_fig3  # noqa: F401
+from . import taylor_casp  # noqa: F401

@@ -1,0 +1,105 @@
+"""Helpers shared by experiment entries: data preparation and progressive runs as
+picklable tasks."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import datasets
+
+
+def prepare(name: str, data_home=None, x_range=(-1.0, 1.0), y_range=(-1.0, 1.0), classification=False,
+            seed: int | None = None, limit: int | None = None, drop_missing=True):
+    """Loads ``name``, drops rows with missing values, scales, optionally shuffles and truncates.
+
+    For classification the labels are mapped to -1/+1 (the larger value is +1) and not scaled.
+    """
+    X, y = datasets.load(name, data_home)
+    dropped = 0
+    if drop_missing:
+        X, y, dropped = datasets.drop_missing(X, y)
+    if classification:
+        top = np.max(y)
+        y = np.where(y == top, 1.0, -1.0)
+        X, _ = datasets.scale(X, None, x_range=x_range)
+    else:
+        X, y = datasets.scale(X, y, x_range=x_range, y_range=y_range)
+    if seed is not None:
+        X, y = datasets.shuffle(X, y, seed)
+    if limit is not None:
+        X, y = X[:limit], y[:limit]
+    return np.ascontiguousarray(X), np.ascontiguousarray(y), dropped
+
+
+def make_learner(spec: dict):
+    """Builds a learner from ``{"class": name, "params": {...}}`` (kernels as ``("gaussian", sigma)``)."""
+    import kernelstream as ks
+    from .. import kernels
+
+    params = dict(spec.get("params", {}))
+    for key in ("kernel",):
+        if key in params and isinstance(params[key], (tuple, list)):
+            kname, *kp = params[key]
+            params[key] = {"gaussian": kernels.Gaussian, "laplacian": kernels.Laplacian}[kname](*kp)
+    return getattr(ks, spec["class"])(**params)
+
+
+def progressive_task(task: dict) -> dict:
+    """A picklable progressive run: ``task`` holds dataset preparation, the learner spec,
+    the task type, checkpoints and a time budget. Returns plain arrays."""
+    from ..evaluate import progressive
+
+    X, y, _ = prepare(
+        task["dataset"],
+        task.get("data_home"),
+        x_range=tuple(task.get("x_range", (-1.0, 1.0))),
+        y_range=None if task.get("y_range") is None else tuple(task["y_range"]),
+        classification=task.get("task") == "classification",
+        seed=task.get("shuffle_seed"),
+        limit=task.get("limit"),
+    )
+    learner = make_learner(task["learner"])
+    res = progressive(
+        learner,
+        X,
+        y,
+        task=task.get("task", "regression"),
+        checkpoints=task.get("checkpoints"),
+        time_budget=task.get("time_budget"),
+        progress=False,
+    )
+    return {
+        "label": task.get("label", task["learner"]["class"]),
+        "dataset": task["dataset"],
+        "rounds": res.rounds.tolist(),
+        "loss": res.loss.tolist(),
+        "seconds": res.seconds.tolist(),
+        "dim": res.dim.tolist(),
+        "n_rounds": res.n_rounds,
+        "n_total": int(X.shape[0]),
+        "stopped_by_budget": res.stopped_by_budget,
+        "final_loss": res.final_loss,
+    }
+
+
+def plot_curves(results: list, title: str, task: str = "regression"):
+    """Loss and time panels for a list of ``progressive_task`` outputs; returns the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for r in results:
+        axes[0].plot(r["rounds"], r["loss"], marker=".", label=r["label"])
+        axes[1].plot(r["rounds"], r["seconds"], marker=".", label=r["label"])
+    axes[0].set_ylabel("running average squared loss" if task == "regression" else "running average error")
+    axes[1].set_ylabel("cumulative seconds")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("rounds")
+        ax.grid(True, alpha=0.3)
+    axes[1].set_yscale("log")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

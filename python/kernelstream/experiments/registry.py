@@ -1,0 +1,232 @@
+"""The registry of paper experiments behind ``kernelstream reproduce``.
+
+An entry is a function ``run(ctx: Context) -> EntryResult`` registered with
+:func:`register`. It declares its datasets, preprocessing, learners and parameters
+in code and in ``EntryResult.settings``, and reports our numbers beside the
+paper's in ``rows``. The framework (:func:`run_entry`) times it and writes
+``<out>/<entry>.json`` (the shape fixed by the API contract), the table
+(``<out>/<entry>.md``) and the figures the entry saved.
+
+Entries run their independent pieces (dataset x learner x seed) through
+:meth:`Context.map`, which executes them serially, on local cores (joblib) or on
+a Dask cluster; the results are identical whatever the executor, because every
+task carries its own seed and tasks never share state.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ParameterError
+
+_REGISTRY: dict[str, "Entry"] = {}
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    paper: str
+    description: str
+    func: Callable
+
+
+def register(name: str, paper: str, description: str = ""):
+    """Decorator registering ``func(ctx) -> EntryResult`` as the entry ``name``."""
+
+    def deco(func):
+        _REGISTRY[name] = Entry(name=name, paper=paper, description=description, func=func)
+        return func
+
+    return deco
+
+
+def entries() -> dict:
+    """All registered entries by name (importing every experiment module first)."""
+    from . import _load_all  # noqa: F401  (registers the modules)
+
+    return dict(sorted(_REGISTRY.items()))
+
+
+@dataclass
+class Row:
+    """One number of a table: ours beside the paper's."""
+
+    dataset: str
+    learner: str
+    metric: str
+    ours: float
+    ours_std: float | None = None
+    paper: float | None = None
+    dim: int | None = None
+    seconds: float | None = None
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        extra = d.pop("extra")
+        for k in ("ours", "ours_std", "paper", "seconds"):
+            v = d[k]
+            d[k] = None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+        d["dim"] = None if d["dim"] is None else int(d["dim"])
+        if extra:
+            d["extra"] = extra
+        return d
+
+
+@dataclass
+class EntryResult:
+    rows: list
+    figures: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+    #: wall-clock seconds the paper reports for the same experiment, if it reports any
+    paper_seconds: float | None = None
+
+
+class Context:
+    """What an entry gets: where to write, how big to run, and how to run tasks."""
+
+    def __init__(
+        self,
+        out: Path,
+        quick: bool = False,
+        seeds: int | None = None,
+        time_budget: float | None = None,
+        data_home=None,
+        jobs: int = 1,
+        executor: str = "auto",
+        scheduler: str | None = None,
+        progress: bool | None = None,
+    ):
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.quick = bool(quick)
+        self.seeds = seeds
+        self.time_budget = time_budget
+        self.data_home = data_home
+        self.jobs = int(jobs)
+        if executor not in ("auto", "serial", "joblib", "dask"):
+            raise ParameterError(f"executor must be serial, joblib or dask, got {executor!r}")
+        self.executor = executor
+        self.scheduler = scheduler
+        self.progress = progress
+
+    def n_runs(self, full: int, quick: int = 1) -> int:
+        """Number of repetitions: ``seeds`` if given, else ``quick`` or ``full``."""
+        if self.seeds is not None:
+            return int(self.seeds)
+        return quick if self.quick else full
+
+    def map(self, fn: Callable, tasks: list) -> list:
+        """``[fn(t) for t in tasks]``, in order, on the chosen executor.
+
+        ``fn`` must be a module-level function and tasks picklable (for joblib and Dask).
+        """
+        from .executors import run_tasks
+
+        return run_tasks(fn, list(tasks), jobs=self.jobs, executor=self.executor, scheduler=self.scheduler)
+
+    def savefig(self, fig, name: str) -> str:
+        path = self.out / name
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        try:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+        except Exception:  # pragma: no cover
+            pass
+        return str(path)
+
+
+def format_table(name: str, rows: list) -> str:
+    """Markdown table of rows: dataset, learner, metric, ours (+- std), paper, dim, seconds."""
+
+    def fmt(v, std=None):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "-"
+        s = f"{v:.4g}"
+        if std is not None and not (isinstance(std, float) and math.isnan(std)):
+            s += f" ± {std:.2g}"
+        return s
+
+    lines = [
+        "| dataset | learner | metric | ours | paper | dim | seconds |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.dataset} | {r.learner} | {r.metric} | {fmt(r.ours, r.ours_std)} | {fmt(r.paper)} | "
+            f"{'-' if r.dim is None else int(r.dim)} | {fmt(r.seconds)} |"
+        )
+    return "\n".join(lines)
+
+
+def run_entry(name: str, ctx: Context, write: bool = True, force: bool = False) -> dict:
+    """Runs one entry, writes its JSON and table under ``ctx.out``, returns the JSON dict.
+
+    A result is cached under ``ctx.out/.cache``: when the entry's inputs (name, options,
+    the entry's source code, the data files' checksums, the library version) are those of
+    the cached run and its outputs still exist, the cached result is returned instead of
+    recomputing, unless ``force``.
+    """
+    from .cache import cache_key, load_cached, store_cached
+
+    all_entries = entries()
+    if name not in all_entries:
+        raise ParameterError(f"unknown experiment {name!r}; known: {', '.join(all_entries)}")
+    entry = all_entries[name]
+    key = cache_key(entry, ctx)
+    if not force:
+        cached = load_cached(ctx.out, name, key)
+        if cached is not None:
+            cached["_table"] = format_table(name, [Row(**_row_args(r)) for r in cached["rows"]])
+            cached["_cached"] = True
+            return cached
+    t0 = time.perf_counter()
+    result = entry.func(ctx)
+    seconds = time.perf_counter() - t0
+    payload = {
+        "entry": name,
+        "paper": entry.paper,
+        "seconds": seconds,
+        "paper_seconds": result.paper_seconds,
+        "settings": dict(result.settings, quick=ctx.quick),
+        "rows": [r.to_json() for r in result.rows],
+        "figures": [str(f) for f in result.figures],
+        "notes": list(result.notes),
+    }
+    if write:
+        store_cached(ctx.out, name, key, payload)
+        (ctx.out / f"{name}.json").write_text(json.dumps(payload, indent=2, default=_json_default))
+        table = format_table(name, result.rows)
+        notes = "\n".join(f"- {n}" for n in result.notes)
+        (ctx.out / f"{name}.md").write_text(
+            f"## {name}\n\n{entry.paper}\n\n{table}\n\n{notes}\n\n(wall clock {seconds:.1f} s)\n"
+        )
+    payload["_table"] = format_table(name, result.rows)
+    return payload
+
+
+def _row_args(r: dict) -> dict:
+    args = {k: r.get(k) for k in ("dataset", "learner", "metric", "ours", "ours_std", "paper", "dim", "seconds")}
+    args["extra"] = r.get("extra", {})
+    return args
+
+
+def _json_default(obj):
+    try:
+        import numpy as np
+
+        if isinstance(obj, np.generic):
+            return obj.item()
+        if isinstance(obj, np.ndarray):
+            return obj.tolist()
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")

@@ -1,0 +1,6 @@
+"""Plain NumPy references, written from the papers' definitions (not from the Rust
+code). The tests compare every fast learner with its reference, and
+``kernelstream bench`` times one against the other."""
+from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
+
+__all__ = ["TaylorAWVReference", "taylor_kron_features", "taylor_monomial_features"]

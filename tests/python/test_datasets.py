@@ -1,0 +1,84 @@
+"""Data loading, the LIBSVM reader and the papers' preprocessing."""
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+import kernelstream as ks
+from kernelstream import datasets
+
+
+def test_load_shared_csv(data_dir):
+    X, y = datasets.load("airfoil", data_dir)
+    assert X.shape == (1503, 5) and y.shape == (1503,)
+    # first row of the UCI file: 800 Hz, 0 deg, 0.3048 m, 71.3 m/s, 0.00266337 m -> 126.201 dB
+    with gzip.open(data_dir / "airfoil.csv.gz", "rt") as fh:
+        fh.readline()
+        first = [float(v) for v in fh.readline().strip().split(",")]
+    np.testing.assert_array_equal(np.r_[X[0], y[0]], first)
+
+
+def test_load_uses_environment_variable(data_dir, monkeypatch):
+    monkeypatch.setenv("KERNELSTREAM_DATA", str(data_dir))
+    X, y = datasets.load("concrete")
+    assert X.shape == (1030, 8)
+
+
+def test_missing_values_are_nan_and_droppable(data_dir):
+    X, y = datasets.load("bias", data_dir)
+    Xc, yc, dropped = datasets.drop_missing(X, y)
+    assert dropped == 162 and Xc.shape[0] == 7588
+    assert not np.isnan(Xc).any() and not np.isnan(yc).any()
+
+
+def test_missing_dataset_names_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError) as info:
+        datasets.load("no-such-dataset", tmp_path)
+    assert str(tmp_path / "no-such-dataset.csv.gz") in str(info.value)
+
+
+def test_libsvm_reader(tmp_path):
+    path = tmp_path / "small.svm"
+    path.write_text("+1 1:0.5 3:-2\n-1 2:1e-3 # comment\n\n1 4:7\n")
+    X, y = datasets.load_libsvm(path)
+    np.testing.assert_array_equal(y, [1, -1, 1])
+    np.testing.assert_array_equal(X, [[0.5, 0, -2, 0], [0, 1e-3, 0, 0], [0, 0, 0, 7]])
+    X6, _ = datasets.load_libsvm(path, n_features=6)
+    assert X6.shape == (3, 6)
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 0:3\n")
+    with pytest.raises(ks.InputError):
+        datasets.load_libsvm(bad)
+
+
+def test_scale_minmax_and_row_norm(rng):
+    X = rng.normal(size=(50, 3)) * [1, 10, 100]
+    X[:, 2] = 4.0  # constant column
+    y = rng.normal(size=50)
+    Xs, ys = datasets.scale(X, y, x_range=(-1, 1), y_range=(0, 1))
+    np.testing.assert_allclose(Xs[:, :2].min(axis=0), -1)
+    np.testing.assert_allclose(Xs[:, :2].max(axis=0), 1)
+    assert np.all(Xs[:, 2] == 0.0)
+    assert ys.min() == 0 and ys.max() == 1
+    Xn, _ = datasets.scale(X, None, x_range=(0, 1), row_norm=True)
+    assert np.max(np.linalg.norm(Xn, axis=1)) == pytest.approx(1.0)
+
+
+def test_shuffle_is_seeded(rng):
+    X = np.arange(20.0).reshape(10, 2)
+    y = np.arange(10.0)
+    a = datasets.shuffle(X, y, 3)
+    b = datasets.shuffle(X, y, 3)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[0][:, 0] / 2, a[1])
+    assert not np.array_equal(a[1], datasets.shuffle(X, y, 4)[1])
+    assert sorted(a[1]) == list(y)
+
+
+def test_synthetic_default_stream_is_seeded():
+    X1, y1 = datasets.synthetic.friedman_stream(500, seed=1)
+    X2, y2 = datasets.synthetic.friedman_stream(500, seed=1)
+    np.testing.assert_array_equal(y1, y2)
+    assert X1.shape == (500, 5) and np.all(np.abs(X1) <= 1)
