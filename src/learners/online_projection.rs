@@ -49,7 +49,9 @@ pub struct ProjectionConfig {
     pub pairs: bool,
     /// Refresh `Phi = G^-1` from the stored Gram matrix at each addition step.
     pub refresh: bool,
-    /// Relative pivot tolerance of the warm-up and Schur-complement guards.
+    /// Relative pivot tolerance of the warm-up and Schur-complement guards: `Phi` is formed
+    /// (from `G` or from `S`) only if every Cholesky pivot is at least `tol` times its diagonal
+    /// entry, which keeps the propagated round-off near `eps / tol`.
     pub tol: f64,
 }
 
@@ -89,6 +91,9 @@ struct State {
     #[serde(skip)]
     v: Vec<f64>,
 }
+
+/// Relative eigenvalue cut-off of the warm-up's minimum-norm solution.
+const MIN_NORM_CUTOFF: f64 = 1e-10;
 
 /// `t_N = floor(c N^kappa)`; the factor `1 + 1e-12` keeps values that are exact integers
 /// (e.g. `0.2 * 10^5`) from being floored one below by rounding.
@@ -272,7 +277,7 @@ impl State {
             }
         }
         // Minimum-norm least squares: theta = G^+ r (= Psi^+ Y), eigenvalues below
-        // tol * max eigenvalue treated as zero.
+        // 1e-10 * max eigenvalue (singular values below 1e-5 * max) treated as zero.
         self.ready = false;
         self.phi.clear();
         let eig = g.symmetric_eigen();
@@ -281,7 +286,7 @@ impl State {
         if lmax > 0.0 {
             for k in 0..p {
                 let lk = eig.eigenvalues[k];
-                if lk > tol * lmax {
+                if lk > MIN_NORM_CUTOFF * lmax {
                     let vk = eig.eigenvectors.column(k);
                     let coef = (0..p).map(|i| vk[i] * self.r[i]).sum::<f64>() / lk;
                     for i in 0..p {

@@ -22,7 +22,7 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, p: usize) -> PyResult<Bound<'py, Py
 impl PyOnlineProjection {
     #[new]
     #[pyo3(signature = (basis="trig", alpha=2.0, c=1.0, prefix_degree=None, additive=false, pairs=false,
-                        cos_first=false, a=1.0, eps=1.0, refresh=true, tol=1e-10))]
+                        cos_first=false, a=1.0, eps=1.0, refresh=true, tol=1e-6))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         basis: &str,

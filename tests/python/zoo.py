@@ -26,4 +26,13 @@ ZOO: dict[str, ZooEntry] = {
     # -- issue 4 --
     # -- issue 5 --
     # -- issue 6 --
+    "OnlineProjection": ZooEntry(lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5), d=1, domain=(0.0, 1.0)),
+    "OnlineProjection-tensor": ZooEntry(lambda: ks.OnlineProjection(basis="trig", alpha=1.5, c=0.3, prefix="linear"),
+                                        d=2, domain=(0.0, 1.0)),
+    "OnlineProjection-additive": ZooEntry(
+        lambda: ks.OnlineProjection(basis="trig", alpha=2.0, c=0.2, prefix="quadratic", additive=True, count="pair"),
+        d=3, domain=(0.0, 1.0)),
+    "OnlineProjection-gaussian": ZooEntry(lambda: ks.OnlineProjection(basis="gaussian", alpha=1.0, c=1.0, a=1.0, eps=0.5),
+                                          d=1, domain=(-1.0, 1.0)),
+    "AveragedKernelSGD": ZooEntry(lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)),
 }

@@ -67,8 +67,12 @@ class OnlineProjection(Learner):
         Gaussian basis: measure scale and kernel shape.
     refresh : bool, default True
         Recompute ``Phi`` from the stored Gram matrix at every addition step (drift guard).
-    tol : float, default 1e-10
-        Relative pivot tolerance of the warm-up and Schur-complement guards.
+    tol : float, default 1e-6
+        Relative pivot tolerance of the warm-up and Schur-complement guards: ``Phi`` is formed
+        only when every Cholesky pivot of the Gram matrix (or of the Schur complement) is at
+        least ``tol`` times its diagonal entry; otherwise the learner stays in (or returns to)
+        the exact warm-up, which solves the least-squares problem by an eigen-decomposition
+        (minimum-norm solution) each round.
 
     Notes
     -----
@@ -95,7 +99,7 @@ class OnlineProjection(Learner):
 
     def __init__(self, basis: str = "trig", alpha: float = 2.0, c: float = 1.0, prefix=None,
                  additive: bool = False, count: str = "function", cos_first: bool = False,
-                 a: float = 1.0, eps: float = 1.0, refresh: bool = True, tol: float = 1e-10):
+                 a: float = 1.0, eps: float = 1.0, refresh: bool = True, tol: float = 1e-6):
         super().__init__(basis=basis, alpha=alpha, c=c, prefix=prefix, additive=additive, count=count,
                          cos_first=cos_first, a=a, eps=eps, refresh=refresh, tol=tol)
 
