@@ -10,7 +10,7 @@
 
 use super::legendre;
 use super::tensor::TensorOrder;
-use super::Basis1D;
+use super::{Basis1D, LANES};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -190,6 +190,36 @@ impl Design {
                     v
                 }
             };
+        }
+    }
+
+    /// Block evaluation over up to [`LANES`] rows (row-major `rows`, `B x d`):
+    /// `out[j * LANES + r]` is column `j` at row `r`, for all columns (`out.len() >= p * LANES`).
+    /// Used by the column additions, where the basis recurrences of several rows run side by
+    /// side. Lanes `r >= B` are unspecified.
+    pub fn eval_block(&self, rows: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
+        let d = self.d;
+        let p = self.columns.len();
+        if d == 1 && !self.additive {
+            let np = self.n_prefix;
+            if np > 0 {
+                let mut tmp = vec![0.0; np];
+                for (r, &x) in rows.iter().enumerate() {
+                    legendre::eval_into(x, &mut tmp);
+                    for j in 0..np {
+                        out[j * LANES + r] = tmp[j];
+                    }
+                }
+            }
+            self.basis.eval_block(rows, p - np, &mut out[np * LANES..p * LANES]);
+            return;
+        }
+        let mut tmp = vec![0.0; p];
+        for (r, x) in rows.chunks_exact(d).enumerate() {
+            self.eval_into(x, scratch, &mut tmp);
+            for j in 0..p {
+                out[j * LANES + r] = tmp[j];
+            }
         }
     }
 

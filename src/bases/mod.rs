@@ -18,6 +18,9 @@ pub mod tensor;
 pub mod trig;
 
 pub use design::{Column, Design};
+
+/// Rows evaluated side by side by the block evaluations (column additions).
+pub const LANES: usize = 16;
 pub use hermite::HermiteParams;
 
 use crate::error::Result;
@@ -74,6 +77,23 @@ impl Basis1D {
             Basis1D::Sine => sine::eval_into(x, out),
             Basis1D::Trig { cos_first } => trig::eval_into(x, *cos_first, out),
             Basis1D::Hermite(h) => h.eval_into(x, out),
+        }
+    }
+
+    /// Block evaluation: `out[j * LANES + r] = psi_{j+1}(xs[r])` for up to `LANES` rows, `m` functions.
+    pub fn eval_block(&self, xs: &[f64], m: usize, out: &mut [f64]) {
+        match self {
+            Basis1D::Sine => sine::eval_block(xs, m, out),
+            Basis1D::Trig { cos_first } => trig::eval_block(xs, *cos_first, m, out),
+            Basis1D::Hermite(h) => {
+                let mut tmp = vec![0.0; m];
+                for (r, &x) in xs.iter().enumerate() {
+                    h.eval_into(x, &mut tmp);
+                    for j in 0..m {
+                        out[j * LANES + r] = tmp[j];
+                    }
+                }
+            }
         }
     }
 

@@ -40,3 +40,43 @@ pub fn eval_into(x: f64, out: &mut [f64]) {
         *o = SQRT_2 * s;
     }
 }
+
+/// Block version: `out[j * LANES + r] = psi_{j+1}(xs[r])` for up to [`super::LANES`] rows
+/// `xs` and `m` functions. The rows advance their rotations side by side in fixed-size lanes,
+/// so the recurrence chains are independent and the loop vectorises (column additions of
+/// Algorithm 2). Lanes past `xs.len()` hold garbage-free values of `x = 0`.
+pub fn eval_block(xs: &[f64], m: usize, out: &mut [f64]) {
+    const L: usize = super::LANES;
+    let mut x = [0.0f64; L];
+    x[..xs.len()].copy_from_slice(xs);
+    let (mut s, mut c, mut s2, mut c2) = ([0.0f64; L], [0.0f64; L], [0.0f64; L], [0.0f64; L]);
+    for r in 0..L {
+        let (a, b) = (0.5 * PI * x[r]).sin_cos();
+        s[r] = a;
+        c[r] = b;
+        s2[r] = 2.0 * a * b;
+        c2[r] = b * b - a * a;
+    }
+    for j in 0..m {
+        if j > 0 {
+            if j % 128 == 0 {
+                for r in 0..L {
+                    let (a, b) = ((2 * j + 1) as f64 * 0.5 * PI * x[r]).sin_cos();
+                    s[r] = a;
+                    c[r] = b;
+                }
+            } else {
+                for r in 0..L {
+                    let ns = s[r] * c2[r] + c[r] * s2[r];
+                    let nc = c[r] * c2[r] - s[r] * s2[r];
+                    s[r] = ns;
+                    c[r] = nc;
+                }
+            }
+        }
+        let o = &mut out[j * L..(j + 1) * L];
+        for r in 0..L {
+            o[r] = SQRT_2 * s[r];
+        }
+    }
+}

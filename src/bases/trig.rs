@@ -51,3 +51,50 @@ pub fn eval_into(x: f64, cos_first: bool, out: &mut [f64]) {
         }
     }
 }
+
+/// Block version: `out[j * LANES + r] = psi_{j+1}(xs[r])` for up to [`super::LANES`] rows
+/// (independent rotation chains in fixed-size lanes, so the loop vectorises).
+pub fn eval_block(xs: &[f64], cos_first: bool, m: usize, out: &mut [f64]) {
+    const L: usize = super::LANES;
+    let mut x = [0.0f64; L];
+    x[..xs.len()].copy_from_slice(xs);
+    let (mut s, mut c, mut s1, mut c1) = ([0.0f64; L], [0.0f64; L], [0.0f64; L], [0.0f64; L]);
+    for r in 0..L {
+        let (a, b) = (2.0 * PI * x[r]).sin_cos();
+        s[r] = a;
+        c[r] = b;
+        s1[r] = a;
+        c1[r] = b;
+    }
+    let kmax = m.div_ceil(2);
+    for k in 1..=kmax {
+        if k > 1 {
+            if k % 128 == 0 {
+                for r in 0..L {
+                    let (a, b) = (k as f64 * 2.0 * PI * x[r]).sin_cos();
+                    s[r] = a;
+                    c[r] = b;
+                }
+            } else {
+                for r in 0..L {
+                    let ns = s[r] * c1[r] + c[r] * s1[r];
+                    let nc = c[r] * c1[r] - s[r] * s1[r];
+                    s[r] = ns;
+                    c[r] = nc;
+                }
+            }
+        }
+        let j0 = 2 * (k - 1);
+        let (first, second) = if cos_first { (&c, &s) } else { (&s, &c) };
+        let o = &mut out[j0 * L..(j0 + 1) * L];
+        for r in 0..L {
+            o[r] = SQRT_2 * first[r];
+        }
+        if j0 + 1 < m {
+            let o = &mut out[(j0 + 1) * L..(j0 + 2) * L];
+            for r in 0..L {
+                o[r] = SQRT_2 * second[r];
+            }
+        }
+    }
+}

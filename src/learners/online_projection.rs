@@ -26,7 +26,7 @@
 
 use super::OnlineLearner;
 use crate::bases::design::{check_domain, Scratch};
-use crate::bases::{Basis1D, Design};
+use crate::bases::{Basis1D, Design, LANES};
 use crate::error::{positive, Result};
 use crate::linalg::blas::{axpy, dot};
 use crate::linalg::packed;
@@ -349,19 +349,49 @@ impl State {
         let p1 = p0 + q;
         let d = self.design.input_dim();
         // B = Psi^T W (q vectors of length p0), C = W^T W, ry = W^T Y over all stored samples.
-        let mut bcols = vec![vec![0.0; p0]; q];
-        let mut cmat = DMatrix::<f64>::zeros(q, q);
-        let mut ry = vec![0.0; q];
-        let mut row = vec![0.0; p1];
-        for (x, &y) in self.xs.chunks_exact(d).zip(&self.ys) {
-            self.design.eval_into(x, &mut self.scratch, &mut row);
-            let (old, new) = row.split_at(p0);
+        // Per-lane accumulators (vertical FMAs only), reduced after the pass.
+        const L: usize = LANES;
+        let mut bacc = vec![[0.0f64; L]; p0 * q];
+        let mut cacc = vec![[0.0f64; L]; q * q];
+        let mut racc = vec![[0.0f64; L]; q];
+        let mut block = vec![0.0; p1 * L];
+        for (xb, yb) in self.xs.chunks(d * L).zip(self.ys.chunks(L)) {
+            let nb = yb.len();
+            self.design.eval_block(xb, &mut self.scratch, &mut block);
+            let mut yl = [0.0f64; L];
+            yl[..nb].copy_from_slice(yb);
+            // zero the unused lanes of the new columns: their products then vanish
             for k in 0..q {
-                axpy(new[k], old, &mut bcols[k]);
-                ry[k] += new[k] * y;
-                for l in 0..=k {
-                    cmat[(l, k)] += new[l] * new[k];
+                block[(p0 + k) * L + nb..(p0 + k + 1) * L].iter_mut().for_each(|v| *v = 0.0);
+            }
+            let (old, new) = block.split_at(p0 * L);
+            for k in 0..q {
+                let mut wk = [0.0f64; L];
+                wk.copy_from_slice(&new[k * L..(k + 1) * L]);
+                for (j, acc) in bacc[k * p0..(k + 1) * p0].iter_mut().enumerate() {
+                    let col = &old[j * L..(j + 1) * L];
+                    for r in 0..L {
+                        acc[r] += col[r] * wk[r];
+                    }
                 }
+                for r in 0..L {
+                    racc[k][r] += yl[r] * wk[r];
+                }
+                for l in 0..=k {
+                    let col = &new[l * L..(l + 1) * L];
+                    for r in 0..L {
+                        cacc[l * q + k][r] += col[r] * wk[r];
+                    }
+                }
+            }
+        }
+        let lane_sum = |a: &[f64; L]| a.iter().sum::<f64>();
+        let bcols: Vec<Vec<f64>> = (0..q).map(|k| bacc[k * p0..(k + 1) * p0].iter().map(lane_sum).collect()).collect();
+        let ry: Vec<f64> = racc.iter().map(lane_sum).collect();
+        let mut cmat = DMatrix::<f64>::zeros(q, q);
+        for k in 0..q {
+            for l in 0..=k {
+                cmat[(l, k)] = lane_sum(&cacc[l * q + k]);
             }
         }
         for k in 0..q {
