@@ -2,4 +2,7 @@
 # One import per entry module (keep alphabetical).
 from . import pkawv_fig3  # noqa: F401
 from . import projection_fig1  # noqa: F401
+from . import projection_fig3  # noqa: F401
+from . import projection_fig4  # noqa: F401
+from . import projection_fig5  # noqa: F401
 from . import taylor_casp  # noqa: F401
