@@ -375,3 +375,24 @@ def test_exact_l2_error_matches_fine_quadrature():
     diff = m.predict_many(grid[:, None]) - ex.f(grid)
     assert err == pytest.approx(np.mean(diff**2 * (grid + 0.5)), rel=1e-6)
     assert math.isfinite(err) and err > 0
+
+
+def test_example_generators_follow_their_design_and_noise():
+    from kernelstream.datasets import synthetic
+    from kernelstream.datasets.projection_examples import f_a1, f_example2
+
+    X, y = synthetic.example2(200_000, seed=1)
+    # density x + 0.5: E X = 7/12, E X^2 = 5/12 - ... (int x^2 (x + 0.5) = 1/4 + 1/6)
+    assert X.mean() == pytest.approx(7 / 12, abs=3e-3)
+    assert (X**2).mean() == pytest.approx(1 / 4 + 1 / 6, abs=3e-3)
+    assert np.std(y - f_example2(X[:, 0])) == pytest.approx(5.0, rel=0.01)  # "Normal(0, 5)" read as sd 5
+    X, y = synthetic.example1(100_000, seed=2)
+    resid = y - X[:, 0] ** 4 + 2 * X[:, 0] ** 3 - X[:, 0] ** 2 + 1 / 30
+    assert np.abs(resid).max() <= 0.02 and X.min() >= 0 and X.max() <= 1
+    X, y = synthetic.example_a1(1000, seed=3)
+    assert np.all((X >= 0) & (X <= 1))
+    assert f_a1(np.array([0.2, 0.5, 1.0])).tolist() == pytest.approx([1.0, 1.6, 3.1])
+    X, y = synthetic.additive_doppler(10, seed=4)
+    assert X.shape == (10, 10)
+    X1, y1 = synthetic.additive_doppler(10, seed=4)
+    np.testing.assert_array_equal(y, y1)
