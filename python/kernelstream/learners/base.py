@@ -41,8 +41,11 @@ class Learner:
     def _core_kwargs(self, params: dict) -> dict:  # pragma: no cover - overridden
         return dict(params)
 
-    def get_params(self) -> dict:
-        """The constructor arguments: ``type(l)(**l.get_params())`` is a fresh, identical learner."""
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor arguments: ``type(l)(**l.get_params())`` is a fresh, identical learner.
+
+        (``deep`` is accepted for scikit-learn's ``clone`` and ignored.)
+        """
         return dict(self._params)
 
     def clone(self):
