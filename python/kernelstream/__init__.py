@@ -11,7 +11,21 @@ __version__ = _core.__version__
 
 from . import kernels  # noqa: E402
 from . import datasets, evaluate  # noqa: E402
-from .learners import FOGD, KernelAWV, Learner, MultiKernelAWV, NOGD, NystromAWV, OMKLGF, ProsNKons, RFFAWV, Raker, TaylorAWV  # noqa: E402
+from .learners import (  # noqa: E402
+    AveragedKernelSGD,
+    FOGD,
+    KernelAWV,
+    Learner,
+    MultiKernelAWV,
+    NOGD,
+    NystromAWV,
+    OMKLGF,
+    OnlineProjection,
+    ProsNKons,
+    RFFAWV,
+    Raker,
+    TaylorAWV,
+)
 from . import samplers  # noqa: E402
 from . import aggregation  # noqa: E402
 
@@ -37,4 +51,6 @@ __all__ = [
     "FOGD",
     "NOGD",
     "ProsNKons",
+    "OnlineProjection",
+    "AveragedKernelSGD",
 ]

@@ -252,3 +252,51 @@ def _fogd_nogd(quick):
                   make_reference=lambda: NOGDReference(k, 30, 6, 0.05, "squared", 0.1), X=X, y=y,
                   reference_rounds=300, warmup=200),
     ]
+
+
+@register_bench("projection")
+def _projection(quick):
+    """OnlineProjection (Algorithm 2, Rust) against Algorithm 1 (NumPy: least squares refit
+    every round), on Examples 1 and 2 of Zhang and Simon."""
+    from .datasets.projection_examples import EXAMPLES
+    from .reference import NaiveOnlineProjection
+
+    out = []
+    for name, n_full, n_quick in (("example1", 1_000_000, 20_000), ("example2", 1_000_000, 20_000)):
+        ex = EXAMPLES[name]
+        X, y = ex.sample(n_quick if quick else n_full, seed=0)
+        p = dict(ex.projection)
+        out.append(
+            BenchCase(
+                label=f"{name} n={X.shape[0]} (Alg. 1)",
+                make_fast=lambda ex=ex: ex.make_projection(),
+                make_reference=lambda p=p: NaiveOnlineProjection(d=1, **p),
+                X=X,
+                y=y,
+                reference_rounds=300,
+            )
+        )
+    return out
+
+
+@register_bench("averaged-sgd")
+def _averaged_sgd(quick):
+    """AveragedKernelSGD (Rust, O(n) per round) against its NumPy reference."""
+    from . import AveragedKernelSGD
+    from .datasets.projection_examples import EXAMPLES
+    from .kernels import Min
+    from .reference import AveragedKernelSGDReference
+
+    # the reference runs the whole stream too (per-round cost grows with n)
+    n = 1000 if quick else 4000
+    X, y = EXAMPLES["example2"].sample(n, seed=0)
+    return [
+        BenchCase(
+            label=f"example2 min n={X.shape[0]}",
+            make_fast=lambda: AveragedKernelSGD(Min(), gamma0=5.0),
+            make_reference=lambda: AveragedKernelSGDReference(Min(), gamma0=5.0),
+            X=X,
+            y=y,
+            reference_rounds=n,
+        )
+    ]

@@ -106,6 +106,67 @@ class Laplacian(Kernel):
         return f"Laplacian(sigma={self._sigma!r})"
 
 
+class _Parameterless(Kernel):
+    __slots__ = ()
+
+    @property
+    def params(self) -> tuple:
+        return ()
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class Min(_Parameterless):
+    """Kernel ``k(x, x') = prod_l min(x_l, x'_l)`` (first-order Sobolev space with ``f(0) = 0``).
+
+    Zhang and Simon, Table 1 (Example 2); eigenbasis ``sqrt(2) sin((2j-1) pi x / 2)`` on [0, 1].
+
+    Examples
+    --------
+    >>> from kernelstream.kernels import Min
+    >>> float(Min()([[0.3]], [[0.7]])[0, 0])
+    0.3
+    """
+
+    name = "min"
+    __slots__ = ()
+
+
+class BernoulliPeriodic(_Parameterless):
+    """Periodic second-order Sobolev kernel ``k(s, t) = -B4({s - t}) / 24`` (product over coordinates).
+
+    ``B4(x) = x^4 - 2x^3 + x^2 - 1/30``, ``{.}`` the fractional part; Zhang and Simon, Table 2
+    (Example 1). ``k(x, x) = 1/720``.
+
+    Examples
+    --------
+    >>> from kernelstream.kernels import BernoulliPeriodic
+    >>> round(float(BernoulliPeriodic()([[0.2]], [[0.2]])[0, 0]) * 720, 12)
+    1.0
+    """
+
+    name = "bernoulli_periodic"
+    __slots__ = ()
+
+
+class AdditiveSobolev2(_Parameterless):
+    """Additive second-order Sobolev kernel ``sum_l [x_l x'_l + x_l^2 x'_l^2 - B4({x_l - x'_l}) / 24]``.
+
+    The kernel of Zhang and Simon's additive example with the sign and scale of the Bernoulli
+    term corrected (eq. (85) prints ``+ B4({s - t})``, which is not positive semi-definite).
+
+    Examples
+    --------
+    >>> from kernelstream.kernels import AdditiveSobolev2
+    >>> round(float(AdditiveSobolev2()([[1.0, 0.0]], [[1.0, 0.0]])[0, 0]), 6)
+    2.002778
+    """
+
+    name = "additive_sobolev2"
+    __slots__ = ()
+
+
 def as_kernel(kernel) -> Kernel:
     """Accepts a :class:`Kernel` (returned as is)."""
     from .errors import ParameterError
@@ -133,4 +194,4 @@ def vaw2_grid() -> list:
     return gauss + lap
 
 
-__all__ = ["Kernel", "Gaussian", "Laplacian", "as_kernel", "vaw2_grid"]
+__all__ = ["Kernel", "Gaussian", "Laplacian", "Min", "BernoulliPeriodic", "AdditiveSobolev2", "as_kernel", "vaw2_grid"]

@@ -1,15 +1,21 @@
 //! Kernels, all with the conventions of the API contract:
 //! Gaussian `exp(-||x-x'||^2 / (2 sigma^2))` (the 2 sigma^2 convention of all five papers),
-//! Laplacian `exp(-||x-x'||_1 / sigma)` (VAW2 paper, sec. 5).
+//! Laplacian `exp(-||x-x'||_1 / sigma)` (VAW2 paper, sec. 5);
+//! Min `prod_l min(x_l, y_l)`, BernoulliPeriodic `prod_l -B4({x_l - y_l})/24` and the additive
+//! `sum_l [x_l y_l + x_l^2 y_l^2 - B4({x_l - y_l})/24]` (projection paper, Tables 1, 2, 4).
 //!
 //! A kernel is a small immutable value (`Kernel` enum), cheap to copy and serialise
 //! with the learner that uses it.
 
+mod bernoulli;
 mod gaussian;
 mod laplacian;
+mod min;
 
+pub use bernoulli::{additive_sobolev2, bernoulli4, bernoulli_periodic, bernoulli_periodic_1d};
 pub use gaussian::gaussian;
 pub use laplacian::laplacian;
+pub use min::min_kernel;
 
 use crate::error::{positive, Result};
 use serde::{Deserialize, Serialize};
@@ -20,6 +26,12 @@ pub enum Kernel {
     Gaussian { sigma: f64 },
     /// `exp(-||x-x'||_1 / sigma)`.
     Laplacian { sigma: f64 },
+    /// `prod_l min(x_l, y_l)` (projection paper, Table 1).
+    Min,
+    /// `prod_l -B4({x_l - y_l}) / 24` (projection paper, Table 2).
+    BernoulliPeriodic,
+    /// `sum_l [x_l y_l + x_l^2 y_l^2 - B4({x_l - y_l}) / 24]` (projection paper, eq. (85) corrected).
+    AdditiveSobolev2,
 }
 
 impl Kernel {
@@ -31,7 +43,17 @@ impl Kernel {
                 _ => crate::param_err!("kernel {name:?} takes exactly one parameter (sigma), got {}", params.len()),
             }
         };
+        let none = |k: Kernel| -> Result<Kernel> {
+            if params.is_empty() {
+                Ok(k)
+            } else {
+                crate::param_err!("kernel {name:?} takes no parameters, got {}", params.len())
+            }
+        };
         match name {
+            "min" => none(Kernel::Min),
+            "bernoulli_periodic" => none(Kernel::BernoulliPeriodic),
+            "additive_sobolev2" => none(Kernel::AdditiveSobolev2),
             "gaussian" => Ok(Kernel::Gaussian { sigma: one("sigma")? }),
             "laplacian" => Ok(Kernel::Laplacian { sigma: one("sigma")? }),
             _ => crate::param_err!("unknown kernel {name:?}"),
@@ -43,6 +65,9 @@ impl Kernel {
         match *self {
             Kernel::Gaussian { sigma } => ("gaussian", vec![sigma]),
             Kernel::Laplacian { sigma } => ("laplacian", vec![sigma]),
+            Kernel::Min => ("min", vec![]),
+            Kernel::BernoulliPeriodic => ("bernoulli_periodic", vec![]),
+            Kernel::AdditiveSobolev2 => ("additive_sobolev2", vec![]),
         }
     }
 
@@ -52,6 +77,9 @@ impl Kernel {
         match *self {
             Kernel::Gaussian { sigma } => gaussian(x, y, sigma),
             Kernel::Laplacian { sigma } => laplacian(x, y, sigma),
+            Kernel::Min => min_kernel(x, y),
+            Kernel::BernoulliPeriodic => bernoulli_periodic(x, y),
+            Kernel::AdditiveSobolev2 => additive_sobolev2(x, y),
         }
     }
 
@@ -63,12 +91,19 @@ impl Kernel {
                 let _ = x;
                 1.0
             }
+            Kernel::Min | Kernel::BernoulliPeriodic | Kernel::AdditiveSobolev2 => self.eval(x, x),
         }
     }
 
-    /// `sup_x k(x, x)` (kappa^2 in the papers).
+    /// `sup_x k(x, x)` (kappa^2 in the papers); for the Sobolev kernels the supremum over
+    /// [0, 1] in one dimension (`1`, `1/720`, `2 + 1/720`).
     pub fn sup_diag(&self) -> f64 {
-        1.0
+        match self {
+            Kernel::Min => 1.0,
+            Kernel::BernoulliPeriodic => 1.0 / 720.0,
+            Kernel::AdditiveSobolev2 => 2.0 + 1.0 / 720.0,
+            _ => 1.0,
+        }
     }
 
     /// Row `(k(x, c_j))_j` for row-major centres `c` of dimension `d`, written into `out`.

@@ -2,6 +2,7 @@
 //! the learner protocol of the API contract; [`crate::stream`] runs the online
 //! protocol over whole arrays for any of them.
 
+pub mod averaged_sgd;
 pub mod fogd;
 pub mod kernel_awv;
 pub mod losses;
@@ -9,11 +10,13 @@ pub mod multi_kernel_awv;
 pub mod nogd;
 pub mod nystrom_awv;
 pub mod omkl_gf;
+pub mod online_projection;
 pub mod pros_n_kons;
 pub mod raker;
 pub mod rff_awv;
 pub mod taylor_awv;
 
+pub use averaged_sgd::AveragedKernelSgd;
 pub use fogd::Fogd;
 pub use kernel_awv::KernelAwv;
 pub use losses::Loss;
@@ -21,6 +24,7 @@ pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
 pub use nogd::Nogd;
 pub use nystrom_awv::{NystromAwv, NystromStats};
 pub use omkl_gf::OmklGf;
+pub use online_projection::{OnlineProjection, ProjectionConfig};
 pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
 pub use raker::Raker;
 pub use rff_awv::RffAwv;

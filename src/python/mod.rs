@@ -8,12 +8,14 @@
 mod aggregation;
 pub mod convert;
 pub mod errors;
-mod kernel_awv;
+mod averaged_sgd;
 mod fogd;
+mod kernel_awv;
 mod kernels;
 pub mod kors;
-mod nystrom_awv;
 mod multi_kernel_awv;
+mod nystrom_awv;
+mod online_projection;
 pub mod protocol;
 mod rff_awv;
 mod pros_n_kons;
@@ -37,5 +39,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     aggregation::register(m)?;
     fogd::register(m)?;
     pros_n_kons::register(m)?;
+    online_projection::register(m)?;
+    averaged_sgd::register(m)?;
     Ok(())
 }

@@ -63,4 +63,13 @@ ZOO: dict[str, ZooEntry] = {
     "Raker": ZooEntry(lambda: ks.Raker([Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5), randomized=True),
     "OMKLGF": ZooEntry(lambda: ks.OMKLGF([Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, n_samples=2, graph_rounds=50, seed=6), randomized=True),
     # -- issue 6 --
+    "OnlineProjection": ZooEntry(lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5), d=1, domain=(0.0, 1.0)),
+    "OnlineProjection-tensor": ZooEntry(lambda: ks.OnlineProjection(basis="trig", alpha=1.5, c=0.3, prefix="linear"),
+                                        d=2, domain=(0.0, 1.0)),
+    "OnlineProjection-additive": ZooEntry(
+        lambda: ks.OnlineProjection(basis="trig", alpha=2.0, c=0.2, prefix="quadratic", additive=True, count="pair"),
+        d=3, domain=(0.0, 1.0)),
+    "OnlineProjection-gaussian": ZooEntry(lambda: ks.OnlineProjection(basis="gaussian", alpha=1.0, c=1.0, a=1.0, eps=0.5),
+                                          d=1, domain=(-1.0, 1.0)),
+    "AveragedKernelSGD": ZooEntry(lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)),
 }

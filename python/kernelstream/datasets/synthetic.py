@@ -31,5 +31,26 @@ def friedman_stream(n: int = 20_000, d: int = 5, noise: float = 0.1, seed: int =
 
 from .adversarial import GreedyAdversary, RegularisedComparator  # noqa: E402
 from .ar4 import ar4  # noqa: E402
+from .projection_examples import (  # noqa: E402
+    EXAMPLES as PROJECTION_EXAMPLES,
+    additive_doppler,
+    example1,
+    example2,
+    example_a1,
+    example_a2,
+    l2_error,
+)
 
-__all__ = ["friedman_stream", "GreedyAdversary", "RegularisedComparator", "ar4"]
+__all__ = [
+    "friedman_stream",
+    "GreedyAdversary",
+    "RegularisedComparator",
+    "ar4",
+    "PROJECTION_EXAMPLES",
+    "example1",
+    "example2",
+    "example_a1",
+    "example_a2",
+    "additive_doppler",
+    "l2_error",
+]

@@ -8,6 +8,8 @@ from .nystrom_awv import NystromAWV
 from .pros_n_kons import ProsNKons, batch_comparator
 from .rff_awv import RFFAWV
 from .taylor_awv import TaylorAWV
+from .online_projection import OnlineProjection
+from .averaged_sgd import AveragedKernelSGD
 
 __all__ = [
     "Learner",
@@ -22,4 +24,6 @@ __all__ = [
     "NOGD",
     "ProsNKons",
     "batch_comparator",
+    "OnlineProjection",
+    "AveragedKernelSGD",
 ]

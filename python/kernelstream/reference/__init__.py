@@ -17,8 +17,15 @@ from .nogd import NOGDReference
 from .nystrom_awv import NystromAWVReference
 from .pros_n_kons import ProsNKonsReference
 from .rff_awv import RFFAWVReference, VAWReference, draw_rff, rff_map
+from .online_projection import (
+    AveragedKernelSGDReference,
+    NaiveOnlineProjection,
+    ProjectionDesign,
+    batch_projection,
+    krr_fit,
+)
 from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
-# -- online projection (issue 6) --
+
 
 __all__ = [
     "AAReference",
@@ -39,6 +46,11 @@ __all__ = [
     "VAWReference",
     "draw_rff",
     "rff_map",
+    "AveragedKernelSGDReference",
+    "NaiveOnlineProjection",
+    "ProjectionDesign",
+    "batch_projection",
+    "krr_fit",
     "TaylorAWVReference",
     "taylor_kron_features",
     "taylor_monomial_features",

@@ -1,0 +1,67 @@
+"""AveragedKernelSGD: averaged functional stochastic gradient descent.
+
+The competitor of Zhang and Simon's experiments (Appendix E.1, eqs. (87)-(88), after
+Dieuleveut and Bach 2016; spec ``projection.md`` sec. 3.6).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._validation import as_row, non_negative, positive
+from ..kernels import as_kernel
+from .base import Learner
+
+
+class AveragedKernelSGD(Learner):
+    """Averaged functional SGD: ``f~_n = f~_{n-1} + gamma_n (Y_n - f~_{n-1}(X_n)) K(X_n, .)``.
+
+    The prediction is the Polyak-Ruppert average ``f^_n = (1/(n+1)) sum_{k=0}^n f~_k``
+    (``f~_0 = 0`` included), with ``gamma_n = gamma0 n^(-zeta)``, ``n`` the iteration index.
+    O(n) kernel evaluations per round.
+
+    Parameters
+    ----------
+    kernel : kernelstream.kernels.Kernel
+        E.g. ``BernoulliPeriodic()`` (Example 1, ``gamma0=128``) or ``Min()`` (Example 2, ``gamma0=5``).
+    gamma0 : float, default 1.0
+        Step constant.
+    zeta : float, default 0.5
+        Step exponent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelstream import AveragedKernelSGD
+    >>> from kernelstream.kernels import Min
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(0, 1, size=(500, 1)); y = np.sin(3 * X[:, 0])
+    >>> model = AveragedKernelSGD(Min(), gamma0=5.0)
+    >>> preds = model.progressive_predict(X, y)
+    >>> model.dim, float(preds[0])
+    (500, 0.0)
+    >>> bool(np.mean((preds[250:] - y[250:]) ** 2) < 0.01)
+    True
+    """
+
+    _core_class = _core.AveragedKernelSGD
+
+    def __init__(self, kernel, gamma0: float = 1.0, zeta: float = 0.5):
+        super().__init__(kernel=kernel, gamma0=gamma0, zeta=zeta)
+
+    def _core_kwargs(self, p):
+        name, params = as_kernel(p["kernel"]).spec
+        return dict(kernel_name=name, kernel_params=params, gamma0=positive("gamma0", p["gamma0"]),
+                    zeta=non_negative("zeta", p["zeta"]))
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """``a_i`` of the un-averaged iterate ``f~_n = sum_i a_i K(X_i, .)``."""
+        return self._core.coefficients
+
+    def predict_last(self, x) -> float:
+        """The un-averaged iterate ``f~_n(x)``."""
+        return float(self._core.predict_last(as_row(x)))
+
+
+__all__ = ["AveragedKernelSGD"]

@@ -1,0 +1,96 @@
+//! Averaged functional (kernel) stochastic gradient descent, the competitor of Zhang and
+//! Simon's experiments (Appendix E.1, eqs. (87)-(88), after Dieuleveut and Bach 2016);
+//! spec `projection.md` sec. 3.6:
+//! `f~_n = f~_{n-1} + gamma_n (Y_n - f~_{n-1}(X_n)) K(X_n, .)`, `f^_n = (1/(n+1)) sum_{k=0}^n f~_k`
+//! (Polyak-Ruppert average including `f~_0 = 0`), `gamma_n = gamma0 n^(-zeta)` with n the
+//! iteration index (spec sec. 9.1 item 5).
+//!
+//! Representation: `f~_n = sum_{i<=n} a_i K(X_i, .)` and
+//! `f^_n = sum_{i<=n} a_i (n + 1 - i) / (n + 1) K(X_i, .) = S1 - S2 / (n + 1)` with
+//! `S1 = sum_i a_i K(X_i, .)`, `S2 = sum_i i a_i K(X_i, .)`: one pass over the stored points
+//! gives both the averaged prediction and the un-averaged residual. O(n) per round.
+
+use super::OnlineLearner;
+use crate::error::{non_negative, positive, Result};
+use crate::kernels::Kernel;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AveragedKernelSgd {
+    kernel: Kernel,
+    gamma0: f64,
+    zeta: f64,
+    d: Option<usize>,
+    xs: Vec<f64>,
+    /// `a_i` of the un-averaged iterate.
+    a: Vec<f64>,
+}
+
+impl AveragedKernelSgd {
+    pub fn new(kernel: Kernel, gamma0: f64, zeta: f64) -> Result<Self> {
+        positive("gamma0", gamma0)?;
+        non_negative("zeta", zeta)?;
+        Ok(AveragedKernelSgd { kernel, gamma0, zeta, d: None, xs: Vec::new(), a: Vec::new() })
+    }
+
+    /// Coefficients `a_i` of the un-averaged iterate `f~_n`.
+    pub fn coefficients(&self) -> &[f64] {
+        &self.a
+    }
+
+    /// `(S1, S2)` at `x`.
+    fn sums(&self, x: &[f64]) -> (f64, f64) {
+        let d = x.len();
+        let (mut s1, mut s2) = (0.0, 0.0);
+        for (i, (xi, ai)) in self.xs.chunks_exact(d.max(1)).zip(&self.a).enumerate() {
+            let t = ai * self.kernel.eval(xi, x);
+            s1 += t;
+            s2 += (i + 1) as f64 * t;
+        }
+        (s1, s2)
+    }
+
+    /// Un-averaged iterate `f~_n(x)`.
+    pub fn predict_last(&self, x: &[f64]) -> Result<f64> {
+        if let Some(d) = self.d {
+            if d != x.len() {
+                return crate::input_err!("x has {} features, the learner was fed {d}", x.len());
+            }
+        }
+        Ok(self.sums(x).0)
+    }
+}
+
+impl OnlineLearner for AveragedKernelSgd {
+    fn input_dim(&self) -> Option<usize> {
+        self.d
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        let (s1, s2) = self.sums(x);
+        Ok(s1 - s2 / (self.a.len() + 1) as f64)
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let (s1, s2) = self.sums(x);
+        let n = self.a.len();
+        let pred = s1 - s2 / (n + 1) as f64;
+        let gamma = self.gamma0 * ((n + 1) as f64).powf(-self.zeta);
+        self.d = Some(x.len());
+        self.xs.extend_from_slice(x);
+        self.a.push(gamma * (y - s1));
+        Ok(pred)
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.a.len() as u64
+    }
+
+    fn dim(&self) -> usize {
+        self.a.len()
+    }
+}

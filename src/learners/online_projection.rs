@@ -1,0 +1,535 @@
+//! Online projection estimator: Zhang and Simon, "An Online Projection Estimator for
+//! Nonparametric Regression in Reproducing Kernel Hilbert Spaces", Algorithm 2 with the
+//! recursions of Appendix C, eqs. (19)-(22) and (74); spec `projection.md` sec. 3.3 (corrected
+//! algorithm), 3.5 (additive model), 9 (choices).
+//!
+//! The estimate after n samples is ordinary least squares of Y on the p active columns of
+//! the design ([`crate::bases::Design`]): `theta = Phi r`, `Phi = (Psi^T Psi)^{-1}`, `r = Psi^T Y`.
+//! * Row step (new sample), eq. (19)/(22): `v = Phi u`, `s = 1 + u^T v`,
+//!   `Phi <- Phi - v v^T / s`, `theta <- theta + (v / s) (y - u^T theta)` (Sherman-Morrison).
+//! * Column step (schedule, a `while` loop, several columns at once), eq. (21)/(74) in block form:
+//!   `B = Psi^T W`, `C = W^T W`, `Q = Phi B`, `S = C - B^T Q` (Schur complement),
+//!   `Phi <- [[Phi + Q S^-1 Q^T, -Q S^-1], [-S^-1 Q^T, S^-1]]`, `z = W^T Y - B^T theta`,
+//!   `theta <- [theta - Q S^-1 z ; S^-1 z]`.
+//! * Schedule: the N-th unit switches on at `t_N = floor(c N^kappa)`, `kappa = (2 alpha + d) / d`
+//!   (`2 alpha + 1` for the additive model); prefix columns are always on (spec sec. 9.1 item 2).
+//! * Exact warm-up (spec sec. 3.3, 9.3 item 1): while the stored Gram matrix `G = Psi^T Psi` is
+//!   singular (or its Cholesky pivots fall below `tol` relative to its diagonal) there is no
+//!   `Phi`; we keep `G` and `r`, predict with the minimum-norm least-squares solution, and set
+//!   `Phi = G^-1` the first round `G` is well conditioned.
+//! * Schur-complement guard (spec sec. 9.3 item 2): if a pivot of `S` is below `tol` times the
+//!   diagonal of `C` (the new columns are numerically in the span of the old ones on the
+//!   sample), the columns are still switched on, as scheduled, and the learner goes back to the
+//!   exact warm-up until `G` is well conditioned again.
+//! * Drift guard (spec sec. 9.3 item 3): with `refresh = true`, at each addition step `Phi` is
+//!   recomputed as `G^-1` from the stored Gram matrix (Cholesky) and `theta = Phi r`.
+
+use super::OnlineLearner;
+use crate::bases::design::{check_domain, Scratch};
+use crate::bases::{Basis1D, Design, LANES};
+use crate::error::{positive, Result};
+use crate::linalg::blas::{axpy, dot};
+use crate::linalg::packed;
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+
+/// Construction parameters of [`OnlineProjection`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProjectionConfig {
+    pub basis: Basis1D,
+    /// Smoothness index: eigenvalues decay like `j^(-2 alpha / d)`; sets `kappa`.
+    pub alpha: f64,
+    /// Schedule constant `c` in `t_N = floor(c N^kappa)`.
+    pub c: f64,
+    /// Always-on polynomial prefix: `None`, or the degree `m` (intercept + `P~_1..P~_m` per coordinate).
+    pub prefix_degree: Option<u32>,
+    /// Additive model (sec. 5, Appendix D): one new function per coordinate per unit.
+    pub additive: bool,
+    /// `N` counts sin/cos pairs (trig basis) instead of single functions.
+    pub pairs: bool,
+    /// Refresh `Phi = G^-1` from the stored Gram matrix at each addition step.
+    pub refresh: bool,
+    /// Relative pivot tolerance of the warm-up and Schur-complement guards: `Phi` is formed
+    /// (from `G` or from `S`) only if every Cholesky pivot is at least `tol` times its diagonal
+    /// entry, which keeps the propagated round-off near `eps / tol`.
+    pub tol: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OnlineProjection {
+    cfg: ProjectionConfig,
+    state: Option<State>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct State {
+    design: Design,
+    kappa: f64,
+    n: u64,
+    /// Scheduled units switched on (the paper's N).
+    n_units: usize,
+    /// Stored inputs (row-major) and targets: column additions need all past data.
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    /// Packed `G = Psi^T Psi`.
+    gram: Vec<f64>,
+    /// `r = Psi^T Y`.
+    r: Vec<f64>,
+    /// Packed `Phi = G^-1` (meaningful only when `ready`).
+    phi: Vec<f64>,
+    theta: Vec<f64>,
+    /// `Phi` exists (the warm-up is over).
+    ready: bool,
+    /// Diagnostics: warm-up initialisations, refreshes, Schur-guard fallbacks.
+    n_inits: u64,
+    n_refresh: u64,
+    n_guard: u64,
+    #[serde(skip)]
+    scratch: Scratch,
+    #[serde(skip)]
+    u: Vec<f64>,
+    #[serde(skip)]
+    v: Vec<f64>,
+}
+
+/// Relative eigenvalue cut-off of the warm-up's minimum-norm solution.
+const MIN_NORM_CUTOFF: f64 = 1e-10;
+
+/// `t_N = floor(c N^kappa)`; the factor `1 + 1e-12` keeps values that are exact integers
+/// (e.g. `0.2 * 10^5`) from being floored one below by rounding.
+pub fn switch_on_index(c: f64, kappa: f64, n_unit: usize) -> f64 {
+    (c * (n_unit as f64).powf(kappa) * (1.0 + 1e-12)).floor()
+}
+
+impl OnlineProjection {
+    pub fn new(cfg: ProjectionConfig) -> Result<Self> {
+        positive("alpha", cfg.alpha)?;
+        positive("c", cfg.c)?;
+        if !(cfg.tol > 0.0 && cfg.tol < 1.0) {
+            return crate::param_err!("tol must be in (0, 1), got {}", cfg.tol);
+        }
+        // Checks the basis / count / prefix combination for d = 1 now.
+        if !cfg.additive || cfg.pairs {
+            Design::new(1, cfg.basis, cfg.additive, cfg.pairs, cfg.prefix_degree)?;
+        }
+        Ok(OnlineProjection { cfg, state: None })
+    }
+
+    pub fn config(&self) -> &ProjectionConfig {
+        &self.cfg
+    }
+
+    fn make_state(&self, d: usize) -> Result<State> {
+        let design = Design::new(d, self.cfg.basis, self.cfg.additive, self.cfg.pairs, self.cfg.prefix_degree)?;
+        let kappa = if self.cfg.additive {
+            2.0 * self.cfg.alpha + 1.0
+        } else {
+            (2.0 * self.cfg.alpha + d as f64) / d as f64
+        };
+        let p = design.n_columns();
+        let mut st = State {
+            design,
+            kappa,
+            n: 0,
+            n_units: 0,
+            xs: Vec::new(),
+            ys: Vec::new(),
+            gram: vec![0.0; packed::packed_len(p)],
+            r: vec![0.0; p],
+            phi: Vec::new(),
+            theta: vec![0.0; p],
+            ready: p == 0,
+            n_inits: 0,
+            n_refresh: 0,
+            n_guard: 0,
+            scratch: Scratch::default(),
+            u: Vec::new(),
+            v: Vec::new(),
+        };
+        // Units with t_N = 0 are active before any data (c < 1).
+        st.add_scheduled(&self.cfg);
+        Ok(st)
+    }
+
+    fn state_mut(&mut self, d: usize) -> Result<&mut State> {
+        if self.state.is_none() {
+            self.state = Some(self.make_state(d)?);
+        }
+        self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("projection state missing".into()))
+    }
+
+    /// Coefficients `theta` of the active columns (empty before the first round).
+    pub fn coefficients(&self) -> Vec<f64> {
+        self.state.as_ref().map_or_else(Vec::new, |s| s.theta.clone())
+    }
+
+    /// Descriptions of the active columns, in order.
+    pub fn active_basis(&self) -> Vec<String> {
+        match &self.state {
+            Some(s) => s.design.columns().iter().map(|c| c.describe(s.design.basis())).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Scheduled units switched on (`N`; prefix columns excluded).
+    pub fn n_units(&self) -> usize {
+        self.state.as_ref().map_or(0, |s| s.n_units)
+    }
+
+    /// Number of always-on prefix columns.
+    pub fn n_prefix(&self) -> usize {
+        self.state.as_ref().map_or(0, |s| s.design.n_prefix())
+    }
+
+    /// Is `Phi` available (warm-up over)?
+    pub fn is_ready(&self) -> bool {
+        self.state.as_ref().is_some_and(|s| s.ready)
+    }
+
+    /// (warm-up initialisations, drift refreshes, Schur-guard fallbacks).
+    pub fn counters(&self) -> (u64, u64, u64) {
+        self.state.as_ref().map_or((0, 0, 0), |s| (s.n_inits, s.n_refresh, s.n_guard))
+    }
+
+    /// Design matrix (row-major `n x p`) of the active columns at the rows of `x` (`d` columns).
+    pub fn basis_matrix(&self, x: &[f64], d: usize) -> Result<Vec<f64>> {
+        let st = match &self.state {
+            Some(s) => s,
+            None => return Ok(Vec::new()),
+        };
+        if d != st.design.input_dim() {
+            return crate::input_err!("rows have {d} features, the learner has {}", st.design.input_dim());
+        }
+        let p = st.design.n_columns();
+        let mut out = vec![0.0; x.len() / d * p];
+        let mut scratch = Scratch::default();
+        for (row, o) in x.chunks_exact(d).zip(out.chunks_exact_mut(p.max(1))) {
+            check_domain(st.design.basis(), row)?;
+            st.design.eval_into(row, &mut scratch, o);
+        }
+        Ok(out)
+    }
+
+    /// Dense row-major `Phi` (`p x p`; empty during the warm-up).
+    pub fn phi_dense(&self) -> Vec<f64> {
+        match &self.state {
+            Some(s) if s.ready => packed::to_dense(&s.phi, s.theta.len()),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Dense row-major stored Gram matrix `G = Psi^T Psi`.
+    pub fn gram_dense(&self) -> Vec<f64> {
+        match &self.state {
+            Some(s) => packed::to_dense(&s.gram, s.theta.len()),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Dense symmetric matrix from a packed upper triangle.
+fn dense_of(a: &[f64], p: usize) -> DMatrix<f64> {
+    DMatrix::from_fn(p, p, |i, j| packed::get(a, i, j))
+}
+
+/// Cholesky of `g` with relative pivot test `L_jj^2 > tol G_jj`; returns `G^-1` or `None`.
+fn guarded_inverse(g: DMatrix<f64>, tol: f64) -> Option<DMatrix<f64>> {
+    let diag: Vec<f64> = (0..g.nrows()).map(|i| g[(i, i)]).collect();
+    let ch = g.cholesky()?;
+    let l = ch.l_dirty();
+    for (i, &gi) in diag.iter().enumerate() {
+        let lii = l[(i, i)];
+        if !(lii * lii > tol * gi) || !lii.is_finite() {
+            return None;
+        }
+    }
+    Some(ch.inverse())
+}
+
+impl State {
+    fn p(&self) -> usize {
+        self.theta.len()
+    }
+
+    fn ensure_scratch(&mut self) {
+        let p = self.p();
+        if self.u.len() != p {
+            self.u = vec![0.0; p];
+            self.v = vec![0.0; p];
+        }
+    }
+
+    /// Tries to leave the warm-up (`Phi = G^-1`); otherwise sets the minimum-norm solution.
+    fn try_init(&mut self, tol: f64) {
+        let p = self.p();
+        if p == 0 {
+            self.ready = true;
+            self.phi.clear();
+            return;
+        }
+        let g = dense_of(&self.gram, p);
+        if self.n as usize >= p {
+            if let Some(inv) = guarded_inverse(g.clone(), tol) {
+                self.set_phi(&inv);
+                self.ready = true;
+                self.n_inits += 1;
+                return;
+            }
+        }
+        // Minimum-norm least squares: theta = G^+ r (= Psi^+ Y), eigenvalues below
+        // 1e-10 * max eigenvalue (singular values below 1e-5 * max) treated as zero.
+        self.ready = false;
+        self.phi.clear();
+        let eig = g.symmetric_eigen();
+        let lmax = eig.eigenvalues.iter().cloned().fold(0.0f64, f64::max);
+        let mut theta = vec![0.0; p];
+        if lmax > 0.0 {
+            for k in 0..p {
+                let lk = eig.eigenvalues[k];
+                if lk > MIN_NORM_CUTOFF * lmax {
+                    let vk = eig.eigenvectors.column(k);
+                    let coef = (0..p).map(|i| vk[i] * self.r[i]).sum::<f64>() / lk;
+                    for i in 0..p {
+                        theta[i] += coef * vk[i];
+                    }
+                }
+            }
+        }
+        self.theta = theta;
+    }
+
+    /// `Phi = inv` (symmetrised into the packed triangle) and `theta = Phi r`.
+    fn set_phi(&mut self, inv: &DMatrix<f64>) {
+        let p = self.p();
+        self.phi = vec![0.0; packed::packed_len(p)];
+        for j in 0..p {
+            for i in 0..=j {
+                self.phi[j * (j + 1) / 2 + i] = 0.5 * (inv[(i, j)] + inv[(j, i)]);
+            }
+        }
+        let mut th = vec![0.0; p];
+        packed::symv(&self.phi, &self.r, &mut th);
+        self.theta = th;
+    }
+
+    /// Row step for the sample `(x, y)` whose features are in `self.u`.
+    fn add_row(&mut self, x: &[f64], y: f64, tol: f64) {
+        self.n += 1;
+        self.xs.extend_from_slice(x);
+        self.ys.push(y);
+        let p = self.p();
+        let u = &self.u[..p];
+        axpy(y, u, &mut self.r);
+        packed::syr(&mut self.gram, -1.0, u);
+        if self.ready {
+            // Sherman-Morrison, eq. (19); theta by eq. (22): theta_n = theta_{n-1} + Phi_n psi_n (Y_n - f_{n-1}(X_n)).
+            let v = &mut self.v[..p];
+            packed::symv(&self.phi, u, v);
+            let s = 1.0 + dot(u, v);
+            let e = y - dot(u, &self.theta);
+            packed::syr(&mut self.phi, 1.0 / s, v);
+            axpy(e / s, v, &mut self.theta);
+        } else {
+            self.try_init(tol);
+        }
+    }
+
+    /// The `while` loop of spec sec. 3.3 (b): switches on every unit with `t_N <= n`.
+    fn add_scheduled(&mut self, cfg: &ProjectionConfig) {
+        while switch_on_index(cfg.c, self.kappa, self.n_units + 1) <= self.n as f64 {
+            self.add_unit(cfg);
+            self.n_units += 1;
+        }
+    }
+
+    /// Column step: eq. (21) / (74) in block form for the q columns of the next unit.
+    fn add_unit(&mut self, cfg: &ProjectionConfig) {
+        let p0 = self.p();
+        let q = self.design.push_unit();
+        let p1 = p0 + q;
+        let d = self.design.input_dim();
+        // B = Psi^T W (q vectors of length p0), C = W^T W, ry = W^T Y over all stored samples.
+        // Per-lane accumulators (vertical FMAs only), reduced after the pass.
+        const L: usize = LANES;
+        let mut bacc = vec![[0.0f64; L]; p0 * q];
+        let mut cacc = vec![[0.0f64; L]; q * q];
+        let mut racc = vec![[0.0f64; L]; q];
+        let mut block = vec![0.0; p1 * L];
+        for (xb, yb) in self.xs.chunks(d * L).zip(self.ys.chunks(L)) {
+            let nb = yb.len();
+            self.design.eval_block(xb, &mut self.scratch, &mut block);
+            let mut yl = [0.0f64; L];
+            yl[..nb].copy_from_slice(yb);
+            // zero the unused lanes of the new columns: their products then vanish
+            for k in 0..q {
+                block[(p0 + k) * L + nb..(p0 + k + 1) * L].iter_mut().for_each(|v| *v = 0.0);
+            }
+            let (old, new) = block.split_at(p0 * L);
+            for k in 0..q {
+                let mut wk = [0.0f64; L];
+                wk.copy_from_slice(&new[k * L..(k + 1) * L]);
+                for (j, acc) in bacc[k * p0..(k + 1) * p0].iter_mut().enumerate() {
+                    let col = &old[j * L..(j + 1) * L];
+                    for r in 0..L {
+                        acc[r] += col[r] * wk[r];
+                    }
+                }
+                for r in 0..L {
+                    racc[k][r] += yl[r] * wk[r];
+                }
+                for l in 0..=k {
+                    let col = &new[l * L..(l + 1) * L];
+                    for r in 0..L {
+                        cacc[l * q + k][r] += col[r] * wk[r];
+                    }
+                }
+            }
+        }
+        let lane_sum = |a: &[f64; L]| a.iter().sum::<f64>();
+        let bcols: Vec<Vec<f64>> = (0..q).map(|k| bacc[k * p0..(k + 1) * p0].iter().map(lane_sum).collect()).collect();
+        let ry: Vec<f64> = racc.iter().map(lane_sum).collect();
+        let mut cmat = DMatrix::<f64>::zeros(q, q);
+        for k in 0..q {
+            for l in 0..=k {
+                cmat[(l, k)] = lane_sum(&cacc[l * q + k]);
+            }
+        }
+        for k in 0..q {
+            for l in 0..k {
+                cmat[(k, l)] = cmat[(l, k)];
+            }
+        }
+        // Border G and r.
+        for k in 0..q {
+            self.gram.extend_from_slice(&bcols[k]);
+            for l in 0..=k {
+                self.gram.push(cmat[(l, k)]);
+            }
+        }
+        self.r.extend_from_slice(&ry);
+        if !self.ready || self.n == 0 {
+            self.theta.resize(p1, 0.0);
+            self.try_init(cfg.tol);
+            return;
+        }
+        // Q = Phi B, S = C - B^T Q.
+        let mut qcols = vec![vec![0.0; p0]; q];
+        for k in 0..q {
+            packed::symv(&self.phi, &bcols[k], &mut qcols[k]);
+        }
+        let s = DMatrix::from_fn(q, q, |i, j| cmat[(i, j)] - dot(&bcols[i], &qcols[j]));
+        let s = (&s + s.transpose()) * 0.5;
+        let sinv = match guarded_inverse(s, cfg.tol) {
+            Some(m) => m,
+            None => {
+                // Schur guard: fall back to the exact warm-up (spec sec. 9.3 item 2).
+                self.n_guard += 1;
+                self.theta.resize(p1, 0.0);
+                self.ready = false;
+                self.try_init(cfg.tol);
+                return;
+            }
+        };
+        // z = W^T Y - B^T theta (= W^T Delta_n), beta = S^-1 z.
+        let z: Vec<f64> = (0..q).map(|k| ry[k] - dot(&bcols[k], &self.theta)).collect();
+        let beta: Vec<f64> = (0..q).map(|i| (0..q).map(|j| sinv[(i, j)] * z[j]).sum()).collect();
+        // M = Q S^-1 (p0 x q).
+        let mcols: Vec<Vec<f64>> = (0..q)
+            .map(|j| {
+                let mut m = vec![0.0; p0];
+                for k in 0..q {
+                    axpy(sinv[(k, j)], &qcols[k], &mut m);
+                }
+                m
+            })
+            .collect();
+        // Phi top-left += Q S^-1 Q^T = sum_k M_k Q_k^T (symmetric), eq. (21).
+        for jj in 0..p0 {
+            let start = jj * (jj + 1) / 2;
+            for k in 0..q {
+                let a = qcols[k][jj];
+                axpy(a, &mcols[k][..=jj], &mut self.phi[start..=start + jj]);
+            }
+        }
+        // New columns: [-M ; S^-1].
+        for k in 0..q {
+            self.phi.extend(mcols[k].iter().map(|v| -v));
+            for l in 0..=k {
+                self.phi.push(0.5 * (sinv[(l, k)] + sinv[(k, l)]));
+            }
+        }
+        // theta <- [theta - Q beta ; beta], eq. (74).
+        for k in 0..q {
+            axpy(-beta[k], &qcols[k], &mut self.theta);
+        }
+        self.theta.extend_from_slice(&beta);
+        if cfg.refresh {
+            match guarded_inverse(dense_of(&self.gram, p1), cfg.tol) {
+                Some(inv) => {
+                    self.set_phi(&inv);
+                    self.n_refresh += 1;
+                }
+                None => {
+                    self.n_guard += 1;
+                    self.ready = false;
+                    self.try_init(cfg.tol);
+                }
+            }
+        }
+    }
+}
+
+impl OnlineLearner for OnlineProjection {
+    fn input_dim(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.design.input_dim())
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        Design::new(d, self.cfg.basis, self.cfg.additive, self.cfg.pairs, self.cfg.prefix_degree).map(|_| ())
+    }
+
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        check_domain(&self.cfg.basis, x)
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        match &self.state {
+            Some(st) => {
+                let mut u = vec![0.0; st.p()];
+                let mut scratch = Scratch::default();
+                st.design.eval_into(x, &mut scratch, &mut u);
+                Ok(dot(&u, &st.theta))
+            }
+            None => {
+                self.check_input_dim(x.len())?;
+                // Before any data the estimate is 0 (theta = 0 on the columns active at n = 0).
+                Ok(0.0)
+            }
+        }
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let cfg = self.cfg;
+        let st = self.state_mut(x.len())?;
+        st.ensure_scratch();
+        let p = st.p();
+        st.design.eval_into(x, &mut st.scratch, &mut st.u[..p]);
+        let pred = dot(&st.u[..p], &st.theta);
+        // First the row, then the scheduled columns (paper's order, so B, C include the new sample).
+        st.add_row(x, y, cfg.tol);
+        st.add_scheduled(&cfg);
+        Ok(pred)
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.state.as_ref().map_or(0, |s| s.n)
+    }
+
+    fn dim(&self) -> usize {
+        self.state.as_ref().map_or(0, |s| s.p())
+    }
+}

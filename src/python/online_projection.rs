@@ -1,0 +1,109 @@
+//! Binding of [`crate::learners::OnlineProjection`] (Zhang and Simon, Algorithm 2).
+use crate::bases::Basis1D;
+use crate::learners::{OnlineProjection, ProjectionConfig};
+use crate::python::errors::IntoPyResult;
+use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
+use pyo3::prelude::*;
+
+#[pyclass(module = "kernelstream._core", name = "OnlineProjection")]
+pub struct PyOnlineProjection {
+    pub inner: OnlineProjection,
+}
+
+fn square<'py>(py: Python<'py>, v: Vec<f64>, p: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let rows: Vec<Vec<f64>> = if p == 0 { vec![] } else { v.chunks(p).map(|c| c.to_vec()).collect() };
+    if rows.is_empty() {
+        return Ok(PyArray2::zeros(py, [0, 0], false));
+    }
+    PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
+#[pymethods]
+impl PyOnlineProjection {
+    #[new]
+    #[pyo3(signature = (basis="trig", alpha=2.0, c=1.0, prefix_degree=None, additive=false, pairs=false,
+                        cos_first=false, a=1.0, eps=1.0, refresh=true, tol=1e-6))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        basis: &str,
+        alpha: f64,
+        c: f64,
+        prefix_degree: Option<u32>,
+        additive: bool,
+        pairs: bool,
+        cos_first: bool,
+        a: f64,
+        eps: f64,
+        refresh: bool,
+        tol: f64,
+    ) -> PyResult<Self> {
+        let basis = Basis1D::from_spec(basis, cos_first, a, eps).py()?;
+        let cfg = ProjectionConfig { basis, alpha, c, prefix_degree, additive, pairs, refresh, tol };
+        Ok(PyOnlineProjection { inner: OnlineProjection::new(cfg).py()? })
+    }
+
+    /// Coefficients `theta` of the active columns.
+    #[getter]
+    fn coefficients<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.inner.coefficients())
+    }
+
+    /// Descriptions of the active columns.
+    #[getter]
+    fn active_basis(&self) -> Vec<String> {
+        self.inner.active_basis()
+    }
+
+    #[getter]
+    fn n_units(&self) -> usize {
+        self.inner.n_units()
+    }
+
+    #[getter]
+    fn n_prefix(&self) -> usize {
+        self.inner.n_prefix()
+    }
+
+    #[getter]
+    fn is_ready(&self) -> bool {
+        self.inner.is_ready()
+    }
+
+    /// (warm-up initialisations, drift refreshes, Schur-guard fallbacks).
+    #[getter]
+    fn counters(&self) -> (u64, u64, u64) {
+        self.inner.counters()
+    }
+
+    /// Design matrix of the active columns at the rows of `X`.
+    fn basis_matrix<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (xs, n, d) = crate::python::convert::mat2(&x);
+        let m = self.inner.basis_matrix(&xs, d).py()?;
+        let p = self.inner.coefficients().len();
+        if p == 0 || n == 0 {
+            return Ok(PyArray2::zeros(py, [n, p], false));
+        }
+        let rows: Vec<Vec<f64>> = m.chunks(p).map(|c| c.to_vec()).collect();
+        PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
+    /// `Phi = (Psi^T Psi)^{-1}` (empty during the warm-up).
+    #[getter]
+    fn phi<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let p = self.inner.coefficients().len();
+        square(py, self.inner.phi_dense(), p)
+    }
+
+    /// The stored Gram matrix `G = Psi^T Psi`.
+    #[getter]
+    fn gram<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let p = self.inner.coefficients().len();
+        square(py, self.inner.gram_dense(), p)
+    }
+}
+
+crate::learner_protocol!(PyOnlineProjection, OnlineProjection);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyOnlineProjection>()
+}
