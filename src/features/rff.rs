@@ -74,15 +74,22 @@ impl RandomFourier {
         if d == 0 {
             return crate::input_err!("inputs need at least one feature");
         }
+        // Random Fourier features exist for shift-invariant kernels only (Bochner).
+        let (gaussian, sigma) = match *kernel {
+            Kernel::Gaussian { sigma } => (true, sigma),
+            Kernel::Laplacian { sigma } => (false, sigma),
+            _ => {
+                return crate::param_err!(
+                    "random Fourier features need a shift-invariant kernel (Gaussian or Laplacian), got {kernel:?}"
+                )
+            }
+        };
         let mut omega = Vec::with_capacity(m * d);
         let mut offset = Vec::with_capacity(if variant == RffVariant::Cos { m } else { 0 });
         for _ in 0..m {
             for _ in 0..d {
                 // eq. (3): N(0, sigma^-2); eq. (4): Cauchy with scale 1/sigma.
-                let w = match *kernel {
-                    Kernel::Gaussian { sigma } => rng.normal() / sigma,
-                    Kernel::Laplacian { sigma } => rng.cauchy() / sigma,
-                };
+                let w = if gaussian { rng.normal() / sigma } else { rng.cauchy() / sigma };
                 omega.push(w);
             }
             if variant == RffVariant::Cos {
