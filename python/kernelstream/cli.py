@@ -24,7 +24,11 @@ LEARNERS = {
     "raker": "Raker",
     "omkl-gf": "OMKLGF",
     "online-projection": "OnlineProjection",
+    "averaged-sgd": "AveragedKernelSGD",
 }
+
+#: Learners whose basis lives on [0, 1]^d: their inputs are scaled to [0, 1] instead of [-1, 1].
+UNIT_CUBE_LEARNERS = {"online-projection", "averaged-sgd"}
 
 
 def _parse_value(text: str):
@@ -52,6 +56,9 @@ def build_learner(name: str, args) -> object:
         raise SystemExit(f"learner {name!r} ({LEARNERS[name]}) is not available in this build")
     accepted = inspect.signature(cls.__init__).parameters
     params = {}
+    if "kernels" in accepted:
+        # multi-kernel learners: the VAW2 paper's 76-kernel grid unless --param overrides
+        params["kernels"] = kernels.vaw2_grid()
     if "kernel" in accepted:
         kcls = {"gaussian": kernels.Gaussian, "laplacian": kernels.Laplacian}[args.kernel]
         params["kernel"] = kcls(args.sigma)
@@ -71,6 +78,12 @@ def build_learner(name: str, args) -> object:
             raise SystemExit(f"{LEARNERS[name]} has no parameter {key!r}; it takes {', '.join(list(accepted)[1:])}")
         params[key] = _parse_value(value)
     return cls(**params)
+
+
+def _x_range(args):
+    if args.x_range is not None:
+        return tuple(args.x_range)
+    return (0.0, 1.0) if args.learner in UNIT_CUBE_LEARNERS else (-1.0, 1.0)
 
 
 def _load_stream(args):
@@ -96,14 +109,16 @@ def _load_stream(args):
         if task == "classification":
             y = np.where(y == y.max(), 1.0, -1.0)
             if not args.no_scale:
-                X, _ = datasets.scale(X, None, x_range=(-1, 1))
+                X, _ = datasets.scale(X, None, x_range=_x_range(args))
         elif not args.no_scale:
-            X, y = datasets.scale(X, y, x_range=(-1, 1), y_range=(-1, 1))
+            X, y = datasets.scale(X, y, x_range=_x_range(args), y_range=(-1, 1))
         if args.shuffle is not None:
             X, y = datasets.shuffle(X, y, args.shuffle)
     else:
         X, y = datasets.synthetic.friedman_stream(n=args.n, d=5, seed=args.shuffle or 0)
-        source = f"built-in synthetic stream (Friedman #1, n={args.n}, d=5)"
+        lo, hi = _x_range(args)
+        X = lo + (hi - lo) * (X + 1.0) / 2.0
+        source = f"built-in synthetic stream (Friedman #1, n={args.n}, d=5, x in [{lo:g}, {hi:g}]^5)"
         task = "regression" if args.task == "auto" else args.task
     if args.limit:
         X, y = X[: args.limit], y[: args.limit]
@@ -212,6 +227,8 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--data-home", help="data directory (default: $KERNELSTREAM_DATA)")
     r.add_argument("--task", choices=["auto", "regression", "classification"], default="auto")
     r.add_argument("--no-scale", action="store_true", help="do not min-max scale x and y to [-1, 1]")
+    r.add_argument("--x-range", type=float, nargs=2, metavar=("LO", "HI"),
+                   help="scale inputs to [LO, HI] (default [-1, 1]; [0, 1] for the projection learners)")
     r.add_argument("--shuffle", type=int, help="shuffle the rows with this seed")
     r.add_argument("--limit", type=int, help="use only the first N rows")
     r.add_argument("--n", type=int, default=20000, help="rounds of the built-in synthetic stream")

@@ -79,3 +79,12 @@ def test_bench_quick_prints_ratios(capsys):
 
     rows = run_bench(["taylor-awv"], quick=True, printer=lambda *a: None)
     assert rows and all(r["ratio"] > 0 and r["rust_us"] > 0 for r in rows)
+
+
+@pytest.mark.parametrize("name", sorted(__import__("kernelstream.cli", fromlist=["LEARNERS"]).LEARNERS))
+def test_cli_runs_every_learner(name, capsys):
+    from kernelstream.cli import main
+
+    assert main(["run", "--learner", name, "--n", "300", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "300 rounds" in out and "final average squared loss" in out
