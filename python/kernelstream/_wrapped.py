@@ -1,0 +1,108 @@
+"""The Python side shared by every object that wraps a Rust core object
+(learners and aggregators): construction from keyword parameters,
+``get_params``, copying, and pickling as "constructor parameters + core state
+bytes + a format version" (the state is restored into a fresh core)."""
+from __future__ import annotations
+
+import copy
+import warnings
+
+from .errors import InputError
+
+#: Version of the pickled Python-side envelope; the Rust state carries its own.
+PICKLE_FORMAT_VERSION = 1
+
+
+def _restore(cls, params, state):
+    obj = cls(**params)
+    obj.__setstate__(state)
+    return obj
+
+
+class CoreWrapper:
+    """Base of the Python classes around a Rust core object ``self._core``.
+
+    Subclasses set ``_core_class`` and implement ``_core_kwargs(params)``, which validates
+    the constructor parameters and returns the core's keyword arguments.
+    """
+
+    _core_class = None
+
+    def __init__(self, **params):
+        self._params = dict(params)
+        self._core = self._core_class(**self._core_kwargs(self._params))
+
+    def _core_kwargs(self, params: dict) -> dict:  # pragma: no cover - overridden
+        return dict(params)
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor arguments: ``type(o)(**o.get_params())`` is a fresh, identical object.
+
+        (``deep`` is accepted for scikit-learn's ``clone`` and ignored.)
+        """
+        return dict(self._params)
+
+    def clone(self):
+        """A fresh object with the same parameters (no data seen)."""
+        return type(self)(**self.get_params())
+
+    # -- copying -------------------------------------------------------------
+    def __copy__(self):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._params = dict(self._params)
+        new._core = copy.copy(self._core)
+        return new
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def copy(self):
+        """An independent copy with the same state (used by the adversary and by grids)."""
+        return self.__copy__()
+
+    # -- pickling ------------------------------------------------------------
+    def __getstate__(self):
+        from . import __version__
+
+        return {
+            "format_version": PICKLE_FORMAT_VERSION,
+            "kernelstream_version": __version__,
+            "params": self.get_params(),
+            "core": bytes(self._core._state_bytes()),
+            "extra": self._extra_state(),
+        }
+
+    def __setstate__(self, state):
+        from . import __version__
+
+        if not isinstance(state, dict) or state.get("format_version") != PICKLE_FORMAT_VERSION:
+            found = state.get("format_version") if isinstance(state, dict) else type(state).__name__
+            raise InputError(
+                f"unsupported pickled {type(self).__name__} format {found!r}; "
+                f"this kernelstream reads format {PICKLE_FORMAT_VERSION}"
+            )
+        if state.get("kernelstream_version") != __version__:
+            warnings.warn(
+                f"unpickling a {type(self).__name__} saved by kernelstream {state.get('kernelstream_version')} "
+                f"with kernelstream {__version__}",
+                stacklevel=2,
+            )
+        self._params = dict(state["params"])
+        self._core = self._core_class(**self._core_kwargs(self._params))
+        self._core._set_state_bytes(state["core"])
+        self._set_extra_state(state.get("extra"))
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.get_params(), self.__getstate__()))
+
+    def _extra_state(self):
+        """Python-side state beyond the core (none by default)."""
+        return None
+
+    def _set_extra_state(self, extra) -> None:
+        pass
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"{type(self).__name__}({args})"
