@@ -4,7 +4,6 @@ files' checksums, the library version), unless ``--force``."""
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from pathlib import Path
 
@@ -25,20 +24,38 @@ def _data_checksums(data_home) -> dict:
     return _DATA_SUMS[key]
 
 
+_CODE_SUM: list = []
+
+
+def _code_checksum() -> str:
+    """sha256 over the library's code: every Python source of the package and the compiled core.
+
+    Any change to the code (an entry, a shared helper, a learner, the Rust core) invalidates
+    every cached result; the version number alone would not see changes between releases.
+    """
+    if not _CODE_SUM:
+        from .. import _core
+
+        root = Path(__file__).resolve().parents[1]
+        h = hashlib.sha256()
+        for f in sorted(root.rglob("*.py")):
+            h.update(str(f.relative_to(root)).encode())
+            h.update(f.read_bytes())
+        h.update(Path(_core.__file__).read_bytes())
+        _CODE_SUM.append(h.hexdigest())
+    return _CODE_SUM[0]
+
+
 def cache_key(entry, ctx) -> str:
     from .. import __version__
 
-    try:
-        source = inspect.getsource(inspect.getmodule(entry.func))
-    except (OSError, TypeError):  # pragma: no cover
-        source = entry.name
     parts = {
         "entry": entry.name,
         "quick": ctx.quick,
         "seeds": ctx.seeds,
         "time_budget": ctx.time_budget,
         "version": __version__,
-        "source": hashlib.sha256(source.encode()).hexdigest(),
+        "code": _code_checksum(),
         "data": _data_checksums(ctx.data_home),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()

@@ -31,10 +31,14 @@ def row_matches(row: dict):
 
 def verdict(payload: dict) -> str:
     checks = [m for m in (row_matches(r) for r in payload["rows"]) if m is not None]
+    claims = [n for n in payload["notes"] if n.startswith("claim ")]
+    held = sum(1 for n in claims if "': holds" in n or ": holds" in n)
+    claim_text = f"{held}/{len(claims)} of the paper's claims hold" if claims else ""
     if not checks:
-        return "no paper numbers (qualitative claims: see notes)"
+        return claim_text or "no paper numbers"
     ok = sum(checks)
-    return f"{ok}/{len(checks)} numbers within {'±0.05 (slopes)' if any(r.get('metric') == 'slope' for r in payload['rows']) else f'{int(TOLERANCE * 100)}%'}"
+    text = f"{ok}/{len(checks)} numbers within {'±0.05 (slopes)' if any(r.get('metric') == 'slope' for r in payload['rows']) else f'{int(TOLERANCE * 100)}%'}"
+    return f"{text}; {claim_text}" if claim_text else text
 
 
 def _fmt(v, std=None):
