@@ -231,7 +231,7 @@ def make_parser() -> argparse.ArgumentParser:
                    help="scale inputs to [LO, HI] (default [-1, 1]; [0, 1] for the projection learners)")
     r.add_argument("--shuffle", type=int, help="shuffle the rows with this seed")
     r.add_argument("--limit", type=int, help="use only the first N rows")
-    r.add_argument("--n", type=int, default=20000, help="rounds of the built-in synthetic stream")
+    r.add_argument("--n", type=int, default=100000, help="rounds of the built-in synthetic stream")
     r.add_argument("--kernel", choices=["gaussian", "laplacian"], default="gaussian")
     r.add_argument("--sigma", type=float, default=1.0)
     r.add_argument("--degree", type=int)

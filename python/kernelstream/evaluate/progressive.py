@@ -95,7 +95,7 @@ def _progress_bar(total: int, desc: str, progress):
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover
         return None
-    return tqdm(total=total, desc=desc, unit="rd", unit_scale=True, leave=False)
+    return tqdm(total=total, desc=desc, unit="rd", unit_scale=True, leave=True)
 
 
 def progressive(
