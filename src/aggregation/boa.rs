@@ -11,7 +11,7 @@
 //! `eta_j = min(1/B2_j, sqrt(log(1/w0_j) / V_j))`,
 //! `Rreg_j += (r_j - eta_j r_j^2 + B2_j [eta_j r_j > 1/2]) / 2`.
 
-use super::{check_n, combine, regrets_into, softmax_in_place, Aggregator};
+use super::{check_n, combine, regret_round, softmax_in_place, Aggregator, RegretRule};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -46,15 +46,6 @@ impl Boa {
     pub fn gradient(&self) -> bool {
         self.gradient
     }
-
-    fn probs_into(&self, p: &mut [f64]) {
-        let n = self.eta.len();
-        let log_w0 = -(n as f64).ln();
-        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.rreg) {
-            *pj = if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY };
-        }
-        softmax_in_place(p);
-    }
 }
 
 impl Aggregator for Boa {
@@ -64,16 +55,37 @@ impl Aggregator for Boa {
     fn predict(&self, z: &[f64]) -> f64 {
         combine(&self.weights(), z)
     }
-    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
-        let n = self.eta.len();
-        let mut p = std::mem::take(&mut self.scratch);
-        let mut r = std::mem::take(&mut self.r);
-        p.resize(n, 0.0);
-        r.resize(n, 0.0);
+        regret_round(self, self.eta.len(), z, y)
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.eta.len()];
         self.probs_into(&mut p);
-        let pred = combine(&p, z);
-        regrets_into(z, y, pred, self.gradient, &mut r);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+}
+
+impl RegretRule for Boa {
+    fn probs_into(&self, p: &mut [f64]) {
+        let n = self.eta.len();
+        let log_w0 = -(n as f64).ln();
+        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.rreg) {
+            *pj = if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY };
+        }
+        softmax_in_place(p);
+    }
+    fn gradient(&self) -> bool {
+        self.gradient
+    }
+    fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
+        (&mut self.scratch, &mut self.r)
+    }
+    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
+    fn learn_regrets(&mut self, r: &[f64]) {
+        let n = self.eta.len();
         let log_inv_w0 = (n as f64).ln();
         for j in 0..n {
             self.b[j] = self.b[j].max(r[j].abs());
@@ -84,17 +96,6 @@ impl Aggregator for Boa {
             let jump = if e * r[j] > 0.5 { b2 } else { 0.0 };
             self.rreg[j] += 0.5 * (r[j] - e * r[j] * r[j] + jump);
         }
-        self.scratch = p;
-        self.r = r;
         self.n_seen += 1;
-        pred
-    }
-    fn weights(&self) -> Vec<f64> {
-        let mut p = vec![0.0; self.eta.len()];
-        self.probs_into(&mut p);
-        p
-    }
-    fn n_seen(&self) -> u64 {
-        self.n_seen
     }
 }

@@ -6,7 +6,7 @@
 //! `p_j prop eta_j (R_j)_+` if some `R_j > 0`, else uniform; `y_hat = <p, z>`;
 //! `R += r`; `B' = max(B, max_j r_j^2)`; `eta_j = 1 / (1/eta_j + r_j^2 + B' - B)`.
 
-use super::{check_n, combine, regrets_into, Aggregator};
+use super::{check_n, combine, regret_round, Aggregator, RegretRule};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +42,29 @@ impl MlPoly {
     pub fn gradient(&self) -> bool {
         self.gradient
     }
+}
 
+impl Aggregator for MlPoly {
+    fn n_experts(&self) -> usize {
+        self.eta.len()
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        combine(&self.weights(), z)
+    }
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        regret_round(self, self.eta.len(), z, y)
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.eta.len()];
+        self.probs_into(&mut p);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+}
+
+impl RegretRule for MlPoly {
     fn probs_into(&self, p: &mut [f64]) {
         let n = p.len();
         let rmax = self.regret.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -61,25 +83,15 @@ impl MlPoly {
         }
         p.iter_mut().for_each(|v| *v = 1.0 / n as f64);
     }
-}
-
-impl Aggregator for MlPoly {
-    fn n_experts(&self) -> usize {
-        self.eta.len()
+    fn gradient(&self) -> bool {
+        self.gradient
     }
-    fn predict(&self, z: &[f64]) -> f64 {
-        combine(&self.weights(), z)
+    fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
+        (&mut self.scratch, &mut self.r)
     }
     #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
-    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+    fn learn_regrets(&mut self, r: &[f64]) {
         let n = self.eta.len();
-        let mut p = std::mem::take(&mut self.scratch);
-        let mut r = std::mem::take(&mut self.r);
-        p.resize(n, 0.0);
-        r.resize(n, 0.0);
-        self.probs_into(&mut p);
-        let pred = combine(&p, z);
-        regrets_into(z, y, pred, self.gradient, &mut r);
         let r2max = r.iter().map(|v| v * v).fold(0.0, f64::max);
         let b_new = self.b.max(r2max);
         for j in 0..n {
@@ -87,17 +99,6 @@ impl Aggregator for MlPoly {
             self.eta[j] = 1.0 / (1.0 / self.eta[j] + r[j] * r[j] + b_new - self.b);
         }
         self.b = b_new;
-        self.scratch = p;
-        self.r = r;
         self.n_seen += 1;
-        pred
-    }
-    fn weights(&self) -> Vec<f64> {
-        let mut p = vec![0.0; self.eta.len()];
-        self.probs_into(&mut p);
-        p
-    }
-    fn n_seen(&self) -> u64 {
-        self.n_seen
     }
 }

@@ -9,7 +9,7 @@
 //! `R_j = (eta'_j / eta_j) R_j + log(1 + eta'_j r_j)` (`eta' r >= -1/2`); `eta = eta'`.
 
 use super::mlpoly::OPERA_ETA0;
-use super::{check_n, combine, regrets_into, softmax_in_place, Aggregator};
+use super::{check_n, combine, regret_round, softmax_in_place, Aggregator, RegretRule};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -44,14 +44,6 @@ impl MlProd {
     pub fn gradient(&self) -> bool {
         self.gradient
     }
-
-    fn probs_into(&self, p: &mut [f64]) {
-        // eta_j = 0 (N = 1: log N = 0) gives weight 0; all zero -> uniform.
-        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.big_r) {
-            *pj = if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY };
-        }
-        softmax_in_place(p);
-    }
 }
 
 impl Aggregator for MlProd {
@@ -61,16 +53,36 @@ impl Aggregator for MlProd {
     fn predict(&self, z: &[f64]) -> f64 {
         combine(&self.weights(), z)
     }
-    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
-        let n = self.eta.len();
-        let mut p = std::mem::take(&mut self.scratch);
-        let mut r = std::mem::take(&mut self.r);
-        p.resize(n, 0.0);
-        r.resize(n, 0.0);
+        regret_round(self, self.eta.len(), z, y)
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.eta.len()];
         self.probs_into(&mut p);
-        let pred = combine(&p, z);
-        regrets_into(z, y, pred, self.gradient, &mut r);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+}
+
+impl RegretRule for MlProd {
+    fn probs_into(&self, p: &mut [f64]) {
+        // eta_j = 0 (N = 1: log N = 0) gives weight 0; all zero -> uniform.
+        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.big_r) {
+            *pj = if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY };
+        }
+        softmax_in_place(p);
+    }
+    fn gradient(&self) -> bool {
+        self.gradient
+    }
+    fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
+        (&mut self.scratch, &mut self.r)
+    }
+    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
+    fn learn_regrets(&mut self, r: &[f64]) {
+        let n = self.eta.len();
         let log_n = (n as f64).ln();
         for j in 0..n {
             self.l[j] += r[j] * r[j];
@@ -80,17 +92,6 @@ impl Aggregator for MlProd {
             self.big_r[j] = ratio * self.big_r[j] + (e_new * r[j]).ln_1p();
             self.eta[j] = e_new;
         }
-        self.scratch = p;
-        self.r = r;
         self.n_seen += 1;
-        pred
-    }
-    fn weights(&self) -> Vec<f64> {
-        let mut p = vec![0.0; self.eta.len()];
-        self.probs_into(&mut p);
-        p
-    }
-    fn n_seen(&self) -> u64 {
-        self.n_seen
     }
 }

@@ -104,6 +104,36 @@ pub(crate) fn regrets_into(z: &[f64], y: f64, y_hat: f64, gradient: bool, r: &mu
     }
 }
 
+/// BOA, ML-Poly and ML-Prod share the shape of a round (opera's `mixture` loop):
+/// weights from the state, the prediction `<p, z>`, the instantaneous regrets `r_j`
+/// ([`regrets_into`]), then the rule's own update from `r` ([`regret_round`]).
+pub(crate) trait RegretRule {
+    /// The weights of the next prediction, written into `p`.
+    fn probs_into(&self, p: &mut [f64]);
+    /// Linearised regrets (opera's `loss.gradient = TRUE`) or plain ones.
+    fn gradient(&self) -> bool;
+    /// Buffers for `p` and `r`, reused across rounds (no allocation per round).
+    fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>);
+    /// The rule's update from this round's regrets `r` (counts the round).
+    fn learn_regrets(&mut self, r: &[f64]);
+}
+
+/// One round of a [`RegretRule`] on `n` experts: returns the prediction made before `y`.
+pub(crate) fn regret_round<R: RegretRule>(rule: &mut R, n: usize, z: &[f64], y: f64) -> f64 {
+    let (pb, rb) = rule.buffers();
+    let (mut p, mut r) = (std::mem::take(pb), std::mem::take(rb));
+    p.resize(n, 0.0);
+    r.resize(n, 0.0);
+    rule.probs_into(&mut p);
+    let pred = combine(&p, z);
+    regrets_into(z, y, pred, rule.gradient(), &mut r);
+    rule.learn_regrets(&r);
+    let (pb, rb) = rule.buffers();
+    *pb = p;
+    *rb = r;
+    pred
+}
+
 /// Subtracts the largest finite entry (the log-weights keep their softmax).
 pub(crate) fn renormalise_log(logw: &mut [f64]) {
     let m = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
