@@ -239,6 +239,16 @@ pub fn progressive_predict<A: Aggregator + ?Sized>(agg: &mut A, z: &[f64], n: us
 }
 
 /// [`softmax_into`] for the learners (Raker, OMKL-GF).
+/// Kernel weights of the OGD multi-kernel baselines (Raker, OMKL-GF): `softmax(logw)`
+/// once log-weights exist, uniform over `n` kernels before the first round.
+pub fn weights_or_uniform(logw: Option<&[f64]>, n: usize) -> Vec<f64> {
+    let mut p = vec![1.0 / n as f64; n];
+    if let Some(l) = logw {
+        softmax_pub(l, &mut p);
+    }
+    p
+}
+
 pub fn softmax_pub(logits: &[f64], out: &mut [f64]) {
     softmax_into(logits, out)
 }

@@ -25,7 +25,7 @@
 
 use super::raker::{check_ogd_params, draw_all};
 use super::OnlineLearner;
-use crate::aggregation::{renormalise_log_pub, softmax_pub};
+use crate::aggregation::{renormalise_log_pub, softmax_pub, weights_or_uniform};
 use crate::error::Result;
 use crate::features::rff::RandomFourier;
 use crate::features::FeatureMap;
@@ -129,12 +129,7 @@ impl OmklGf {
 
     /// Kernel weights `softmax(logw)`.
     pub fn weights(&self) -> Vec<f64> {
-        let n = self.kernels.len();
-        let mut p = vec![1.0 / n as f64; n];
-        if let Some(st) = &self.state {
-            softmax_pub(&st.logw, &mut p);
-        }
-        p
+        weights_or_uniform(self.state.as_ref().map(|st| st.logw.as_slice()), self.kernels.len())
     }
 
     /// Kernels of the graph the next round uses (None before the first round).

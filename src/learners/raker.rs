@@ -13,7 +13,7 @@
 //! code does), `logw_j -= eta_t l_j`.
 
 use super::OnlineLearner;
-use crate::aggregation::{renormalise_log_pub, softmax_pub};
+use crate::aggregation::{renormalise_log_pub, softmax_pub, weights_or_uniform};
 use crate::error::{non_negative, positive, Result};
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
 use crate::features::FeatureMap;
@@ -89,12 +89,7 @@ impl Raker {
 
     /// Kernel weights (softmax of the log-weights) the next round uses.
     pub fn weights(&self) -> Vec<f64> {
-        let n = self.kernels.len();
-        let mut p = vec![1.0 / n as f64; n];
-        if let Some(st) = &self.state {
-            softmax_pub(&st.logw, &mut p);
-        }
-        p
+        weights_or_uniform(self.state.as_ref().map(|st| st.logw.as_slice()), self.kernels.len())
     }
 
     pub fn feature_maps(&self) -> Option<&[RandomFourier]> {
