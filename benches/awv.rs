@@ -10,7 +10,8 @@ fn bench_engine(c: &mut Criterion) {
     let mut g = c.benchmark_group("awv_engine_round");
     for &r in &[45usize, 190, 495, 1001] {
         let mut rng = Rng::new(1);
-        let vs: Vec<Vec<f64>> = (0..64).map(|_| (0..r).map(|_| rng.normal() / (r as f64).sqrt()).collect()).collect();
+        let vs: Vec<Vec<f64>> =
+            (0..64).map(|_| (0..r).map(|_| rng.normal() / (r as f64).sqrt()).collect()).collect();
         let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
         let mut i = 0usize;
         g.bench_with_input(BenchmarkId::from_parameter(r), &r, |b, _| {
@@ -28,7 +29,8 @@ fn bench_taylor(c: &mut Criterion) {
     // (d, M) -> r: (8,2) -> 45, (18,2) -> 190, (8,4) -> 495, (10,4) -> 1001.
     for &(d, m) in &[(8usize, 2usize), (18, 2), (8, 4), (10, 4)] {
         let mut rng = Rng::new(2);
-        let xs: Vec<Vec<f64>> = (0..64).map(|_| (0..d).map(|_| 2.0 * rng.uniform() - 1.0).collect()).collect();
+        let xs: Vec<Vec<f64>> =
+            (0..64).map(|_| (0..d).map(|_| 2.0 * rng.uniform() - 1.0).collect()).collect();
         let mut l = TaylorAwv::new(1.0, m, 1.0, false).unwrap();
         l.learn(&xs[0], 0.1).unwrap();
         let r = l.dim();

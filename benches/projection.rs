@@ -5,12 +5,23 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kernelstream::bases::Basis1D;
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{AveragedKernelSgd, OnlineLearner, OnlineProjection, ProjectionConfig};
+use kernelstream::learners::{
+    AveragedKernelSgd, OnlineLearner, OnlineProjection, ProjectionConfig,
+};
 use kernelstream::rng::Rng;
 use std::hint::black_box;
 
 fn config(basis: Basis1D, alpha: f64, c: f64) -> ProjectionConfig {
-    ProjectionConfig { basis, alpha, c, prefix_degree: None, additive: false, pairs: false, refresh: true, tol: 1e-6 }
+    ProjectionConfig {
+        basis,
+        alpha,
+        c,
+        prefix_degree: None,
+        additive: false,
+        pairs: false,
+        refresh: true,
+        tol: 1e-6,
+    }
 }
 
 fn bench_round(c: &mut Criterion) {

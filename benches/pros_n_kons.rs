@@ -3,7 +3,9 @@
 //! at most quadratic in j), and of one FOGD / NOGD round.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{Fogd, Loss, Nogd, OnGrowth, OnlineLearner, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
+use kernelstream::learners::{
+    Fogd, Loss, Nogd, OnGrowth, OnlineLearner, ProsNKons, ProsNKonsParams, ResetTiming, Transport,
+};
 use kernelstream::rng::Rng;
 use kernelstream::samplers::KorsWeights;
 use std::hint::black_box;

@@ -1,7 +1,9 @@
 //! Criterion benchmarks of the VAW2 paper's algorithms (issue 5).
 //! Target: one MultiKernelAWV round with the 76-kernel grid and m = 50 <= 60 microseconds.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use kernelstream::aggregation::{AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta};
+use kernelstream::aggregation::{
+    AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
+};
 use kernelstream::features::{FeatureMap, RandomFourier, RffVariant};
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{MetaRule, MultiKernelAwv, OnlineLearner, Raker};
@@ -10,21 +12,31 @@ use std::hint::black_box;
 
 /// The paper's 76 kernels (sec. 4): 51 Gaussian, sigma^2 = 10^(2i/25-2); 25 Laplacian, sigma = 10^(i/6-2).
 fn vaw2_grid() -> Vec<Kernel> {
-    let mut k: Vec<Kernel> = (0..51).map(|i| Kernel::Gaussian { sigma: 10f64.powf(2.0 * i as f64 / 25.0 - 2.0).sqrt() }).collect();
+    let mut k: Vec<Kernel> = (0..51)
+        .map(|i| Kernel::Gaussian { sigma: 10f64.powf(2.0 * i as f64 / 25.0 - 2.0).sqrt() })
+        .collect();
     k.extend((0..25).map(|i| Kernel::Laplacian { sigma: 10f64.powf(i as f64 / 6.0 - 2.0) }));
     k
 }
 
 fn inputs(d: usize, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = Rng::new(seed);
-    (0..64).map(|_| (0..d).map(|_| (2.0 * rng.uniform() - 1.0) / (d as f64).sqrt()).collect()).collect()
+    (0..64)
+        .map(|_| (0..d).map(|_| (2.0 * rng.uniform() - 1.0) / (d as f64).sqrt()).collect())
+        .collect()
 }
 
 fn bench_rff(c: &mut Criterion) {
     let mut g = c.benchmark_group("rff_map_m50");
-    for &(d, variant) in &[(1usize, RffVariant::Cos), (5, RffVariant::Cos), (5, RffVariant::CosSin), (21, RffVariant::Cos)] {
+    for &(d, variant) in &[
+        (1usize, RffVariant::Cos),
+        (5, RffVariant::Cos),
+        (5, RffVariant::CosSin),
+        (21, RffVariant::Cos),
+    ] {
         let mut rng = Rng::new(1);
-        let f = RandomFourier::draw(&Kernel::Gaussian { sigma: 1.0 }, d, 50, variant, &mut rng).unwrap();
+        let f = RandomFourier::draw(&Kernel::Gaussian { sigma: 1.0 }, d, 50, variant, &mut rng)
+            .unwrap();
         let xs = inputs(d, 2);
         let mut out = vec![0.0; f.dim()];
         let mut i = 0usize;
@@ -47,7 +59,8 @@ fn bench_multi_kernel(c: &mut Criterion) {
             _ => MetaRule::MlProd { gradient: true },
         };
         let clip = if name == "vaw" { None } else { Some((0.0, 1.0)) };
-        let mut l = MultiKernelAwv::new(vaw2_grid(), 50, 1.0, RffVariant::Cos, rule, clip, 0).unwrap();
+        let mut l =
+            MultiKernelAwv::new(vaw2_grid(), 50, 1.0, RffVariant::Cos, rule, clip, 0).unwrap();
         let xs = inputs(d, 3);
         for x in &xs {
             l.learn(x, 0.4).unwrap();

@@ -52,9 +52,7 @@ pub fn validate<L: OnlineLearner + ?Sized>(
         return crate::input_err!("X[{}, {}] = {} is not finite", i / d, i % d, x[i]);
     }
     for (i, row) in x.chunks_exact(d).enumerate() {
-        learner
-            .check_row(row, y.map(|y| y[i]))
-            .map_err(|e| prefix_row(e, i, n))?;
+        learner.check_row(row, y.map(|y| y[i])).map_err(|e| prefix_row(e, i, n))?;
     }
     if y.is_some() {
         learner.check_capacity(n)?;
@@ -102,7 +100,12 @@ pub fn learn_many<L: OnlineLearner + ?Sized>(
 }
 
 /// Predictions for every row, each as if it were the next round (state unchanged).
-pub fn predict_many<L: OnlineLearner + ?Sized>(learner: &L, x: &[f64], n: usize, d: usize) -> Result<Vec<f64>> {
+pub fn predict_many<L: OnlineLearner + ?Sized>(
+    learner: &L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+) -> Result<Vec<f64>> {
     validate(learner, x, n, d, None)?;
     x.chunks_exact(d).map(|row| learner.predict(row)).collect()
 }

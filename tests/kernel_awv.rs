@@ -10,7 +10,8 @@ use nalgebra::{DMatrix, DVector};
 fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = Rng::new(seed);
     let x: Vec<f64> = (0..n * d).map(|_| 2.0 * rng.uniform() - 1.0).collect();
-    let y: Vec<f64> = (0..n).map(|i| (3.0 * x[i * d]).sin() + 0.2 * (2.0 * rng.uniform() - 1.0)).collect();
+    let y: Vec<f64> =
+        (0..n).map(|i| (3.0 * x[i * d]).sin() + 0.2 * (2.0 * rng.uniform() - 1.0)).collect();
     (x, y)
 }
 
@@ -31,7 +32,8 @@ fn awv_and_krr_identities_of_spec_1_1() {
         let p_awv = awv.predict_learn(xt, y[t]).unwrap();
         let p_krr = krr.predict_learn(xt, y[t]).unwrap();
         // AWV: y_hat = -lam [(K_t + lam I)^{-1} (Y_{t-1}, 0)]_t (K_t includes x_t).
-        let kt = kfull.view((0, 0), (t + 1, t + 1)).into_owned() + DMatrix::identity(t + 1, t + 1) * lam;
+        let kt =
+            kfull.view((0, 0), (t + 1, t + 1)).into_owned() + DMatrix::identity(t + 1, t + 1) * lam;
         let mut ytil = DVector::from_column_slice(&y[..=t]);
         ytil[t] = 0.0;
         let alpha = kt.clone().lu().solve(&ytil).unwrap();
@@ -110,7 +112,10 @@ fn batched_rounds_are_bit_identical_to_single_rounds() {
         let mut p_cut = Vec::new();
         let mut s = 0;
         for e in [1, 2, 50, 257, 300, 511, 700] {
-            p_cut.extend(stream::progressive_predict(&mut cut, &x[s * d..e * d], e - s, d, &y[s..e]).unwrap());
+            p_cut.extend(
+                stream::progressive_predict(&mut cut, &x[s * d..e * d], e - s, d, &y[s..e])
+                    .unwrap(),
+            );
             s = e;
         }
         assert_eq!(p_single, p_cut);

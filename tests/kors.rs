@@ -30,7 +30,9 @@ fn tau_eq6(k: &Kernel, dict: &[Vec<f64>], w: &[f64], x: &[f64], mu: f64, eps: f6
 #[test]
 fn closed_form_equals_temporary_dictionary_formula() {
     for weights in [KorsWeights::Sqrt, KorsWeights::Inverse] {
-        for &(mu, eps, beta, sigma) in &[(1.0, 0.5, 1.0, 1.0), (0.1, 0.3, 2.0, 0.7), (0.01, 0.5, 5.0, 2.0)] {
+        for &(mu, eps, beta, sigma) in
+            &[(1.0, 0.5, 1.0, 1.0), (0.1, 0.3, 2.0, 0.7), (0.01, 0.5, 5.0, 2.0)]
+        {
             let k = Kernel::Gaussian { sigma };
             let mut kors = Kors::new(k, mu, eps, beta, weights, 4).unwrap();
             let xs = points(150, 3, 9);
@@ -62,7 +64,8 @@ fn closed_form_equals_temporary_dictionary_formula() {
 
 #[test]
 fn first_inclusion_probability_is_three_quarters() {
-    let mut kors = Kors::new(Kernel::Gaussian { sigma: 1.0 }, 1.0, 0.5, 1.0, KorsWeights::Sqrt, 0).unwrap();
+    let mut kors =
+        Kors::new(Kernel::Gaussian { sigma: 1.0 }, 1.0, 0.5, 1.0, KorsWeights::Sqrt, 0).unwrap();
     let x = [0.3, -0.2, 0.9];
     assert!((kors.probability(&x).unwrap() - 0.75).abs() < 1e-15);
     let s = kors.step_full(&x).unwrap();
@@ -88,7 +91,8 @@ fn maintained_inverse_matches_dense_inverse() {
         let p = kors.points();
         let w = kors.weights();
         let mat = DMatrix::from_fn(m, m, |i, j| {
-            w[i] * w[j] * k.eval(&p[i * d..(i + 1) * d], &p[j * d..(j + 1) * d]) + if i == j { mu } else { 0.0 }
+            w[i] * w[j] * k.eval(&p[i * d..(i + 1) * d], &p[j * d..(j + 1) * d])
+                + if i == j { mu } else { 0.0 }
         });
         let inv = mat.try_inverse().unwrap();
         let ours = DMatrix::from_row_slice(m, m, &kors.minv_dense());

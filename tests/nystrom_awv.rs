@@ -13,7 +13,8 @@ use nalgebra::{DMatrix, DVector};
 fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = Rng::new(seed);
     let x: Vec<f64> = (0..n * d).map(|_| 2.0 * rng.uniform() - 1.0).collect();
-    let y: Vec<f64> = (0..n).map(|i| (3.0 * x[i * d]).sin() + 0.2 * (2.0 * rng.uniform() - 1.0)).collect();
+    let y: Vec<f64> =
+        (0..n).map(|i| (3.0 * x[i * d]).sin() + 0.2 * (2.0 * rng.uniform() - 1.0)).collect();
     (x, y)
 }
 
@@ -38,7 +39,16 @@ fn full_dictionary_equals_kernel_awv() {
 }
 
 /// Dense spec 1.5: A = K_{t,D}^T K_{t,D} + lam K_DD, q = K_{t,D}^T (Y_{t-1}, 0), y_hat = k_D(x_t)^T A^{-1} q.
-fn dense_prediction(k: &Kernel, x: &[f64], y: &[f64], d: usize, t: usize, dict: &[usize], lam: f64, ridge: bool) -> f64 {
+fn dense_prediction(
+    k: &Kernel,
+    x: &[f64],
+    y: &[f64],
+    d: usize,
+    t: usize,
+    dict: &[usize],
+    lam: f64,
+    ridge: bool,
+) -> f64 {
     let m = dict.len();
     if m == 0 {
         return 0.0;
@@ -66,7 +76,8 @@ fn incremental_cholesky_equals_dense_solve_every_round() {
             let p_pure = nys.predict(&x[t * d..(t + 1) * d]).unwrap();
             let p = nys.predict_learn(&x[t * d..(t + 1) * d], y[t]).unwrap();
             assert_eq!(p, p_pure, "predict must make the same KORS decision as the round");
-            let dict: Vec<usize> = nys.center_rounds().iter().map(|r| r.unwrap() as usize).collect();
+            let dict: Vec<usize> =
+                nys.center_rounds().iter().map(|r| r.unwrap() as usize).collect();
             let dense = dense_prediction(&k, &x, &y, d, t, &dict, lam, ridge);
             assert!((p - dense).abs() < 1e-9 * (1.0 + dense.abs()), "t={t}: {p} vs dense {dense}");
         }
@@ -99,7 +110,9 @@ fn fixed_dictionary_equals_linear_awv_on_nystrom_features() {
     let k = Kernel::Gaussian { sigma: 0.8 };
     let (x, y) = data(n, d, 3);
     let (centres, _) = data(m, d, 4);
-    let kmm = DMatrix::from_fn(m, m, |i, j| k.eval(&centres[i * d..(i + 1) * d], &centres[j * d..(j + 1) * d]));
+    let kmm = DMatrix::from_fn(m, m, |i, j| {
+        k.eval(&centres[i * d..(i + 1) * d], &centres[j * d..(j + 1) * d])
+    });
     let eig = kmm.symmetric_eigen();
     let inv_sqrt = &eig.eigenvectors
         * DMatrix::from_diagonal(&eig.eigenvalues.map(|v| 1.0 / v.sqrt()))
@@ -124,7 +137,8 @@ fn fixed_dictionary_equals_linear_awv_on_nystrom_features() {
 fn repeated_points_stay_finite_and_are_refused() {
     let k = Kernel::Gaussian { sigma: 1.0 };
     let mut nys = NystromAwv::new(k, 1.0, 1.0, 0.5, 100.0, KorsWeights::Sqrt, 1, false).unwrap();
-    let x: Vec<f64> = (0..3000).flat_map(|i| if i % 2 == 0 { [0.1, 0.2] } else { [-0.4, 0.5] }).collect();
+    let x: Vec<f64> =
+        (0..3000).flat_map(|i| if i % 2 == 0 { [0.1, 0.2] } else { [-0.4, 0.5] }).collect();
     let y: Vec<f64> = (0..3000).map(|i| (i % 3) as f64 - 1.0).collect();
     let p = stream::progressive_predict(&mut nys, &x, 3000, 2, &y).unwrap();
     assert!(p.iter().all(|v| v.is_finite()));

@@ -8,7 +8,16 @@ use kernelstream::rng::Rng;
 use nalgebra::{DMatrix, DVector};
 
 fn cfg(basis: Basis1D, alpha: f64, c: f64) -> ProjectionConfig {
-    ProjectionConfig { basis, alpha, c, prefix_degree: None, additive: false, pairs: false, refresh: true, tol: 1e-6 }
+    ProjectionConfig {
+        basis,
+        alpha,
+        c,
+        prefix_degree: None,
+        additive: false,
+        pairs: false,
+        refresh: true,
+        tol: 1e-6,
+    }
 }
 
 fn b4(x: f64) -> f64 {
@@ -78,7 +87,8 @@ fn online_equals_batch_least_squares() {
                 let th = batch(&l, &xs, d, &ys);
                 let online = l.coefficients();
                 let scale = th.amax();
-                let err = online.iter().zip(th.iter()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                let err =
+                    online.iter().zip(th.iter()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
                 assert!(err <= 1e-10 * scale, "{c:?} n={n}: {err}");
             }
         }
@@ -107,7 +117,9 @@ fn bases_match_closed_forms_and_kernel_series() {
     let basis = Basis1D::Trig { cos_first: false };
     for (a, b) in [(0.0, 0.3), (0.7, 0.1), (0.25, 0.25)] {
         let (ia, ib) = ((a * 40.0) as usize, (b * 40.0) as usize);
-        let s: f64 = (1..=300).map(|j| basis.eigenvalue(j) * psi[ia * p + j - 1] * psi[ib * p + j - 1]).sum();
+        let s: f64 = (1..=300)
+            .map(|j| basis.eigenvalue(j) * psi[ia * p + j - 1] * psi[ib * p + j - 1])
+            .sum();
         // tail: sum_{k > 150} 2 / (2 pi k)^4 <= 2 / (2 pi)^4 / (3 * 150^3)
         let tail = 2.0 / (2.0 * std::f64::consts::PI).powi(4) / (3.0 * 150f64.powi(3));
         assert!((s - k.eval(&[a], &[b])).abs() <= tail + 1e-14);

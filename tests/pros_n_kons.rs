@@ -2,7 +2,9 @@
 //! label independence of the dictionary, B-KONS == PROS-N-KONS below the budget,
 //! predictions bounded by C, rank-one embedding on a duplicate stream.
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{Loss, OnGrowth, OnlineLearner, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
+use kernelstream::learners::{
+    Loss, OnGrowth, OnlineLearner, ProsNKons, ProsNKonsParams, ResetTiming, Transport,
+};
 use kernelstream::rng::Rng;
 use kernelstream::samplers::KorsWeights;
 

@@ -12,7 +12,9 @@ fn factorial(n: usize) -> f64 {
 
 #[test]
 fn feature_counts_match_the_spec_table() {
-    for (d, m, r) in [(8, 2, 45), (18, 2, 190), (5, 2, 21), (5, 3, 56), (5, 4, 126), (9, 4, 715), (22, 2, 276)] {
+    for (d, m, r) in
+        [(8, 2, 45), (18, 2, 190), (5, 2, 21), (5, 3, 56), (5, 4, 126), (9, 4, 715), (22, 2, 276)]
+    {
         assert_eq!(taylor_feature_count(d, m), Some(r));
         assert_eq!(TaylorGaussian::new(d, m, 1.0).unwrap().dim(), r);
     }

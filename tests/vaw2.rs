@@ -1,7 +1,8 @@
 //! VAW2 paper (Rokhlin & Gurtovaya 2025): identities of the RFF-VAW experts, the
 //! aggregation rules and MultiKernelAWV (spec `vaw2.md` sec. 3.3, 3.4, 9).
 use kernelstream::aggregation::{
-    progressive_predict, AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
+    progressive_predict, AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd,
+    VawMeta,
 };
 use kernelstream::awv::LinearAwv;
 use kernelstream::features::{FeatureMap, RandomFourier, RffVariant};
@@ -39,12 +40,21 @@ fn rffawv_first_prediction_is_zero_and_features_bounded() {
 ///   <= (Y^2/2) sum_i ln(1 + mu_i/lam) <= (m Y^2 / 2) ln(1 + 2T/lam).
 #[test]
 fn vaw_regret_bound_on_random_streams() {
-    for (seed, kernel, lam) in [(1u64, Kernel::Gaussian { sigma: 0.5 }, 1.0), (2, Kernel::Laplacian { sigma: 1.0 }, 0.3), (3, Kernel::Gaussian { sigma: 3.0 }, 2.0)] {
+    for (seed, kernel, lam) in [
+        (1u64, Kernel::Gaussian { sigma: 0.5 }, 1.0),
+        (2, Kernel::Laplacian { sigma: 1.0 }, 0.3),
+        (3, Kernel::Gaussian { sigma: 3.0 }, 2.0),
+    ] {
         let (m, t_len, d) = (12usize, 600usize, 2usize);
         let mut rng = Rng::new(100 + seed);
-        let xs: Vec<Vec<f64>> = (0..t_len).map(|_| (0..d).map(|_| 2.0 * rng.uniform() - 1.0).collect()).collect();
+        let xs: Vec<Vec<f64>> =
+            (0..t_len).map(|_| (0..d).map(|_| 2.0 * rng.uniform() - 1.0).collect()).collect();
         // Bounded labels |y| <= Y = 1, adversarial-looking: a sign pattern plus noise.
-        let ys: Vec<f64> = xs.iter().enumerate().map(|(t, x)| (if t % 7 < 3 { 1.0 } else { -1.0 }) * (0.5 + 0.5 * x[0].abs())).collect();
+        let ys: Vec<f64> = xs
+            .iter()
+            .enumerate()
+            .map(|(t, x)| (if t % 7 < 3 { 1.0 } else { -1.0 }) * (0.5 + 0.5 * x[0].abs()))
+            .collect();
         let mut l = RffAwv::new(kernel, m, lam, RffVariant::Cos, seed).unwrap();
         let mut loss = 0.0;
         for (x, &y) in xs.iter().zip(&ys) {
@@ -146,7 +156,8 @@ fn log_domain_weights_survive_extreme_losses() {
 fn progressive_predict_validates_before_touching_state() {
     let mut e = Ewa::new(3, 0.5).unwrap();
     assert!(progressive_predict(&mut e, &[0.1, 0.2], 1, 2, &[0.0]).is_err());
-    assert!(progressive_predict(&mut e, &[0.1, 0.2, 0.3, 0.1, f64::NAN, 0.3], 2, 3, &[0.0, 1.0]).is_err());
+    assert!(progressive_predict(&mut e, &[0.1, 0.2, 0.3, 0.1, f64::NAN, 0.3], 2, 3, &[0.0, 1.0])
+        .is_err());
     assert_eq!(e.n_seen(), 0);
     let out = progressive_predict(&mut e, &[0.1, 0.2, 0.3], 1, 3, &[0.0]).unwrap();
     assert_eq!(out.len(), 1);
@@ -158,7 +169,8 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
     // learner's Rng), and the meta VAW on the scalar z gives
     // y_hat = z * (sum_{s<t} y_s z_s) / (lam + sum_{s<=t} z_s^2).
     let k = Kernel::Gaussian { sigma: 0.7 };
-    let mut mk = MultiKernelAwv::new(vec![k], 20, 1.0, RffVariant::Cos, MetaRule::Vaw, None, 5).unwrap();
+    let mut mk =
+        MultiKernelAwv::new(vec![k], 20, 1.0, RffVariant::Cos, MetaRule::Vaw, None, 5).unwrap();
     let mut single = RffAwv::new(k, 20, 1.0, RffVariant::Cos, 5).unwrap();
     let mut rng = Rng::new(8);
     let (mut szz, mut syz) = (0.0, 0.0);
@@ -180,7 +192,8 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
 fn rff_draw_order_is_documented_one() {
     // Frequencies per feature (d values), then the phase; replay with the same Rng.
     let mut rng = Rng::new(42);
-    let f = RandomFourier::draw(&Kernel::Laplacian { sigma: 2.0 }, 3, 4, RffVariant::Cos, &mut rng).unwrap();
+    let f = RandomFourier::draw(&Kernel::Laplacian { sigma: 2.0 }, 3, 4, RffVariant::Cos, &mut rng)
+        .unwrap();
     let mut r2 = Rng::new(42);
     for k in 0..4 {
         for i in 0..3 {

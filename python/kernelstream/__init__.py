@@ -4,6 +4,7 @@ Learners follow one protocol (``predict_one``, ``learn_one``, ``progressive_pred
 ``predict_many``, ``learn_many``, ``n_seen``, ``dim``, ``get_params``, pickling);
 see ``shared/spec/api.md`` and the README.
 """
+
 from . import _core
 from .errors import InputError, KernelstreamError, NumericalError, ParameterError
 

@@ -1,4 +1,5 @@
 """Registers every ``kernelstream bench`` case (one block per learner family)."""
+
 import numpy as np
 
 from .benchcases import BenchCase, register_bench
@@ -28,7 +29,9 @@ def _taylor(quick):
             BenchCase(
                 label=f"d={d} M={m} (NumPy SM)",
                 make_fast=lambda m=m: TaylorAWV(sigma=1.0, degree=m),
-                make_reference=lambda m=m: TaylorAWVReference(sigma=1.0, degree=m, features="monomial", solver="sherman-morrison"),
+                make_reference=lambda m=m: TaylorAWVReference(
+                    sigma=1.0, degree=m, features="monomial", solver="sherman-morrison"
+                ),
                 X=X,
                 y=y,
                 reference_rounds=300,
@@ -38,6 +41,7 @@ def _taylor(quick):
 
 
 # -- issue 3: KernelAWV, NystromAWV, KORS ---------------------------------------
+
 
 class _RoundAdapter:
     """Runs a whole round of a reference in ``learn_one`` (``predict_one`` only records
@@ -83,14 +87,21 @@ def _kernel_awv(quick):
     from .reference import KernelAWVReference
 
     out = []
-    for t in ([1000] if quick else [1000, 2000]):
+    for t in [1000] if quick else [1000, 2000]:
         X, y = _uniform_stream(t + 200, 8, seed=1)
-        out.append(BenchCase(
-            label=f"t={t} d=8 (NumPy bordered inv)",
-            make_fast=lambda: KernelAWV(Gaussian(1.0), lam=1.0, ridge=True),
-            make_reference=lambda: KernelAWVReference(Gaussian(1.0), lam=1.0, ridge=True, solver="bordered"),
-            X=X, y=y, reference_rounds=200, warmup=t,
-        ))
+        out.append(
+            BenchCase(
+                label=f"t={t} d=8 (NumPy bordered inv)",
+                make_fast=lambda: KernelAWV(Gaussian(1.0), lam=1.0, ridge=True),
+                make_reference=lambda: KernelAWVReference(
+                    Gaussian(1.0), lam=1.0, ridge=True, solver="bordered"
+                ),
+                X=X,
+                y=y,
+                reference_rounds=200,
+                warmup=t,
+            )
+        )
     return out
 
 
@@ -101,16 +112,22 @@ def _nystrom_awv(quick):
     from .reference import NystromAWVReference
 
     out = []
-    for d in ([3] if quick else [3, 5]):
+    for d in [3] if quick else [3, 5]:
         warm = 1000 if quick else 3000
         X, y = _uniform_stream(warm + 300, d, seed=2)
-        out.append(BenchCase(
-            label=f"d={d} t={warm} (NumPy incremental)",
-            make_fast=lambda: NystromAWV(Gaussian(1.0), lam=1.0, seed=0),
-            make_reference=lambda: _RoundAdapter(NystromAWVReference(Gaussian(1.0), lam=1.0, seed=0,
-                                                                     solver="incremental")),
-            X=X, y=y, reference_rounds=300, warmup=warm,
-        ))
+        out.append(
+            BenchCase(
+                label=f"d={d} t={warm} (NumPy incremental)",
+                make_fast=lambda: NystromAWV(Gaussian(1.0), lam=1.0, seed=0),
+                make_reference=lambda: _RoundAdapter(
+                    NystromAWVReference(Gaussian(1.0), lam=1.0, seed=0, solver="incremental")
+                ),
+                X=X,
+                y=y,
+                reference_rounds=300,
+                warmup=warm,
+            )
+        )
     return out
 
 
@@ -122,12 +139,19 @@ def _kors(quick):
 
     warm = 1000 if quick else 3000
     X, y = _uniform_stream(warm + 300, 5, seed=3)
-    return [BenchCase(
-        label=f"d=5 t={warm} (NumPy Eq. 6)",
-        make_fast=lambda: _KorsAsLearner(KORS(Gaussian(1.0), seed=0)),
-        make_reference=lambda: _KorsAsLearner(KORSReference(Gaussian(1.0), seed=0), reference=True),
-        X=X, y=y, reference_rounds=100, warmup=warm,
-    )]
+    return [
+        BenchCase(
+            label=f"d=5 t={warm} (NumPy Eq. 6)",
+            make_fast=lambda: _KorsAsLearner(KORS(Gaussian(1.0), seed=0)),
+            make_reference=lambda: _KorsAsLearner(
+                KORSReference(Gaussian(1.0), seed=0), reference=True
+            ),
+            X=X,
+            y=y,
+            reference_rounds=100,
+            warmup=warm,
+        )
+    ]
 
 
 def _bounded_stream(n, d, seed=0):
@@ -146,9 +170,16 @@ def _rff_awv(quick):
     n = 2000 if quick else 20000
     X, y = _bounded_stream(n, 5)
     return [
-        BenchCase(label=f"m={m} d=5 {f}", make_fast=lambda m=m, f=f: RFFAWV(Gaussian(1.0), n_features=m, features=f),
-                  make_reference=lambda m=m, f=f: RFFAWVReference(Gaussian(1.0), n_features=m, features=f),
-                  X=X, y=y, reference_rounds=200)
+        BenchCase(
+            label=f"m={m} d=5 {f}",
+            make_fast=lambda m=m, f=f: RFFAWV(Gaussian(1.0), n_features=m, features=f),
+            make_reference=lambda m=m, f=f: RFFAWVReference(
+                Gaussian(1.0), n_features=m, features=f
+            ),
+            X=X,
+            y=y,
+            reference_rounds=200,
+        )
         for m, f in ([(50, "cos")] if quick else [(50, "cos"), (50, "cossin"), (200, "cos")])
     ]
 
@@ -164,10 +195,16 @@ def _multi_kernel(quick):
     X, y = _bounded_stream(n, 5, 1)
     settings = [("vaw", None), ("mlprod", (0.0, 1.0))] if not quick else [("vaw", None)]
     return [
-        BenchCase(label=f"76 kernels m=50 {a}",
-                  make_fast=lambda a=a, c=c: MultiKernelAWV(grid, n_features=50, aggregator=a, clip=c),
-                  make_reference=lambda a=a, c=c: MultiKernelAWVReference(grid, n_features=50, aggregator=a, clip=c),
-                  X=X, y=y, reference_rounds=20 if quick else 50)
+        BenchCase(
+            label=f"76 kernels m=50 {a}",
+            make_fast=lambda a=a, c=c: MultiKernelAWV(grid, n_features=50, aggregator=a, clip=c),
+            make_reference=lambda a=a, c=c: MultiKernelAWVReference(
+                grid, n_features=50, aggregator=a, clip=c
+            ),
+            X=X,
+            y=y,
+            reference_rounds=20 if quick else 50,
+        )
         for a, c in settings
     ]
 
@@ -196,19 +233,36 @@ class _AggAsLearner:
 @register_bench("aggregators")
 def _aggregators(quick):
     from . import aggregation as agg
-    from .reference import (AAReference, BOAReference, EWAReference, MLPolyReference, MLProdReference,
-                            VAWMetaReference)
+    from .reference import (
+        AAReference,
+        BOAReference,
+        EWAReference,
+        MLPolyReference,
+        MLProdReference,
+        VAWMetaReference,
+    )
 
     n, k = (2000 if quick else 20000), 76
     rng = np.random.default_rng(2)
     y = rng.uniform(0, 1, n)
     Z = np.clip(y[:, None] + 0.2 * rng.standard_normal((n, k)), 0, 1)
-    rules = [("vaw", agg.VAWMeta, VAWMetaReference, ()), ("ewa", agg.EWA, EWAReference, (0.5,)),
-             ("aa", agg.AggregatingAlgorithm, AAReference, (0.0, 1.0)), ("boa", agg.BOA, BOAReference, ()),
-             ("mlpoly", agg.MLPoly, MLPolyReference, ()), ("mlprod", agg.MLProd, MLProdReference, ())]
+    rules = [
+        ("vaw", agg.VAWMeta, VAWMetaReference, ()),
+        ("ewa", agg.EWA, EWAReference, (0.5,)),
+        ("aa", agg.AggregatingAlgorithm, AAReference, (0.0, 1.0)),
+        ("boa", agg.BOA, BOAReference, ()),
+        ("mlpoly", agg.MLPoly, MLPolyReference, ()),
+        ("mlprod", agg.MLProd, MLProdReference, ()),
+    ]
     return [
-        BenchCase(label=f"N=76 {name}", make_fast=lambda c=cls, a=args: _AggAsLearner(c(k, *a)),
-                  make_reference=lambda r=ref, a=args: _AggAsLearner(r(k, *a)), X=Z, y=y, reference_rounds=300)
+        BenchCase(
+            label=f"N=76 {name}",
+            make_fast=lambda c=cls, a=args: _AggAsLearner(c(k, *a)),
+            make_reference=lambda r=ref, a=args: _AggAsLearner(r(k, *a)),
+            X=Z,
+            y=y,
+            reference_rounds=300,
+        )
         for name, cls, ref, args in rules
     ]
 
@@ -222,15 +276,22 @@ def _pros_n_kons(quick):
 
     out = []
     # gamma sets the dictionary size (d = 8 in [0, 1], sigma = 3).
-    for gamma in ((1.0, 0.1) if quick else (1.0, 0.1, 0.01)):
+    for gamma in (1.0, 0.1) if quick else (1.0, 0.1, 0.01):
         n = 3000 if quick else 20000
         rng = np.random.default_rng(1)
         X = rng.uniform(0, 1, size=(n, 8))
         y = 0.5 + 0.4 * np.sin(3 * X[:, 0])
-        out.append(BenchCase(label=f"gamma={gamma} (dense solves)",
-                             make_fast=lambda g=gamma: ProsNKons(Gaussian(3.0), gamma=g, seed=0),
-                             make_reference=lambda g=gamma: ProsNKonsReference(Gaussian(3.0), gamma=g, seed=0),
-                             X=X, y=y, reference_rounds=50, warmup=500))
+        out.append(
+            BenchCase(
+                label=f"gamma={gamma} (dense solves)",
+                make_fast=lambda g=gamma: ProsNKons(Gaussian(3.0), gamma=g, seed=0),
+                make_reference=lambda g=gamma: ProsNKonsReference(Gaussian(3.0), gamma=g, seed=0),
+                X=X,
+                y=y,
+                reference_rounds=50,
+                warmup=500,
+            )
+        )
     return out
 
 
@@ -246,11 +307,23 @@ def _fogd_nogd(quick):
     y = 0.5 + 0.4 * np.sin(3 * X[:, 0])
     k = Gaussian(8.0)
     return [
-        BenchCase(label="FOGD D=450 d=9", make_fast=lambda: FOGD(k, n_features=450, lr=0.135, epsilon=0.1),
-                  make_reference=lambda: FOGDReference(k, 450, 0.135, "squared", 0.1), X=X, y=y, reference_rounds=300),
-        BenchCase(label="NOGD B=30 k=6 d=9", make_fast=lambda: NOGD(k, budget=30, rank=6, lr=0.05, epsilon=0.1),
-                  make_reference=lambda: NOGDReference(k, 30, 6, 0.05, "squared", 0.1), X=X, y=y,
-                  reference_rounds=300, warmup=200),
+        BenchCase(
+            label="FOGD D=450 d=9",
+            make_fast=lambda: FOGD(k, n_features=450, lr=0.135, epsilon=0.1),
+            make_reference=lambda: FOGDReference(k, 450, 0.135, "squared", 0.1),
+            X=X,
+            y=y,
+            reference_rounds=300,
+        ),
+        BenchCase(
+            label="NOGD B=30 k=6 d=9",
+            make_fast=lambda: NOGD(k, budget=30, rank=6, lr=0.05, epsilon=0.1),
+            make_reference=lambda: NOGDReference(k, 30, 6, 0.05, "squared", 0.1),
+            X=X,
+            y=y,
+            reference_rounds=300,
+            warmup=200,
+        ),
     ]
 
 

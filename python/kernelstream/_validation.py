@@ -2,6 +2,7 @@
 float64 array of the right rank, or an :class:`InputError` that says what is wrong.
 Finiteness, the input dimension and learner-specific checks are done by the Rust
 core before any state changes."""
+
 from __future__ import annotations
 
 import numbers
@@ -72,14 +73,25 @@ def as_label(y) -> float:
 
 # --- parameter checks (constructor arguments) ---------------------------------
 
+
 def positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or value <= 0
+    ):
         raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
 
 
 def non_negative(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or value < 0
+    ):
         raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
     return float(value)
 
@@ -97,6 +109,11 @@ def choice(name: str, value, options) -> str:
 
 
 def seed(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0 or value >= 2**64:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < 0
+        or value >= 2**64
+    ):
         raise ParameterError(f"seed must be an integer in [0, 2^64), got {value!r}")
     return int(value)

@@ -2,6 +2,7 @@
 (learners and aggregators): construction from keyword parameters,
 ``get_params``, copying, and pickling as "constructor parameters + core state
 bytes + a format version" (the state is restored into a fresh core)."""
+
 from __future__ import annotations
 
 import copy

@@ -1,6 +1,7 @@
 """Cases of ``kernelstream bench``: each times a Rust learner against its NumPy
 reference on the same stream, in one run, and reports microseconds per round and
 the speed ratio. Modules register cases with :func:`register_bench`."""
+
 from __future__ import annotations
 
 import time
@@ -70,16 +71,26 @@ def run_bench(names=None, quick: bool = False, printer=print) -> list:
     rows = []
     all_cases = cases()
     selected = names or list(all_cases)
-    printer(f"{'case':<16} {'setting':<28} {'dim':>6} {'rust us/rd':>11} {'numpy us/rd':>12} {'ratio':>8}")
+    printer(
+        f"{'case':<16} {'setting':<28} {'dim':>6} {'rust us/rd':>11} {'numpy us/rd':>12} {'ratio':>8}"
+    )
     for name in selected:
         if name not in all_cases:
             raise KeyError(f"unknown bench case {name!r}; known: {', '.join(all_cases)}")
         for case in all_cases[name](quick):
             fast, dim = _time_fast(case)
             ref = _time_reference(case)
-            row = {"case": name, "label": case.label, "dim": dim, "rust_us": fast * 1e6,
-                   "numpy_us": ref * 1e6, "ratio": ref / fast}
+            row = {
+                "case": name,
+                "label": case.label,
+                "dim": dim,
+                "rust_us": fast * 1e6,
+                "numpy_us": ref * 1e6,
+                "ratio": ref / fast,
+            }
             rows.append(row)
-            printer(f"{name:<16} {case.label:<28} {dim:>6} {row['rust_us']:>11.2f} {row['numpy_us']:>12.1f} "
-                    f"{row['ratio']:>7.1f}x")
+            printer(
+                f"{name:<16} {case.label:<28} {dim:>6} {row['rust_us']:>11.2f} {row['numpy_us']:>12.1f} "
+                f"{row['ratio']:>7.1f}x"
+            )
     return rows

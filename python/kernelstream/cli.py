@@ -4,6 +4,7 @@
 * ``bench``: Rust learners against their NumPy references, per-round times and ratios;
 * ``reproduce``: the registry of paper experiments (``--list``, ``NAME``, ``--all``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,7 +76,9 @@ def build_learner(name: str, args) -> object:
             raise SystemExit(f"--param expects key=value, got {item!r}")
         key, value = item.split("=", 1)
         if key not in accepted:
-            raise SystemExit(f"{LEARNERS[name]} has no parameter {key!r}; it takes {', '.join(list(accepted)[1:])}")
+            raise SystemExit(
+                f"{LEARNERS[name]} has no parameter {key!r}; it takes {', '.join(list(accepted)[1:])}"
+            )
         params[key] = _parse_value(value)
     return cls(**params)
 
@@ -105,7 +108,11 @@ def _load_stream(args):
             print(f"dropped {dropped} rows with missing values", file=sys.stderr)
         task = args.task
         if task == "auto":
-            task = "classification" if set(np.unique(y)) <= {-1.0, 1.0, 0.0} and len(np.unique(y)) == 2 else "regression"
+            task = (
+                "classification"
+                if set(np.unique(y)) <= {-1.0, 1.0, 0.0} and len(np.unique(y)) == 2
+                else "regression"
+            )
         if task == "classification":
             y = np.where(y == y.max(), 1.0, -1.0)
             if not args.no_scale:
@@ -118,7 +125,9 @@ def _load_stream(args):
         X, y = datasets.synthetic.friedman_stream(n=args.n, d=5, seed=args.shuffle or 0)
         lo, hi = _x_range(args)
         X = lo + (hi - lo) * (X + 1.0) / 2.0
-        source = f"built-in synthetic stream (Friedman #1, n={args.n}, d=5, x in [{lo:g}, {hi:g}]^5)"
+        source = (
+            f"built-in synthetic stream (Friedman #1, n={args.n}, d=5, x in [{lo:g}, {hi:g}]^5)"
+        )
         task = "regression" if args.task == "auto" else args.task
     if args.limit:
         X, y = X[: args.limit], y[: args.limit]
@@ -138,7 +147,9 @@ def cmd_run(args) -> int:
     else:
         learner = build_learner(args.learner, args)
     print(f"{learner!r} on {source}: {X.shape[0]} rounds, d={X.shape[1]}, task={task}")
-    res = progressive(learner, X, y, task=task, time_budget=args.time_budget, progress=args.progress)
+    res = progressive(
+        learner, X, y, task=task, time_budget=args.time_budget, progress=args.progress
+    )
     frame = res.to_frame().drop(columns=["learner"])
     frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
     import pandas as pd
@@ -158,8 +169,13 @@ def cmd_run(args) -> int:
     if args.save_predictions:
         import numpy as np
 
-        np.savetxt(args.save_predictions, np.c_[y[: res.n_rounds], res.predictions], delimiter=",",
-                   header="y,prediction", comments="")
+        np.savetxt(
+            args.save_predictions,
+            np.c_[y[: res.n_rounds], res.predictions],
+            delimiter=",",
+            header="y,prediction",
+            comments="",
+        )
         print(f"predictions written to {args.save_predictions}")
     if args.save_model:
         with open(args.save_model, "wb") as fh:
@@ -189,10 +205,19 @@ def cmd_reproduce(args) -> int:
     out = Path(args.out)
     results = []
     for name in names:
-        ctx = Context(out, quick=args.quick, seeds=args.seeds, time_budget=args.time_budget,
-                      data_home=args.data_home, jobs=args.jobs, executor=args.executor,
-                      scheduler=args.scheduler)
-        payload = run_entry(name, ctx, force=args.force) if _accepts_force() else run_entry(name, ctx)
+        ctx = Context(
+            out,
+            quick=args.quick,
+            seeds=args.seeds,
+            time_budget=args.time_budget,
+            data_home=args.data_home,
+            jobs=args.jobs,
+            executor=args.executor,
+            scheduler=args.scheduler,
+        )
+        payload = (
+            run_entry(name, ctx, force=args.force) if _accepts_force() else run_entry(name, ctx)
+        )
         results.append(payload)
         print(f"\n## {name} ({payload['seconds']:.1f} s)\n{payload['paper']}\n")
         print(payload["_table"])
@@ -219,16 +244,25 @@ def make_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kernelstream", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("run", help="progressive run of one learner (default: TaylorAWV on a synthetic stream)")
+    r = sub.add_parser(
+        "run", help="progressive run of one learner (default: TaylorAWV on a synthetic stream)"
+    )
     r.add_argument("--learner", default="taylor-awv", help=f"one of: {', '.join(LEARNERS)}")
     r.add_argument("--dataset", help="dataset name in the data directory (e.g. casp, ijcnn1)")
     r.add_argument("--csv", help="a CSV file with a header")
     r.add_argument("--target", help="target column of --csv (default: last)")
     r.add_argument("--data-home", help="data directory (default: $KERNELSTREAM_DATA)")
     r.add_argument("--task", choices=["auto", "regression", "classification"], default="auto")
-    r.add_argument("--no-scale", action="store_true", help="do not min-max scale x and y to [-1, 1]")
-    r.add_argument("--x-range", type=float, nargs=2, metavar=("LO", "HI"),
-                   help="scale inputs to [LO, HI] (default [-1, 1]; [0, 1] for the projection learners)")
+    r.add_argument(
+        "--no-scale", action="store_true", help="do not min-max scale x and y to [-1, 1]"
+    )
+    r.add_argument(
+        "--x-range",
+        type=float,
+        nargs=2,
+        metavar=("LO", "HI"),
+        help="scale inputs to [LO, HI] (default [-1, 1]; [0, 1] for the projection learners)",
+    )
     r.add_argument("--shuffle", type=int, help="shuffle the rows with this seed")
     r.add_argument("--limit", type=int, help="use only the first N rows")
     r.add_argument("--n", type=int, default=100000, help="rounds of the built-in synthetic stream")
@@ -244,8 +278,12 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--save-predictions", help="write y and predictions to this CSV")
     r.add_argument("--save-model", help="pickle the learner here after the run")
     r.add_argument("--resume", help="continue a learner pickled by --save-model")
-    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: on a terminal)")
+    r.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: on a terminal)",
+    )
     r.set_defaults(func=cmd_run)
 
     b = sub.add_parser("bench", help="time Rust learners against the NumPy references")
@@ -265,7 +303,9 @@ def make_parser() -> argparse.ArgumentParser:
     e.add_argument("--jobs", type=int, default=1, help="parallel local workers (joblib)")
     e.add_argument("--executor", choices=["auto", "serial", "joblib", "dask"], default="auto")
     e.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
-    e.add_argument("--report", help="write a Markdown report of the entries run (e.g. REPRODUCTION.md)")
+    e.add_argument(
+        "--report", help="write a Markdown report of the entries run (e.g. REPRODUCTION.md)"
+    )
     e.add_argument("--force", action="store_true", help="recompute even if a cached result matches")
     e.set_defaults(func=cmd_reproduce)
     return p

@@ -4,6 +4,7 @@ A kernel is immutable, picklable, computes Gram matrices with ``k(X, Y)``, and
 has a readable ``repr``. Learners receive it and pass its ``spec`` (name and
 parameters) to the Rust core.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -194,4 +195,13 @@ def vaw2_grid() -> list:
     return gauss + lap
 
 
-__all__ = ["Kernel", "Gaussian", "Laplacian", "Min", "BernoulliPeriodic", "AdditiveSobolev2", "as_kernel", "vaw2_grid"]
+__all__ = [
+    "Kernel",
+    "Gaussian",
+    "Laplacian",
+    "Min",
+    "BernoulliPeriodic",
+    "AdditiveSobolev2",
+    "as_kernel",
+    "vaw2_grid",
+]

@@ -9,6 +9,7 @@ probability in closed form ``p_t = min(beta (1 + eps) res / (res + mu), 1)`` wit
 Every step consumes exactly one ``Rng(seed).uniform()`` draw ``u`` and adds the
 point iff ``u < p_t``.
 """
+
 from __future__ import annotations
 
 import copy as _copy
@@ -51,8 +52,15 @@ class KORS:
     (True, 2)
     """
 
-    def __init__(self, kernel, mu: float = 1.0, eps: float = 0.5, beta: float = 1.0, weights: str = "sqrt",
-                 seed: int = 0):
+    def __init__(
+        self,
+        kernel,
+        mu: float = 1.0,
+        eps: float = 0.5,
+        beta: float = 1.0,
+        weights: str = "sqrt",
+        seed: int = 0,
+    ):
         self._params = dict(kernel=kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=seed)
         name, params = as_kernel(kernel).spec
         self._core = _core.KORS(
@@ -113,8 +121,11 @@ class KORS:
         return new
 
     def __getstate__(self):
-        return {"params": self.get_params(), "core": bytes(self._core._state_bytes()),
-                "last_probability": self.last_probability}
+        return {
+            "params": self.get_params(),
+            "core": bytes(self._core._state_bytes()),
+            "last_probability": self.last_probability,
+        }
 
     def __setstate__(self, state):
         self.__init__(**state["params"])

@@ -73,7 +73,8 @@ impl Aggregator for AggregatingAlgorithm {
         let mut buf = std::mem::take(&mut self.buf);
         let pred = self.predict_with(z, &mut buf);
         self.buf = buf;
-        let all_inf = z.iter().all(|zj| !(self.eta * (zj.clamp(self.lo, self.hi) - y).powi(2)).is_finite());
+        let all_inf =
+            z.iter().all(|zj| !(self.eta * (zj.clamp(self.lo, self.hi) - y).powi(2)).is_finite());
         if !all_inf {
             for (l, zj) in self.logw.iter_mut().zip(z) {
                 *l -= self.eta * (zj.clamp(self.lo, self.hi) - y).powi(2);

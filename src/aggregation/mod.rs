@@ -195,15 +195,26 @@ impl Aggregator for AnyAggregator {
 
 // --- validated entry points (all checks before any state change) ----------------
 
-fn validate_block(n_experts: usize, z: &[f64], n: usize, ncols: usize, y: Option<&[f64]>) -> Result<()> {
+fn validate_block(
+    n_experts: usize,
+    z: &[f64],
+    n: usize,
+    ncols: usize,
+    y: Option<&[f64]>,
+) -> Result<()> {
     if n == 0 {
         return crate::input_err!("empty input: Z has no rows");
     }
     if ncols != n_experts {
-        return crate::input_err!("expert predictions have {ncols} columns, this aggregator has {n_experts} experts");
+        return crate::input_err!(
+            "expert predictions have {ncols} columns, this aggregator has {n_experts} experts"
+        );
     }
     if z.len() != n * ncols {
-        return crate::input_err!("Z holds {} values, expected {n} rows x {ncols} columns", z.len());
+        return crate::input_err!(
+            "Z holds {} values, expected {n} rows x {ncols} columns",
+            z.len()
+        );
     }
     if let Some(i) = z.iter().position(|v| !v.is_finite()) {
         return crate::input_err!("Z[{}, {}] = {} is not finite", i / ncols, i % ncols, z[i]);
@@ -233,7 +244,13 @@ pub fn update_checked<A: Aggregator + ?Sized>(agg: &mut A, z: &[f64], y: f64) ->
 }
 
 /// Progressive predictions over a row-major `n x N` block of expert predictions.
-pub fn progressive_predict<A: Aggregator + ?Sized>(agg: &mut A, z: &[f64], n: usize, ncols: usize, y: &[f64]) -> Result<Vec<f64>> {
+pub fn progressive_predict<A: Aggregator + ?Sized>(
+    agg: &mut A,
+    z: &[f64],
+    n: usize,
+    ncols: usize,
+    y: &[f64],
+) -> Result<Vec<f64>> {
     validate_block(agg.n_experts(), z, n, ncols, Some(y))?;
     Ok(z.chunks_exact(ncols).zip(y).map(|(row, &yt)| agg.predict_update(row, yt)).collect())
 }

@@ -68,15 +68,26 @@ pub struct Design {
 }
 
 impl Design {
-    pub fn new(d: usize, basis: Basis1D, additive: bool, pairs: bool, prefix_degree: Option<u32>) -> Result<Design> {
+    pub fn new(
+        d: usize,
+        basis: Basis1D,
+        additive: bool,
+        pairs: bool,
+        prefix_degree: Option<u32>,
+    ) -> Result<Design> {
         if d == 0 {
             return crate::input_err!("inputs need at least one feature");
         }
         if pairs && !matches!(basis, Basis1D::Trig { .. }) {
-            return crate::param_err!("count=\"pair\" needs the trig basis (sin/cos pairs), got {:?}", basis.name());
+            return crate::param_err!(
+                "count=\"pair\" needs the trig basis (sin/cos pairs), got {:?}",
+                basis.name()
+            );
         }
         if pairs && !additive && d > 1 {
-            return crate::param_err!("count=\"pair\" is defined for d = 1 or the additive model, got d = {d}");
+            return crate::param_err!(
+                "count=\"pair\" is defined for d = 1 or the additive model, got d = {d}"
+            );
         }
         if let Some(m) = prefix_degree {
             if m > 10 {

@@ -48,7 +48,9 @@ impl Basis1D {
                 crate::error::positive("eps", eps)?;
                 Ok(Basis1D::Hermite(HermiteParams { a, eps }))
             }
-            _ => crate::param_err!("unknown basis {name:?}: expected \"sine\", \"trig\" or \"gaussian\""),
+            _ => crate::param_err!(
+                "unknown basis {name:?}: expected \"sine\", \"trig\" or \"gaussian\""
+            ),
         }
     }
 

@@ -1,8 +1,8 @@
 //! Explicit feature maps `x -> v(x)` whose inner products approximate a kernel.
 //! Every fixed-feature learner is "a feature map + the linear AWV engine".
 
-pub mod rff;
 pub mod nested_cholesky;
+pub mod rff;
 pub mod taylor;
 pub mod trig;
 

@@ -67,7 +67,13 @@ pub struct RandomFourier {
 
 impl RandomFourier {
     /// Draws `m` features of `kernel` for inputs of dimension `d` from `rng`.
-    pub fn draw(kernel: &Kernel, d: usize, m: usize, variant: RffVariant, rng: &mut Rng) -> Result<Self> {
+    pub fn draw(
+        kernel: &Kernel,
+        d: usize,
+        m: usize,
+        variant: RffVariant,
+        rng: &mut Rng,
+    ) -> Result<Self> {
         if m == 0 || m > MAX_RFF_FEATURES {
             return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {m}");
         }
@@ -201,9 +207,24 @@ mod tests {
         let yl = [0.3 + 0.4, -0.2 - 0.6]; // ||x-y||_1 = 1
         let (mut eg, mut el) = (0.0, 0.0);
         for _ in 0..chunks {
-            let g = RandomFourier::draw(&Kernel::Gaussian { sigma: 1.0 }, 2, m, RffVariant::Cos, &mut rng).unwrap();
-            eg += g.map(&x).iter().zip(g.map(&yg)).map(|(a, b)| a * b).sum::<f64>() / (m * chunks) as f64;
-            let l = RandomFourier::draw(&Kernel::Laplacian { sigma: 1.0 }, 2, m, RffVariant::CosSin, &mut rng).unwrap();
+            let g = RandomFourier::draw(
+                &Kernel::Gaussian { sigma: 1.0 },
+                2,
+                m,
+                RffVariant::Cos,
+                &mut rng,
+            )
+            .unwrap();
+            eg += g.map(&x).iter().zip(g.map(&yg)).map(|(a, b)| a * b).sum::<f64>()
+                / (m * chunks) as f64;
+            let l = RandomFourier::draw(
+                &Kernel::Laplacian { sigma: 1.0 },
+                2,
+                m,
+                RffVariant::CosSin,
+                &mut rng,
+            )
+            .unwrap();
             el += l.map(&x).iter().zip(l.map(&yl)).map(|(a, b)| a * b).sum::<f64>() / chunks as f64;
             // ||Phi(x)||^2 = 1 for the normalised cos/sin map.
             let n: f64 = l.map(&x).iter().map(|v| v * v).sum();

@@ -137,7 +137,10 @@ mod tests {
         assert_eq!(taylor_feature_count(18, 2), Some(190));
         assert_eq!(taylor_feature_count(5, 4), Some(126));
         for (d, m) in [(8, 2), (5, 3), (3, 6), (1, 4)] {
-            assert_eq!(TaylorGaussian::new(d, m, 1.0).unwrap().dim(), taylor_feature_count(d, m).unwrap());
+            assert_eq!(
+                TaylorGaussian::new(d, m, 1.0).unwrap().dim(),
+                taylor_feature_count(d, m).unwrap()
+            );
         }
     }
 }

@@ -109,7 +109,11 @@ fn collect_big(v: &[f64]) -> Vec<(usize, f64)> {
     if v.iter().all(|a| a.abs() <= FAST_LIMIT) {
         return Vec::new();
     }
-    v.iter().enumerate().filter(|(_, a)| a.abs() > FAST_LIMIT || a.is_nan()).map(|(i, a)| (i, *a)).collect()
+    v.iter()
+        .enumerate()
+        .filter(|(_, a)| a.abs() > FAST_LIMIT || a.is_nan())
+        .map(|(i, a)| (i, *a))
+        .collect()
 }
 
 #[cfg(test)]
@@ -124,7 +128,15 @@ mod tests {
             let scale = [1.0, 10.0, 1e3, 9e4, 1e7][i % 5];
             u.push((2.0 * rng.uniform() - 1.0) * scale);
         }
-        u.extend_from_slice(&[0.0, -0.0, std::f64::consts::FRAC_PI_4, std::f64::consts::PI, 1e5, -1e5, 3e5]);
+        u.extend_from_slice(&[
+            0.0,
+            -0.0,
+            std::f64::consts::FRAC_PI_4,
+            std::f64::consts::PI,
+            1e5,
+            -1e5,
+            3e5,
+        ]);
         let mut c = vec![0.0; u.len()];
         let mut s = u.clone();
         sincos_in_place(&mut c, &mut s, 1.0);

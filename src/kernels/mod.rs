@@ -40,7 +40,10 @@ impl Kernel {
         let one = |what: &str| -> Result<f64> {
             match params {
                 [s] => positive(what, *s),
-                _ => crate::param_err!("kernel {name:?} takes exactly one parameter (sigma), got {}", params.len()),
+                _ => crate::param_err!(
+                    "kernel {name:?} takes exactly one parameter (sigma), got {}",
+                    params.len()
+                ),
             }
         };
         let none = |k: Kernel| -> Result<Kernel> {

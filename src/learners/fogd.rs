@@ -19,7 +19,7 @@
 
 use super::losses::Loss;
 use super::OnlineLearner;
-use crate::error::{positive, non_negative, Result};
+use crate::error::{non_negative, positive, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
 use crate::rng::Rng;
@@ -75,18 +75,39 @@ fn draw_frequencies(kernel: &Kernel, n: usize, d: usize, rng: &mut Rng) -> Resul
 }
 
 impl Fogd {
-    pub fn new(kernel: Kernel, n_features: usize, lr: f64, loss: Loss, epsilon: f64, seed: u64) -> Result<Self> {
+    pub fn new(
+        kernel: Kernel,
+        n_features: usize,
+        lr: f64,
+        loss: Loss,
+        epsilon: f64,
+        seed: u64,
+    ) -> Result<Self> {
         if n_features == 0 || n_features > MAX_FOGD_FEATURES {
-            return crate::param_err!("n_features must be an integer in [1, {MAX_FOGD_FEATURES}], got {n_features}");
+            return crate::param_err!(
+                "n_features must be an integer in [1, {MAX_FOGD_FEATURES}], got {n_features}"
+            );
         }
         positive("lr", lr)?;
         non_negative("epsilon", epsilon)?;
         if epsilon > 0.0 && loss != Loss::Squared {
-            return crate::param_err!("epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only");
+            return crate::param_err!(
+                "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
+            );
         }
         // Validate the kernel now rather than at the first call.
         draw_frequencies(&kernel, 0, 0, &mut Rng::new(0))?;
-        Ok(Fogd { kernel, n_features, lr, loss, epsilon, seed, rng: Rng::new(seed), n_seen: 0, state: None })
+        Ok(Fogd {
+            kernel,
+            n_features,
+            lr,
+            loss,
+            epsilon,
+            seed,
+            rng: Rng::new(seed),
+            n_seen: 0,
+            state: None,
+        })
     }
 
     pub fn loss(&self) -> Loss {
@@ -96,9 +117,17 @@ impl Fogd {
     fn ensure_state(&mut self, d: usize) -> Result<&mut FogdState> {
         if self.state.is_none() {
             let freqs = draw_frequencies(&self.kernel, self.n_features, d, &mut self.rng)?;
-            self.state = Some(FogdState { d, freqs, w: vec![0.0; 2 * self.n_features], z: vec![0.0; 2 * self.n_features] });
+            self.state = Some(FogdState {
+                d,
+                freqs,
+                w: vec![0.0; 2 * self.n_features],
+                z: vec![0.0; 2 * self.n_features],
+            });
         }
-        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("FOGD state missing".into()))?;
+        let st = self
+            .state
+            .as_mut()
+            .ok_or_else(|| crate::KsError::Numerical("FOGD state missing".into()))?;
         if st.z.len() != st.w.len() {
             st.z = vec![0.0; st.w.len()];
         }
@@ -150,7 +179,10 @@ impl OnlineLearner for Fogd {
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
         if self.n_features.checked_mul(d).is_none_or(|n| n > 100_000_000) {
-            return crate::param_err!("n_features x d = {} x {d} frequencies is too many", self.n_features);
+            return crate::param_err!(
+                "n_features x d = {} x {d} frequencies is too many",
+                self.n_features
+            );
         }
         Ok(())
     }

@@ -119,7 +119,8 @@ impl KernelAwv {
         let t = self.t();
         let mut out = vec![0.0; t * t];
         for i in 0..t {
-            out[i * t..i * t + i + 1].copy_from_slice(&self.chol[row_start(i)..row_start(i) + i + 1]);
+            out[i * t..i * t + i + 1]
+                .copy_from_slice(&self.chol[row_start(i)..row_start(i) + i + 1]);
         }
         out
     }
@@ -287,7 +288,10 @@ impl KernelAwv {
                 let rows = &mut ls[first..];
                 let mut quads = rows.chunks_exact_mut(4);
                 for q in &mut quads {
-                    let s = dot4_wide(&seg[..w], [&q[0][p0..p1], &q[1][p0..p1], &q[2][p0..p1], &q[3][p0..p1]]);
+                    let s = dot4_wide(
+                        &seg[..w],
+                        [&q[0][p0..p1], &q[1][p0..p1], &q[2][p0..p1], &q[3][p0..p1]],
+                    );
                     for (lr, sj) in q.iter_mut().zip(s) {
                         lr[i] -= sj;
                     }
@@ -338,7 +342,13 @@ impl OnlineLearner for KernelAwv {
         Ok(self.push(x, y, row))
     }
 
-    fn predict_learn_many(&mut self, x: &[f64], d: usize, y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
         self.check_capacity(y.len())?;
         self.rounds(x, d, y, out);
         Ok(())

@@ -76,7 +76,13 @@ pub trait OnlineLearner {
     /// pushing each prediction onto `out`. The default loops
     /// [`OnlineLearner::predict_learn`]; a learner may override it with a batched
     /// path that must give the same results as that loop.
-    fn predict_learn_many(&mut self, x: &[f64], d: usize, y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
         for (row, &yt) in x.chunks_exact(d).zip(y) {
             out.push(self.predict_learn(row, yt)?);
         }

@@ -95,17 +95,24 @@ impl MultiKernelAwv {
         }
         positive("lam", lam)?;
         if n_features == 0 || n_features > MAX_RFF_FEATURES {
-            return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}");
+            return crate::param_err!(
+                "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
+            );
         }
         if let Some((lo, hi)) = clip {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-                return crate::param_err!("clip must be a pair of finite numbers lo < hi, got ({lo}, {hi})");
+                return crate::param_err!(
+                    "clip must be a pair of finite numbers lo < hi, got ({lo}, {hi})"
+                );
             }
         }
         if rule == MetaRule::Aa && clip.is_none() {
-            return crate::param_err!("aggregator \"aa\" needs the label range: pass clip=(lo, hi)");
+            return crate::param_err!(
+                "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
+            );
         }
-        let me = MultiKernelAwv { kernels, n_features, lam, variant, rule, clip, seed, state: None };
+        let me =
+            MultiKernelAwv { kernels, n_features, lam, variant, rule, clip, seed, state: None };
         me.make_meta()?;
         Ok(me)
     }
@@ -143,11 +150,21 @@ impl MultiKernelAwv {
                 features.push(f);
             }
             let meta = self.make_meta()?;
-            self.state = Some(State { features, experts, meta, v: Vec::new(), z: Vec::new(), raw: Vec::new() });
+            self.state = Some(State {
+                features,
+                experts,
+                meta,
+                v: Vec::new(),
+                z: Vec::new(),
+                raw: Vec::new(),
+            });
         }
         let r = self.feature_dim();
         let n = self.kernels.len();
-        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("MultiKernelAWV state missing".into()))?;
+        let st = self
+            .state
+            .as_mut()
+            .ok_or_else(|| crate::KsError::Numerical("MultiKernelAWV state missing".into()))?;
         if st.v.len() != r {
             st.v = vec![0.0; r];
         }
@@ -181,7 +198,9 @@ impl MultiKernelAwv {
     /// The expert predictions `z_j(x)` for `x` as the next round (raw, unclipped).
     pub fn expert_predictions(&self, x: &[f64]) -> Vec<f64> {
         match &self.state {
-            Some(st) => st.features.iter().zip(&st.experts).map(|(f, e)| e.predict(&f.map(x))).collect(),
+            Some(st) => {
+                st.features.iter().zip(&st.experts).map(|(f, e)| e.predict(&f.map(x))).collect()
+            }
             None => vec![0.0; self.kernels.len()],
         }
     }
@@ -190,7 +209,13 @@ impl MultiKernelAwv {
     /// the raw expert predictions `z_{t,j}` (row-major `n x N`) made before each label.
     /// Every aggregation rule applied to (clipped) rows of this matrix reproduces the
     /// corresponding MultiKernelAWV (the experts do not depend on the meta rule).
-    pub fn progressive_experts(&mut self, x: &[f64], n: usize, d: usize, y: &[f64]) -> Result<Vec<f64>> {
+    pub fn progressive_experts(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+    ) -> Result<Vec<f64>> {
         crate::stream::validate(self, x, n, d, Some(y))?;
         let nk = self.kernels.len();
         let mut out = Vec::with_capacity(n * nk);

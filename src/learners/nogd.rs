@@ -51,20 +51,35 @@ pub struct Nogd {
 }
 
 impl Nogd {
-    pub fn new(kernel: Kernel, budget: usize, rank: Option<usize>, lr: f64, loss: Loss, epsilon: f64) -> Result<Self> {
+    pub fn new(
+        kernel: Kernel,
+        budget: usize,
+        rank: Option<usize>,
+        lr: f64,
+        loss: Loss,
+        epsilon: f64,
+    ) -> Result<Self> {
         if budget == 0 || budget > MAX_NOGD_BUDGET {
-            return crate::param_err!("budget must be an integer in [1, {MAX_NOGD_BUDGET}], got {budget}");
+            return crate::param_err!(
+                "budget must be an integer in [1, {MAX_NOGD_BUDGET}], got {budget}"
+            );
         }
         let rank = match rank {
             // Lu et al.: k = 0.2 B.
             None => ((0.2 * budget as f64).round() as usize).max(1),
             Some(k) if k >= 1 && k <= budget => k,
-            Some(k) => return crate::param_err!("rank must be an integer in [1, budget = {budget}], got {k}"),
+            Some(k) => {
+                return crate::param_err!(
+                    "rank must be an integer in [1, budget = {budget}], got {k}"
+                )
+            }
         };
         positive("lr", lr)?;
         non_negative("epsilon", epsilon)?;
         if epsilon > 0.0 && loss != Loss::Squared {
-            return crate::param_err!("epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only");
+            return crate::param_err!(
+                "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
+            );
         }
         Ok(Nogd {
             kernel,
@@ -128,7 +143,8 @@ impl Nogd {
     fn build_embedding(&mut self) -> Result<()> {
         let b = self.alpha.len();
         let d = self.d.unwrap_or(0);
-        let kmat = nalgebra::DMatrix::from_row_slice(b, b, &self.kernel.gram(&self.sv, &self.sv, d));
+        let kmat =
+            nalgebra::DMatrix::from_row_slice(b, b, &self.kernel.gram(&self.sv, &self.sv, d));
         let eig = nalgebra::SymmetricEigen::new(kmat);
         let mut order: Vec<usize> = (0..b).collect();
         order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
@@ -138,7 +154,11 @@ impl Nogd {
                 "NOGD: the support kernel matrix has largest eigenvalue {lmax}; the Nystrom embedding cannot be built"
             )));
         }
-        let keep: Vec<usize> = order.into_iter().take(self.rank).filter(|&i| eig.eigenvalues[i] > 1e-12 * lmax).collect();
+        let keep: Vec<usize> = order
+            .into_iter()
+            .take(self.rank)
+            .filter(|&i| eig.eigenvalues[i] > 1e-12 * lmax)
+            .collect();
         let k = keep.len();
         let mut m = vec![0.0; k * b];
         let mut w = vec![0.0; k];

@@ -126,7 +126,16 @@ struct Extension {
 impl NystromAwv {
     /// NystromAWV with a KORS dictionary (`mu`, `eps`, `beta`, `weights`, `seed` go to KORS).
     #[allow(clippy::too_many_arguments)]
-    pub fn new(kernel: Kernel, lam: f64, mu: f64, eps: f64, beta: f64, weights: KorsWeights, seed: u64, ridge: bool) -> Result<Self> {
+    pub fn new(
+        kernel: Kernel,
+        lam: f64,
+        mu: f64,
+        eps: f64,
+        beta: f64,
+        weights: KorsWeights,
+        seed: u64,
+        ridge: bool,
+    ) -> Result<Self> {
         positive("lam", lam)?;
         let kors = Kors::new(kernel, mu, eps, beta, weights, seed)?;
         Ok(Self::empty(kernel, lam, ridge, Some(kors)))
@@ -134,13 +143,24 @@ impl NystromAwv {
 
     /// The "features known beforehand" variant (spec 1.7): a fixed dictionary
     /// (row-major `m x d`, `m >= 1`), no sampling.
-    pub fn with_dictionary(kernel: Kernel, lam: f64, dictionary: &[f64], d: usize, ridge: bool) -> Result<Self> {
+    pub fn with_dictionary(
+        kernel: Kernel,
+        lam: f64,
+        dictionary: &[f64],
+        d: usize,
+        ridge: bool,
+    ) -> Result<Self> {
         positive("lam", lam)?;
         if d == 0 || dictionary.is_empty() || dictionary.len() % d != 0 {
             return crate::param_err!("dictionary must be a non-empty (m, d) array");
         }
         if let Some(i) = dictionary.iter().position(|v| !v.is_finite()) {
-            return crate::param_err!("dictionary[{}, {}] = {} is not finite", i / d, i % d, dictionary[i]);
+            return crate::param_err!(
+                "dictionary[{}, {}] = {} is not finite",
+                i / d,
+                i % d,
+                dictionary[i]
+            );
         }
         let m = dictionary.len() / d;
         let mut s = Self::empty(kernel, lam, ridge, None);
@@ -281,7 +301,12 @@ impl NystromAwv {
         }
         let kappa = self.kernel.diag(x);
         // c = K_{t-1,D}^T a + lam krow; dd = a^T a + lam k(x, x).
-        let mut r: Vec<f64> = self.kcols.iter().zip(krow).map(|(col, &kj)| dot(&col[..t], &a) + self.lam * kj).collect();
+        let mut r: Vec<f64> = self
+            .kcols
+            .iter()
+            .zip(krow)
+            .map(|(col, &kj)| dot(&col[..t], &a) + self.lam * kj)
+            .collect();
         let dd = dot(&a, &a) + self.lam * kappa;
         self.chol.forward_solve(&mut r);
         let schur = dd - dot(&r, &r);
@@ -294,7 +319,13 @@ impl NystromAwv {
 
     /// `w = L^{-1} krow`, `u = L^{-1} q`, both bordered by `ext` if given, into scratch;
     /// returns the prediction.
-    fn predict_with(&self, krow: &[f64], ext: Option<&Extension>, w: &mut Vec<f64>, u: &mut Vec<f64>) -> f64 {
+    fn predict_with(
+        &self,
+        krow: &[f64],
+        ext: Option<&Extension>,
+        w: &mut Vec<f64>,
+        u: &mut Vec<f64>,
+    ) -> f64 {
         let m = self.size();
         w.clear();
         w.extend_from_slice(&krow[..m]);
@@ -357,7 +388,8 @@ impl NystromAwv {
         self.stats.refactorizations += 1;
         let mut jitter = 0.0;
         loop {
-            let aj: Vec<f64> = (0..m * m).map(|i| a[i] + if i / m == i % m { jitter } else { 0.0 }).collect();
+            let aj: Vec<f64> =
+                (0..m * m).map(|i| a[i] + if i / m == i % m { jitter } else { 0.0 }).collect();
             match ColCholesky::factor(&aj, m) {
                 Ok(l) => {
                     self.chol = l;

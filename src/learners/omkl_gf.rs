@@ -81,7 +81,17 @@ impl OmklGf {
         if !(explore.is_finite() && (0.0..=1.0).contains(&explore)) {
             return crate::param_err!("explore must be in [0, 1], got {explore}");
         }
-        Ok(OmklGf { kernels, n_features, lr, reg, n_samples, explore, graph_rounds, seed, state: None })
+        Ok(OmklGf {
+            kernels,
+            n_features,
+            lr,
+            reg,
+            n_samples,
+            explore,
+            graph_rounds,
+            seed,
+            state: None,
+        })
     }
 
     /// Samples the next graph from the current weights.
@@ -115,12 +125,24 @@ impl OmklGf {
             let features = draw_all(&self.kernels, d, self.n_features, &mut rng)?;
             let n = self.kernels.len();
             let theta = vec![vec![0.0; 2 * self.n_features]; n];
-            let mut st = State { rng, features, theta, logw: vec![0.0; n], chosen: Vec::new(), q: Vec::new(), t: 0, v: Vec::new() };
+            let mut st = State {
+                rng,
+                features,
+                theta,
+                logw: vec![0.0; n],
+                chosen: Vec::new(),
+                q: Vec::new(),
+                t: 0,
+                v: Vec::new(),
+            };
             Self::draw_graph(&mut st, self.n_samples, self.explore);
             self.state = Some(st);
         }
         let r = 2 * self.n_features;
-        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("OMKLGF state missing".into()))?;
+        let st = self
+            .state
+            .as_mut()
+            .ok_or_else(|| crate::KsError::Numerical("OMKLGF state missing".into()))?;
         if st.v.len() != r {
             st.v = vec![0.0; r];
         }
@@ -166,7 +188,8 @@ impl OnlineLearner for OmklGf {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        let (lr, reg, ns, ex, gr) = (self.lr, self.reg, self.n_samples, self.explore, self.graph_rounds);
+        let (lr, reg, ns, ex, gr) =
+            (self.lr, self.reg, self.n_samples, self.explore, self.graph_rounds);
         let n = self.kernels.len();
         let st = self.state_mut(x.len())?;
         st.t += 1;

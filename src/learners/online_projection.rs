@@ -120,7 +120,13 @@ impl OnlineProjection {
     }
 
     fn make_state(&self, d: usize) -> Result<State> {
-        let design = Design::new(d, self.cfg.basis, self.cfg.additive, self.cfg.pairs, self.cfg.prefix_degree)?;
+        let design = Design::new(
+            d,
+            self.cfg.basis,
+            self.cfg.additive,
+            self.cfg.pairs,
+            self.cfg.prefix_degree,
+        )?;
         let kappa = if self.cfg.additive {
             2.0 * self.cfg.alpha + 1.0
         } else {
@@ -155,7 +161,9 @@ impl OnlineProjection {
         if self.state.is_none() {
             self.state = Some(self.make_state(d)?);
         }
-        self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("projection state missing".into()))
+        self.state
+            .as_mut()
+            .ok_or_else(|| crate::KsError::Numerical("projection state missing".into()))
     }
 
     /// Coefficients `theta` of the active columns (empty before the first round).
@@ -198,7 +206,10 @@ impl OnlineProjection {
             None => return Ok(Vec::new()),
         };
         if d != st.design.input_dim() {
-            return crate::input_err!("rows have {d} features, the learner has {}", st.design.input_dim());
+            return crate::input_err!(
+                "rows have {d} features, the learner has {}",
+                st.design.input_dim()
+            );
         }
         let p = st.design.n_columns();
         let mut out = vec![0.0; x.len() / d * p];
@@ -386,7 +397,8 @@ impl State {
             }
         }
         let lane_sum = |a: &[f64; L]| a.iter().sum::<f64>();
-        let bcols: Vec<Vec<f64>> = (0..q).map(|k| bacc[k * p0..(k + 1) * p0].iter().map(lane_sum).collect()).collect();
+        let bcols: Vec<Vec<f64>> =
+            (0..q).map(|k| bacc[k * p0..(k + 1) * p0].iter().map(lane_sum).collect()).collect();
         let ry: Vec<f64> = racc.iter().map(lane_sum).collect();
         let mut cmat = DMatrix::<f64>::zeros(q, q);
         for k in 0..q {
@@ -485,7 +497,8 @@ impl OnlineLearner for OnlineProjection {
     }
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
-        Design::new(d, self.cfg.basis, self.cfg.additive, self.cfg.pairs, self.cfg.prefix_degree).map(|_| ())
+        Design::new(d, self.cfg.basis, self.cfg.additive, self.cfg.pairs, self.cfg.prefix_degree)
+            .map(|_| ())
     }
 
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {

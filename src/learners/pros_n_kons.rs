@@ -81,7 +81,9 @@ impl ResetTiming {
         match s {
             "same_round" => Ok(ResetTiming::SameRound),
             "next_round" => Ok(ResetTiming::NextRound),
-            _ => crate::param_err!("reset_timing must be \"same_round\" or \"next_round\", got {s:?}"),
+            _ => crate::param_err!(
+                "reset_timing must be \"same_round\" or \"next_round\", got {s:?}"
+            ),
         }
     }
 }
@@ -218,7 +220,9 @@ impl ProsNKons {
     }
     /// `v_{t+1} = w_t - A_t^{-1} g_t`, the point the next round projects.
     pub fn newton_point(&self) -> Vec<f64> {
-        self.state.as_ref().map_or_else(Vec::new, |s| s.w.iter().zip(&s.step).map(|(w, st)| w - st).collect())
+        self.state
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.w.iter().zip(&s.step).map(|(w, st)| w - st).collect())
     }
     /// `A_t^{-1}` as a dense row-major `r x r` matrix.
     pub fn ainv_dense(&self) -> Vec<f64> {
@@ -249,7 +253,10 @@ impl ProsNKons {
         }
         let budget_reached = self.budget_reached();
         let p = self.params;
-        let st = self.state.as_mut().ok_or_else(|| KsError::Numerical("PROS-N-KONS state missing".into()))?;
+        let st = self
+            .state
+            .as_mut()
+            .ok_or_else(|| KsError::Numerical("PROS-N-KONS state missing".into()))?;
         let m = self.kors.size();
         // 1. KORS on x_t (only x_t: label independence, spec 2.2).
         st.krow.resize(m, 0.0);

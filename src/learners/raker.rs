@@ -45,12 +45,19 @@ struct State {
 }
 
 /// Checks shared by the OGD baselines.
-pub(crate) fn check_ogd_params(kernels: &[Kernel], n_features: usize, lr: f64, reg: f64) -> Result<()> {
+pub(crate) fn check_ogd_params(
+    kernels: &[Kernel],
+    n_features: usize,
+    lr: f64,
+    reg: f64,
+) -> Result<()> {
     if kernels.is_empty() {
         return crate::param_err!("kernels must hold at least one kernel");
     }
     if n_features == 0 || n_features > MAX_RFF_FEATURES {
-        return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}");
+        return crate::param_err!(
+            "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
+        );
     }
     positive("lr", lr)?;
     non_negative("reg", reg)?;
@@ -58,12 +65,23 @@ pub(crate) fn check_ogd_params(kernels: &[Kernel], n_features: usize, lr: f64, r
 }
 
 /// Draws the cos/sin features of every kernel, in order, from one `Rng`.
-pub(crate) fn draw_all(kernels: &[Kernel], d: usize, m: usize, rng: &mut Rng) -> Result<Vec<RandomFourier>> {
+pub(crate) fn draw_all(
+    kernels: &[Kernel],
+    d: usize,
+    m: usize,
+    rng: &mut Rng,
+) -> Result<Vec<RandomFourier>> {
     kernels.iter().map(|k| RandomFourier::draw(k, d, m, RffVariant::CosSin, rng)).collect()
 }
 
 impl Raker {
-    pub fn new(kernels: Vec<Kernel>, n_features: usize, lr: f64, reg: f64, seed: u64) -> Result<Self> {
+    pub fn new(
+        kernels: Vec<Kernel>,
+        n_features: usize,
+        lr: f64,
+        reg: f64,
+        seed: u64,
+    ) -> Result<Self> {
         check_ogd_params(&kernels, n_features, lr, reg)?;
         Ok(Raker { kernels, n_features, lr, reg, seed, state: None })
     }
@@ -74,10 +92,20 @@ impl Raker {
             let features = draw_all(&self.kernels, d, self.n_features, &mut rng)?;
             let n = self.kernels.len();
             let theta = vec![vec![0.0; 2 * self.n_features]; n];
-            self.state = Some(State { features, theta, logw: vec![0.0; n], t: 0, v: Vec::new(), p: Vec::new() });
+            self.state = Some(State {
+                features,
+                theta,
+                logw: vec![0.0; n],
+                t: 0,
+                v: Vec::new(),
+                p: Vec::new(),
+            });
         }
         let (r, n) = (2 * self.n_features, self.kernels.len());
-        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("Raker state missing".into()))?;
+        let st = self
+            .state
+            .as_mut()
+            .ok_or_else(|| crate::KsError::Numerical("Raker state missing".into()))?;
         if st.v.len() != r {
             st.v = vec![0.0; r];
         }
@@ -108,7 +136,13 @@ impl OnlineLearner for Raker {
             None => return Ok(0.0),
         };
         let p = self.weights();
-        Ok(st.features.iter().zip(&st.theta).zip(&p).map(|((f, th), pj)| pj * dot(th, &f.map(x))).sum())
+        Ok(st
+            .features
+            .iter()
+            .zip(&st.theta)
+            .zip(&p)
+            .map(|((f, th), pj)| pj * dot(th, &f.map(x)))
+            .sum())
     }
 
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {

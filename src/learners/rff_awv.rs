@@ -34,10 +34,18 @@ struct State {
 }
 
 impl RffAwv {
-    pub fn new(kernel: Kernel, n_features: usize, lam: f64, variant: RffVariant, seed: u64) -> Result<Self> {
+    pub fn new(
+        kernel: Kernel,
+        n_features: usize,
+        lam: f64,
+        variant: RffVariant,
+        seed: u64,
+    ) -> Result<Self> {
         positive("lam", lam)?;
         if n_features == 0 || n_features > MAX_RFF_FEATURES {
-            return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}");
+            return crate::param_err!(
+                "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
+            );
         }
         Ok(RffAwv { kernel, n_features, lam, variant, seed, state: None })
     }
@@ -45,12 +53,16 @@ impl RffAwv {
     fn state_mut(&mut self, d: usize) -> Result<&mut State> {
         if self.state.is_none() {
             let mut rng = Rng::new(self.seed);
-            let features = RandomFourier::draw(&self.kernel, d, self.n_features, self.variant, &mut rng)?;
+            let features =
+                RandomFourier::draw(&self.kernel, d, self.n_features, self.variant, &mut rng)?;
             let engine = LinearAwv::new(features.dim(), self.lam, false)?;
             let v = vec![0.0; features.dim()];
             self.state = Some(State { features, engine, v });
         }
-        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("RFFAWV state missing".into()))?;
+        let st = self
+            .state
+            .as_mut()
+            .ok_or_else(|| crate::KsError::Numerical("RFFAWV state missing".into()))?;
         if st.v.len() != st.engine.dim() {
             st.v = vec![0.0; st.engine.dim()];
         }

@@ -42,7 +42,10 @@ impl TaylorAwv {
             let v = vec![0.0; features.dim()];
             self.state = Some(State { features, engine, v });
         }
-        let st = self.state.as_mut().ok_or_else(|| crate::KsError::Numerical("TaylorAWV state missing".into()))?;
+        let st = self
+            .state
+            .as_mut()
+            .ok_or_else(|| crate::KsError::Numerical("TaylorAWV state missing".into()))?;
         if st.v.len() != st.engine.dim() {
             st.v = vec![0.0; st.engine.dim()];
         }

@@ -130,7 +130,10 @@ mod tests {
             assert_eq!(dot(&a, &b).to_bits(), dot_wide(&a, &b).to_bits());
             let c: Vec<f64> = b.iter().map(|v| v * 1.7 - 0.3).collect();
             let four = dot4_wide(&a, [&b, &c, &a, &b]);
-            assert_eq!(four.map(f64::to_bits), [dot(&a, &b), dot(&a, &c), dot(&a, &a), dot(&a, &b)].map(f64::to_bits));
+            assert_eq!(
+                four.map(f64::to_bits),
+                [dot(&a, &b), dot(&a, &c), dot(&a, &a), dot(&a, &b)].map(f64::to_bits)
+            );
         }
     }
 }

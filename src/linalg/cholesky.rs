@@ -141,7 +141,8 @@ mod tests {
         let mut a = vec![0.0; m * m];
         for i in 0..m {
             for j in 0..m {
-                a[i * m + j] = (0..m).map(|k| b[i * m + k] * b[j * m + k]).sum::<f64>() + if i == j { 0.5 } else { 0.0 };
+                a[i * m + j] = (0..m).map(|k| b[i * m + k] * b[j * m + k]).sum::<f64>()
+                    + if i == j { 0.5 } else { 0.0 };
             }
         }
         a
@@ -194,7 +195,8 @@ mod tests {
         // Extension equals factoring the bordered matrix.
         let big = spd(m + 1, 2);
         let mut l2 = ColCholesky::factor(&big[..], m + 1).unwrap();
-        let small: Vec<f64> = (0..m).flat_map(|i| big[i * (m + 1)..i * (m + 1) + m].to_vec()).collect();
+        let small: Vec<f64> =
+            (0..m).flat_map(|i| big[i * (m + 1)..i * (m + 1) + m].to_vec()).collect();
         let mut l1 = ColCholesky::factor(&small, m).unwrap();
         let mut r: Vec<f64> = (0..m).map(|i| big[m * (m + 1) + i]).collect();
         l1.forward_solve(&mut r);

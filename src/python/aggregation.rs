@@ -2,7 +2,9 @@
 //! `update(z, y)`, `weights`, `progressive_predict(Z, y)` (GIL released),
 //! `n_seen`, `n_experts`, state bytes for pickling. Every input is validated
 //! before any state changes.
-use crate::aggregation::{self, AggregatingAlgorithm, Aggregator, Boa, Ewa, MlPoly, MlProd, VawMeta};
+use crate::aggregation::{
+    self, AggregatingAlgorithm, Aggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
+};
 use crate::python::errors::IntoPyResult;
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -31,7 +33,8 @@ macro_rules! aggregator_protocol {
                 let ys = crate::python::convert::vec1(&y);
                 let (zs, ys): (&[f64], &[f64]) = (&zs, &ys);
                 let inner = &mut self.inner;
-                let out = py.detach(|| aggregation::progressive_predict(inner, zs, n, d, ys)).py()?;
+                let out =
+                    py.detach(|| aggregation::progressive_predict(inner, zs, n, d, ys)).py()?;
                 Ok(PyArray1::from_vec(py, out))
             }
 
@@ -50,7 +53,10 @@ macro_rules! aggregator_protocol {
                 self.inner.n_experts()
             }
 
-            fn _state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+            fn _state_bytes<'py>(
+                &self,
+                py: Python<'py>,
+            ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
                 let bytes = crate::python::protocol::dump(&self.inner).py()?;
                 Ok(pyo3::types::PyBytes::new(py, &bytes))
             }

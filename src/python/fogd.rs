@@ -29,7 +29,11 @@ impl PyFogd {
     }
 
     /// `z(x)` (None before the first call fixes `d`).
-    fn features<'py>(&self, py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> Option<Bound<'py, PyArray1<f64>>> {
+    fn features<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray1<'py, f64>,
+    ) -> Option<Bound<'py, PyArray1<f64>>> {
         let x = crate::python::convert::vec1(&x);
         self.inner.features(&x).map(|z| PyArray1::from_vec(py, z))
     }

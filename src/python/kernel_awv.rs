@@ -13,7 +13,13 @@ pub struct PyKernelAwv {
 impl PyKernelAwv {
     #[new]
     #[pyo3(signature = (kernel_name, kernel_params, lam=1.0, ridge=false, max_size=crate::learners::kernel_awv::DEFAULT_MAX_SIZE))]
-    fn new(kernel_name: &str, kernel_params: Vec<f64>, lam: f64, ridge: bool, max_size: usize) -> PyResult<Self> {
+    fn new(
+        kernel_name: &str,
+        kernel_params: Vec<f64>,
+        lam: f64,
+        ridge: bool,
+        max_size: usize,
+    ) -> PyResult<Self> {
         let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
         Ok(PyKernelAwv { inner: KernelAwv::new(kernel, lam, ridge, max_size).py()? })
     }

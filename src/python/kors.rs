@@ -12,7 +12,12 @@ pub struct PyKors {
 }
 
 /// Dictionary points as an `(m, d)` array (`(0, d)` or `(0, 0)` when empty).
-pub fn points_array<'py>(py: Python<'py>, pts: &[f64], m: usize, d: Option<usize>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+pub fn points_array<'py>(
+    py: Python<'py>,
+    pts: &[f64],
+    m: usize,
+    d: Option<usize>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let d = d.unwrap_or(0);
     let arr = PyArray1::from_slice(py, pts);
     arr.reshape([m, d])
@@ -22,7 +27,15 @@ pub fn points_array<'py>(py: Python<'py>, pts: &[f64], m: usize, d: Option<usize
 impl PyKors {
     #[new]
     #[pyo3(signature = (kernel_name, kernel_params, mu=1.0, eps=0.5, beta=1.0, weights="sqrt", seed=0))]
-    fn new(kernel_name: &str, kernel_params: Vec<f64>, mu: f64, eps: f64, beta: f64, weights: &str, seed: u64) -> PyResult<Self> {
+    fn new(
+        kernel_name: &str,
+        kernel_params: Vec<f64>,
+        mu: f64,
+        eps: f64,
+        beta: f64,
+        weights: &str,
+        seed: u64,
+    ) -> PyResult<Self> {
         let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
         let w = KorsWeights::from_name(weights).py()?;
         Ok(PyKors { inner: Kors::new(kernel, mu, eps, beta, w, seed).py()? })

@@ -6,9 +6,9 @@
 //! without a lock: PyO3's borrow checking raises if two threads use one learner.
 
 mod aggregation;
+mod averaged_sgd;
 pub mod convert;
 pub mod errors;
-mod averaged_sgd;
 mod fogd;
 mod kernel_awv;
 mod kernels;
@@ -16,9 +16,9 @@ pub mod kors;
 mod multi_kernel_awv;
 mod nystrom_awv;
 mod online_projection;
+mod pros_n_kons;
 pub mod protocol;
 mod rff_awv;
-mod pros_n_kons;
 mod rng;
 mod taylor_awv;
 

@@ -10,10 +10,12 @@ use pyo3::prelude::*;
 fn nth_map(maps: Option<&[RandomFourier]>, j: usize) -> PyResult<Option<&RandomFourier>> {
     match maps {
         None => Ok(None),
-        Some(m) => m
-            .get(j)
-            .map(Some)
-            .ok_or_else(|| to_py(crate::KsError::Input(format!("kernel index {j} out of range (have {})", m.len())))),
+        Some(m) => m.get(j).map(Some).ok_or_else(|| {
+            to_py(crate::KsError::Input(format!(
+                "kernel index {j} out of range (have {})",
+                m.len()
+            )))
+        }),
     }
 }
 
@@ -41,7 +43,9 @@ impl PyMultiKernelAwv {
         let ks = kernels_from_specs(kernels).py()?;
         let rule = MetaRule::from_name(aggregator, eta, gradient).py()?;
         let v = RffVariant::from_name(features).py()?;
-        Ok(PyMultiKernelAwv { inner: MultiKernelAwv::new(ks, n_features, lam, v, rule, clip, seed).py()? })
+        Ok(PyMultiKernelAwv {
+            inner: MultiKernelAwv::new(ks, n_features, lam, v, rule, clip, seed).py()?,
+        })
     }
 
     #[getter]
@@ -50,13 +54,21 @@ impl PyMultiKernelAwv {
     }
 
     /// Raw expert predictions for `x` as the next round.
-    fn expert_predictions<'py>(&self, py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn expert_predictions<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let x = crate::python::convert::vec1(&x);
         crate::stream::validate(&self.inner, &x, 1, x.len(), None).py()?;
         Ok(PyArray1::from_vec(py, self.inner.expert_predictions(&x)))
     }
 
-    fn frequencies<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+    fn frequencies<'py>(
+        &self,
+        py: Python<'py>,
+        j: usize,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
         nth_map(self.inner.feature_maps(), j)?.map(|f| omega_array(py, f)).transpose()
     }
 
@@ -78,7 +90,11 @@ impl PyMultiKernelAwv {
         arr.reshape([n, nk])
     }
 
-    fn offsets<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+    fn offsets<'py>(
+        &self,
+        py: Python<'py>,
+        j: usize,
+    ) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
         Ok(nth_map(self.inner.feature_maps(), j)?.map(|f| PyArray1::from_slice(py, f.offset())))
     }
 }
@@ -94,7 +110,13 @@ pub struct PyRaker {
 impl PyRaker {
     #[new]
     #[pyo3(signature = (kernels, n_features=50, lr=0.1, reg=1e-3, seed=0))]
-    fn new(kernels: Vec<(String, Vec<f64>)>, n_features: usize, lr: f64, reg: f64, seed: u64) -> PyResult<Self> {
+    fn new(
+        kernels: Vec<(String, Vec<f64>)>,
+        n_features: usize,
+        lr: f64,
+        reg: f64,
+        seed: u64,
+    ) -> PyResult<Self> {
         let ks = kernels_from_specs(kernels).py()?;
         Ok(PyRaker { inner: Raker::new(ks, n_features, lr, reg, seed).py()? })
     }
@@ -104,7 +126,11 @@ impl PyRaker {
         PyArray1::from_vec(py, self.inner.weights())
     }
 
-    fn frequencies<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+    fn frequencies<'py>(
+        &self,
+        py: Python<'py>,
+        j: usize,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
         nth_map(self.inner.feature_maps(), j)?.map(|f| omega_array(py, f)).transpose()
     }
 }
@@ -132,7 +158,10 @@ impl PyOmklGf {
         seed: u64,
     ) -> PyResult<Self> {
         let ks = kernels_from_specs(kernels).py()?;
-        Ok(PyOmklGf { inner: OmklGf::new(ks, n_features, lr, reg, n_samples, explore, graph_rounds, seed).py()? })
+        Ok(PyOmklGf {
+            inner: OmklGf::new(ks, n_features, lr, reg, n_samples, explore, graph_rounds, seed)
+                .py()?,
+        })
     }
 
     #[getter]
@@ -146,7 +175,11 @@ impl PyOmklGf {
         self.inner.chosen().map(|c| c.to_vec())
     }
 
-    fn frequencies<'py>(&self, py: Python<'py>, j: usize) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+    fn frequencies<'py>(
+        &self,
+        py: Python<'py>,
+        j: usize,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
         nth_map(self.inner.feature_maps(), j)?.map(|f| omega_array(py, f)).transpose()
     }
 }

@@ -47,7 +47,12 @@ impl PyNystromAwv {
     #[getter]
     fn dictionary_points<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let m = self.inner.size();
-        let d = self.inner.centers().len().checked_div(m).unwrap_or_else(|| self.inner.input_dim().unwrap_or(0));
+        let d = self
+            .inner
+            .centers()
+            .len()
+            .checked_div(m)
+            .unwrap_or_else(|| self.inner.input_dim().unwrap_or(0));
         crate::python::kors::points_array(py, self.inner.centers(), m, Some(d))
     }
 

@@ -11,11 +11,13 @@ pub struct PyOnlineProjection {
 }
 
 fn square<'py>(py: Python<'py>, v: Vec<f64>, p: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let rows: Vec<Vec<f64>> = if p == 0 { vec![] } else { v.chunks(p).map(|c| c.to_vec()).collect() };
+    let rows: Vec<Vec<f64>> =
+        if p == 0 { vec![] } else { v.chunks(p).map(|c| c.to_vec()).collect() };
     if rows.is_empty() {
         return Ok(PyArray2::zeros(py, [0, 0], false));
     }
-    PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    PyArray2::from_vec2(py, &rows)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
 }
 
 #[pymethods]
@@ -38,7 +40,8 @@ impl PyOnlineProjection {
         tol: f64,
     ) -> PyResult<Self> {
         let basis = Basis1D::from_spec(basis, cos_first, a, eps).py()?;
-        let cfg = ProjectionConfig { basis, alpha, c, prefix_degree, additive, pairs, refresh, tol };
+        let cfg =
+            ProjectionConfig { basis, alpha, c, prefix_degree, additive, pairs, refresh, tol };
         Ok(PyOnlineProjection { inner: OnlineProjection::new(cfg).py()? })
     }
 
@@ -76,7 +79,11 @@ impl PyOnlineProjection {
     }
 
     /// Design matrix of the active columns at the rows of `X`.
-    fn basis_matrix<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    fn basis_matrix<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let (xs, n, d) = crate::python::convert::mat2(&x);
         let m = self.inner.basis_matrix(&xs, d).py()?;
         let p = self.inner.coefficients().len();
@@ -84,7 +91,8 @@ impl PyOnlineProjection {
             return Ok(PyArray2::zeros(py, [n, p], false));
         }
         let rows: Vec<Vec<f64>> = m.chunks(p).map(|c| c.to_vec()).collect();
-        PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+        PyArray2::from_vec2(py, &rows)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
     /// `Phi = (Psi^T Psi)^{-1}` (empty during the warm-up).

@@ -15,7 +15,8 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, r: usize) -> PyResult<Bound<'py, Py
     if r == 0 {
         return Ok(PyArray2::zeros(py, [0, 0], false));
     }
-    PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    PyArray2::from_vec2(py, &rows)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
 }
 
 #[pymethods]
@@ -80,7 +81,12 @@ impl PyProsNKons {
     fn dictionary<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<u64>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f64>>,
+        Vec<u64>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<f64>>,
+    )> {
         let k = self.inner.kors();
         let m = k.size();
         let pts = if m == 0 {
@@ -88,12 +94,22 @@ impl PyProsNKons {
         } else {
             let d = k.points().len() / m;
             let rows: Vec<Vec<f64>> = k.points().chunks(d).map(|c| c.to_vec()).collect();
-            PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?
+            PyArray2::from_vec2(py, &rows)
+                .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?
         };
-        Ok((pts, k.indices().to_vec(), PyArray1::from_slice(py, k.probabilities()), PyArray1::from_slice(py, k.weights())))
+        Ok((
+            pts,
+            k.indices().to_vec(),
+            PyArray1::from_slice(py, k.probabilities()),
+            PyArray1::from_slice(py, k.weights()),
+        ))
     }
     /// `phi(x)` in the current embedding.
-    fn embed<'py>(&self, py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn embed<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let x = crate::python::convert::vec1(&x);
         if let Some(d) = crate::learners::OnlineLearner::input_dim(&self.inner) {
             if x.len() != d {
@@ -106,7 +122,11 @@ impl PyProsNKons {
         Ok(PyArray1::from_vec(py, self.inner.embed(&x)))
     }
     /// `phi(x)` for every row (n, r), GIL released.
-    fn embed_many<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    fn embed_many<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let (xs, n, d) = crate::python::convert::mat2(&x);
         if let Some(d0) = crate::learners::OnlineLearner::input_dim(&self.inner) {
             if d != d0 {
@@ -118,7 +138,8 @@ impl PyProsNKons {
         let xs: &[f64] = &xs;
         let inner = &self.inner;
         let r = inner.embedding().map_or(0, |e| e.rank());
-        let flat: Vec<f64> = py.detach(|| xs.chunks(d.max(1)).take(n).flat_map(|row| inner.embed(row)).collect());
+        let flat: Vec<f64> =
+            py.detach(|| xs.chunks(d.max(1)).take(n).flat_map(|row| inner.embed(row)).collect());
         let arr = PyArray1::from_vec(py, flat);
         arr.reshape([n, r])
     }

@@ -9,8 +9,9 @@ pub const STATE_FORMAT_VERSION: u32 = 1;
 
 /// Serialises a learner's core state.
 pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
-    bincode::serialize(&(STATE_FORMAT_VERSION, value))
-        .map_err(|e| crate::KsError::Numerical(format!("could not serialise the learner state: {e}")))
+    bincode::serialize(&(STATE_FORMAT_VERSION, value)).map_err(|e| {
+        crate::KsError::Numerical(format!("could not serialise the learner state: {e}"))
+    })
 }
 
 /// Restores a learner's core state, refusing other format versions.
@@ -38,7 +39,11 @@ macro_rules! learner_protocol {
                 $crate::stream::predict_one(&self.inner, &x).py()
             }
 
-            fn learn_one(&mut self, x: numpy::PyReadonlyArray1<'_, f64>, y: f64) -> pyo3::PyResult<()> {
+            fn learn_one(
+                &mut self,
+                x: numpy::PyReadonlyArray1<'_, f64>,
+                y: f64,
+            ) -> pyo3::PyResult<()> {
                 use $crate::python::errors::IntoPyResult;
                 let x = $crate::python::convert::vec1(&x);
                 $crate::stream::learn_one(&mut self.inner, &x, y).py()
@@ -55,7 +60,8 @@ macro_rules! learner_protocol {
                 let ys = $crate::python::convert::vec1(&y);
                 let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
                 let inner = &mut self.inner;
-                let out = py.detach(|| $crate::stream::progressive_predict(inner, xs, n, d, ys)).py()?;
+                let out =
+                    py.detach(|| $crate::stream::progressive_predict(inner, xs, n, d, ys)).py()?;
                 Ok(numpy::PyArray1::from_vec(py, out))
             }
 
@@ -101,7 +107,10 @@ macro_rules! learner_protocol {
                 $crate::learners::OnlineLearner::input_dim(&self.inner)
             }
 
-            fn _state_bytes<'py>(&self, py: pyo3::Python<'py>) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyBytes>> {
+            fn _state_bytes<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyBytes>> {
                 use $crate::python::errors::IntoPyResult;
                 let bytes = $crate::python::protocol::dump(&self.inner).py()?;
                 Ok(pyo3::types::PyBytes::new(py, &bytes))

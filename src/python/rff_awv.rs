@@ -11,7 +11,8 @@ use pyo3::prelude::*;
 pub fn omega_array<'py>(py: Python<'py>, f: &RandomFourier) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let d = f.input_dim();
     let rows: Vec<Vec<f64>> = f.omega().chunks_exact(d).map(|c| c.to_vec()).collect();
-    PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    PyArray2::from_vec2(py, &rows)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
 }
 
 /// Kernels received from Python as `[(name, [params]), ...]`.
@@ -28,7 +29,14 @@ pub struct PyRffAwv {
 impl PyRffAwv {
     #[new]
     #[pyo3(signature = (kernel_name, kernel_params, n_features=50, lam=1.0, features="cos", seed=0))]
-    fn new(kernel_name: &str, kernel_params: Vec<f64>, n_features: usize, lam: f64, features: &str, seed: u64) -> PyResult<Self> {
+    fn new(
+        kernel_name: &str,
+        kernel_params: Vec<f64>,
+        n_features: usize,
+        lam: f64,
+        features: &str,
+        seed: u64,
+    ) -> PyResult<Self> {
         let k = Kernel::from_spec(kernel_name, &kernel_params).py()?;
         let v = RffVariant::from_name(features).py()?;
         Ok(PyRffAwv { inner: RffAwv::new(k, n_features, lam, v, seed).py()? })
@@ -47,7 +55,11 @@ impl PyRffAwv {
     }
 
     /// Features `Phi(x)` (None before the first round).
-    fn features<'py>(&self, py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+    fn features<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
         let x = crate::python::convert::vec1(&x);
         match self.inner.feature_map() {
             Some(f) if f.input_dim() == x.len() => Ok(Some(PyArray1::from_vec(py, f.map(&x)))),

@@ -18,7 +18,11 @@ impl PyTaylorAwv {
     }
 
     /// Taylor features `phi(x)` of one input.
-    fn features<'py>(&self, py: Python<'py>, x: PyReadonlyArray1<'py, f64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn features<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let x = crate::python::convert::vec1(&x);
         Ok(PyArray1::from_vec(py, self.inner.features(&x).py()?))
     }

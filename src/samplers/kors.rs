@@ -126,7 +126,14 @@ pub struct Kors {
 
 impl Kors {
     /// KORS with regularisation `mu > 0`, accuracy `eps >= 0`, oversampling `beta > 0`.
-    pub fn new(kernel: Kernel, mu: f64, eps: f64, beta: f64, weights: KorsWeights, seed: u64) -> Result<Self> {
+    pub fn new(
+        kernel: Kernel,
+        mu: f64,
+        eps: f64,
+        beta: f64,
+        weights: KorsWeights,
+        seed: u64,
+    ) -> Result<Self> {
         positive("mu", mu)?;
         non_negative("eps", eps)?;
         positive("beta", beta)?;
@@ -223,7 +230,10 @@ impl Kors {
         }
         if let Some(d) = self.d {
             if x.len() != d {
-                return crate::input_err!("x has {} features but KORS was fed {d}-dimensional points before", x.len());
+                return crate::input_err!(
+                    "x has {} features but KORS was fed {d}-dimensional points before",
+                    x.len()
+                );
             }
         }
         if let Some(i) = x.iter().position(|v| !v.is_finite()) {

@@ -1,11 +1,17 @@
 """scikit-learn and river adapters agree with the learner protocol."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import kernelstream as ks
-from kernelstream.adapters import RiverClassifier, RiverRegressor, SklearnClassifier, SklearnRegressor
+from kernelstream.adapters import (
+    RiverClassifier,
+    RiverRegressor,
+    SklearnClassifier,
+    SklearnRegressor,
+)
 
 
 def test_sklearn_regressor_equals_learn_many(rng):
@@ -19,7 +25,12 @@ def test_sklearn_regressor_equals_learn_many(rng):
     assert est.learner_.n_seen == 200
     est.partial_fit(X[:50], y[:50])
     assert est.learner_.n_seen == 250
-    assert est.get_params()["learner"].get_params() == {"sigma": 1.0, "degree": 3, "lam": 1.0, "ridge": False}
+    assert est.get_params()["learner"].get_params() == {
+        "sigma": 1.0,
+        "degree": 3,
+        "lam": 1.0,
+        "ridge": False,
+    }
 
 
 def test_sklearn_clone_and_pipeline(rng):

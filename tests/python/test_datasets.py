@@ -1,4 +1,5 @@
 """Data loading, the LIBSVM reader and the papers' preprocessing."""
+
 from __future__ import annotations
 
 import gzip

@@ -1,4 +1,5 @@
 """Progressive evaluation, the command line and the reproduce framework."""
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,12 @@ def test_cli_run_default_stream(capsys, tmp_path):
 
     plot = tmp_path / "run.png"
     model = tmp_path / "model.pkl"
-    assert main(["run", "--n", "3000", "--plot", str(plot), "--save-model", str(model), "--no-progress"]) == 0
+    assert (
+        main(
+            ["run", "--n", "3000", "--plot", str(plot), "--save-model", str(model), "--no-progress"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "rounds" in out and "loss" in out and "3000 rounds" in out
     assert plot.stat().st_size > 1000
@@ -52,7 +58,10 @@ def test_cli_run_default_stream(capsys, tmp_path):
 def test_cli_run_dataset_and_bad_learner(capsys, data_dir):
     from kernelstream.cli import main
 
-    assert main(["run", "--dataset", "airfoil", "--limit", "500", "--degree", "3", "--no-progress"]) == 0
+    assert (
+        main(["run", "--dataset", "airfoil", "--limit", "500", "--degree", "3", "--no-progress"])
+        == 0
+    )
     assert "500 rounds" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["run", "--learner", "no-such-learner"])
@@ -81,7 +90,9 @@ def test_bench_quick_prints_ratios(capsys):
     assert rows and all(r["ratio"] > 0 and r["rust_us"] > 0 for r in rows)
 
 
-@pytest.mark.parametrize("name", sorted(__import__("kernelstream.cli", fromlist=["LEARNERS"]).LEARNERS))
+@pytest.mark.parametrize(
+    "name", sorted(__import__("kernelstream.cli", fromlist=["LEARNERS"]).LEARNERS)
+)
 def test_cli_runs_every_learner(name, capsys):
     from kernelstream.cli import main
 

@@ -1,5 +1,6 @@
 """The reproduce framework: every registered entry runs in its reduced form and writes
 its table, JSON and PNG; executors give identical results; the results cache."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,16 @@ def test_entry_runs_quick(name, tmp_path):
     stored = json.loads((tmp_path / f"{name}.json").read_text())
     assert stored["entry"] == name and stored["rows"]
     for row in stored["rows"]:
-        assert {"dataset", "learner", "metric", "ours", "ours_std", "paper", "dim", "seconds"} <= set(row)
+        assert {
+            "dataset",
+            "learner",
+            "metric",
+            "ours",
+            "ours_std",
+            "paper",
+            "dim",
+            "seconds",
+        } <= set(row)
     assert stored["figures"], "every entry draws at least one figure"
     for f in stored["figures"]:
         assert f.endswith(".png")
@@ -31,9 +41,16 @@ def test_entry_runs_quick(name, tmp_path):
 
 def _grid():
     return [
-        {"dataset": "airfoil", "limit": 300, "shuffle_seed": s, "task": "regression", "label": f"M={m}",
-         "learner": {"class": "TaylorAWV", "params": {"degree": m}}}
-        for m in (1, 2) for s in (0, 1)
+        {
+            "dataset": "airfoil",
+            "limit": 300,
+            "shuffle_seed": s,
+            "task": "regression",
+            "label": f"M={m}",
+            "learner": {"class": "TaylorAWV", "params": {"degree": m}},
+        }
+        for m in (1, 2)
+        for s in (0, 1)
     ]
 
 
@@ -50,7 +67,9 @@ def test_dask_local_cluster_gives_identical_results():
     distributed = pytest.importorskip("distributed")
     tasks = _grid()
     serial = run_tasks(progressive_task, tasks, executor="serial")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         with distributed.Client(cluster) as client:
             dask = run_tasks(progressive_task, tasks, executor="dask", scheduler=client)
     for a, b in zip(serial, dask):
@@ -103,4 +122,6 @@ def test_adversary_beats_random_points_and_leaves_learner_untouched():
     for xi, yi in zip(X, X[:, 1]):
         comp.add(xi, yi)
     K = Gaussian(1.0)(X)
-    assert comp.value == pytest.approx(0.5 * X[:, 1] @ np.linalg.solve(K + 0.5 * np.eye(5), X[:, 1]), rel=1e-10)
+    assert comp.value == pytest.approx(
+        0.5 * X[:, 1] @ np.linalg.solve(K + 0.5 * np.eye(5), X[:, 1]), rel=1e-10
+    )

@@ -1,4 +1,5 @@
 """FOGD and NOGD (Lu et al. 2016): equality with the NumPy references and the paper's identities."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,8 +28,10 @@ def loop(ref, X, y):
 
 
 @pytest.mark.parametrize("kernel", [Gaussian(0.7), Laplacian(1.5)])
-@pytest.mark.parametrize("loss,eps", [("squared", 0.0), ("squared", 0.1), ("hinge", 0.0), ("logistic", 0.0),
-                                      ("squared_hinge", 0.0)])
+@pytest.mark.parametrize(
+    "loss,eps",
+    [("squared", 0.0), ("squared", 0.1), ("hinge", 0.0), ("logistic", 0.0), ("squared_hinge", 0.0)],
+)
 def test_fogd_equals_reference(kernel, loss, eps):
     X, y = data(classification=loss != "squared")
     m = ks.FOGD(kernel, n_features=40, lr=0.3, loss=loss, epsilon=eps, seed=5)
@@ -44,10 +47,14 @@ def test_fogd_features_approximate_the_kernel():
     m.learn_one(X[0], y[0])
     Z = np.array([m.features(x) for x in X])
     assert np.abs(Z @ Z.T - k(X)).max() < 0.03
-    np.testing.assert_allclose(np.sum(Z**2, axis=1), 1.0, atol=1e-12)  # cos^2 + sin^2, scaled by 1/D
+    np.testing.assert_allclose(
+        np.sum(Z**2, axis=1), 1.0, atol=1e-12
+    )  # cos^2 + sin^2, scaled by 1/D
 
 
-@pytest.mark.parametrize("loss,eps", [("squared", 0.05), ("squared", 0.0), ("hinge", 0.0), ("logistic", 0.0)])
+@pytest.mark.parametrize(
+    "loss,eps", [("squared", 0.05), ("squared", 0.0), ("hinge", 0.0), ("logistic", 0.0)]
+)
 @pytest.mark.parametrize("rank", [None, 3, 10])
 def test_nogd_equals_reference(loss, eps, rank):
     X, y = data(250, classification=loss != "squared")
@@ -69,12 +76,15 @@ def test_nogd_stage1_is_kernel_ogd_and_transition_is_projection():
         f = sum(a * k(x[None], s[None])[0, 0] for a, s in zip(alpha, S))
         assert m.predict_one(x) == pytest.approx(f, abs=1e-12)
         m.learn_one(x, yt)
-        S.append(x); alpha.append(-0.2 * 2 * (f - yt)); t += 1
+        S.append(x)
+        alpha.append(-0.2 * 2 * (f - yt))
+        t += 1
     # full rank at the transition keeps the function: f(x) = alpha^T k_B(x) on the next predictions
     f_before = m.predict_many(X[100:110])
     while not m.embedded:
         x, yt = X[t], y[t]
-        m.learn_one(x, yt); t += 1
+        m.learn_one(x, yt)
+        t += 1
     assert m.n_support == 8 and f_before.shape == (10,)
 
 

@@ -1,6 +1,7 @@
 """KernelAWV (PKAWV paper eq. (3), Prop. 1; spec pkawv.md sec. 1.1, 4.A.6-8): equality
 with the NumPy reference (definition and bordered inverse), the identities of spec
 1.1, the regret inequality, the capacity limit."""
+
 import numpy as np
 import pytest
 
@@ -23,16 +24,23 @@ def test_equals_reference(ridge, kernel, solver):
     X, y = stream(100, 3, 1)
     fast = ks.KernelAWV(kernel, lam=0.7, ridge=ridge)
     ref = KernelAWVReference(kernel, lam=0.7, ridge=ridge, solver=solver)
-    np.testing.assert_allclose(fast.progressive_predict(X, y), ref.progressive_predict(X, y), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        fast.progressive_predict(X, y), ref.progressive_predict(X, y), rtol=0, atol=1e-10
+    )
     Xq, _ = stream(10, 3, 2)
-    np.testing.assert_allclose(fast.predict_many(Xq), [ref.predict_one(x) for x in Xq], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        fast.predict_many(Xq), [ref.predict_one(x) for x in Xq], rtol=0, atol=1e-10
+    )
 
 
 def test_awv_is_krr_shrunk_by_lam_over_s():
     # spec 4.A.8: y_hat = lam / (lam + k_tt - k^T G^{-1} k) * p_KRR, and y_hat_1 = 0.
     X, y = stream(120, 2, 3)
     lam = 0.5
-    awv, krr = ks.KernelAWV(Gaussian(0.7), lam=lam), ks.KernelAWV(Gaussian(0.7), lam=lam, ridge=True)
+    awv, krr = (
+        ks.KernelAWV(Gaussian(0.7), lam=lam),
+        ks.KernelAWV(Gaussian(0.7), lam=lam, ridge=True),
+    )
     pa, pk = awv.progressive_predict(X, y), krr.progressive_predict(X, y)
     assert pa[0] == 0.0 and pk[0] == 0.0
     K = Gaussian(0.7)(X)

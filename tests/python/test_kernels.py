@@ -1,4 +1,5 @@
 """Kernel objects: immutable, picklable, Gram matrices, readable repr."""
+
 from __future__ import annotations
 
 import pickle

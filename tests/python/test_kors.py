@@ -2,6 +2,7 @@
 sampler against the NumPy reference that evaluates Eq. 6 on the temporary
 dictionary with the same uniform draws; the paper's first probability; growth,
 reproducibility, robustness, pickling."""
+
 import pickle
 
 import numpy as np
@@ -18,7 +19,9 @@ def points(n, d, seed):
 
 
 @pytest.mark.parametrize("weights", ["sqrt", "inverse"])
-@pytest.mark.parametrize("kernel,mu,eps,beta", [(Gaussian(1.0), 1.0, 0.5, 1.0), (Laplacian(0.7), 0.2, 0.3, 2.0)])
+@pytest.mark.parametrize(
+    "kernel,mu,eps,beta", [(Gaussian(1.0), 1.0, 0.5, 1.0), (Laplacian(0.7), 0.2, 0.3, 2.0)]
+)
 def test_matches_eq6_reference_with_same_draws(weights, kernel, mu, eps, beta):
     X = points(120, 3, 1)
     fast = KORS(kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=5)
@@ -81,7 +84,13 @@ def test_bad_input_and_parameters():
     with pytest.raises(ks.InputError):
         kors.step_many(np.array([[0.0, 0.0], [np.inf, 0.0]]))
     assert (kors.size, kors.n_seen) == before
-    for kw in (dict(mu=0.0), dict(eps=-1.0), dict(beta=np.nan), dict(weights="paper"), dict(seed=-1)):
+    for kw in (
+        dict(mu=0.0),
+        dict(eps=-1.0),
+        dict(beta=np.nan),
+        dict(weights="paper"),
+        dict(seed=-1),
+    ):
         with pytest.raises(ks.ParameterError):
             KORS(Gaussian(1.0), **kw)
 

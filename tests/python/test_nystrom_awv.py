@@ -1,6 +1,7 @@
 """NystromAWV (PKAWV paper sec. 3.2, App. H; spec pkawv.md sec. 1.5, 1.7, 4.A.10-11):
 equality with the NumPy reference (same KORS draws), with KernelAWV when every point
 is in the dictionary, with linear AWV on K_mm^{-1/2} k_m(x) for a fixed dictionary."""
+
 import numpy as np
 import pytest
 
@@ -40,7 +41,9 @@ def test_full_dictionary_equals_kernel_awv(ridge):
     X, y = stream(70, 3, 2)
     nys = ks.NystromAWV(Gaussian(0.6), lam=0.8, beta=1e9, ridge=ridge)
     exact = ks.KernelAWV(Gaussian(0.6), lam=0.8, ridge=ridge)
-    np.testing.assert_allclose(nys.progressive_predict(X, y), exact.progressive_predict(X, y), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(
+        nys.progressive_predict(X, y), exact.progressive_predict(X, y), rtol=0, atol=1e-8
+    )
     assert nys.dim == 70 and nys.stats["refused_insertions"] == 0
     np.testing.assert_array_equal(nys.dictionary.indices, np.arange(70))
     np.testing.assert_array_equal(nys.dictionary.probabilities, np.ones(70))
@@ -96,9 +99,17 @@ def test_dictionary_grows_with_the_data_not_the_rounds():
 
 
 def test_bad_parameters():
-    for kw in (dict(lam=0.0), dict(mu=-1.0), dict(eps=-0.1), dict(beta=0.0), dict(kors_weights="paper_code"),
-               dict(seed=-3), dict(dictionary=np.zeros((0, 2))), dict(dictionary=[[np.nan, 1.0]]),
-               dict(dictionary=[1.0, 2.0])):
+    for kw in (
+        dict(lam=0.0),
+        dict(mu=-1.0),
+        dict(eps=-0.1),
+        dict(beta=0.0),
+        dict(kors_weights="paper_code"),
+        dict(seed=-3),
+        dict(dictionary=np.zeros((0, 2))),
+        dict(dictionary=[[np.nan, 1.0]]),
+        dict(dictionary=[1.0, 2.0]),
+    ):
         with pytest.raises(ks.ParameterError):
             ks.NystromAWV(Gaussian(1.0), **kw)
     fixed = ks.NystromAWV(Gaussian(1.0), dictionary=[[0.0, 0.0], [1.0, 1.0]])
@@ -114,4 +125,6 @@ def test_incremental_reference_equals_direct_reference():
     np.testing.assert_allclose(a.progressive_predict(X, y), b.progressive_predict(X, y), atol=1e-8)
     fast = ks.NystromAWV(Gaussian(1.0), seed=3)
     c = NystromAWVReference(Gaussian(1.0), seed=3)
-    np.testing.assert_allclose(fast.progressive_predict(X, y), c.progressive_predict(X, y), atol=1e-8)
+    np.testing.assert_allclose(
+        fast.progressive_predict(X, y), c.progressive_predict(X, y), atol=1e-8
+    )

@@ -1,5 +1,6 @@
 """OnlineProjection (Zhang and Simon, Algorithm 2) against batch least squares and the
 paper's identities (spec ``projection.md`` sec. 7-8)."""
+
 from __future__ import annotations
 
 import math
@@ -60,8 +61,14 @@ def batch_every_n(design, X, y, n_min):
 
 @pytest.mark.parametrize(
     "example,n,refresh",
-    [("example1", 20_000, True), ("example2", 10_000, True), ("example2", 10_000, False), ("a1", 10_000, True),
-     ("a2", 10_000, True), ("a2", 10_000, False)],
+    [
+        ("example1", 20_000, True),
+        ("example2", 10_000, True),
+        ("example2", 10_000, False),
+        ("a1", 10_000, True),
+        ("a2", 10_000, True),
+        ("a2", 10_000, False),
+    ],
 )
 def test_online_equals_batch_least_squares_at_every_n(example, n, refresh):
     ex = EXAMPLES[example]
@@ -95,11 +102,22 @@ def test_additive_online_equals_batch():
 def test_warm_up_and_pairs_and_tensor_match_naive_algorithm_1():
     rng = np.random.default_rng(0)
     cases = [
-        (dict(basis="trig", alpha=2.0, c=0.2, count="pair"), dict(basis="trig", alpha=2.0, c=0.2, pairs=True), 1),
-        (dict(basis="trig", alpha=2.0, c=1 / 30, prefix="quadratic"),
-         dict(basis="trig", alpha=2.0, c=1 / 30, prefix_degree=2), 1),
+        (
+            dict(basis="trig", alpha=2.0, c=0.2, count="pair"),
+            dict(basis="trig", alpha=2.0, c=0.2, pairs=True),
+            1,
+        ),
+        (
+            dict(basis="trig", alpha=2.0, c=1 / 30, prefix="quadratic"),
+            dict(basis="trig", alpha=2.0, c=1 / 30, prefix_degree=2),
+            1,
+        ),
         (dict(basis="sine", alpha=1.5, c=0.3), dict(basis="sine", alpha=1.5, c=0.3), 2),
-        (dict(basis="trig", alpha=1.5, c=0.5, cos_first=True), dict(basis="trig", alpha=1.5, c=0.5, cos_first=True), 2),
+        (
+            dict(basis="trig", alpha=1.5, c=0.5, cos_first=True),
+            dict(basis="trig", alpha=1.5, c=0.5, cos_first=True),
+            2,
+        ),
     ]
     for kw_fast, kw_ref, d in cases:
         X = rng.uniform(0, 1, size=(300, d))
@@ -112,10 +130,16 @@ def test_warm_up_and_pairs_and_tensor_match_naive_algorithm_1():
             cond = np.linalg.cond(fast.gram) if fast.is_ready else np.inf
             if np.isfinite(cond):
                 tol = max(1e-9, 1e-14 * cond)
-                assert fast.predict_one(x) == pytest.approx(ref.predict_one(x), rel=tol, abs=tol), (kw_fast, i, cond)
+                assert fast.predict_one(x) == pytest.approx(ref.predict_one(x), rel=tol, abs=tol), (
+                    kw_fast,
+                    i,
+                    cond,
+                )
             else:
                 # warm-up: minimum-norm least squares
-                assert fast.predict_one(x) == pytest.approx(ref.predict_one(x), rel=1e-6, abs=1e-6), (kw_fast, i)
+                assert fast.predict_one(x) == pytest.approx(
+                    ref.predict_one(x), rel=1e-6, abs=1e-6
+                ), (kw_fast, i)
             fast.learn_one(x, yt)
             ref.learn_one(x, yt)
             assert fast.dim == ref.dim
@@ -184,7 +208,18 @@ def test_active_counts_match_spec_table(example):
 
 def test_switch_on_indices_and_figure3_counts():
     s = ks.OnlineProjection.switch_on_index
-    assert [s(0.2, 5, N) for N in range(1, 11)] == [0, 6, 48, 204, 625, 1555, 3361, 6553, 11809, 20000]
+    assert [s(0.2, 5, N) for N in range(1, 11)] == [
+        0,
+        6,
+        48,
+        204,
+        625,
+        1555,
+        3361,
+        6553,
+        11809,
+        20000,
+    ]
     assert [s(0.5, 3, N) for N in range(1, 11)] == [0, 4, 13, 32, 62, 108, 171, 256, 364, 500]
     for alpha, expected in [(1, [10, 21, 46, 100]), (2, [3, 6, 10, 15]), (3, [2, 3, 5, 7])]:
         d = ProjectionDesign(1, basis="sine", alpha=alpha, c=1.0)
@@ -209,6 +244,7 @@ def test_several_units_switched_on_in_one_round():
 
 # -- kernel identities (spec sec. 8 item 7) -------------------------------------------------
 
+
 def test_bernoulli_kernel_equals_fourier_series():
     s = np.linspace(0, 1, 41)
     K = BernoulliPeriodic()(s[:, None], s[:, None])
@@ -216,8 +252,18 @@ def test_bernoulli_kernel_equals_fourier_series():
     series = np.zeros_like(K)
     for kk in np.array_split(k, 10):
         w = 2.0 / (2 * np.pi * kk) ** 4
-        series += np.einsum("k,ik,jk->ij", w, np.cos(2 * np.pi * np.outer(s, kk)), np.cos(2 * np.pi * np.outer(s, kk)))
-        series += np.einsum("k,ik,jk->ij", w, np.sin(2 * np.pi * np.outer(s, kk)), np.sin(2 * np.pi * np.outer(s, kk)))
+        series += np.einsum(
+            "k,ik,jk->ij",
+            w,
+            np.cos(2 * np.pi * np.outer(s, kk)),
+            np.cos(2 * np.pi * np.outer(s, kk)),
+        )
+        series += np.einsum(
+            "k,ik,jk->ij",
+            w,
+            np.sin(2 * np.pi * np.outer(s, kk)),
+            np.sin(2 * np.pi * np.outer(s, kk)),
+        )
     assert np.max(np.abs(K - series)) < 1e-12
     assert K[3, 3] == pytest.approx(1 / 720, rel=1e-14)
 
@@ -228,7 +274,9 @@ def test_min_kernel_equals_sine_series_and_eigen_equation():
     lam = sine_eigenvalues(J)
     psi = np.sqrt(2) * np.sin((2 * np.arange(1, J + 1) - 1) * np.pi * s[:, None] / 2)
     series = (psi * lam) @ psi.T
-    tail = 1.0 - np.sum(8.0 / ((2 * np.arange(1, J + 1) - 1) ** 2 * np.pi**2))  # sum of the rest of 2 lambda_j
+    tail = 1.0 - np.sum(
+        8.0 / ((2 * np.arange(1, J + 1) - 1) ** 2 * np.pi**2)
+    )  # sum of the rest of 2 lambda_j
     K = Min()(s[:, None], s[:, None])
     assert np.all(np.abs(K - series) <= tail + 1e-13)
     # eigen-equation int_0^1 min(s, t) psi_j(t) dt = lambda_j psi_j(s), by Gauss-Legendre on [0, s] and [s, 1]
@@ -238,8 +286,16 @@ def test_min_kernel_equals_sine_series_and_eigen_equation():
             val = 0.0
             for a, b in ((0.0, si), (si, 1.0)):
                 tt = 0.5 * (b - a) * t + 0.5 * (a + b)
-                val += 0.5 * (b - a) * np.sum(w * np.minimum(si, tt) * np.sqrt(2) * np.sin((2 * j - 1) * np.pi * tt / 2))
-            assert val == pytest.approx(lam[j - 1] * np.sqrt(2) * np.sin((2 * j - 1) * np.pi * si / 2), abs=1e-13)
+                val += (
+                    0.5
+                    * (b - a)
+                    * np.sum(
+                        w * np.minimum(si, tt) * np.sqrt(2) * np.sin((2 * j - 1) * np.pi * tt / 2)
+                    )
+                )
+            assert val == pytest.approx(
+                lam[j - 1] * np.sqrt(2) * np.sin((2 * j - 1) * np.pi * si / 2), abs=1e-13
+            )
 
 
 def test_additive_kernel_is_psd_and_additive():
@@ -247,8 +303,10 @@ def test_additive_kernel_is_psd_and_additive():
     X = rng.uniform(0, 1, size=(150, 3))
     K = AdditiveSobolev2()(X)
     assert np.linalg.eigvalsh(K).min() > -1e-10
-    parts = sum(X[:, [l]] * X[:, [l]].T + (X[:, [l]] * X[:, [l]].T) ** 2 + BernoulliPeriodic()(X[:, [l]])
-                for l in range(3))
+    parts = sum(
+        X[:, [l]] * X[:, [l]].T + (X[:, [l]] * X[:, [l]].T) ** 2 + BernoulliPeriodic()(X[:, [l]])
+        for l in range(3)
+    )
     np.testing.assert_allclose(K, parts, rtol=0, atol=1e-14)
 
 
@@ -265,10 +323,14 @@ def test_rust_bases_match_closed_forms():
     x = np.linspace(0, 1, 101)[:, None]
     B = _rust_basis("sine", x, 200)
     j = np.arange(1, 201)
-    np.testing.assert_allclose(B, np.sqrt(2) * np.sin((2 * j - 1) * np.pi * x / 2), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        B, np.sqrt(2) * np.sin((2 * j - 1) * np.pi * x / 2), rtol=0, atol=1e-12
+    )
     B = _rust_basis("trig", x, 200)
     k = (j + 1) // 2
-    expect = np.where(j % 2 == 1, np.sqrt(2) * np.sin(2 * np.pi * k * x), np.sqrt(2) * np.cos(2 * np.pi * k * x))
+    expect = np.where(
+        j % 2 == 1, np.sqrt(2) * np.sin(2 * np.pi * k * x), np.sqrt(2) * np.cos(2 * np.pi * k * x)
+    )
     np.testing.assert_allclose(B, expect, rtol=0, atol=1e-12)
     xg = np.linspace(-3, 3, 61)[:, None]
     B = _rust_basis("gaussian", xg, 25, a=1.0, eps=0.7)
@@ -298,12 +360,15 @@ def test_tensor_order_is_by_product_eigenvalue_then_lexicographic():
     names = m.active_basis[:6]
     assert names == ["sine[1,1]", "sine[1,2]", "sine[2,1]", "sine[1,3]", "sine[3,1]", "sine[1,4]"]
     lam = sine_eigenvalues(100)
-    prods = [lam[int(a) - 1] * lam[int(b) - 1] for a, b in (n[5:-1].split(",") for n in m.active_basis)]
+    prods = [
+        lam[int(a) - 1] * lam[int(b) - 1] for a, b in (n[5:-1].split(",") for n in m.active_basis)
+    ]
     assert all(p1 >= p2 * (1 - 1e-12) for p1, p2 in zip(prods, prods[1:]))
     assert len(trig_eigenvalues(4)) == 4
 
 
 # -- basis-scaling invariance (spec sec. 8 item 8) -----------------------------------------
+
 
 def test_predictions_invariant_to_basis_scaling_and_prefix_orthogonalisation():
     ex = EXAMPLES["a2"]
@@ -338,8 +403,15 @@ def test_outside_domain_is_input_error_and_state_unchanged():
 
 
 def test_bad_parameters():
-    for kw in [dict(basis="wavelet"), dict(alpha=0), dict(c=-1), dict(count="triple"), dict(tol=2.0),
-               dict(prefix="cubic"), dict(basis="sine", count="pair")]:
+    for kw in [
+        dict(basis="wavelet"),
+        dict(alpha=0),
+        dict(c=-1),
+        dict(count="triple"),
+        dict(tol=2.0),
+        dict(prefix="cubic"),
+        dict(basis="sine", count="pair"),
+    ]:
         with pytest.raises(ks.ParameterError):
             ks.OnlineProjection(**kw)
     m = ks.OnlineProjection(basis="trig", count="pair")
@@ -385,7 +457,9 @@ def test_example_generators_follow_their_design_and_noise():
     # density x + 0.5: E X = 7/12, E X^2 = 5/12 - ... (int x^2 (x + 0.5) = 1/4 + 1/6)
     assert X.mean() == pytest.approx(7 / 12, abs=3e-3)
     assert (X**2).mean() == pytest.approx(1 / 4 + 1 / 6, abs=3e-3)
-    assert np.std(y - f_example2(X[:, 0])) == pytest.approx(5.0, rel=0.01)  # "Normal(0, 5)" read as sd 5
+    assert np.std(y - f_example2(X[:, 0])) == pytest.approx(
+        5.0, rel=0.01
+    )  # "Normal(0, 5)" read as sd 5
     X, y = synthetic.example1(100_000, seed=2)
     resid = y - X[:, 0] ** 4 + 2 * X[:, 0] ** 3 - X[:, 0] ** 2 + 1 / 30
     assert np.abs(resid).max() <= 0.02 and X.min() >= 0 and X.max() <= 1

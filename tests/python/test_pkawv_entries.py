@@ -1,5 +1,6 @@
 """The PKAWV figure entries (pkawv-fig4, pkawv-fig2) on a tiny budget: they run,
 write the contract's JSON, cover every learner of LEARNERS, and say what is missing."""
+
 import json
 
 from kernelstream.experiments import Context, run_entry

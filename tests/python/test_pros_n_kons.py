@@ -1,5 +1,6 @@
 """PROS-N-KONS / CON-KONS / B-KONS: the Tier A checks of spec ``pros-n-kons.md`` sec. 5
 (items 1-11, one test each) and equality with the NumPy reference."""
+
 from __future__ import annotations
 
 import copy
@@ -29,12 +30,23 @@ def run_rounds(learner, X, y):
     """Per round: prediction, dictionary size before/after, the embedding and v before."""
     out = []
     for x, yt in zip(X, y):
-        before = dict(j=learner.dictionary_size, v=learner.newton_point.copy(), w=learner.weights.copy(),
-                      phi_old=learner.embed(x) if learner.dim else None)
+        before = dict(
+            j=learner.dictionary_size,
+            v=learner.newton_point.copy(),
+            w=learner.weights.copy(),
+            phi_old=learner.embed(x) if learner.dim else None,
+        )
         p = learner.predict_one(x)
         learner.learn_one(x, yt)
-        before.update(y_hat=p, j_after=learner.dictionary_size, phi=learner.embed(x), x=x, y=yt,
-                      ainv_after=learner.ainv.copy(), w_after=learner.weights.copy())
+        before.update(
+            y_hat=p,
+            j_after=learner.dictionary_size,
+            phi=learner.embed(x),
+            x=x,
+            y=yt,
+            ainv_after=learner.ainv.copy(),
+            w_after=learner.weights.copy(),
+        )
         out.append(before)
     return out
 
@@ -46,19 +58,25 @@ def test_kors_eq6_equals_shortcut_and_weights():
     rng = _core.Rng(2)
     pts, w = [], []
     for x, yt in zip(X, y):
-        p_direct = kors_probability(K, np.array(pts) if pts else np.zeros((0, 3)), w, x, 0.1, 0.5, 1.0)
+        p_direct = kors_probability(
+            K, np.array(pts) if pts else np.zeros((0, 3)), w, x, 0.1, 0.5, 1.0
+        )
         # shortcut: r = (k_tt - a^T (S K S + gamma I)^{-1} a) / gamma, tau = (1 + eps) r / (1 + r)
         if pts:
-            P = np.array(pts); s = np.array(w)
+            P = np.array(pts)
+            s = np.array(w)
             a = s * K(x[None], P)[0]
-            r = (1.0 - a @ np.linalg.solve(s[:, None] * K(P) * s[None] + 0.1 * np.eye(len(s)), a)) / 0.1
+            r = (
+                1.0 - a @ np.linalg.solve(s[:, None] * K(P) * s[None] + 0.1 * np.eye(len(s)), a)
+            ) / 0.1
         else:
             r = 1.0 / 0.1
         p_short = min(1.5 * r / (1 + r), 1.0)
         assert abs(p_direct - p_short) < 1e-12
         assert 0.0 <= p_direct <= 1.0
         if rng.uniform() < p_direct:
-            pts.append(x); w.append(1 / np.sqrt(p_direct))
+            pts.append(x)
+            w.append(1 / np.sqrt(p_direct))
         m.learn_one(x, yt)
     P, idx, probs, weights = m.dictionary()
     np.testing.assert_array_equal(P, np.array(pts))
@@ -70,7 +88,9 @@ def test_kors_eq6_equals_shortcut_and_weights():
 @pytest.mark.parametrize("gamma,expected", [(1.0, 0.75), (0.01, 1.0)])
 def test_first_point_probability(gamma, expected):
     x = np.array([0.3, 0.7])
-    assert kors_probability(K, np.zeros((0, 2)), [], x, gamma, 0.5, 1.0) == pytest.approx(expected, abs=1e-15)
+    assert kors_probability(K, np.zeros((0, 2)), [], x, gamma, 0.5, 1.0) == pytest.approx(
+        expected, abs=1e-15
+    )
     accepted = 0
     for seed in range(40):
         m = ks.ProsNKons(K, gamma=gamma, seed=seed)
@@ -223,10 +243,14 @@ def test_con_kons_transport_preserves_function():
         if m.dictionary_size > before.dictionary_size and before.dim > 0:
             r_old = before.dim
             # R = [I; 0] in Cholesky coordinates: the old coordinates are unchanged ...
-            np.testing.assert_allclose(m.embed_many(Xq)[:, :r_old], before.embed_many(Xq), atol=1e-12)
+            np.testing.assert_allclose(
+                m.embed_many(Xq)[:, :r_old], before.embed_many(Xq), atol=1e-12
+            )
             # ... so phi_new(x)^T [w_old; 0] = phi_old(x)^T w_old.
             w_new = np.append(before.weights, np.zeros(m.dim - r_old))
-            np.testing.assert_allclose(m.embed_many(Xq) @ w_new, before.embed_many(Xq) @ before.weights, atol=1e-12)
+            np.testing.assert_allclose(
+                m.embed_many(Xq) @ w_new, before.embed_many(Xq) @ before.weights, atol=1e-12
+            )
             checked += 1
         if m.dim:
             assert np.linalg.eigvalsh(m.ainv).max() <= 1.0 / 1.0 + 1e-12  # A >= alpha I
@@ -274,8 +298,8 @@ def test_adversarial_alternating_labels_sublinear_regret():
     starts = np.append(m.dictionary()[1], T)
     for a, b in zip(starts[:-1], starts[1:]):
         if b - a >= 40:
-            seg = np.abs(p[a + 1:b])
-            assert seg[len(seg) // 2:].max() <= seg[: len(seg) // 2].max() + 1e-12
+            seg = np.abs(p[a + 1 : b])
+            assert seg[len(seg) // 2 :].max() <= seg[: len(seg) // 2].max() + 1e-12
 
 
 # --- equality with the NumPy reference -----------------------------------------------------------------
@@ -307,7 +331,9 @@ def test_equals_reference(name):
     assert m.dictionary_size == len(ref.kors_points) and m.n_resets == ref.n_resets
     # the reference's predict_one (a copy playing the next round) agrees with the learner's
     Xq, _ = data(5, seed=99)
-    np.testing.assert_allclose([ref.predict_one(x) for x in Xq], m.predict_many(Xq), atol=1e-9, rtol=0)
+    np.testing.assert_allclose(
+        [ref.predict_one(x) for x in Xq], m.predict_many(Xq), atol=1e-9, rtol=0
+    )
     assert np.all(np.abs(p) <= kw.get("C", 1.0) + 1e-12)
 
 
@@ -329,4 +355,6 @@ def test_batch_comparator_is_ridge_in_final_embedding():
     m.learn_many(X, y)
     Phi = m.embed_many(X)
     w = np.linalg.solve(Phi.T @ Phi + np.eye(m.dim), Phi.T @ y)
-    assert ks.learners.batch_comparator(m, X, y) == pytest.approx(np.mean((Phi @ w - y) ** 2), rel=1e-12)
+    assert ks.learners.batch_comparator(m, X, y) == pytest.approx(
+        np.mean((Phi @ w - y) ** 2), rel=1e-12
+    )

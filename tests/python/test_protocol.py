@@ -1,5 +1,6 @@
 """The learner protocol of the API contract, checked on every learner of the zoo
 (test ids read ``check[Learner]``)."""
+
 from __future__ import annotations
 
 import copy
@@ -145,7 +146,10 @@ def _bad_inputs(e):
         ("nan y", lambda l: l.learn_one(good, float("nan"))),
         ("inf y", lambda l: l.learn_one(good, float("inf"))),
         ("wrong length", lambda l: l.learn_one(np.r_[good, good[:1]], y_ok)),
-        ("wrong length predict", lambda l: l.predict_one(good[:-1] if d > 1 else np.r_[good, good])),
+        (
+            "wrong length predict",
+            lambda l: l.predict_one(good[:-1] if d > 1 else np.r_[good, good]),
+        ),
         ("wrong width batch", lambda l: l.learn_many(np.zeros((2, d + 1)), np.ones(2))),
         ("0-d x", lambda l: l.learn_one(np.float64(0.3), y_ok)),
         ("2-d x", lambda l: l.learn_one(good[None, :], y_ok)),
@@ -158,8 +162,14 @@ def _bad_inputs(e):
         ("string y", lambda l: l.learn_one(good, "1.0")),
         ("y length", lambda l: l.learn_many(np.tile(good, (3, 1)), np.ones(2))),
         ("nan in X batch", lambda l: l.learn_many(np.vstack([good, nan_x]), np.ones(2))),
-        ("nan in progressive", lambda l: l.progressive_predict(np.vstack([good, nan_x]), np.ones(2))),
-        ("nan in y batch", lambda l: l.progressive_predict(np.vstack([good, good]), np.array([1.0, np.nan]))),
+        (
+            "nan in progressive",
+            lambda l: l.progressive_predict(np.vstack([good, nan_x]), np.ones(2)),
+        ),
+        (
+            "nan in y batch",
+            lambda l: l.progressive_predict(np.vstack([good, good]), np.array([1.0, np.nan])),
+        ),
     ]
 
 
@@ -185,7 +195,9 @@ def test_bad_input_raises_and_leaves_learner_untouched(name):
         assert learned.dim == ref.dim, label
         assert_same_predictions(learned, ref, Xq)
         # and it keeps learning exactly like the untouched copy
-        np.testing.assert_array_equal(learned.progressive_predict(Xq, y[:10]), ref.progressive_predict(Xq, y[:10]))
+        np.testing.assert_array_equal(
+            learned.progressive_predict(Xq, y[:10]), ref.progressive_predict(Xq, y[:10])
+        )
 
 
 @pytest.mark.parametrize("name", NAMES)

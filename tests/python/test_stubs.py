@@ -1,4 +1,5 @@
 """The shipped ``_core.pyi`` is generated from the compiled module and kept current."""
+
 import importlib.util
 from pathlib import Path
 
@@ -9,4 +10,6 @@ def test_stub_is_current():
     spec = importlib.util.spec_from_file_location("gen_stubs", TOOL)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.main(["--check"]) == 0, "python/kernelstream/_core.pyi is stale: run python tools/gen_stubs.py"
+    assert mod.main(["--check"]) == 0, (
+        "python/kernelstream/_core.pyi is stale: run python tools/gen_stubs.py"
+    )

@@ -1,4 +1,5 @@
 """TaylorAWV (PKAWV paper sec. 3.1, Algorithm 1; spec pkawv.md sec. 1.3-1.4, 4.A)."""
+
 from __future__ import annotations
 
 import math
@@ -7,7 +8,11 @@ import numpy as np
 import pytest
 
 import kernelstream as ks
-from kernelstream.reference import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
+from kernelstream.reference import (
+    TaylorAWVReference,
+    taylor_kron_features,
+    taylor_monomial_features,
+)
 
 
 @pytest.mark.parametrize("d,M,r", [(8, 2, 45), (18, 2, 190), (5, 2, 21), (5, 3, 56), (5, 4, 126)])
@@ -18,7 +23,9 @@ def test_feature_counts(d, M, r):
     assert m.dim == r == math.comb(M + d, d)
 
 
-@pytest.mark.parametrize("d,M,sigma", [(3, 2, 1.0), (4, 3, 0.7), (2, 5, 2.0), (6, 1, 1.3), (1, 0, 1.0)])
+@pytest.mark.parametrize(
+    "d,M,sigma", [(3, 2, 1.0), (4, 3, 0.7), (2, 5, 2.0), (6, 1, 1.3), (1, 0, 1.0)]
+)
 def test_truncated_kernel_identity(rng, d, M, sigma):
     # phi(x).phi(x') = exp(-(|x|^2+|x'|^2)/(2 sigma^2)) sum_{j<=M} (x.x'/sigma^2)^j / j!  (spec 4.A.2)
     m = ks.TaylorAWV(sigma=sigma, degree=M)
@@ -26,7 +33,9 @@ def test_truncated_kernel_identity(rng, d, M, sigma):
         x, xp = rng.uniform(-1.5, 1.5, size=(2, d))
         lhs = m.features(x) @ m.features(xp)
         s = x @ xp / sigma**2
-        rhs = math.exp(-(x @ x + xp @ xp) / (2 * sigma**2)) * sum(s**j / math.factorial(j) for j in range(M + 1))
+        rhs = math.exp(-(x @ x + xp @ xp) / (2 * sigma**2)) * sum(
+            s**j / math.factorial(j) for j in range(M + 1)
+        )
         assert lhs == pytest.approx(rhs, rel=1e-13, abs=1e-15)
 
 
@@ -62,7 +71,9 @@ def test_diagonal_at_most_one_and_increasing_in_M(rng):
     assert float(np.sum(ks.TaylorAWV(degree=25).features(x2) ** 2)) == pytest.approx(1.0, abs=1e-12)
 
 
-@pytest.mark.parametrize("d,M,sigma,lam", [(2, 2, 1.0, 1.0), (3, 3, 0.8, 0.5), (4, 2, 1.5, 2.0), (1, 4, 1.0, 0.1)])
+@pytest.mark.parametrize(
+    "d,M,sigma,lam", [(2, 2, 1.0, 1.0), (3, 3, 0.8, 0.5), (4, 2, 1.5, 2.0), (1, 4, 1.0, 0.1)]
+)
 @pytest.mark.parametrize("ridge", [False, True])
 def test_predictions_equal_numpy_reference(rng, d, M, sigma, lam, ridge):
     X = rng.uniform(-1, 1, size=(150, d))
@@ -123,15 +134,27 @@ def test_converges_to_kernel_awv_as_degree_grows(rng):
         alpha = np.linalg.solve(Kt + np.eye(t + 1), Yt)
         kawv.append(-1.0 * alpha[-1])
     kawv = np.array(kawv)
-    errs = [np.max(np.abs(ks.TaylorAWV(degree=M).progressive_predict(X, y) - kawv)) for M in (1, 2, 4, 8)]
+    errs = [
+        np.max(np.abs(ks.TaylorAWV(degree=M).progressive_predict(X, y) - kawv))
+        for M in (1, 2, 4, 8)
+    ]
     assert all(b < a for a, b in zip(errs, errs[1:]))
     assert errs[-1] < 1e-6
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(sigma=0.0), dict(sigma=-1.0), dict(sigma=float("nan")), dict(degree=-1), dict(degree=1.5),
-     dict(lam=0.0), dict(lam=-2.0), dict(lam=float("inf")), dict(sigma="1")],
+    [
+        dict(sigma=0.0),
+        dict(sigma=-1.0),
+        dict(sigma=float("nan")),
+        dict(degree=-1),
+        dict(degree=1.5),
+        dict(lam=0.0),
+        dict(lam=-2.0),
+        dict(lam=float("inf")),
+        dict(sigma="1"),
+    ],
 )
 def test_bad_parameters(kwargs):
     with pytest.raises(ks.ParameterError):

@@ -1,6 +1,7 @@
 """VAW2 paper (Rokhlin & Gurtovaya 2025): RFFAWV, the aggregation rules, MultiKernelAWV,
 Raker, the AR(4) stream, against the NumPy references and the paper's identities
 (spec ``vaw2.md`` sec. 3, 4, 9)."""
+
 from __future__ import annotations
 
 import copy
@@ -12,9 +13,19 @@ import pytest
 import kernelstream as ks
 from kernelstream import aggregation as agg
 from kernelstream.kernels import Gaussian, Laplacian, vaw2_grid
-from kernelstream.reference import (AAReference, BOAReference, EWAReference, MLPolyReference, MLProdReference,
-                                    MultiKernelAWVReference, RakerReference, RFFAWVReference, VAWMetaReference,
-                                    draw_rff, rff_map)
+from kernelstream.reference import (
+    AAReference,
+    BOAReference,
+    EWAReference,
+    MLPolyReference,
+    MLProdReference,
+    MultiKernelAWVReference,
+    RakerReference,
+    RFFAWVReference,
+    VAWMetaReference,
+    draw_rff,
+    rff_map,
+)
 
 
 def run_ref(ref, X, y):
@@ -34,10 +45,13 @@ def bounded_stream(n, d, seed):
 
 # --- kernels and features ----------------------------------------------------------
 
+
 def test_vaw2_grid_matches_the_paper():
     g = vaw2_grid()
     assert len(g) == 76
-    assert all(isinstance(k, Gaussian) for k in g[:51]) and all(isinstance(k, Laplacian) for k in g[51:])
+    assert all(isinstance(k, Gaussian) for k in g[:51]) and all(
+        isinstance(k, Laplacian) for k in g[51:]
+    )
     s2 = np.array([k.sigma**2 for k in g[:51]])
     np.testing.assert_allclose(s2[[0, 25, 50]], [0.01, 1.0, 100.0], rtol=1e-13)
     np.testing.assert_allclose(s2[1:] / s2[:-1], 10**0.08, rtol=1e-12)
@@ -46,8 +60,15 @@ def test_vaw2_grid_matches_the_paper():
     np.testing.assert_allclose(s[1:] / s[:-1], 10 ** (1 / 6), rtol=1e-12)
 
 
-@pytest.mark.parametrize("kernel,features", [(Gaussian(0.7), "cos"), (Laplacian(0.3), "cos"),
-                                             (Gaussian(2.0), "cossin"), (Laplacian(1.0), "cossin")])
+@pytest.mark.parametrize(
+    "kernel,features",
+    [
+        (Gaussian(0.7), "cos"),
+        (Laplacian(0.3), "cos"),
+        (Gaussian(2.0), "cossin"),
+        (Laplacian(1.0), "cossin"),
+    ],
+)
 def test_rff_draws_and_features_match_reference(kernel, features):
     X, y = bounded_stream(5, 3, 0)
     m = ks.RFFAWV(kernel, n_features=40, features=features, seed=11)
@@ -58,13 +79,18 @@ def test_rff_draws_and_features_match_reference(kernel, features):
     np.testing.assert_array_equal(m.offsets, b)
     for x in X:
         # |w.x| can reach 1e3 (Cauchy): summation order of w.x moves cos by ~1e-13
-        np.testing.assert_allclose(m.features(x), rff_map(x, omega, b, features), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            m.features(x), rff_map(x, omega, b, features), rtol=0, atol=1e-12
+        )
 
 
 def test_rff_unbiased_for_both_kernels():
     # spec sec. 9 item 2: E phi(x).phi(y) / m = k(x, y) (Monte Carlo, 2e5 features).
     x, yg, yl = np.array([0.1, 0.2]), np.array([0.7, 1.0]), np.array([0.5, -0.4])
-    for kernel, y, target in [(Gaussian(1.0), yg, np.exp(-0.5)), (Laplacian(1.0), yl, np.exp(-1.0))]:
+    for kernel, y, target in [
+        (Gaussian(1.0), yg, np.exp(-0.5)),
+        (Laplacian(1.0), yl, np.exp(-1.0)),
+    ]:
         # (the Rust feature map is checked the same way in src/features/rff.rs)
         omega, b = draw_rff(kernel, 2, 200_000, "cos", ks._core.Rng(2))
         est = rff_map(x, omega, b, "cos") @ rff_map(y, omega, b, "cos") / 200_000
@@ -74,8 +100,11 @@ def test_rff_unbiased_for_both_kernels():
 
 # --- RFFAWV --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kernel,features,lam", [(Gaussian(0.5), "cos", 1.0), (Laplacian(1.0), "cos", 0.3),
-                                                 (Gaussian(1.5), "cossin", 0.1)])
+
+@pytest.mark.parametrize(
+    "kernel,features,lam",
+    [(Gaussian(0.5), "cos", 1.0), (Laplacian(1.0), "cos", 0.3), (Gaussian(1.5), "cossin", 0.1)],
+)
 def test_rffawv_equals_reference(kernel, features, lam):
     X, y = bounded_stream(250, 2, 1)
     fast = ks.RFFAWV(kernel, n_features=25, lam=lam, features=features, seed=7)
@@ -113,7 +142,13 @@ CONVEX = [k for k in RULES if k != "vaw"]
 def expert_stream(n, n_exp, seed, scale=1.0):
     rng = np.random.default_rng(seed)
     y = rng.uniform(0, 1, n)
-    Z = np.clip(y[:, None] + rng.normal(0, 0.1, (n, n_exp)) * (1 + np.arange(n_exp)) + rng.normal(0, 0.05, (n, 1)), 0, 1)
+    Z = np.clip(
+        y[:, None]
+        + rng.normal(0, 0.1, (n, n_exp)) * (1 + np.arange(n_exp))
+        + rng.normal(0, 0.05, (n, 1)),
+        0,
+        1,
+    )
     return scale * Z, y
 
 
@@ -206,12 +241,24 @@ def test_aggregator_protocol(rule):
     assert c.n_seen == part.n_seen + 1
     # bad input: error, state untouched
     before = pickle.dumps(a)
-    bad = [([0.1, 0.2], 0.5), ([0.1, np.nan, 0.2, 0.3], 0.5), ([0.1, 0.2, 0.3, 0.4], np.inf), ([], 0.1),
-           ("abcd", 0.1), ([[0.1, 0.2, 0.3, 0.4]], 0.1), ([0.1, 0.2, 0.3, 0.4], "y")]
+    bad = [
+        ([0.1, 0.2], 0.5),
+        ([0.1, np.nan, 0.2, 0.3], 0.5),
+        ([0.1, 0.2, 0.3, 0.4], np.inf),
+        ([], 0.1),
+        ("abcd", 0.1),
+        ([[0.1, 0.2, 0.3, 0.4]], 0.1),
+        ([0.1, 0.2, 0.3, 0.4], "y"),
+    ]
     for z, t in bad:
         with pytest.raises(ks.InputError):
             a.update(z, t)
-    for Zb, yb in [(Z[:3, :2], y[:3]), (Z[:3], y[:2]), (np.zeros((0, 4)), np.zeros(0)), (Z[:3] * np.nan, y[:3])]:
+    for Zb, yb in [
+        (Z[:3, :2], y[:3]),
+        (Z[:3], y[:2]),
+        (np.zeros((0, 4)), np.zeros(0)),
+        (Z[:3] * np.nan, y[:3]),
+    ]:
         with pytest.raises(ks.InputError):
             a.progressive_predict(Zb, yb)
     with pytest.raises(ks.InputError):
@@ -222,9 +269,16 @@ def test_aggregator_protocol(rule):
 
 
 def test_aggregator_parameter_errors():
-    for bad in [lambda: agg.EWA(3, eta=0), lambda: agg.EWA(3, eta=np.nan), lambda: agg.VAWMeta(2, lam=-1),
-                lambda: agg.AggregatingAlgorithm(2, 1.0, 1.0), lambda: agg.AggregatingAlgorithm(2, 0, np.inf),
-                lambda: agg.BOA(2, gradient="yes"), lambda: agg.MLPoly(2.5), lambda: agg.MLProd(True)]:
+    for bad in [
+        lambda: agg.EWA(3, eta=0),
+        lambda: agg.EWA(3, eta=np.nan),
+        lambda: agg.VAWMeta(2, lam=-1),
+        lambda: agg.AggregatingAlgorithm(2, 1.0, 1.0),
+        lambda: agg.AggregatingAlgorithm(2, 0, np.inf),
+        lambda: agg.BOA(2, gradient="yes"),
+        lambda: agg.MLPoly(2.5),
+        lambda: agg.MLProd(True),
+    ]:
         with pytest.raises(ks.ParameterError):
             bad()
 
@@ -234,20 +288,37 @@ def test_aggregator_parameter_errors():
 KERNELS = [Gaussian(0.2), Gaussian(1.0), Laplacian(0.5), Laplacian(3.0)]
 
 
-@pytest.mark.parametrize("aggregator,clip,gradient,features", [
-    ("vaw", None, True, "cos"), ("vaw", (0, 1), True, "cos"), ("ewa", (0, 1), True, "cos"),
-    ("aa", (0, 1), True, "cos"), ("boa", (0, 1), True, "cos"), ("mlpoly", (0, 1), False, "cos"),
-    ("mlprod", (0, 1), True, "cossin"),
-])
+@pytest.mark.parametrize(
+    "aggregator,clip,gradient,features",
+    [
+        ("vaw", None, True, "cos"),
+        ("vaw", (0, 1), True, "cos"),
+        ("ewa", (0, 1), True, "cos"),
+        ("aa", (0, 1), True, "cos"),
+        ("boa", (0, 1), True, "cos"),
+        ("mlpoly", (0, 1), False, "cos"),
+        ("mlprod", (0, 1), True, "cossin"),
+    ],
+)
 def test_multikernel_equals_reference(aggregator, clip, gradient, features):
     X, y = bounded_stream(150, 3, 2)
-    kw = dict(n_features=10, lam=1.0, aggregator=aggregator, clip=clip, gradient=gradient, features=features, seed=4)
+    kw = dict(
+        n_features=10,
+        lam=1.0,
+        aggregator=aggregator,
+        clip=clip,
+        gradient=gradient,
+        features=features,
+        seed=4,
+    )
     fast = ks.MultiKernelAWV(KERNELS, **kw)
     ref = MultiKernelAWVReference(KERNELS, **kw)
     p = fast.progressive_predict(X, y)
     np.testing.assert_allclose(p, run_ref(ref, X, y), rtol=0, atol=1e-9)
     np.testing.assert_allclose(fast.weights, ref.weights, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(fast.expert_predictions(X[0]), ref.expert_predictions(X[0]), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        fast.expert_predictions(X[0]), ref.expert_predictions(X[0]), rtol=0, atol=1e-9
+    )
     for j in range(len(KERNELS)):
         np.testing.assert_array_equal(fast.frequencies(j), ref.maps[j][0])
 
@@ -284,16 +355,34 @@ def test_progressive_experts_plus_aggregator_equals_multikernel(aggregator):
     mk = ks.MultiKernelAWV(KERNELS, n_features=8, aggregator=aggregator, clip=clip, seed=3)
     p = mk.progressive_predict(X, y)
     Z = ks.MultiKernelAWV(KERNELS, n_features=8, seed=3).progressive_experts(X, y)
-    rule = {"vaw": agg.VAWMeta(4, 1.0), "ewa": agg.EWA(4, 0.5), "aa": agg.AggregatingAlgorithm(4, 0, 1),
-            "boa": agg.BOA(4), "mlpoly": agg.MLPoly(4), "mlprod": agg.MLProd(4)}[aggregator]
+    rule = {
+        "vaw": agg.VAWMeta(4, 1.0),
+        "ewa": agg.EWA(4, 0.5),
+        "aa": agg.AggregatingAlgorithm(4, 0, 1),
+        "boa": agg.BOA(4),
+        "mlpoly": agg.MLPoly(4),
+        "mlprod": agg.MLProd(4),
+    }[aggregator]
     Zin = Z if clip is None else np.clip(Z, *clip)
     np.testing.assert_array_equal(rule.progressive_predict(Zin, y), p)
 
 
 def test_multikernel_parameter_errors():
-    for kw in [dict(kernels=[]), dict(aggregator="nope"), dict(aggregator="aa"), dict(clip=(1, 0)),
-               dict(clip=(0, np.nan)), dict(n_features=0), dict(lam=0), dict(eta=-1), dict(features="sin"),
-               dict(gradient=1), dict(kernels="gaussian"), dict(kernels=[1.0]), dict(seed=-1)]:
+    for kw in [
+        dict(kernels=[]),
+        dict(aggregator="nope"),
+        dict(aggregator="aa"),
+        dict(clip=(1, 0)),
+        dict(clip=(0, np.nan)),
+        dict(n_features=0),
+        dict(lam=0),
+        dict(eta=-1),
+        dict(features="sin"),
+        dict(gradient=1),
+        dict(kernels="gaussian"),
+        dict(kernels=[1.0]),
+        dict(seed=-1),
+    ]:
         args = dict(kernels=KERNELS)
         args.update(kw)
         with pytest.raises(ks.ParameterError):
@@ -302,11 +391,14 @@ def test_multikernel_parameter_errors():
 
 # --- Raker, OMKL-GF ----------------------------------------------------------------
 
+
 def test_raker_equals_reference():
     X, y = bounded_stream(200, 3, 6)
     fast = ks.Raker(KERNELS, n_features=12, seed=2)
     ref = RakerReference(KERNELS, n_features=12, seed=2)
-    np.testing.assert_allclose(fast.progressive_predict(X, y), run_ref(ref, X, y), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        fast.progressive_predict(X, y), run_ref(ref, X, y), rtol=0, atol=1e-12
+    )
     np.testing.assert_allclose(fast.weights, ref.weights, rtol=0, atol=1e-12)
 
 
@@ -320,10 +412,13 @@ def test_omklgf_graph_is_frozen_after_graph_rounds_and_predicts_from_chosen():
     # one kernel, all weight: OMKL-GF with M draws from a single kernel is Raker on it
     r = ks.Raker([Gaussian(0.5)], n_features=8, seed=3)
     o = ks.OMKLGF([Gaussian(0.5)], n_features=8, n_samples=3, explore=0.0, seed=3)
-    np.testing.assert_allclose(o.progressive_predict(X, y), r.progressive_predict(X, y), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(
+        o.progressive_predict(X, y), r.progressive_predict(X, y), rtol=0, atol=1e-13
+    )
 
 
 # --- AR(4) ---------------------------------------------------------------------------
+
 
 def test_ar4_follows_eq_32():
     from kernelstream.datasets.synthetic import ar4

@@ -1,6 +1,7 @@
 """Every learner class with small parameters: the shared battery in
 ``test_protocol.py`` runs all protocol and bad-input checks on each entry.
 Adding a learner = adding one line here."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,47 +30,137 @@ ZOO: dict[str, ZooEntry] = {
     "TaylorAWV-ridge": ZooEntry(lambda: ks.TaylorAWV(sigma=0.8, degree=2, lam=1.0, ridge=True)),
     # -- issue 3 --
     "KernelAWV": ZooEntry(lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5)),
-    "KernelAWV-ridge": ZooEntry(lambda: ks.KernelAWV(Laplacian(1.5), lam=1.0, ridge=True, max_size=5000)),
+    "KernelAWV-ridge": ZooEntry(
+        lambda: ks.KernelAWV(Laplacian(1.5), lam=1.0, ridge=True, max_size=5000)
+    ),
     "NystromAWV": ZooEntry(lambda: ks.NystromAWV(Gaussian(0.8), lam=0.5, seed=3), randomized=True),
     "NystromAWV-inverse-ridge": ZooEntry(
-        lambda: ks.NystromAWV(Gaussian(1.0), kors_weights="inverse", beta=3.0, ridge=True, seed=1), randomized=True
+        lambda: ks.NystromAWV(Gaussian(1.0), kors_weights="inverse", beta=3.0, ridge=True, seed=1),
+        randomized=True,
     ),
-    "NystromAWV-fixed": ZooEntry(lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)),
+    "NystromAWV-fixed": ZooEntry(
+        lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)
+    ),
     # -- issue 4 --
     "ProsNKons": ZooEntry(lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, seed=4), randomized=True),
-    "CON-KONS": ZooEntry(lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5), randomized=True),
+    "CON-KONS": ZooEntry(
+        lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5),
+        randomized=True,
+    ),
     "B-KONS-hinge": ZooEntry(
         lambda: ks.ProsNKons(Gaussian(0.7), alpha=0.1, gamma=0.05, loss="hinge", budget=6, seed=6),
-        task="classification", randomized=True),
+        task="classification",
+        randomized=True,
+    ),
     "ProsNKons-next-round-logistic": ZooEntry(
-        lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, loss="logistic", reset_timing="next_round", seed=7),
-        task="classification", randomized=True),
-    "FOGD": ZooEntry(lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, seed=2), randomized=True),
-    "FOGD-hinge": ZooEntry(lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, loss="hinge", seed=3),
-                           task="classification", randomized=True),
+        lambda: ks.ProsNKons(
+            Gaussian(0.7), gamma=0.05, loss="logistic", reset_timing="next_round", seed=7
+        ),
+        task="classification",
+        randomized=True,
+    ),
+    "FOGD": ZooEntry(
+        lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, seed=2), randomized=True
+    ),
+    "FOGD-hinge": ZooEntry(
+        lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, loss="hinge", seed=3),
+        task="classification",
+        randomized=True,
+    ),
     "NOGD": ZooEntry(lambda: ks.NOGD(Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05)),
-    "NOGD-squared-hinge": ZooEntry(lambda: ks.NOGD(Gaussian(0.8), budget=10, lr=0.3, loss="squared_hinge"),
-                                   task="classification"),
+    "NOGD-squared-hinge": ZooEntry(
+        lambda: ks.NOGD(Gaussian(0.8), budget=10, lr=0.3, loss="squared_hinge"),
+        task="classification",
+    ),
     # -- issue 5 --
     "RFFAWV": ZooEntry(lambda: ks.RFFAWV(Gaussian(0.7), n_features=20, seed=3), randomized=True),
-    "RFFAWV-cossin-laplacian": ZooEntry(lambda: ks.RFFAWV(Laplacian(1.5), n_features=15, lam=0.5, features="cossin", seed=4), randomized=True),
-    "MultiKernelAWV": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.3), Gaussian(1.0), Laplacian(1.0)], n_features=10, seed=1), randomized=True),
-    "MultiKernelAWV-trunc": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, clip=(-1, 1), seed=2), randomized=True),
-    "MultiKernelAWV-ewa": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="ewa", clip=(-1, 1), seed=2), randomized=True),
-    "MultiKernelAWV-aa": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="aa", clip=(-1, 1), seed=2), randomized=True),
-    "MultiKernelAWV-boa": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="boa", clip=(-1, 1), seed=2), randomized=True),
-    "MultiKernelAWV-mlpoly": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="mlpoly", clip=(-1, 1), seed=2), randomized=True),
-    "MultiKernelAWV-mlprod": ZooEntry(lambda: ks.MultiKernelAWV([Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="mlprod", clip=(-1, 1), gradient=False, seed=2), randomized=True),
-    "Raker": ZooEntry(lambda: ks.Raker([Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5), randomized=True),
-    "OMKLGF": ZooEntry(lambda: ks.OMKLGF([Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, n_samples=2, graph_rounds=50, seed=6), randomized=True),
+    "RFFAWV-cossin-laplacian": ZooEntry(
+        lambda: ks.RFFAWV(Laplacian(1.5), n_features=15, lam=0.5, features="cossin", seed=4),
+        randomized=True,
+    ),
+    "MultiKernelAWV": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.3), Gaussian(1.0), Laplacian(1.0)], n_features=10, seed=1
+        ),
+        randomized=True,
+    ),
+    "MultiKernelAWV-trunc": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Laplacian(2.0)], n_features=8, clip=(-1, 1), seed=2
+        ),
+        randomized=True,
+    ),
+    "MultiKernelAWV-ewa": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="ewa", clip=(-1, 1), seed=2
+        ),
+        randomized=True,
+    ),
+    "MultiKernelAWV-aa": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="aa", clip=(-1, 1), seed=2
+        ),
+        randomized=True,
+    ),
+    "MultiKernelAWV-boa": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="boa", clip=(-1, 1), seed=2
+        ),
+        randomized=True,
+    ),
+    "MultiKernelAWV-mlpoly": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="mlpoly", clip=(-1, 1), seed=2
+        ),
+        randomized=True,
+    ),
+    "MultiKernelAWV-mlprod": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Laplacian(2.0)],
+            n_features=8,
+            aggregator="mlprod",
+            clip=(-1, 1),
+            gradient=False,
+            seed=2,
+        ),
+        randomized=True,
+    ),
+    "Raker": ZooEntry(
+        lambda: ks.Raker([Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5),
+        randomized=True,
+    ),
+    "OMKLGF": ZooEntry(
+        lambda: ks.OMKLGF(
+            [Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)],
+            n_features=10,
+            n_samples=2,
+            graph_rounds=50,
+            seed=6,
+        ),
+        randomized=True,
+    ),
     # -- issue 6 --
-    "OnlineProjection": ZooEntry(lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5), d=1, domain=(0.0, 1.0)),
-    "OnlineProjection-tensor": ZooEntry(lambda: ks.OnlineProjection(basis="trig", alpha=1.5, c=0.3, prefix="linear"),
-                                        d=2, domain=(0.0, 1.0)),
+    "OnlineProjection": ZooEntry(
+        lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5), d=1, domain=(0.0, 1.0)
+    ),
+    "OnlineProjection-tensor": ZooEntry(
+        lambda: ks.OnlineProjection(basis="trig", alpha=1.5, c=0.3, prefix="linear"),
+        d=2,
+        domain=(0.0, 1.0),
+    ),
     "OnlineProjection-additive": ZooEntry(
-        lambda: ks.OnlineProjection(basis="trig", alpha=2.0, c=0.2, prefix="quadratic", additive=True, count="pair"),
-        d=3, domain=(0.0, 1.0)),
-    "OnlineProjection-gaussian": ZooEntry(lambda: ks.OnlineProjection(basis="gaussian", alpha=1.0, c=1.0, a=1.0, eps=0.5),
-                                          d=1, domain=(-1.0, 1.0)),
-    "AveragedKernelSGD": ZooEntry(lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)),
+        lambda: ks.OnlineProjection(
+            basis="trig", alpha=2.0, c=0.2, prefix="quadratic", additive=True, count="pair"
+        ),
+        d=3,
+        domain=(0.0, 1.0),
+    ),
+    "OnlineProjection-gaussian": ZooEntry(
+        lambda: ks.OnlineProjection(basis="gaussian", alpha=1.0, c=1.0, a=1.0, eps=0.5),
+        d=1,
+        domain=(-1.0, 1.0),
+    ),
+    "AveragedKernelSGD": ZooEntry(
+        lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)
+    ),
 }

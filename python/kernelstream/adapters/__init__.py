@@ -1,4 +1,5 @@
 """Adapters to the scikit-learn estimator API and to river's dict-based online API."""
+
 from .river import RiverClassifier, RiverRegressor
 from .sklearn import SklearnClassifier, SklearnRegressor
 

@@ -16,6 +16,7 @@ Examples
 >>> model.learner.n_seen
 1
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -71,7 +72,9 @@ class RiverClassifier(_DictAdapter, _Classifier):
     def predict_proba_one(self, x: dict) -> dict:
         v, _ = self._vector(x)
         s = self.learner.predict_one(v)
-        p = 1.0 / (1.0 + np.exp(-2.0 * s))  # a monotone score in [0, 1], not a calibrated probability
+        p = 1.0 / (
+            1.0 + np.exp(-2.0 * s)
+        )  # a monotone score in [0, 1], not a calibrated probability
         return {True: p, False: 1.0 - p}
 
     def predict_one(self, x: dict):

@@ -15,6 +15,7 @@ Examples
 >>> est.learner_.n_seen, bool(est.score(X, y) > 0.8)
 (300, True)
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 try:  # scikit-learn is optional: the adapters work without it (duck typing).
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 except ImportError:  # pragma: no cover
+
     class BaseEstimator:  # minimal stand-in
         def get_params(self, deep=True):
             return {"learner": self.learner}
@@ -99,7 +101,9 @@ class SklearnClassifier(ClassifierMixin, _Base):
         if bad.any():
             from ..errors import InputError
 
-            raise InputError(f"label {y[bad][0]!r} is not one of the classes {self.classes_.tolist()}")
+            raise InputError(
+                f"label {y[bad][0]!r} is not one of the classes {self.classes_.tolist()}"
+            )
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
     def predict(self, X):

@@ -5,6 +5,7 @@ Usable on any matrix of expert predictions, like R's ``opera::mixture``:
 :class:`MLPoly`, :class:`MLProd`. Each has ``predict(z)``, ``update(z, y)``,
 ``weights`` and ``progressive_predict(Z, y)``.
 """
+
 from .base import Aggregator
 from .rules import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta
 

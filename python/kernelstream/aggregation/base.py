@@ -1,5 +1,6 @@
 """Shared Python face of the aggregation rules: input conversion, ``get_params``,
 copying and pickling. The rules themselves run in Rust (``src/aggregation/``)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,9 @@ from ..errors import InputError
 def _as_z(z) -> np.ndarray:
     arr = _to_float_array(z, "z")
     if arr.ndim != 1:
-        raise InputError(f"z must be a 1-D array of expert predictions, got an array of shape {arr.shape}")
+        raise InputError(
+            f"z must be a 1-D array of expert predictions, got an array of shape {arr.shape}"
+        )
     if arr.size == 0:
         raise InputError("z is empty: it needs one prediction per expert")
     return arr

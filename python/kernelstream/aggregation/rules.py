@@ -1,5 +1,6 @@
 """The aggregation rules of the VAW2 paper (Rokhlin & Gurtovaya 2025, sec. 3-4; spec
 ``vaw2.md`` sec. 4.3-4.7), one small class each; the work is in ``src/aggregation/``."""
+
 from __future__ import annotations
 
 import numbers
@@ -40,7 +41,9 @@ class VAWMeta(Aggregator):
         super().__init__(n_experts=n_experts, lam=lam)
 
     def _core_kwargs(self, p):
-        return dict(n_experts=integer("n_experts", p["n_experts"], 1), lam=positive("lam", p["lam"]))
+        return dict(
+            n_experts=integer("n_experts", p["n_experts"], 1), lam=positive("lam", p["lam"])
+        )
 
 
 class EWA(Aggregator):
@@ -65,7 +68,9 @@ class EWA(Aggregator):
         super().__init__(n_experts=n_experts, eta=eta)
 
     def _core_kwargs(self, p):
-        return dict(n_experts=integer("n_experts", p["n_experts"], 1), eta=positive("eta", p["eta"]))
+        return dict(
+            n_experts=integer("n_experts", p["n_experts"], 1), eta=positive("eta", p["eta"])
+        )
 
 
 class AggregatingAlgorithm(Aggregator):
@@ -94,7 +99,9 @@ class AggregatingAlgorithm(Aggregator):
                 raise ParameterError(f"{k} must be a finite number, got {v!r}")
         if not p["lo"] < p["hi"]:
             raise ParameterError(f"need lo < hi, got lo={p['lo']!r}, hi={p['hi']!r}")
-        return dict(n_experts=integer("n_experts", p["n_experts"], 1), lo=float(p["lo"]), hi=float(p["hi"]))
+        return dict(
+            n_experts=integer("n_experts", p["n_experts"], 1), lo=float(p["lo"]), hi=float(p["hi"])
+        )
 
 
 class _Opera(Aggregator):
@@ -102,7 +109,10 @@ class _Opera(Aggregator):
         super().__init__(n_experts=n_experts, gradient=gradient)
 
     def _core_kwargs(self, p):
-        return dict(n_experts=integer("n_experts", p["n_experts"], 1), gradient=_flag("gradient", p["gradient"]))
+        return dict(
+            n_experts=integer("n_experts", p["n_experts"], 1),
+            gradient=_flag("gradient", p["gradient"]),
+        )
 
 
 class BOA(_Opera):

@@ -5,8 +5,18 @@ The data directory is ``data_home``, else ``$KERNELSTREAM_DATA``, else
 ``~/.kernelstream/data``. Files are ``NAME.csv.gz`` (or ``NAME.csv``) with a header
 ``x0,...,x{d-1},y``; the target is the last column; an empty field is a missing value.
 """
+
 from .loaders import data_home, load, load_csv, load_libsvm
 from .preprocessing import drop_missing, scale, shuffle
 from . import synthetic
 
-__all__ = ["data_home", "load", "load_csv", "load_libsvm", "scale", "shuffle", "drop_missing", "synthetic"]
+__all__ = [
+    "data_home",
+    "load",
+    "load_csv",
+    "load_libsvm",
+    "scale",
+    "shuffle",
+    "drop_missing",
+    "synthetic",
+]

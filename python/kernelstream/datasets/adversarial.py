@@ -17,6 +17,7 @@ every candidate. For a fixed ``x`` the objective is a convex quadratic in ``y`` 
 ``-1`` or ``+1``; ``x`` is searched by L-BFGS-B with box bounds from several random
 starts, with finite-difference gradients (scipy).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -90,8 +91,13 @@ class GreedyAdversary:
         best_x, best_val = None, -np.inf
         for _ in range(self.restarts):
             x0 = self.rng.uniform(-1, 1, self.d)
-            res = minimize(lambda x: -self.objective(learner, x)[0], x0, method="L-BFGS-B", bounds=bounds,
-                           options={"maxiter": self.maxiter})
+            res = minimize(
+                lambda x: -self.objective(learner, x)[0],
+                x0,
+                method="L-BFGS-B",
+                bounds=bounds,
+                options={"maxiter": self.maxiter},
+            )
             x = np.clip(res.x, -1, 1)
             val = self.objective(learner, x)[0]
             if val > best_val:

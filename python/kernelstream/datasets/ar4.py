@@ -8,6 +8,7 @@ sec. 8.1 and 11); ``lags > 1`` gives ``(x_t, x_{t-1}, ..., x_{t-lags+1})`` inste
 The noise comes from the library's generator ``kernelstream._core.Rng(seed)``.
 Values are raw: apply the paper's normalisation (eqs. 33-34) yourself.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,7 +54,13 @@ def ar4(n: int = 5000, seed: int = 0, lags: int = 1, noise_std: float = 1.0):
     x = np.zeros(n + 5)
     for t in range(1, n + 2):
         i = t + 3
-        x[i] = nu0 * x[i - 4] + nu1 * x[i - 3] + nu2 * x[i - 2] + nu3 * x[i - 1] + noise_std * rng.normal()
+        x[i] = (
+            nu0 * x[i - 4]
+            + nu1 * x[i - 3]
+            + nu2 * x[i - 2]
+            + nu3 * x[i - 1]
+            + noise_std * rng.normal()
+        )
     series = x[4:]  # x_1 .. x_{n+1}
     X = np.zeros((n, lags))
     for lag in range(lags):

@@ -1,4 +1,5 @@
 """Readers for the data directory's CSV files and for LIBSVM text files."""
+
 from __future__ import annotations
 
 import gzip

@@ -1,4 +1,5 @@
 """The papers' preprocessing, as explicit functions."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -11,6 +11,7 @@ The error ``||f^ - f_rho||^2_{L2(rho_X)}`` is computed by composite Gauss-Legend
 against the design density (panels split at the kinks of ``f_rho``), not by Monte Carlo; for the additive model
 exactly through its additive structure (:func:`l2_error`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -119,28 +120,64 @@ class ProjectionExample:
 
 EXAMPLES = {
     "example1": ProjectionExample(
-        name="example1", d=1, f=f_example1, density="uniform", noise="uniform", noise_scale=0.02,
-        projection=dict(basis="trig", alpha=2.0, c=0.2), reference_slope=-0.8,
-        sgd_gamma0=128.0, sgd_kernel="bernoulli_periodic", krr_lambda0=1e-3, krr_exponent=-0.8,
+        name="example1",
+        d=1,
+        f=f_example1,
+        density="uniform",
+        noise="uniform",
+        noise_scale=0.02,
+        projection=dict(basis="trig", alpha=2.0, c=0.2),
+        reference_slope=-0.8,
+        sgd_gamma0=128.0,
+        sgd_kernel="bernoulli_periodic",
+        krr_lambda0=1e-3,
+        krr_exponent=-0.8,
     ),
     "example2": ProjectionExample(
-        name="example2", d=1, f=f_example2, density="linear", noise="normal", noise_scale=5.0,
-        projection=dict(basis="sine", alpha=1.0, c=0.5), reference_slope=-2.0 / 3.0,
-        sgd_gamma0=5.0, sgd_kernel="min", krr_lambda0=0.1, krr_exponent=-2.0 / 3.0,
+        name="example2",
+        d=1,
+        f=f_example2,
+        density="linear",
+        noise="normal",
+        noise_scale=5.0,
+        projection=dict(basis="sine", alpha=1.0, c=0.5),
+        reference_slope=-2.0 / 3.0,
+        sgd_gamma0=5.0,
+        sgd_kernel="min",
+        krr_lambda0=0.1,
+        krr_exponent=-2.0 / 3.0,
     ),
     "a1": ProjectionExample(
-        name="a1", d=1, f=f_a1, density="linear", noise="normal", noise_scale=1.0,
-        projection=dict(basis="sine", alpha=1.0, c=0.5, prefix="constant"), reference_slope=-2.0 / 3.0,
+        name="a1",
+        d=1,
+        f=f_a1,
+        density="linear",
+        noise="normal",
+        noise_scale=1.0,
+        projection=dict(basis="sine", alpha=1.0, c=0.5, prefix="constant"),
+        reference_slope=-2.0 / 3.0,
         kinks=(0.2, 0.5),
     ),
     "a2": ProjectionExample(
-        name="a2", d=1, f=f_a2, density="uniform", noise="uniform", noise_scale=5.0,
-        projection=dict(basis="trig", alpha=2.0, c=1.0 / 30.0, prefix="quadratic"), reference_slope=-0.8,
+        name="a2",
+        d=1,
+        f=f_a2,
+        density="uniform",
+        noise="uniform",
+        noise_scale=5.0,
+        projection=dict(basis="trig", alpha=2.0, c=1.0 / 30.0, prefix="quadratic"),
+        reference_slope=-0.8,
         kinks=(0.5,),
     ),
     "additive": ProjectionExample(
-        name="additive", d=10, f=f_additive, density="uniform", noise="normal", noise_scale=5.0,
-        projection=dict(basis="trig", alpha=2.0, c=0.2, prefix="quadratic", additive=True), reference_slope=-0.8,
+        name="additive",
+        d=10,
+        f=f_additive,
+        density="uniform",
+        noise="normal",
+        noise_scale=5.0,
+        projection=dict(basis="trig", alpha=2.0, c=0.2, prefix="quadratic", additive=True),
+        reference_slope=-0.8,
     ),
 }
 
@@ -222,7 +259,20 @@ def l2_error(predict_many: Callable, example: ProjectionExample | str, nodes: in
 
 
 __all__ = [
-    "ProjectionExample", "EXAMPLES", "example1", "example2", "example_a1", "example_a2", "additive_doppler",
-    "l2_error", "quadrature", "bernoulli4", "f_example1", "f_example2", "f_a1", "f_a2", "f_additive",
+    "ProjectionExample",
+    "EXAMPLES",
+    "example1",
+    "example2",
+    "example_a1",
+    "example_a2",
+    "additive_doppler",
+    "l2_error",
+    "quadrature",
+    "bernoulli4",
+    "f_example1",
+    "f_example2",
+    "f_a1",
+    "f_a2",
+    "f_additive",
     "doppler_component",
 ]

@@ -3,6 +3,7 @@
 Generators take a ``seed`` and use :class:`kernelstream._core.Rng` or NumPy's
 ``default_rng(seed)``; the same seed gives the same stream.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,7 +25,12 @@ def friedman_stream(n: int = 20_000, d: int = 5, noise: float = 0.1, seed: int =
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, size=(n, d))
     u = (X + 1.0) / 2.0
-    f = 10 * np.sin(np.pi * u[:, 0] * u[:, 1]) + 20 * (u[:, 2] - 0.5) ** 2 + 10 * u[:, 3] + 5 * u[:, 4]
+    f = (
+        10 * np.sin(np.pi * u[:, 0] * u[:, 1])
+        + 20 * (u[:, 2] - 0.5) ** 2
+        + 10 * u[:, 3]
+        + 5 * u[:, 4]
+    )
     y = f / 25.0 - 0.5 + noise * rng.standard_normal(n)
     return X, y
 

@@ -1,4 +1,5 @@
 """Per-round losses of the online protocol."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Plots of progressive results: running average loss and cumulative time against rounds."""
+
 from __future__ import annotations
 
 

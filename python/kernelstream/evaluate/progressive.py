@@ -6,6 +6,7 @@ The stream is processed in chunks between checkpoints by the learner's Rust
 the time budget is checked between chunks (chunks are capped so that the budget
 is honoured to within a fraction of a second).
 """
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """Imports every experiment module so that they register themselves."""
+
 # One import per entry module (keep alphabetical).
 from . import pkawv_fig2  # noqa: F401
 from . import pkawv_fig3  # noqa: F401

@@ -1,6 +1,7 @@
 """Result cache of ``kernelstream reproduce``: an entry is not recomputed when its
 inputs have not changed (entry name and options, the entry's source code, the data
 files' checksums, the library version), unless ``--force``."""
+
 from __future__ import annotations
 
 import hashlib
@@ -76,7 +77,9 @@ def load_cached(out: Path, name: str, key: str):
     payload = stored.get("payload")
     if stored.get("key") != key or payload is None:
         return None
-    if not (Path(out) / f"{name}.json").exists() or not all(Path(f).exists() for f in payload.get("figures", [])):
+    if not (Path(out) / f"{name}.json").exists() or not all(
+        Path(f).exists() for f in payload.get("figures", [])
+    ):
         return None
     return payload
 

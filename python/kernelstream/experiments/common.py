@@ -1,5 +1,6 @@
 """Helpers shared by experiment entries: data preparation and progressive runs as
 picklable tasks."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,8 +8,16 @@ import numpy as np
 from .. import datasets
 
 
-def prepare(name: str, data_home=None, x_range=(-1.0, 1.0), y_range=(-1.0, 1.0), classification=False,
-            seed: int | None = None, limit: int | None = None, drop_missing=True):
+def prepare(
+    name: str,
+    data_home=None,
+    x_range=(-1.0, 1.0),
+    y_range=(-1.0, 1.0),
+    classification=False,
+    seed: int | None = None,
+    limit: int | None = None,
+    drop_missing=True,
+):
     """Loads ``name``, drops rows with missing values, scales, optionally shuffles and truncates.
 
     For classification the labels are mapped to -1/+1 (the larger value is +1) and not scaled.
@@ -92,7 +101,9 @@ def plot_curves(results: list, title: str, task: str = "regression"):
     for r in results:
         axes[0].plot(r["rounds"], r["loss"], marker=".", label=r["label"])
         axes[1].plot(r["rounds"], r["seconds"], marker=".", label=r["label"])
-    axes[0].set_ylabel("running average squared loss" if task == "regression" else "running average error")
+    axes[0].set_ylabel(
+        "running average squared loss" if task == "regression" else "running average error"
+    )
     axes[1].set_ylabel("cumulative seconds")
     for ax in axes:
         ax.set_xscale("log")

@@ -2,6 +2,7 @@
 (classification). Only the 59535-row training split of cod-rna is available (the
 paper's 2.7e5 rows match the test split), and SUSY is not available at all: the
 entry says so and runs cod-rna (see :mod:`.pkawv_common`)."""
+
 from __future__ import annotations
 
 from .. import datasets
@@ -9,8 +10,11 @@ from .pkawv_common import PAPER, run_figure
 from .registry import Context, EntryResult, register
 
 
-@register("pkawv-fig2", paper=PAPER,
-          description="cod-rna (training split) and SUSY (not available): KRR, TaylorAWV M=2,3,4, NystromAWV (Fig. 2)")
+@register(
+    "pkawv-fig2",
+    paper=PAPER,
+    description="cod-rna (training split) and SUSY (not available): KRR, TaylorAWV M=2,3,4, NystromAWV (Fig. 2)",
+)
 def run(ctx: Context) -> EntryResult:
     notes = [
         "cod-rna: only LIBSVM's training split (59535 rows) is available; the paper's 2.7e5 rows match the "
@@ -21,6 +25,8 @@ def run(ctx: Context) -> EntryResult:
         datasets.load("SUSY", ctx.data_home)
         names.append(("SUSY", "classification"))
     except Exception as exc:  # noqa: BLE001 - any loader failure means "not available"
-        notes.append(f"SUSY is not available ({exc}); its panel (sigma = 4, first 1e6 rows, Taylor M = 2 "
-                     "r = 190 reaching FALKON's accuracy in ~10 min) is not reproduced.")
+        notes.append(
+            f"SUSY is not available ({exc}); its panel (sigma = 4, first 1e6 rows, Taylor M = 2 "
+            "r = 190 reaching FALKON's accuracy in ~10 min) is not reproduced."
+        )
     return run_figure(ctx, names, "pkawv-fig2", extra_notes=notes)

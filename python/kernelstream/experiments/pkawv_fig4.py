@@ -2,14 +2,18 @@
 and ijcnn1 (classification), running average loss and cumulative time against
 rounds for exact KRR, TaylorAWV M = 2, 3, 4 and NystromAWV (KORS), each with a
 time budget (see :mod:`.pkawv_common`)."""
+
 from __future__ import annotations
 
 from .pkawv_common import PAPER, run_figure
 from .registry import Context, EntryResult, register
 
 
-@register("pkawv-fig4", paper=PAPER,
-          description="casp and ijcnn1: average loss and time of KRR, TaylorAWV M=2,3,4, NystromAWV (Fig. 4)")
+@register(
+    "pkawv-fig4",
+    paper=PAPER,
+    description="casp and ijcnn1: average loss and time of KRR, TaylorAWV M=2,3,4, NystromAWV (Fig. 4)",
+)
 def run(ctx: Context) -> EntryResult:
     return run_figure(
         ctx,

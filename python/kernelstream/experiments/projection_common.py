@@ -6,6 +6,7 @@ Error metric: ``log10`` of the mean over repetitions of the exact squared L2(rho
 (quadrature against the design density, :func:`kernelstream.datasets.projection_examples.l2_error`),
 instead of the paper's 1,000-point Monte Carlo. Times are process CPU seconds.
 """
+
 from __future__ import annotations
 
 import time
@@ -22,7 +23,11 @@ def checkpoints(lo: float, hi: float, per_decade: int = 2) -> list:
 def _kernel(name):
     from ..kernels import AdditiveSobolev2, BernoulliPeriodic, Min
 
-    return {"min": Min(), "bernoulli_periodic": BernoulliPeriodic(), "additive_sobolev2": AdditiveSobolev2()}[name]
+    return {
+        "min": Min(),
+        "bernoulli_periodic": BernoulliPeriodic(),
+        "additive_sobolev2": AdditiveSobolev2(),
+    }[name]
 
 
 def projection_curve(task: dict) -> dict:
@@ -57,7 +62,9 @@ def sgd_curve(task: dict) -> dict:
     ex = EXAMPLES[task["example"]]
     cps = list(task["checkpoints"])
     X, y = ex.sample(cps[-1], seed=task["seed"], noise_sd=task.get("noise_sd"))
-    model = AveragedKernelSGD(_kernel(ex.sgd_kernel), gamma0=task.get("gamma0", ex.sgd_gamma0), zeta=0.5)
+    model = AveragedKernelSGD(
+        _kernel(ex.sgd_kernel), gamma0=task.get("gamma0", ex.sgd_gamma0), zeta=0.5
+    )
     errs, secs = [], []
     cpu, lo = 0.0, 0
     for n in cps:
@@ -66,7 +73,11 @@ def sgd_curve(task: dict) -> dict:
         cpu += time.process_time() - t0
         lo = n
         secs.append(cpu)
-        errs.append(l2_error(model.predict_many, ex, nodes=1000) if task.get("error", True) else float("nan"))
+        errs.append(
+            l2_error(model.predict_many, ex, nodes=1000)
+            if task.get("error", True)
+            else float("nan")
+        )
     return {"n": cps, "err": errs, "seconds": secs}
 
 

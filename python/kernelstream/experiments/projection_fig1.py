@@ -8,29 +8,61 @@ reading of Normal(0, 5)), SGD gamma_n = 5 n^-1/2 with min, KRR lambda_n = 0.1 n^
 functions, sine before cosine. The paper does not state the largest n per method; we run the
 projection estimator to 10^6, SGD to 10^4.5 and KRR to 4000 (quick: 10^4, 10^3, 500, 2 repetitions).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from .projection_common import checkpoints, krr_curve, mean_curve, plot_error_curves, projection_curve, sgd_curve, slope
+from .projection_common import (
+    checkpoints,
+    krr_curve,
+    mean_curve,
+    plot_error_curves,
+    projection_curve,
+    sgd_curve,
+    slope,
+)
 from .registry import Context, EntryResult, Row, register
 
 PAPER = "Zhang and Simon, An Online Projection Estimator for Nonparametric Regression in RKHS"
 
 # spec sec. 7(c): independent re-implementation, log10 E||f^ - f||^2 at n = 1e2 .. 1e6
-SPEC_LEVELS = {"example1": [-5.23, -6.22, -7.02, -7.76, -8.56], "example2": [0.32, -0.52, -1.17, -1.85, -2.50]}
+SPEC_LEVELS = {
+    "example1": [-5.23, -6.22, -7.02, -7.76, -8.56],
+    "example2": [0.32, -0.52, -1.17, -1.85, -2.50],
+}
 REF_SLOPE = {"example1": -0.8, "example2": -2.0 / 3.0}
 
 
-@register("projection-fig1", paper=PAPER, description="Fig. 1: error vs n, projection / averaged SGD / KRR, Examples 1-2")
+@register(
+    "projection-fig1",
+    paper=PAPER,
+    description="Fig. 1: error vs n, projection / averaged SGD / KRR, Examples 1-2",
+)
 def run(ctx: Context) -> EntryResult:
     reps = ctx.n_runs(15, 2)
-    hi_proj, hi_sgd, krr_cps = (4.0, 3.0, [100, 250, 500]) if ctx.quick else (6.0, 4.5, [100, 340, 1000, 2200, 4000])
+    hi_proj, hi_sgd, krr_cps = (
+        (4.0, 3.0, [100, 250, 500]) if ctx.quick else (6.0, 4.5, [100, 340, 1000, 2200, 4000])
+    )
     tasks = []
     for ex in ("example1", "example2"):
         for s in range(reps):
-            tasks.append(("projection", ex, s, {"example": ex, "seed": 1000 + s, "checkpoints": checkpoints(2, hi_proj)}))
-            tasks.append(("sgd", ex, s, {"example": ex, "seed": 1000 + s, "checkpoints": checkpoints(2, hi_sgd)}))
+            tasks.append(
+                (
+                    "projection",
+                    ex,
+                    s,
+                    {"example": ex, "seed": 1000 + s, "checkpoints": checkpoints(2, hi_proj)},
+                )
+            )
+            tasks.append(
+                (
+                    "sgd",
+                    ex,
+                    s,
+                    {"example": ex, "seed": 1000 + s, "checkpoints": checkpoints(2, hi_sgd)},
+                )
+            )
             tasks.append(("krr", ex, s, {"example": ex, "seed": 1000 + s, "checkpoints": krr_cps}))
     workers = {"projection": projection_curve, "sgd": sgd_curve, "krr": krr_curve}
     results = {}
@@ -46,21 +78,48 @@ def run(ctx: Context) -> EntryResult:
             n, e, sd = mean_curve(results[(method, ex)])
             curves.append((labels[method], n, e))
             sec = float(np.mean([r["seconds"][-1] for r in results[(method, ex)]]))
-            rows.append(Row(dataset=ex, learner=labels[method], metric="slope", ours=slope(n, e), paper=REF_SLOPE[ex],
-                            seconds=sec, extra={"n_max": int(n[-1]), "reps": reps}))
+            rows.append(
+                Row(
+                    dataset=ex,
+                    learner=labels[method],
+                    metric="slope",
+                    ours=slope(n, e),
+                    paper=REF_SLOPE[ex],
+                    seconds=sec,
+                    extra={"n_max": int(n[-1]), "reps": reps},
+                )
+            )
             mid = n[len(n) // 2]
-            rows.append(Row(dataset=ex, learner=labels[method], metric="slope_upper_half", ours=slope(n, e, lo=mid),
-                            paper=REF_SLOPE[ex]))
+            rows.append(
+                Row(
+                    dataset=ex,
+                    learner=labels[method],
+                    metric="slope_upper_half",
+                    ours=slope(n, e, lo=mid),
+                    paper=REF_SLOPE[ex],
+                )
+            )
             if method == "projection":
                 dims = results[(method, ex)][0]["dim"]
                 for k, lv in zip(range(2, 7), SPEC_LEVELS[ex]):
                     if 10**k in list(n):
                         i = list(n).index(10**k)
-                        rows.append(Row(dataset=ex, learner=labels[method], metric=f"log10_mse@1e{k}",
-                                        ours=float(np.log10(e[i])), ours_std=float(sd[i]), paper=None, dim=dims[i],
-                                        extra={"spec_repro": lv}))
-            notes.append(f"{ex} {labels[method]}: log10 mean error at n = {list(map(int, n))}: "
-                         + ", ".join(f"{v:.2f}" for v in np.log10(e)))
+                        rows.append(
+                            Row(
+                                dataset=ex,
+                                learner=labels[method],
+                                metric=f"log10_mse@1e{k}",
+                                ours=float(np.log10(e[i])),
+                                ours_std=float(sd[i]),
+                                paper=None,
+                                dim=dims[i],
+                                extra={"spec_repro": lv},
+                            )
+                        )
+            notes.append(
+                f"{ex} {labels[method]}: log10 mean error at n = {list(map(int, n))}: "
+                + ", ".join(f"{v:.2f}" for v in np.log10(e))
+            )
         panels.append((ex, REF_SLOPE[ex], curves))
     fig = plot_error_curves(panels, "Zhang & Simon Fig. 1: log10 mean squared L2 error")
     notes += [
@@ -70,6 +129,14 @@ def run(ctx: Context) -> EntryResult:
         "(extra.spec_repro holds spec sec. 7(c) from an independent re-implementation).",
         "Example 2 noise: sd 5 (R's rnorm(n, 0, 5)).",
     ]
-    settings = {"reps": reps, "projection_n_max": int(10**hi_proj), "sgd_n_max": int(round(10**hi_sgd)),
-                "krr_checkpoints": krr_cps, "count": "function (sin first)", "noise_example2": "sd 5"}
-    return EntryResult(rows=rows, figures=[ctx.savefig(fig, "projection-fig1.png")], notes=notes, settings=settings)
+    settings = {
+        "reps": reps,
+        "projection_n_max": int(10**hi_proj),
+        "sgd_n_max": int(round(10**hi_sgd)),
+        "krr_checkpoints": krr_cps,
+        "count": "function (sin first)",
+        "noise_example2": "sd 5",
+    }
+    return EntryResult(
+        rows=rows, figures=[ctx.savefig(fig, "projection-fig1.png")], notes=notes, settings=settings
+    )

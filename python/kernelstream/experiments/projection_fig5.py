@@ -4,6 +4,7 @@ shifted Legendre + sin/cos, n = floor(N^5 / 30), U(-5, 5) noise): error against 
 projection estimator, 15 repetitions, slopes beside the reference slopes -2/3 and -4/5.
 The paper does not name competitors for this figure; none are run.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,11 +17,19 @@ SPEC = {"a1": [-1.16, -1.89, -2.54, -3.25, -3.93], "a2": [-0.13, -0.89, -1.88, -
 REF = {"a1": -2.0 / 3.0, "a2": -0.8}
 
 
-@register("projection-fig5", paper=PAPER, description="Fig. 5: Examples A.1 and A.2 (null-space prefixes), error vs n")
+@register(
+    "projection-fig5",
+    paper=PAPER,
+    description="Fig. 5: Examples A.1 and A.2 (null-space prefixes), error vs n",
+)
 def run(ctx: Context) -> EntryResult:
     reps = ctx.n_runs(15, 2)
     hi = 4.0 if ctx.quick else 6.0
-    tasks = [(ex, {"example": ex, "seed": 3000 + s, "checkpoints": checkpoints(2, hi)}) for ex in ("a1", "a2") for s in range(reps)]
+    tasks = [
+        (ex, {"example": ex, "seed": 3000 + s, "checkpoints": checkpoints(2, hi)})
+        for ex in ("a1", "a2")
+        for s in range(reps)
+    ]
     out = ctx.map(projection_curve, [t[1] for t in tasks])
     res = {}
     for (ex, _), r in zip(tasks, out):
@@ -28,19 +37,55 @@ def run(ctx: Context) -> EntryResult:
     rows, notes, panels = [], [], []
     for ex in ("a1", "a2"):
         n, e, sd = mean_curve(res[ex])
-        rows.append(Row(dataset=ex, learner="online projection", metric="slope", ours=slope(n, e), paper=REF[ex],
-                        seconds=float(np.mean([r["seconds"][-1] for r in res[ex]])), dim=res[ex][0]["dim"][-1]))
-        rows.append(Row(dataset=ex, learner="online projection", metric="slope_upper_half", ours=slope(n, e, lo=n[len(n) // 2]),
-                        paper=REF[ex]))
+        rows.append(
+            Row(
+                dataset=ex,
+                learner="online projection",
+                metric="slope",
+                ours=slope(n, e),
+                paper=REF[ex],
+                seconds=float(np.mean([r["seconds"][-1] for r in res[ex]])),
+                dim=res[ex][0]["dim"][-1],
+            )
+        )
+        rows.append(
+            Row(
+                dataset=ex,
+                learner="online projection",
+                metric="slope_upper_half",
+                ours=slope(n, e, lo=n[len(n) // 2]),
+                paper=REF[ex],
+            )
+        )
         for k, lv in zip(range(2, 7), SPEC[ex]):
             if 10**k in list(n):
                 i = list(n).index(10**k)
-                rows.append(Row(dataset=ex, learner="online projection", metric=f"log10_mse@1e{k}", ours=float(np.log10(e[i])),
-                                ours_std=float(sd[i]), dim=res[ex][0]["dim"][i], extra={"spec_repro": lv}))
+                rows.append(
+                    Row(
+                        dataset=ex,
+                        learner="online projection",
+                        metric=f"log10_mse@1e{k}",
+                        ours=float(np.log10(e[i])),
+                        ours_std=float(sd[i]),
+                        dim=res[ex][0]["dim"][i],
+                        extra={"spec_repro": lv},
+                    )
+                )
         panels.append((ex, REF[ex], [("online projection", n, e)]))
-        notes.append(f"{ex}: log10 mean error at n = {list(map(int, n))}: " + ", ".join(f"{v:.2f}" for v in np.log10(e)))
-    notes.append("extra.spec_repro: spec sec. 7(c), an independent re-implementation (the paper prints no numbers).")
+        notes.append(
+            f"{ex}: log10 mean error at n = {list(map(int, n))}: "
+            + ", ".join(f"{v:.2f}" for v in np.log10(e))
+        )
+    notes.append(
+        "extra.spec_repro: spec sec. 7(c), an independent re-implementation (the paper prints no numbers)."
+    )
     fig = plot_error_curves(panels, "Zhang & Simon Fig. 5")
-    settings = {"reps": reps, "n_max": int(10**hi), "a1": "1 + sine basis, c = 0.5, kappa = 3",
-                "a2": "1, x, x^2 (shifted Legendre) + trig, c = 1/30, kappa = 5"}
-    return EntryResult(rows=rows, figures=[ctx.savefig(fig, "projection-fig5.png")], notes=notes, settings=settings)
+    settings = {
+        "reps": reps,
+        "n_max": int(10**hi),
+        "a1": "1 + sine basis, c = 0.5, kappa = 3",
+        "a2": "1, x, x^2 (shifted Legendre) + trig, c = 1/30, kappa = 5",
+    }
+    return EntryResult(
+        rows=rows, figures=[ctx.savefig(fig, "projection-fig5.png")], notes=notes, settings=settings
+    )

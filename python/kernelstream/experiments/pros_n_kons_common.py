@@ -9,6 +9,7 @@ a random row order per run. The paper copies the FOGD/NOGD numbers from Lu et al
 rerun them with the settings of Lu et al.'s public code (spec sec. 4.2), converted to our
 normalisation (see :class:`kernelstream.FOGD`).
 """
+
 from __future__ import annotations
 
 import functools
@@ -19,8 +20,10 @@ import numpy as np
 from .. import datasets
 from .common import make_learner
 
-PAPER = ("Calandriello, Lazaric, Valko (2017), Efficient Second-Order Online Kernel Learning "
-         "with Adaptive Embedding (NeurIPS)")
+PAPER = (
+    "Calandriello, Lazaric, Valko (2017), Efficient Second-Order Online Kernel Learning "
+    "with Adaptive Embedding (NeurIPS)"
+)
 BANDWIDTH = 8.0
 KERNEL = ("gaussian", BANDWIDTH)
 
@@ -38,10 +41,22 @@ def _scaled(name: str, data_home, classification: bool):
     return X, y
 
 
-def prosnkons_spec(alpha=1.0, gamma=1.0, loss="squared", on_growth="restart", budget=None, seed=0, **extra):
+def prosnkons_spec(
+    alpha=1.0, gamma=1.0, loss="squared", on_growth="restart", budget=None, seed=0, **extra
+):
     """Learner spec (for :func:`make_learner`) of a PROS-N-KONS variant with the paper's KORS settings."""
-    params = dict(kernel=KERNEL, alpha=alpha, gamma=gamma, eps=0.5, beta=1.0, C=1.0, loss=loss,
-                  on_growth=on_growth, budget=budget, seed=seed)
+    params = dict(
+        kernel=KERNEL,
+        alpha=alpha,
+        gamma=gamma,
+        eps=0.5,
+        beta=1.0,
+        C=1.0,
+        loss=loss,
+        on_growth=on_growth,
+        budget=budget,
+        seed=seed,
+    )
     params.update(extra)
     return {"class": "ProsNKons", "params": params}
 
@@ -52,10 +67,16 @@ def regression_baseline_specs(seed=0):
     |f - y| <= 0.1, k = 0.2 B = 6 eigenpairs. In our conventions (features scaled by
     D^{-1/2}, l' = 2 (f - y)): FOGD lr = 6e-4 * 450 / 2 = 0.135, NOGD lr = 0.1 / 2 = 0.05."""
     return {
-        "FOGD": {"class": "FOGD", "params": dict(kernel=KERNEL, n_features=450, lr=0.135, loss="squared",
-                                                 epsilon=0.1, seed=seed)},
-        "NOGD": {"class": "NOGD", "params": dict(kernel=KERNEL, budget=30, rank=6, lr=0.05, loss="squared",
-                                                 epsilon=0.1)},
+        "FOGD": {
+            "class": "FOGD",
+            "params": dict(
+                kernel=KERNEL, n_features=450, lr=0.135, loss="squared", epsilon=0.1, seed=seed
+            ),
+        },
+        "NOGD": {
+            "class": "NOGD",
+            "params": dict(kernel=KERNEL, budget=30, rank=6, lr=0.05, loss="squared", epsilon=0.1),
+        },
     }
 
 
@@ -64,8 +85,14 @@ def classification_baseline_specs(seed=0):
     eta = 0.002 on unnormalised features (lr = 0.002 * 400 = 0.8 here), NOGD budget 100,
     k = 20 eigenpairs, eta = 0.2."""
     return {
-        "FOGD": {"class": "FOGD", "params": dict(kernel=KERNEL, n_features=400, lr=0.8, loss="hinge", seed=seed)},
-        "NOGD": {"class": "NOGD", "params": dict(kernel=KERNEL, budget=100, rank=20, lr=0.2, loss="hinge")},
+        "FOGD": {
+            "class": "FOGD",
+            "params": dict(kernel=KERNEL, n_features=400, lr=0.8, loss="hinge", seed=seed),
+        },
+        "NOGD": {
+            "class": "NOGD",
+            "params": dict(kernel=KERNEL, budget=100, rank=20, lr=0.2, loss="hinge"),
+        },
     }
 
 
@@ -100,8 +127,13 @@ def run_task(task: dict) -> dict:
         loss = 100.0 * float(np.mean(np.where(p >= 0.0, 1.0, -1.0) != y))
     else:
         loss = float(np.mean((p - y) ** 2))
-    out = {"loss": loss, "dim": int(learner.dim), "seconds": seconds, "n": int(len(y)),
-           "dictionary_size": _support_size(learner)}
+    out = {
+        "loss": loss,
+        "dim": int(learner.dim),
+        "seconds": seconds,
+        "n": int(len(y)),
+        "dictionary_size": _support_size(learner),
+    }
     if task.get("batch"):
         out["batch"] = batch_comparator(learner, X, y, task=task["task"])
     return out
@@ -120,10 +152,25 @@ def pkawv_figure_learners(n: int, sigma: float = 1.0, lam: float = 1.0, seed: in
     eta = 1/sqrt(n) (the 2019 version's settings), on the squared loss."""
     kernel = ("gaussian", sigma)
     return {
-        "PROS-N-KONS": {"class": "ProsNKons", "params": dict(kernel=kernel, alpha=lam, gamma=lam, eps=0.5, beta=1.0,
-                                                              C=1.0, loss="squared", seed=seed)},
-        "FOGD": {"class": "FOGD", "params": dict(kernel=kernel, n_features=1000, lr=1.0 / np.sqrt(n),
-                                                 loss="squared", seed=seed)},
+        "PROS-N-KONS": {
+            "class": "ProsNKons",
+            "params": dict(
+                kernel=kernel,
+                alpha=lam,
+                gamma=lam,
+                eps=0.5,
+                beta=1.0,
+                C=1.0,
+                loss="squared",
+                seed=seed,
+            ),
+        },
+        "FOGD": {
+            "class": "FOGD",
+            "params": dict(
+                kernel=kernel, n_features=1000, lr=1.0 / np.sqrt(n), loss="squared", seed=seed
+            ),
+        },
     }
 
 
@@ -139,10 +186,18 @@ def table_figure(rows: list, title: str, ylabel: str):
     for ax, ds in zip(axes[0], sets):
         rs = [r for r in rows if r.dataset == ds]
         xs = np.arange(len(rs))
-        ax.bar(xs, [r.ours for r in rs], yerr=[r.ours_std or 0.0 for r in rs], color="tab:blue", alpha=0.7,
-               label="ours")
+        ax.bar(
+            xs,
+            [r.ours for r in rs],
+            yerr=[r.ours_std or 0.0 for r in rs],
+            color="tab:blue",
+            alpha=0.7,
+            label="ours",
+        )
         px = [i for i, r in enumerate(rs) if r.paper is not None]
-        ax.scatter(px, [rs[i].paper for i in px], color="black", marker="_", s=300, zorder=3, label="paper")
+        ax.scatter(
+            px, [rs[i].paper for i in px], color="black", marker="_", s=300, zorder=3, label="paper"
+        )
         ax.set_xticks(xs)
         ax.set_xticklabels([r.learner for r in rs], rotation=45, ha="right", fontsize=8)
         ax.set_title(ds, fontsize=9)

@@ -5,6 +5,7 @@ gamma = 1, squared loss, for PROS-N-KONS, CON-KONS, B-KONS (budget 100), FOGD, N
 BATCH (ridge in the final KORS embedding, spec sec. 2.9), 15 runs in a random order each.
 Settings: see :mod:`kernelstream.experiments.pros_n_kons_common`.
 """
+
 from __future__ import annotations
 
 from .pros_n_kons_common import (
@@ -19,19 +20,45 @@ from .registry import Context, EntryResult, Row, register
 
 # Table 1 (spec sec. 4.4): (loss, #SV) per learner and data set.
 PAPER_TABLE = {
-    "parkinson": {"FOGD": (0.04909, 30), "NOGD": (0.04896, 30), "PROS-N-KONS": (0.05798, 18),
-                  "CON-KONS": (0.05696, 18), "B-KONS": (0.05795, 18), "BATCH": (0.04535, None)},
-    "cpusmall": {"FOGD": (0.02577, 30), "NOGD": (0.02559, 30), "PROS-N-KONS": (0.02494, 20),
-                 "CON-KONS": (0.02269, 20), "B-KONS": (0.02496, 20), "BATCH": (0.01090, None)},
-    "cadata": {"FOGD": (0.04097, 30), "NOGD": (0.03983, 30), "PROS-N-KONS": (0.03095, 20),
-               "CON-KONS": (0.02850, 19), "B-KONS": (0.03095, 19), "BATCH": (0.02202, None)},
-    "casp": {"FOGD": (0.08021, 30), "NOGD": (0.07844, 30), "PROS-N-KONS": (0.06773, 21),
-             "CON-KONS": (0.06832, 20), "B-KONS": (0.06775, 21), "BATCH": (0.06100, None)},
+    "parkinson": {
+        "FOGD": (0.04909, 30),
+        "NOGD": (0.04896, 30),
+        "PROS-N-KONS": (0.05798, 18),
+        "CON-KONS": (0.05696, 18),
+        "B-KONS": (0.05795, 18),
+        "BATCH": (0.04535, None),
+    },
+    "cpusmall": {
+        "FOGD": (0.02577, 30),
+        "NOGD": (0.02559, 30),
+        "PROS-N-KONS": (0.02494, 20),
+        "CON-KONS": (0.02269, 20),
+        "B-KONS": (0.02496, 20),
+        "BATCH": (0.01090, None),
+    },
+    "cadata": {
+        "FOGD": (0.04097, 30),
+        "NOGD": (0.03983, 30),
+        "PROS-N-KONS": (0.03095, 20),
+        "CON-KONS": (0.02850, 19),
+        "B-KONS": (0.03095, 19),
+        "BATCH": (0.02202, None),
+    },
+    "casp": {
+        "FOGD": (0.08021, 30),
+        "NOGD": (0.07844, 30),
+        "PROS-N-KONS": (0.06773, 21),
+        "CON-KONS": (0.06832, 20),
+        "B-KONS": (0.06775, 21),
+        "BATCH": (0.06100, None),
+    },
 }
-PAPER_SECONDS = {"parkinson": {"PROS-N-KONS": 5.16, "CON-KONS": 5.21, "B-KONS": 5.35},
-                 "cpusmall": {"PROS-N-KONS": 7.28, "CON-KONS": 7.40, "B-KONS": 7.37},
-                 "cadata": {"PROS-N-KONS": 18.59, "CON-KONS": 18.45, "B-KONS": 18.65},
-                 "casp": {"PROS-N-KONS": 40.73, "CON-KONS": 40.91, "B-KONS": 41.13}}
+PAPER_SECONDS = {
+    "parkinson": {"PROS-N-KONS": 5.16, "CON-KONS": 5.21, "B-KONS": 5.35},
+    "cpusmall": {"PROS-N-KONS": 7.28, "CON-KONS": 7.40, "B-KONS": 7.37},
+    "cadata": {"PROS-N-KONS": 18.59, "CON-KONS": 18.45, "B-KONS": 18.65},
+    "casp": {"PROS-N-KONS": 40.73, "CON-KONS": 40.91, "B-KONS": 41.13},
+}
 DATASETS = ("parkinson", "cpusmall", "cadata", "casp")
 
 
@@ -44,15 +71,24 @@ def learner_specs(seed: int) -> dict:
     specs.update(regression_baseline_specs(seed))
     # The same three with KORS weights 1/p (the paper's "adds (t, 1/p)" read literally): an
     # analysis row for the dictionary sizes, which come out larger than the paper's with 1/sqrt(p).
-    specs.update({
-        f"{k} [KORS 1/p]": prosnkons_spec(seed=seed, kors_weights="inverse", **kw)
-        for k, kw in (("PROS-N-KONS", {}), ("CON-KONS", {"on_growth": "continue"}), ("B-KONS", {"budget": 100}))
-    })
+    specs.update(
+        {
+            f"{k} [KORS 1/p]": prosnkons_spec(seed=seed, kors_weights="inverse", **kw)
+            for k, kw in (
+                ("PROS-N-KONS", {}),
+                ("CON-KONS", {"on_growth": "continue"}),
+                ("B-KONS", {"budget": 100}),
+            )
+        }
+    )
     return specs
 
 
-@register("pros-n-kons-table1", paper=PAPER,
-          description="Table 1: regression (parkinson, cpusmall, cadata, casp), average squared loss, #SV, time")
+@register(
+    "pros-n-kons-table1",
+    paper=PAPER,
+    description="Table 1: regression (parkinson, cpusmall, cadata, casp), average squared loss, #SV, time",
+)
 def run(ctx: Context) -> EntryResult:
     n_runs = ctx.n_runs(quick=2, full=15)
     limit = 2000 if ctx.quick else None
@@ -60,18 +96,49 @@ def run(ctx: Context) -> EntryResult:
     for ds in DATASETS:
         for seed in range(n_runs):
             for name, spec in learner_specs(seed).items():
-                tasks.append({"dataset": ds, "data_home": ctx.data_home, "task": "regression", "seed": seed,
-                              "limit": limit, "learner": spec, "label": name, "batch": name == "PROS-N-KONS"})
+                tasks.append(
+                    {
+                        "dataset": ds,
+                        "data_home": ctx.data_home,
+                        "task": "regression",
+                        "seed": seed,
+                        "limit": limit,
+                        "learner": spec,
+                        "label": name,
+                        "batch": name == "PROS-N-KONS",
+                    }
+                )
     results = ctx.map(run_task, tasks)
     rows = []
     for ds in DATASETS:
-        for name in ("FOGD", "NOGD", "PROS-N-KONS", "CON-KONS", "B-KONS", "BATCH", "PROS-N-KONS [KORS 1/p]",
-                     "CON-KONS [KORS 1/p]", "B-KONS [KORS 1/p]"):
+        for name in (
+            "FOGD",
+            "NOGD",
+            "PROS-N-KONS",
+            "CON-KONS",
+            "B-KONS",
+            "BATCH",
+            "PROS-N-KONS [KORS 1/p]",
+            "CON-KONS [KORS 1/p]",
+            "B-KONS [KORS 1/p]",
+        ):
             if name == "BATCH":
-                rs = [dict(loss=r["batch"]) for t, r in zip(tasks, results) if t["dataset"] == ds and t["label"] == "PROS-N-KONS"]
+                rs = [
+                    dict(loss=r["batch"])
+                    for t, r in zip(tasks, results)
+                    if t["dataset"] == ds and t["label"] == "PROS-N-KONS"
+                ]
                 mean, std = summarise(rs)
-                rows.append(Row(dataset=ds, learner=name, metric="avg_sq_loss", ours=mean, ours_std=std,
-                                paper=PAPER_TABLE[ds][name][0]))
+                rows.append(
+                    Row(
+                        dataset=ds,
+                        learner=name,
+                        metric="avg_sq_loss",
+                        ours=mean,
+                        ours_std=std,
+                        paper=PAPER_TABLE[ds][name][0],
+                    )
+                )
                 continue
             rs = [r for t, r in zip(tasks, results) if t["dataset"] == ds and t["label"] == name]
             mean, std = summarise(rs)
@@ -79,11 +146,26 @@ def run(ctx: Context) -> EntryResult:
             sec, _ = summarise(rs, "seconds")
             base = name.split(" [")[0]
             paper_loss, paper_sv = PAPER_TABLE[ds][base]
-            rows.append(Row(dataset=ds, learner=name, metric="avg_sq_loss", ours=mean, ours_std=std, paper=paper_loss,
-                            dim=int(round(sv_mean)), seconds=sec,
-                            extra={"sv_mean": sv_mean, "sv_std": sv_std, "paper_sv": paper_sv,
-                                   "paper_seconds": PAPER_SECONDS[ds].get(base), "rank_mean": summarise(rs, "dim")[0],
-                                   "rounds": rs[0]["n"]}))
+            rows.append(
+                Row(
+                    dataset=ds,
+                    learner=name,
+                    metric="avg_sq_loss",
+                    ours=mean,
+                    ours_std=std,
+                    paper=paper_loss,
+                    dim=int(round(sv_mean)),
+                    seconds=sec,
+                    extra={
+                        "sv_mean": sv_mean,
+                        "sv_std": sv_std,
+                        "paper_sv": paper_sv,
+                        "paper_seconds": PAPER_SECONDS[ds].get(base),
+                        "rank_mean": summarise(rs, "dim")[0],
+                        "rounds": rs[0]["n"],
+                    },
+                )
+            )
     notes = [
         "slice and year (Table 1, bottom) are not available in the shared data: not run.",
         f"{n_runs} runs per setting{' (quick: first 2000 rows of each shuffled stream)' if ctx.quick else ''}; "
@@ -104,8 +186,28 @@ def run(ctx: Context) -> EntryResult:
         "dictionary sizes, which with KORS as defined, 1/sqrt(p), come out about twice the paper's; the paper "
         "column repeats the paper's PROS-N-KONS / CON-KONS / B-KONS numbers).",
     ]
-    settings = {"bandwidth": 8.0, "kernel": "exp(-||x-x'||^2/(2*8^2))", "alpha": 1.0, "gamma": 1.0, "eps": 0.5,
-                "beta": 1.0, "C": 1.0, "curvature": 0.125, "budget_bkons": 100, "runs": n_runs, "limit": limit,
-                "x_range": [0, 1], "y_range": [0, 1], "kors_weights": "1/sqrt(p)"}
-    figs = [ctx.savefig(table_figure(rows, 'PROS-N-KONS Table 1 (regression, alpha = gamma = 1)', 'average squared loss'), 'pros-n-kons-table1.png')]
+    settings = {
+        "bandwidth": 8.0,
+        "kernel": "exp(-||x-x'||^2/(2*8^2))",
+        "alpha": 1.0,
+        "gamma": 1.0,
+        "eps": 0.5,
+        "beta": 1.0,
+        "C": 1.0,
+        "curvature": 0.125,
+        "budget_bkons": 100,
+        "runs": n_runs,
+        "limit": limit,
+        "x_range": [0, 1],
+        "y_range": [0, 1],
+        "kors_weights": "1/sqrt(p)",
+    }
+    figs = [
+        ctx.savefig(
+            table_figure(
+                rows, "PROS-N-KONS Table 1 (regression, alpha = gamma = 1)", "average squared loss"
+            ),
+            "pros-n-kons-table1.png",
+        )
+    ]
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

@@ -12,6 +12,7 @@ Entries run their independent pieces (dataset x learner x seed) through
 a Dask cluster; the results are identical whatever the executor, because every
 task carries its own seed and tasks never share state.
 """
+
 from __future__ import annotations
 
 import json
@@ -128,7 +129,9 @@ class Context:
         """
         from .executors import run_tasks
 
-        return run_tasks(fn, list(tasks), jobs=self.jobs, executor=self.executor, scheduler=self.scheduler)
+        return run_tasks(
+            fn, list(tasks), jobs=self.jobs, executor=self.executor, scheduler=self.scheduler
+        )
 
     def savefig(self, fig, name: str) -> str:
         path = self.out / name
@@ -212,7 +215,10 @@ def run_entry(name: str, ctx: Context, write: bool = True, force: bool = False) 
 
 
 def _row_args(r: dict) -> dict:
-    args = {k: r.get(k) for k in ("dataset", "learner", "metric", "ours", "ours_std", "paper", "dim", "seconds")}
+    args = {
+        k: r.get(k)
+        for k in ("dataset", "learner", "metric", "ours", "ours_std", "paper", "dim", "seconds")
+    }
     args["extra"] = r.get("extra", {})
     return args
 

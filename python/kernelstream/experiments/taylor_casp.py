@@ -8,6 +8,7 @@ were streamed; we use a random permutation (seed 0), stated in the output.
 The paper's figure is an image with no numbers: its only quantitative statement
 is qualitative ("M = 2 tracks exact KRR reasonably closely, and is very fast").
 """
+
 from __future__ import annotations
 
 from .common import plot_curves, progressive_task
@@ -16,7 +17,11 @@ from .registry import Context, EntryResult, Row, register
 PAPER = "Jezequel, Gaillard, Rudi (2019), Efficient online learning with kernels for adversarial large scale problems"
 
 
-@register("taylor-casp", paper=PAPER, description="TaylorAWV M=2,3,4 on casp: running average loss and time (Fig. 4, top)")
+@register(
+    "taylor-casp",
+    paper=PAPER,
+    description="TaylorAWV M=2,3,4 on casp: running average loss and time (Fig. 4, top)",
+)
 def run(ctx: Context) -> EntryResult:
     limit = 3000 if ctx.quick else None
     tasks = [
@@ -44,7 +49,10 @@ def run(ctx: Context) -> EntryResult:
             paper=None,
             dim=r["dim"][-1],
             seconds=r["seconds"][-1],
-            extra={"rounds": r["n_rounds"], "us_per_round": 1e6 * r["seconds"][-1] / max(r["n_rounds"], 1)},
+            extra={
+                "rounds": r["n_rounds"],
+                "us_per_round": 1e6 * r["seconds"][-1] / max(r["n_rounds"], 1),
+            },
         )
         for r in results
     ]
@@ -58,7 +66,17 @@ def run(ctx: Context) -> EntryResult:
         "KRR's average loss reasonably closely and is very fast; exact KRR joins in pkawv-fig4.",
         "Feature counts r = C(M + 9, 9): 55, 220, 715 for M = 2, 3, 4.",
     ]
-    notes += [f"{r['label']}: {1e6 * r['seconds'][-1] / max(r['n_rounds'], 1):.2f} us/round" for r in results]
-    settings = {"sigma": 1.0, "lam": 1.0, "degrees": [2, 3, 4], "x_range": [-1, 1], "y_range": [-1, 1],
-                "order": "random permutation, seed 0", "limit": limit}
+    notes += [
+        f"{r['label']}: {1e6 * r['seconds'][-1] / max(r['n_rounds'], 1):.2f} us/round"
+        for r in results
+    ]
+    settings = {
+        "sigma": 1.0,
+        "lam": 1.0,
+        "degrees": [2, 3, 4],
+        "x_range": [-1, 1],
+        "y_range": [-1, 1],
+        "order": "random permutation, seed 0",
+        "limit": limit,
+    }
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

@@ -14,6 +14,7 @@ expert predictions; this is exactly MultiKernelAWV with that aggregator (the exp
 not depend on the meta rule; checked in ``tests/python/test_vaw2.py``). Raker and OMKL-GF
 run on their own.
 """
+
 from __future__ import annotations
 
 import time
@@ -22,13 +23,24 @@ import numpy as np
 
 from .registry import Context, EntryResult, Row, register
 
-PAPER = ("Rokhlin, Gurtovaya (2025), Random feature-based double Vovk-Azoury-Warmuth algorithm "
-         "for online multi-kernel learning (arXiv:2503.20087)")
+PAPER = (
+    "Rokhlin, Gurtovaya (2025), Random feature-based double Vovk-Azoury-Warmuth algorithm "
+    "for online multi-kernel learning (arXiv:2503.20087)"
+)
 
 DATASETS = ["AR(4)", "Airfoil", "Bias", "Concrete", "Naval"]
 _FILES = {"Airfoil": "airfoil", "Bias": "bias", "Concrete": "concrete", "Naval": "naval"}
-ALGORITHMS = ["Raker", "OMKL-GF", "VAW2", "VAW2 (trunc)", "VAW-Aggr", "VAW-EWA", "VAW-BOA", "VAW-ML-Poly",
-              "VAW-ML-Prod"]
+ALGORITHMS = [
+    "Raker",
+    "OMKL-GF",
+    "VAW2",
+    "VAW2 (trunc)",
+    "VAW-Aggr",
+    "VAW-EWA",
+    "VAW-BOA",
+    "VAW-ML-Poly",
+    "VAW-ML-Prod",
+]
 
 #: Table 2 of the paper (MSE x 10^3), columns AR(4), Airfoil, Bias, Concrete, Naval.
 PAPER_TABLE2 = {
@@ -82,8 +94,16 @@ def run_task(task: dict) -> dict:
     X, y, dropped = load_dataset(name, run, task.get("data_home"), task.get("limit"))
     grid = vaw2_grid()[:: task.get("kernel_step", 1)]
     n_k, m = len(grid), task.get("n_features", 50)
-    out = {"dataset": name, "run": run, "n": len(y), "dropped": dropped, "mse": {}, "seconds": {}, "curves": {},
-           "weights": {}}
+    out = {
+        "dataset": name,
+        "run": run,
+        "n": len(y),
+        "dropped": dropped,
+        "mse": {},
+        "seconds": {},
+        "curves": {},
+        "weights": {},
+    }
 
     def record(alg, pred, seconds, weights=None):
         err = (pred - y) ** 2
@@ -114,8 +134,10 @@ def run_task(task: dict) -> dict:
         pred = agg.progressive_predict(zin, y)
         # seconds: the shared experts plus this meta rule
         record(alg, pred, t_experts + time.perf_counter() - t1, agg.weights)
-    for alg, learner in (("Raker", ks.Raker(grid, n_features=m, seed=run)),
-                         ("OMKL-GF", ks.OMKLGF(grid, n_features=m, seed=run))):
+    for alg, learner in (
+        ("Raker", ks.Raker(grid, n_features=m, seed=run)),
+        ("OMKL-GF", ks.OMKLGF(grid, n_features=m, seed=run)),
+    ):
         t1 = time.perf_counter()
         pred = learner.progressive_predict(X, y)
         record(alg, pred, time.perf_counter() - t1)
@@ -150,7 +172,9 @@ def _fig2(results, ctx):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(DATASETS), len(FIG2), figsize=(4.2 * len(FIG2), 2.2 * len(DATASETS)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(DATASETS), len(FIG2), figsize=(4.2 * len(FIG2), 2.2 * len(DATASETS)), squeeze=False
+    )
     for i, ds in enumerate(DATASETS):
         r = next(r for r in results if r["dataset"] == ds and r["run"] == 0)
         for j, alg in enumerate(FIG2):
@@ -164,13 +188,18 @@ def _fig2(results, ctx):
                 ax.set_ylabel(ds)
             if i == len(DATASETS) - 1:
                 ax.set_xlabel("kernel index (1-51 Gaussian, 52-76 Laplacian)")
-    fig.suptitle("Figure 2: final weights (VAW2: ridge solution of the meta VAW after the last round; run 0)")
+    fig.suptitle(
+        "Figure 2: final weights (VAW2: ridge solution of the meta VAW after the last round; run 0)"
+    )
     fig.tight_layout()
     return ctx.savefig(fig, "vaw2-fig2.png")
 
 
-@register("vaw2-table2", paper=PAPER,
-          description="Table 2 (MSE x 1e3 of 9 MKL algorithms, 76 kernels, 5 datasets) with Figures 1 and 2")
+@register(
+    "vaw2-table2",
+    paper=PAPER,
+    description="Table 2 (MSE x 1e3 of 9 MKL algorithms, 76 kernels, 5 datasets) with Figures 1 and 2",
+)
 def run(ctx: Context) -> EntryResult:
     t_start = time.perf_counter()
     n_runs = ctx.n_runs(5, 1)
@@ -186,18 +215,26 @@ def run(ctx: Context) -> EntryResult:
         res = [r for r in results if r["dataset"] == ds]
         for alg in ALGORITHMS:
             vals = np.array([1e3 * r["mse"][alg] for r in res])
-            rows.append(Row(dataset=ds, learner=alg, metric="mse_x1e3", ours=float(vals.mean()),
-                            ours_std=float(vals.std(ddof=1)) if len(vals) > 1 else None,
-                            paper=PAPER_TABLE2[alg][ds_i],
-                            seconds=float(np.mean([r["seconds"][alg] for r in res])),
-                            extra={"runs": vals.round(4).tolist()}))
+            rows.append(
+                Row(
+                    dataset=ds,
+                    learner=alg,
+                    metric="mse_x1e3",
+                    ours=float(vals.mean()),
+                    ours_std=float(vals.std(ddof=1)) if len(vals) > 1 else None,
+                    paper=PAPER_TABLE2[alg][ds_i],
+                    seconds=float(np.mean([r["seconds"][alg] for r in res])),
+                    extra={"runs": vals.round(4).tolist()},
+                )
+            )
     figures = [_fig1(results, ctx), _fig2(results, ctx)]
 
     n_of = {ds: next(r for r in results if r["dataset"] == ds)["n"] for ds in DATASETS}
     dropped = next(r for r in results if r["dataset"] == "Bias")["dropped"]
     notes = [
         f"Rounds: {', '.join(f'{ds} {n_of[ds]}' for ds in DATASETS)}"
-        + (" (quick: first 300 rows, every 5th kernel, m = 20, 1 run)" if quick else "") + ".",
+        + (" (quick: first 300 rows, every 5th kernel, m = 20, 1 run)" if quick else "")
+        + ".",
         f"Bias: {dropped} rows with a missing value dropped (7750 -> {7750 - dropped} rows when not truncated). "
         "Our bias file's target is Next_Tmax (the OMKL-GF code uses Next_Tmin, with mean imputation): "
         "the Bias column is not the paper's exact task.",
@@ -219,15 +256,32 @@ def run(ctx: Context) -> EntryResult:
         ours = {row.learner: row.ours for row in rows if row.dataset == ds}
         best = min(ours, key=ours.get)
         single = 1e3 * np.mean([r["best_single"] for r in results if r["dataset"] == ds])
-        far = [f"{a} {ours[a]:.2f} vs {PAPER_TABLE2[a][ds_i]:.2f}" for a in ALGORITHMS
-               if abs(ours[a] / PAPER_TABLE2[a][ds_i] - 1) > 0.10]
-        notes.append(f"{ds}: best = {best} ({ours[best]:.2f}); VAW2 {ours['VAW2']:.2f} vs paper "
-                     f"{PAPER_TABLE2['VAW2'][ds_i]:.2f}; best single clipped expert in hindsight {single:.2f}; "
-                     f"off by > 10%: {', '.join(far) if far else 'none'}")
+        far = [
+            f"{a} {ours[a]:.2f} vs {PAPER_TABLE2[a][ds_i]:.2f}"
+            for a in ALGORITHMS
+            if abs(ours[a] / PAPER_TABLE2[a][ds_i] - 1) > 0.10
+        ]
+        notes.append(
+            f"{ds}: best = {best} ({ours[best]:.2f}); VAW2 {ours['VAW2']:.2f} vs paper "
+            f"{PAPER_TABLE2['VAW2'][ds_i]:.2f}; best single clipped expert in hindsight {single:.2f}; "
+            f"off by > 10%: {', '.join(far) if far else 'none'}"
+        )
     total = time.perf_counter() - t_start
-    notes.append(f"Entry wall time {total:.1f} s ({len(tasks)} tasks, executor {ctx.executor}, jobs {ctx.jobs}).")
-    settings = {"kernels": "vaw2_grid (76)" if not quick else "vaw2_grid[::5] (16)", "n_features": 20 if quick else 50,
-                "lam": 1.0, "runs": n_runs, "clip": [0, 1], "ewa_eta": 0.5, "aa_eta": 2.0, "opera_gradient": True,
-                "features": "cos", "normalisation": "eqs. (33)-(34): y min-max to [0,1], x / max row norm",
-                "order": "file order", "limit": base.get("limit")}
+    notes.append(
+        f"Entry wall time {total:.1f} s ({len(tasks)} tasks, executor {ctx.executor}, jobs {ctx.jobs})."
+    )
+    settings = {
+        "kernels": "vaw2_grid (76)" if not quick else "vaw2_grid[::5] (16)",
+        "n_features": 20 if quick else 50,
+        "lam": 1.0,
+        "runs": n_runs,
+        "clip": [0, 1],
+        "ewa_eta": 0.5,
+        "aa_eta": 2.0,
+        "opera_gradient": True,
+        "features": "cos",
+        "normalisation": "eqs. (33)-(34): y min-max to [0,1], x / max row norm",
+        "order": "file order",
+        "limit": base.get("limit"),
+    }
     return EntryResult(rows=rows, figures=figures, notes=notes, settings=settings)

@@ -1,4 +1,5 @@
 """Online learners, one module per algorithm (the class docstring cites the paper)."""
+
 from .base import Learner
 from .fogd import FOGD
 from .kernel_awv import KernelAWV

@@ -1,4 +1,5 @@
 """Names and checks of the losses shared by PROS-N-KONS, FOGD and NOGD (Rust: ``src/learners/losses.rs``)."""
+
 from __future__ import annotations
 
 from .._validation import choice

@@ -3,6 +3,7 @@
 The competitor of Zhang and Simon's experiments (Appendix E.1, eqs. (87)-(88), after
 Dieuleveut and Bach 2016; spec ``projection.md`` sec. 3.6).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,8 +52,12 @@ class AveragedKernelSGD(Learner):
 
     def _core_kwargs(self, p):
         name, params = as_kernel(p["kernel"]).spec
-        return dict(kernel_name=name, kernel_params=params, gamma0=positive("gamma0", p["gamma0"]),
-                    zeta=non_negative("zeta", p["zeta"]))
+        return dict(
+            kernel_name=name,
+            kernel_params=params,
+            gamma0=positive("gamma0", p["gamma0"]),
+            zeta=non_negative("zeta", p["zeta"]),
+        )
 
     @property
     def coefficients(self) -> np.ndarray:

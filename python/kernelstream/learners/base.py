@@ -6,6 +6,7 @@ and implements ``get_params`` and pickling once for everybody. Subclasses set
 ``_core_class`` and implement ``_core_kwargs(params)``; see
 :class:`kernelstream.TaylorAWV` for a complete example.
 """
+
 from __future__ import annotations
 
 import numpy as np

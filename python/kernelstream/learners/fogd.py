@@ -4,6 +4,7 @@ Lu, Hoi, Wang, Zhao, Liu (2016), *Large Scale Online Kernel Learning*, JMLR 17,
 Algorithm 1; the first-order baseline of the PROS-N-KONS paper (spec
 ``pros-n-kons.md`` sec. 4.2) and of the PKAWV paper (spec ``pkawv.md`` sec. 1.8).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -56,9 +57,18 @@ class FOGD(Learner):
 
     _core_class = _core.FOGD
 
-    def __init__(self, kernel, n_features: int = 100, lr: float = 0.1, loss: str = "squared",
-                 epsilon: float = 0.0, seed: int = 0):
-        super().__init__(kernel=kernel, n_features=n_features, lr=lr, loss=loss, epsilon=epsilon, seed=seed)
+    def __init__(
+        self,
+        kernel,
+        n_features: int = 100,
+        lr: float = 0.1,
+        loss: str = "squared",
+        epsilon: float = 0.0,
+        seed: int = 0,
+    ):
+        super().__init__(
+            kernel=kernel, n_features=n_features, lr=lr, loss=loss, epsilon=epsilon, seed=seed
+        )
         self.task = task_of(self._params["loss"])
 
     def _core_kwargs(self, p):

@@ -7,6 +7,7 @@ paper's real-data experiments. The Rust core keeps the Cholesky factor of
 ``K_t + lam I`` (bordered by one row per round, O(t^2)); its memory grows as
 ``4 t^2`` bytes, so it refuses streams longer than ``max_size``.
 """
+
 from __future__ import annotations
 
 from .. import _core

@@ -4,6 +4,7 @@ Rokhlin & Gurtovaya (2025), *Random feature-based double Vovk-Azoury-Warmuth alg
 for online multi-kernel learning*, sec. 3 (Theorems 2-3) and sec. 4; spec ``vaw2.md``
 sec. 4. One RFF-VAW expert per kernel (independent features), combined online.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -89,11 +90,31 @@ class MultiKernelAWV(Learner):
 
     _core_class = _core.MultiKernelAWV
 
-    def __init__(self, kernels, n_features: int = 50, lam: float = 1.0, aggregator: str = "vaw", clip=None,
-                 seed: int = 0, eta: float = 0.5, gradient: bool = True, features: str = "cos"):
-        super().__init__(kernels=list(kernels) if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes)) else kernels,
-                         n_features=n_features, lam=lam, aggregator=aggregator, clip=clip, seed=seed,
-                         eta=eta, gradient=gradient, features=features)
+    def __init__(
+        self,
+        kernels,
+        n_features: int = 50,
+        lam: float = 1.0,
+        aggregator: str = "vaw",
+        clip=None,
+        seed: int = 0,
+        eta: float = 0.5,
+        gradient: bool = True,
+        features: str = "cos",
+    ):
+        super().__init__(
+            kernels=list(kernels)
+            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
+            else kernels,
+            n_features=n_features,
+            lam=lam,
+            aggregator=aggregator,
+            clip=clip,
+            seed=seed,
+            eta=eta,
+            gradient=gradient,
+            features=features,
+        )
 
     def _core_kwargs(self, p):
         agg = choice("aggregator", p["aggregator"], set(AGGREGATORS))
@@ -177,9 +198,18 @@ class Raker(Learner):
 
     _core_class = _core.Raker
 
-    def __init__(self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, seed: int = 0):
-        super().__init__(kernels=list(kernels) if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes)) else kernels,
-                         n_features=n_features, lr=lr, reg=reg, seed=seed)
+    def __init__(
+        self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, seed: int = 0
+    ):
+        super().__init__(
+            kernels=list(kernels)
+            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
+            else kernels,
+            n_features=n_features,
+            lr=lr,
+            reg=reg,
+            seed=seed,
+        )
 
     def _core_kwargs(self, p):
         return dict(
@@ -235,11 +265,29 @@ class OMKLGF(Learner):
 
     _core_class = _core.OMKLGF
 
-    def __init__(self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, n_samples: int = 10,
-                 explore: float = 0.1, graph_rounds: int = 500, seed: int = 0):
-        super().__init__(kernels=list(kernels) if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes)) else kernels,
-                         n_features=n_features, lr=lr, reg=reg, n_samples=n_samples, explore=explore,
-                         graph_rounds=graph_rounds, seed=seed)
+    def __init__(
+        self,
+        kernels,
+        n_features: int = 50,
+        lr: float = 0.1,
+        reg: float = 1e-3,
+        n_samples: int = 10,
+        explore: float = 0.1,
+        graph_rounds: int = 500,
+        seed: int = 0,
+    ):
+        super().__init__(
+            kernels=list(kernels)
+            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
+            else kernels,
+            n_features=n_features,
+            lr=lr,
+            reg=reg,
+            n_samples=n_samples,
+            explore=explore,
+            graph_rounds=graph_rounds,
+            seed=seed,
+        )
 
     def _core_kwargs(self, p):
         explore = non_negative("explore", p["explore"])

@@ -4,6 +4,7 @@ Lu, Hoi, Wang, Zhao, Liu (2016), *Large Scale Online Kernel Learning*, JMLR 17,
 Algorithm 2; the first-order baseline of the PROS-N-KONS paper (spec
 ``pros-n-kons.md`` sec. 4.2).
 """
+
 from __future__ import annotations
 
 from .. import _core
@@ -51,8 +52,15 @@ class NOGD(Learner):
 
     _core_class = _core.NOGD
 
-    def __init__(self, kernel, budget: int = 100, rank=None, lr: float = 0.2, loss: str = "squared",
-                 epsilon: float = 0.0):
+    def __init__(
+        self,
+        kernel,
+        budget: int = 100,
+        rank=None,
+        lr: float = 0.2,
+        loss: str = "squared",
+        epsilon: float = 0.0,
+    ):
         super().__init__(kernel=kernel, budget=budget, rank=rank, lr=lr, loss=loss, epsilon=epsilon)
         self.task = task_of(self._params["loss"])
 

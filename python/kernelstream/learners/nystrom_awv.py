@@ -8,6 +8,7 @@ when a point joins) and ``q = K_{t,m}^T Y`` incrementally: a round without inser
 costs O(m^2 + m d), independent of t. When a point joins, the whole past is
 re-projected on the enlarged dictionary (no restart).
 """
+
 from __future__ import annotations
 
 from collections import namedtuple
@@ -78,10 +79,29 @@ class NystromAWV(Learner):
 
     _core_class = _core.NystromAWV
 
-    def __init__(self, kernel, lam: float = 1.0, mu: float = 1.0, eps: float = 0.5, beta: float = 1.0,
-                 kors_weights: str = "sqrt", seed: int = 0, ridge: bool = False, dictionary=None):
-        super().__init__(kernel=kernel, lam=lam, mu=mu, eps=eps, beta=beta, kors_weights=kors_weights,
-                         seed=seed, ridge=ridge, dictionary=_as_dictionary(dictionary))
+    def __init__(
+        self,
+        kernel,
+        lam: float = 1.0,
+        mu: float = 1.0,
+        eps: float = 0.5,
+        beta: float = 1.0,
+        kors_weights: str = "sqrt",
+        seed: int = 0,
+        ridge: bool = False,
+        dictionary=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            lam=lam,
+            mu=mu,
+            eps=eps,
+            beta=beta,
+            kors_weights=kors_weights,
+            seed=seed,
+            ridge=ridge,
+            dictionary=_as_dictionary(dictionary),
+        )
 
     def _core_kwargs(self, p):
         name, params = as_kernel(p["kernel"]).spec
@@ -96,7 +116,9 @@ class NystromAWV(Learner):
             kors_weights=choice("kors_weights", p["kors_weights"], {"sqrt", "inverse"}),
             seed=check_seed(p["seed"]),
             ridge=bool(p["ridge"]),
-            dictionary=None if dictionary is None else np.ascontiguousarray(dictionary, dtype=np.float64),
+            dictionary=None
+            if dictionary is None
+            else np.ascontiguousarray(dictionary, dtype=np.float64),
         )
 
     @property

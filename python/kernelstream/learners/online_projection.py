@@ -7,6 +7,7 @@ squares on the first ``N(n)`` kernel eigenfunctions, ``t_N = floor(c N^kappa)``;
 updates ``Phi = (Psi^T Psi)^{-1}`` by Sherman-Morrison per sample and by a Schur-complement
 block update when the schedule switches columns on.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -23,16 +24,22 @@ _PREFIX = {None: None, "none": None, "constant": 0, "linear": 1, "quadratic": 2}
 
 def _prefix_degree(prefix):
     if isinstance(prefix, bool):
-        raise ParameterError(f"prefix must be None, 'constant', 'linear', 'quadratic' or an int 0..10, got {prefix!r}")
+        raise ParameterError(
+            f"prefix must be None, 'constant', 'linear', 'quadratic' or an int 0..10, got {prefix!r}"
+        )
     if isinstance(prefix, numbers.Integral):
         if not 0 <= prefix <= 10:
             raise ParameterError(f"prefix degree must be in 0..10, got {prefix!r}")
         return int(prefix)
     if isinstance(prefix, str) or prefix is None:
         if prefix not in _PREFIX:
-            raise ParameterError(f"prefix must be None, 'constant', 'linear', 'quadratic' or an int, got {prefix!r}")
+            raise ParameterError(
+                f"prefix must be None, 'constant', 'linear', 'quadratic' or an int, got {prefix!r}"
+            )
         return _PREFIX[prefix]
-    raise ParameterError(f"prefix must be None, 'constant', 'linear', 'quadratic' or an int, got {prefix!r}")
+    raise ParameterError(
+        f"prefix must be None, 'constant', 'linear', 'quadratic' or an int, got {prefix!r}"
+    )
 
 
 class OnlineProjection(Learner):
@@ -97,11 +104,33 @@ class OnlineProjection(Learner):
 
     _core_class = _core.OnlineProjection
 
-    def __init__(self, basis: str = "trig", alpha: float = 2.0, c: float = 1.0, prefix=None,
-                 additive: bool = False, count: str = "function", cos_first: bool = False,
-                 a: float = 1.0, eps: float = 1.0, refresh: bool = True, tol: float = 1e-6):
-        super().__init__(basis=basis, alpha=alpha, c=c, prefix=prefix, additive=additive, count=count,
-                         cos_first=cos_first, a=a, eps=eps, refresh=refresh, tol=tol)
+    def __init__(
+        self,
+        basis: str = "trig",
+        alpha: float = 2.0,
+        c: float = 1.0,
+        prefix=None,
+        additive: bool = False,
+        count: str = "function",
+        cos_first: bool = False,
+        a: float = 1.0,
+        eps: float = 1.0,
+        refresh: bool = True,
+        tol: float = 1e-6,
+    ):
+        super().__init__(
+            basis=basis,
+            alpha=alpha,
+            c=c,
+            prefix=prefix,
+            additive=additive,
+            count=count,
+            cos_first=cos_first,
+            a=a,
+            eps=eps,
+            refresh=refresh,
+            tol=tol,
+        )
 
     def _core_kwargs(self, p):
         tol = positive("tol", p["tol"])

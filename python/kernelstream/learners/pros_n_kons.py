@@ -4,6 +4,7 @@ Calandriello, Lazaric, Valko (2017), *Efficient Second-Order Online Kernel Learn
 with Adaptive Embedding*, NeurIPS; sec. 3 (Figure 1) and sec. 5. The round follows
 the pseudo-code of spec ``pros-n-kons.md`` sec. 2.4, which fixes Figure 1's defects.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -89,13 +90,39 @@ class ProsNKons(Learner):
 
     _core_class = _core.ProsNKons
 
-    def __init__(self, kernel, alpha: float = 1.0, gamma: float = 1.0, eps: float = 0.5, beta: float = 1.0,
-                 C: float = 1.0, curvature=None, loss: str = "squared", on_growth: str = "restart",
-                 budget=None, reset_timing: str = "same_round", transport: str = "literal",
-                 kors_weights: str = "sqrt", seed: int = 0):
-        super().__init__(kernel=kernel, alpha=alpha, gamma=gamma, eps=eps, beta=beta, C=C, curvature=curvature,
-                         loss=loss, on_growth=on_growth, budget=budget, reset_timing=reset_timing,
-                         transport=transport, kors_weights=kors_weights, seed=seed)
+    def __init__(
+        self,
+        kernel,
+        alpha: float = 1.0,
+        gamma: float = 1.0,
+        eps: float = 0.5,
+        beta: float = 1.0,
+        C: float = 1.0,
+        curvature=None,
+        loss: str = "squared",
+        on_growth: str = "restart",
+        budget=None,
+        reset_timing: str = "same_round",
+        transport: str = "literal",
+        kors_weights: str = "sqrt",
+        seed: int = 0,
+    ):
+        super().__init__(
+            kernel=kernel,
+            alpha=alpha,
+            gamma=gamma,
+            eps=eps,
+            beta=beta,
+            C=C,
+            curvature=curvature,
+            loss=loss,
+            on_growth=on_growth,
+            budget=budget,
+            reset_timing=reset_timing,
+            transport=transport,
+            kors_weights=kors_weights,
+            seed=seed,
+        )
         self.task = task_of(self._params["loss"])
 
     def _core_kwargs(self, p):

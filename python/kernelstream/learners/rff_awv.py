@@ -4,6 +4,7 @@ Rokhlin & Gurtovaya (2025), *Random feature-based double Vovk-Azoury-Warmuth alg
 for online multi-kernel learning*, sec. 2 (eqs. 3-5, 8-12); spec ``vaw2.md`` sec. 2-3.
 The features are drawn once, from ``seed``, when the input dimension becomes known.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,8 +50,12 @@ class RFFAWV(Learner):
 
     _core_class = _core.RFFAWV
 
-    def __init__(self, kernel, n_features: int = 50, lam: float = 1.0, features: str = "cos", seed: int = 0):
-        super().__init__(kernel=kernel, n_features=n_features, lam=lam, features=features, seed=seed)
+    def __init__(
+        self, kernel, n_features: int = 50, lam: float = 1.0, features: str = "cos", seed: int = 0
+    ):
+        super().__init__(
+            kernel=kernel, n_features=n_features, lam=lam, features=features, seed=seed
+        )
 
     def _core_kwargs(self, p):
         name, params = as_kernel(p["kernel"]).spec

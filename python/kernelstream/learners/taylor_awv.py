@@ -5,6 +5,7 @@ adversarial large scale problems*, sec. 3.1, Algorithm 1 (spec ``pkawv.md``
 sec. 1.3-1.4). The Rust core computes the ``C(M + d, d)`` features by the parent
 recursion and runs the linear AWV engine on them.
 """
+
 from __future__ import annotations
 
 import numpy as np

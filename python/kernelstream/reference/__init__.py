@@ -1,6 +1,7 @@
 """Plain NumPy references, written from the papers' definitions (not from the Rust
 code). The tests compare every fast learner with its reference, and
 ``kernelstream bench`` times one against the other."""
+
 from .aggregation import (
     AAReference,
     BOAReference,

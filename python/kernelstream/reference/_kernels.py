@@ -1,5 +1,6 @@
 """Kernel Gram matrices in plain NumPy (independent of the Rust kernels), from the
 conventions of the API contract."""
+
 from __future__ import annotations
 
 import numpy as np

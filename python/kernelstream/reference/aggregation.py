@@ -2,6 +2,7 @@
 (VAW2 paper sec. 3-4; Cesa-Bianchi & Lugosi 2006 sec. 3.5-3.6 for EWA and the AA;
 opera's BOA / MLpol / MLprod as transcribed in spec ``vaw2.md`` sec. 4.7), not from
 the Rust code. Each has ``predict(z)``, ``update(z, y)`` and ``weights``."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -96,7 +97,7 @@ class BOAReference:
         self.Rreg = np.zeros(n)
         self.eta = np.ones(n)
         self.V = np.zeros(n)
-        self.B = np.full(n, 2.0 ** -20)
+        self.B = np.full(n, 2.0**-20)
 
     @property
     def weights(self):
@@ -185,5 +186,12 @@ REFERENCES = {
     "mlprod": MLProdReference,
 }
 
-__all__ = ["VAWMetaReference", "EWAReference", "AAReference", "BOAReference", "MLPolyReference",
-           "MLProdReference", "REFERENCES"]
+__all__ = [
+    "VAWMetaReference",
+    "EWAReference",
+    "AAReference",
+    "BOAReference",
+    "MLPolyReference",
+    "MLProdReference",
+    "REFERENCES",
+]

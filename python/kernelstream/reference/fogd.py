@@ -3,6 +3,7 @@
 Frequencies are drawn from :class:`kernelstream._core.Rng` in the same order as the Rust
 learner (frequency by frequency, coordinate by coordinate), so both see the same ``u_i``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,13 @@ from .losses import loss_deriv
 
 class FOGDReference:
     def __init__(self, kernel, n_features=100, lr=0.1, loss="squared", epsilon=0.0, seed=0):
-        self.kernel, self.D, self.lr, self.loss, self.epsilon = kernel, n_features, lr, loss, epsilon
+        self.kernel, self.D, self.lr, self.loss, self.epsilon = (
+            kernel,
+            n_features,
+            lr,
+            loss,
+            epsilon,
+        )
         self.rng = _core.Rng(seed)
         self.U = None
         self.w = np.zeros(2 * n_features)

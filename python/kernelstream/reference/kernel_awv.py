@@ -10,6 +10,7 @@ Ridge (online KRR): ``y_hat_t = k^T (K_{t-1} + lam I)^{-1} Y_{t-1}``.
 O(t^3)); ``solver="bordered"`` keeps ``(K_{t-1} + lam I)^{-1}`` by the bordered-inverse
 formula of spec 1.1 (O(t^2) per round): the fair NumPy baseline for ``kernelstream bench``.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -13,6 +13,7 @@ added iff ``u < p`` (the draw protocol documented in ``src/samplers/kors.rs``), 
 the dictionary is the Rust sampler's. The next draw is cached, so that ``peek``
 (used by pure predictions) sees the draw the next ``step`` will use.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +24,13 @@ from ._kernels import gram
 
 class KORSReference:
     def __init__(self, kernel, mu=1.0, eps=0.5, beta=1.0, weights="sqrt", seed=0):
-        self.kernel, self.mu, self.eps, self.beta, self.weights_kind = kernel, mu, eps, beta, weights
+        self.kernel, self.mu, self.eps, self.beta, self.weights_kind = (
+            kernel,
+            mu,
+            eps,
+            beta,
+            weights,
+        )
         self.rng = _core.Rng(seed)
         self._next = None
         self.points = []
@@ -47,7 +54,11 @@ class KORSReference:
         SKS = w[:, None] * gram(self.kernel, P, P) * w[None, :]
         u = SKS[:, -1]
         ktt = gram(self.kernel, x[None, :], x[None, :])[0, 0]
-        tau = (1 + self.eps) / self.mu * (ktt - u @ np.linalg.solve(SKS + self.mu * np.eye(len(w)), u))
+        tau = (
+            (1 + self.eps)
+            / self.mu
+            * (ktt - u @ np.linalg.solve(SKS + self.mu * np.eye(len(w)), u))
+        )
         return float(min(max(self.beta * tau, 0.0), 1.0))
 
     def peek(self, x) -> bool:

@@ -1,5 +1,6 @@
 """Losses and derivatives in the prediction ``z`` (PROS-N-KONS paper, Asm. 1-2; spec
 ``pros-n-kons.md`` sec. 2.5), written from their definitions."""
+
 from __future__ import annotations
 
 import math

@@ -4,18 +4,36 @@ and for the Raker baseline (spec sec. 4.8), from their definitions.
 Features are drawn kernel after kernel from one ``kernelstream._core.Rng(seed)`` in the
 documented order (:func:`kernelstream.reference.rff_awv.draw_rff`), so that the reference
 and the Rust learner use the same features."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _core
-from .aggregation import AAReference, BOAReference, EWAReference, MLPolyReference, MLProdReference, VAWMetaReference
+from .aggregation import (
+    AAReference,
+    BOAReference,
+    EWAReference,
+    MLPolyReference,
+    MLProdReference,
+    VAWMetaReference,
+)
 from .rff_awv import VAWReference, draw_rff, rff_map
 
 
 class MultiKernelAWVReference:
-    def __init__(self, kernels, n_features=50, lam=1.0, aggregator="vaw", clip=None, eta=0.5, gradient=True,
-                 features="cos", seed=0):
+    def __init__(
+        self,
+        kernels,
+        n_features=50,
+        lam=1.0,
+        aggregator="vaw",
+        clip=None,
+        eta=0.5,
+        gradient=True,
+        features="cos",
+        seed=0,
+    ):
         self.kernels, self.m, self.lam = list(kernels), n_features, lam
         self.aggregator, self.clip, self.features, self.seed = aggregator, clip, features, seed
         n = len(self.kernels)
@@ -39,7 +57,12 @@ class MultiKernelAWVReference:
     def expert_predictions(self, x):
         if self.maps is None:
             return np.zeros(len(self.kernels))
-        return np.array([e.predict(rff_map(x, om, b, self.features)) for e, (om, b) in zip(self.experts, self.maps)])
+        return np.array(
+            [
+                e.predict(rff_map(x, om, b, self.features))
+                for e, (om, b) in zip(self.experts, self.maps)
+            ]
+        )
 
     def _meta_input(self, z):
         return z if self.clip is None else np.clip(z, *self.clip)
@@ -63,7 +86,13 @@ class RakerReference:
     """Raker as in spec sec. 4.8 (OGD experts on [cos, sin]/sqrt(m), exponential weights)."""
 
     def __init__(self, kernels, n_features=50, lr=0.1, reg=1e-3, seed=0):
-        self.kernels, self.m, self.lr, self.reg, self.seed = list(kernels), n_features, lr, reg, seed
+        self.kernels, self.m, self.lr, self.reg, self.seed = (
+            list(kernels),
+            n_features,
+            lr,
+            reg,
+            seed,
+        )
         self.maps = None
         self.t = 0
 
@@ -82,7 +111,9 @@ class RakerReference:
         return w / w.sum()
 
     def _f(self, x):
-        return np.array([th @ rff_map(x, om, b, "cossin") for th, (om, b) in zip(self.theta, self.maps)])
+        return np.array(
+            [th @ rff_map(x, om, b, "cossin") for th, (om, b) in zip(self.theta, self.maps)]
+        )
 
     def predict_one(self, x):
         if self.maps is None:

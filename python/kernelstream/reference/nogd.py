@@ -1,6 +1,7 @@
 """NumPy reference of NOGD (Lu et al. 2016, JMLR, Algorithm 2), from the paper's definition:
 kernel OGD on the first ``B`` support points, then OGD in the rank-``k`` Nystrom embedding
 ``phi(x) = Lambda_k^{-1/2} V_k^T k_B(x)`` of those points."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +32,11 @@ class NOGDReference:
     def learn_one(self, x, y):
         x = np.asarray(x, float)
         f = self.predict_one(x)
-        g = loss_deriv(self.loss, f, y) if (self.loss != "squared" or abs(f - y) > self.epsilon) else 0.0
+        g = (
+            loss_deriv(self.loss, f, y)
+            if (self.loss != "squared" or abs(f - y) > self.epsilon)
+            else 0.0
+        )
         if g != 0.0:
             if self.M is not None:
                 self.w = self.w - self.lr * g * (self.M @ self._krow(x))

@@ -13,6 +13,7 @@ join ``D`` before the prediction), then with ``K_{t,D}`` over all rows ``s <= t`
 date (a new column over the whole past when a point joins) and solves
 ``A alpha = q`` with ``numpy.linalg.solve`` each round, O(m^3) per round.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,13 +23,28 @@ from .kors import KORSReference
 
 
 class NystromAWVReference:
-    def __init__(self, kernel, lam=1.0, mu=1.0, eps=0.5, beta=1.0, kors_weights="sqrt", seed=0, ridge=False,
-                 dictionary=None, solver="direct"):
+    def __init__(
+        self,
+        kernel,
+        lam=1.0,
+        mu=1.0,
+        eps=0.5,
+        beta=1.0,
+        kors_weights="sqrt",
+        seed=0,
+        ridge=False,
+        dictionary=None,
+        solver="direct",
+    ):
         self.kernel, self.lam, self.ridge, self.solver = kernel, float(lam), bool(ridge), solver
         self._KtD = None  # incremental solver: K_{t,D}, A (past rows), q
         self.fixed = dictionary is not None
         self.kors = None if self.fixed else KORSReference(kernel, mu, eps, beta, kors_weights, seed)
-        self.D = [] if dictionary is None else [np.asarray(p, dtype=float) for p in np.asarray(dictionary)]
+        self.D = (
+            []
+            if dictionary is None
+            else [np.asarray(p, dtype=float) for p in np.asarray(dictionary)]
+        )
         self.X = []
         self.Y = []
         self.n_seen = 0
@@ -90,7 +106,9 @@ class NystromAWVReference:
     def predict_one(self, x) -> float:
         x = np.asarray(x, dtype=float)
         if self.solver == "incremental":
-            raise NotImplementedError("the incremental solver only runs whole rounds (progressive_predict)")
+            raise NotImplementedError(
+                "the incremental solver only runs whole rounds (progressive_predict)"
+            )
         D = self.D + ([x] if self.kors is not None and self.kors.peek(x) else [])
         return self._predict(x, D)
 
@@ -108,7 +126,9 @@ class NystromAWVReference:
 
     def progressive_predict(self, X, y) -> np.ndarray:
         if self.solver == "incremental":
-            return np.array([self._incremental_round(np.asarray(x, dtype=float), yt) for x, yt in zip(X, y)])
+            return np.array(
+                [self._incremental_round(np.asarray(x, dtype=float), yt) for x, yt in zip(X, y)]
+            )
         out = np.empty(len(X))
         for t, (x, yt) in enumerate(zip(X, y)):
             out[t] = self.predict_one(x)

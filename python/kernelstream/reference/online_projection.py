@@ -10,6 +10,7 @@ not from the Rust code:
   single steps checked against direct solves;
 * :class:`AveragedKernelSGDReference` (eqs. (87)-(88)) and :func:`krr_fit` (eq. (86)).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -20,6 +21,7 @@ from scipy import special
 
 
 # -- eigenfunctions (closed forms) ---------------------------------------------------
+
 
 def sine_functions(x, m):
     """``psi_j(x) = sqrt(2) sin((2j - 1) pi x / 2)``, j = 1..m (eq. (11)); shape ``(len(x), m)``."""
@@ -112,13 +114,25 @@ def tensor_order(basis, d, count):
 
 # -- the design (column layout) ----------------------------------------------------------
 
+
 class ProjectionDesign:
     """Columns of the estimator from their definition: prefix (intercept, then ``P~_1..P~_m`` of
     every coordinate), then the scheduled units (one function; a sin/cos pair; one function
     per coordinate for the additive model)."""
 
-    def __init__(self, d, basis="trig", alpha=2.0, c=1.0, prefix_degree=None, additive=False, pairs=False,
-                 cos_first=False, a=1.0, eps=1.0):
+    def __init__(
+        self,
+        d,
+        basis="trig",
+        alpha=2.0,
+        c=1.0,
+        prefix_degree=None,
+        additive=False,
+        pairs=False,
+        cos_first=False,
+        a=1.0,
+        eps=1.0,
+    ):
         self.d, self.basis, self.c = d, basis, c
         self.kappa = 2 * alpha + 1 if additive else (2 * alpha + d) / d
         self.prefix_degree, self.additive, self.pairs = prefix_degree, additive, pairs
@@ -164,7 +178,10 @@ class ProjectionDesign:
                 jmax = max(jmax, col[2])
             elif col[0] == "T":
                 jmax = max(jmax, max(col[1:]))
-        vals = [functions_1d(self.basis, X[:, l], jmax, self.cos_first, self.a, self.eps) for l in range(self.d)]
+        vals = [
+            functions_1d(self.basis, X[:, l], jmax, self.cos_first, self.a, self.eps)
+            for l in range(self.d)
+        ]
         polys = [shifted_legendre(X[:, l], self.prefix_degree or 0) for l in range(self.d)]
         out = np.empty((X.shape[0], len(cols)))
         for k, col in enumerate(cols):
@@ -219,6 +236,7 @@ class NaiveOnlineProjection:
 
 # -- single steps of Algorithm 2 (Appendix C) --------------------------------------------
 
+
 def sherman_morrison_step(Phi, theta, u, y):
     """Eq. (19) and (22): returns ``(Phi_n, theta_n)`` from ``Phi_{n-1}, theta_{n-1}`` and the row ``u``."""
     Phi_n = Phi - np.outer(Phi @ u, u @ Phi) / (1.0 + u @ Phi @ u)
@@ -241,6 +259,7 @@ def add_column_step(Phi, theta, Psi, w, Y):
 
 
 # -- competitors -------------------------------------------------------------------------
+
 
 class AveragedKernelSGDReference:
     """Eqs. (87)-(88): keeps every iterate's coefficients' running sum explicitly."""
@@ -288,7 +307,19 @@ def krr_fit(kernel, X, Y, lam):
 
 
 __all__ = [
-    "sine_functions", "trig_functions", "hermite_functions", "shifted_legendre", "sine_eigenvalues",
-    "trig_eigenvalues", "hermite_eigenvalues", "tensor_order", "ProjectionDesign", "batch_projection",
-    "NaiveOnlineProjection", "sherman_morrison_step", "add_column_step", "AveragedKernelSGDReference", "krr_fit",
+    "sine_functions",
+    "trig_functions",
+    "hermite_functions",
+    "shifted_legendre",
+    "sine_eigenvalues",
+    "trig_eigenvalues",
+    "hermite_eigenvalues",
+    "tensor_order",
+    "ProjectionDesign",
+    "batch_projection",
+    "NaiveOnlineProjection",
+    "sherman_morrison_step",
+    "add_column_step",
+    "AveragedKernelSGDReference",
+    "krr_fit",
 ]

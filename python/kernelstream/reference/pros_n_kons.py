@@ -11,6 +11,7 @@ spec ``pros-n-kons.md`` sec. 2.2-2.8), not from the Rust code:
 * CON-KONS: ``R = Sigma_j^{-1} U_j^T K(I_j, I_{j-1}) U_{j-1} Sigma_{j-1}^{-1}``,
   ``w <- R w``, ``A <- R (A - alpha I) R^T + alpha I`` (spec sec. 2.7).
 """
+
 from __future__ import annotations
 
 import copy
@@ -35,14 +36,36 @@ def kors_probability(kernel, points, weights, x, gamma, eps, beta):
 
 
 class ProsNKonsReference:
-    def __init__(self, kernel, alpha=1.0, gamma=1.0, eps=0.5, beta=1.0, C=1.0, curvature=None, loss="squared",
-                 on_growth="restart", budget=None, reset_timing="same_round", transport="literal", seed=0,
-                 embedding="eigen", kors_weights="sqrt"):
+    def __init__(
+        self,
+        kernel,
+        alpha=1.0,
+        gamma=1.0,
+        eps=0.5,
+        beta=1.0,
+        C=1.0,
+        curvature=None,
+        loss="squared",
+        on_growth="restart",
+        budget=None,
+        reset_timing="same_round",
+        transport="literal",
+        seed=0,
+        embedding="eigen",
+        kors_weights="sqrt",
+    ):
         self.kors_weights_kind = kors_weights
         # embedding: "eigen" (Sigma^{-1} U^T k_I(x) from K_I) or "weighted" (the same from
         # S K_I S applied to S k_I(x), with KORS's S): both span the same subspace.
         self.embedding = embedding
-        self.kernel, self.alpha, self.gamma, self.eps, self.beta, self.C = kernel, alpha, gamma, eps, beta, C
+        self.kernel, self.alpha, self.gamma, self.eps, self.beta, self.C = (
+            kernel,
+            alpha,
+            gamma,
+            eps,
+            beta,
+            C,
+        )
         self.sigma = default_curvature(loss, C) if curvature is None else curvature
         self.loss, self.on_growth, self.budget = loss, on_growth, budget
         self.reset_timing, self.transport = reset_timing, transport
@@ -63,14 +86,18 @@ class ProsNKonsReference:
     # -- pieces -----------------------------------------------------------------
     def _kors_step(self, x):
         pts = np.array(self.kors_points) if self.kors_points else np.zeros((0, len(x)))
-        p = kors_probability(self.kernel, pts, self.kors_weights, x, self.gamma, self.eps, self.beta)
+        p = kors_probability(
+            self.kernel, pts, self.kors_weights, x, self.gamma, self.eps, self.beta
+        )
         u = self._next_u
         if not self._peek:
             self._next_u = self.rng.uniform()
         if u < p:
             self.kors_points.append(x.copy())
             self.kors_probs.append(p)
-            self.kors_weights.append(1.0 / np.sqrt(p) if self.kors_weights_kind == "sqrt" else 1.0 / p)
+            self.kors_weights.append(
+                1.0 / np.sqrt(p) if self.kors_weights_kind == "sqrt" else 1.0 / p
+            )
             return True
         return False
 
@@ -109,11 +136,17 @@ class ProsNKonsReference:
             # CON-KONS transport.
             R = self.map.T @ self.kernel(np.array(self.emb_points), np.array(old_points)) @ old_map
             self.w = R @ self.w
-            self.A = R @ (self.A - self.alpha * np.eye(len(old_map.T))) @ R.T + self.alpha * np.eye(r)
+            self.A = R @ (self.A - self.alpha * np.eye(len(old_map.T))) @ R.T + self.alpha * np.eye(
+                r
+            )
             phi = self.phi(x)
             if self.transport == "literal":
                 self.g = None
-                info.update(phi=phi, A_before=self.A.copy(), y_hat=float(np.clip(phi @ self.w, -self.C, self.C)))
+                info.update(
+                    phi=phi,
+                    A_before=self.A.copy(),
+                    y_hat=float(np.clip(phi @ self.w, -self.C, self.C)),
+                )
                 return info
             self.g = None if self.g is None else R @ self.g
         if self.map is None:
@@ -130,7 +163,9 @@ class ProsNKonsReference:
         else:
             self.w = v
         # y_hat = phi^T w, which the projection makes exactly clip(phi^T v, -C, C) (spec 2.3).
-        y_hat = float(np.clip(s, -self.C, self.C)) if abs(s) > self.C and q > 0 else float(phi @ self.w)
+        y_hat = (
+            float(np.clip(s, -self.C, self.C)) if abs(s) > self.C and q > 0 else float(phi @ self.w)
+        )
         info.update(phi=phi, A_before=self.A.copy(), y_hat=y_hat, v=v)
         return info
 

@@ -7,6 +7,7 @@ generator ``kernelstream._core.Rng`` (so that both sides use the same features);
 forecaster solves its linear system directly at every round:
 ``w_t = (lam I + sum_{s<=t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s``, ``y_hat_t = <w_t, phi_t>``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -67,13 +68,23 @@ class VAWReference:
 class RFFAWVReference:
     """RFFAWV with features drawn from ``_core.Rng(seed)`` in the documented order."""
 
-    def __init__(self, kernel, n_features: int = 50, lam: float = 1.0, features: str = "cos", seed: int = 0):
-        self.kernel, self.m, self.lam, self.features, self.seed = kernel, n_features, lam, features, seed
+    def __init__(
+        self, kernel, n_features: int = 50, lam: float = 1.0, features: str = "cos", seed: int = 0
+    ):
+        self.kernel, self.m, self.lam, self.features, self.seed = (
+            kernel,
+            n_features,
+            lam,
+            features,
+            seed,
+        )
         self.omega = self.b = self.vaw = None
 
     def _init(self, d):
         if self.omega is None:
-            self.omega, self.b = draw_rff(self.kernel, d, self.m, self.features, _core.Rng(self.seed))
+            self.omega, self.b = draw_rff(
+                self.kernel, d, self.m, self.features, _core.Rng(self.seed)
+            )
             dim = self.m if self.features == "cos" else 2 * self.m
             self.vaw = VAWReference(dim, self.lam)
 

@@ -11,6 +11,7 @@ Forecaster: the AWV definition (P19 eq. (2), spec sec. 1.2): with
 ``b_{t-1} = sum_{s<t} y_s v_s``, predict ``v_t^T A_t^{-1} b_{t-1}``, solved directly
 with ``numpy.linalg.solve`` every round; ``ridge=True`` uses ``A_{t-1}``.
 """
+
 from __future__ import annotations
 
 import math
