@@ -10,25 +10,28 @@ from .errors import InputError, KernelstreamError, NumericalError, ParameterErro
 
 __version__ = _core.__version__
 
-from . import kernels  # noqa: E402
-from . import datasets, evaluate  # noqa: E402
+from . import (  # noqa: E402
+    aggregation,  # noqa: E402
+    datasets,
+    evaluate,
+    kernels,  # noqa: E402
+    samplers,  # noqa: E402
+)
 from .learners import (  # noqa: E402
-    AveragedKernelSGD,
     FOGD,
+    NOGD,
+    OMKLGF,
+    RFFAWV,
+    AveragedKernelSGD,
     KernelAWV,
     Learner,
     MultiKernelAWV,
-    NOGD,
     NystromAWV,
-    OMKLGF,
     OnlineProjection,
     ProsNKons,
-    RFFAWV,
     Raker,
     TaylorAWV,
 )
-from . import samplers  # noqa: E402
-from . import aggregation  # noqa: E402
 
 __all__ = [
     "__version__",

@@ -17,7 +17,8 @@ import copy as _copy
 import numpy as np
 
 from . import _core
-from ._validation import as_matrix, as_row, choice, non_negative, positive, seed as check_seed
+from ._validation import as_matrix, as_row, choice, non_negative, positive
+from ._validation import seed as check_seed
 from .kernels import as_kernel
 from .learners.nystrom_awv import Dictionary
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.adapters import (
     RiverClassifier,
     RiverRegressor,
@@ -34,7 +33,7 @@ def test_sklearn_regressor_equals_learn_many(rng):
 
 
 def test_sklearn_clone_and_pipeline(rng):
-    sklearn = pytest.importorskip("sklearn")
+    pytest.importorskip("sklearn")
     from sklearn.base import clone
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import MinMaxScaler

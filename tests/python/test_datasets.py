@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import gzip
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream import datasets
 
 

@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-
 from kernelstream.experiments import Context, entries, run_entry
 from kernelstream.experiments.common import progressive_task
 from kernelstream.experiments.executors import run_tasks

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.kernels import Gaussian, Laplacian
 from kernelstream.reference import FOGDReference, NOGDReference
 

@@ -2,10 +2,9 @@
 with the NumPy reference (definition and bordered inverse), the identities of spec
 1.1, the regret inequality, the capacity limit."""
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.kernels import Gaussian, Laplacian
 from kernelstream.reference import KernelAWVReference
 

@@ -5,10 +5,9 @@ reproducibility, robustness, pickling."""
 
 import pickle
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.kernels import Gaussian, Laplacian
 from kernelstream.reference import KORSReference
 from kernelstream.samplers import KORS

@@ -2,10 +2,9 @@
 equality with the NumPy reference (same KORS draws), with KernelAWV when every point
 is in the dictionary, with linear AWV on K_mm^{-1/2} k_m(x) for a fixed dictionary."""
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.kernels import Gaussian, Laplacian
 from kernelstream.reference import NystromAWVReference
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 import math
 import pickle
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.datasets.projection_examples import EXAMPLES
 from kernelstream.kernels import AdditiveSobolev2, BernoulliPeriodic, Min
 from kernelstream.reference.online_projection import (

@@ -3,8 +3,7 @@ write the contract's JSON, cover every learner of LEARNERS, and say what is miss
 
 import json
 
-from kernelstream.experiments import Context, run_entry
-from kernelstream.experiments import pkawv_common
+from kernelstream.experiments import Context, pkawv_common, run_entry
 
 
 def test_fig4_and_fig2_tiny(tmp_path, data_dir, monkeypatch):

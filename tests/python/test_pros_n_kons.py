@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import copy
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream import _core
 from kernelstream.kernels import Gaussian
 from kernelstream.reference import ProsNKonsReference

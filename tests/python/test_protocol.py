@@ -6,10 +6,9 @@ from __future__ import annotations
 import copy
 import pickle
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from zoo import ZOO
 
 NAMES = sorted(ZOO)

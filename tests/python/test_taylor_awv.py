@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.reference import (
     TaylorAWVReference,
     taylor_kron_features,
@@ -105,7 +104,7 @@ def test_awv_is_ridge_over_one_plus_leverage(rng):
 def test_regret_inequality(rng):
     # sum (y-yhat)^2 - min_w [sum (y - w.v)^2 + lam |w|^2] <= sum y^2 v^T A_t^{-1} v
     #                                                     <= B^2 log det(I + V^T V / lam)   (spec 4.A.7)
-    for trial in range(5):
+    for _trial in range(5):
         d, M, lam, B, n = 3, 2, 1.0, 1.0, 300
         X = rng.uniform(-1, 1, size=(n, d))
         y = np.clip(np.sin(4 * X[:, 0]) + 0.5 * rng.standard_normal(n), -B, B)

@@ -7,10 +7,9 @@ from __future__ import annotations
 import copy
 import pickle
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream import aggregation as agg
 from kernelstream.kernels import Gaussian, Laplacian, vaw2_grid
 from kernelstream.reference import (

@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
-
 import kernelstream as ks
+import numpy as np
 from kernelstream.kernels import Gaussian, Laplacian
 
 # A fixed Nystrom dictionary of 12 points in [-1, 1]^3 (for the NystromAWV-fixed entry).

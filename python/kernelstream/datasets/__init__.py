@@ -6,9 +6,9 @@ The data directory is ``data_home``, else ``$KERNELSTREAM_DATA``, else
 ``x0,...,x{d-1},y``; the target is the last column; an empty field is a missing value.
 """
 
+from . import synthetic
 from .loaders import data_home, load, load_csv, load_libsvm
 from .preprocessing import drop_missing, scale, shuffle
-from . import synthetic
 
 __all__ = [
     "data_home",

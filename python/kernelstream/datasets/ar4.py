@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import integer, seed as check_seed
+from .._validation import integer
+from .._validation import seed as check_seed
 
 AR4_COEFFICIENTS = (0.5, -0.3, 0.2, 0.1)  # nu_0 .. nu_3 of eq. (32): lags 4, 3, 2, 1
 

@@ -24,7 +24,7 @@ def _data_home(data_home=None) -> Path:
 def _open_text(path: Path):
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="ascii", newline="")
-    return open(path, "r", encoding="ascii", newline="")
+    return open(path, encoding="ascii", newline="")
 
 
 def load_csv(path, target: str | int | None = None):

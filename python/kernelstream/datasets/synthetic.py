@@ -39,6 +39,8 @@ from .adversarial import GreedyAdversary, RegularisedComparator  # noqa: E402
 from .ar4 import ar4  # noqa: E402
 from .projection_examples import (  # noqa: E402
     EXAMPLES as PROJECTION_EXAMPLES,
+)
+from .projection_examples import (  # noqa: E402
     additive_doppler,
     example1,
     example2,

@@ -1,9 +1,9 @@
 """Progressive (prequential) evaluation: predict, then learn, one round at a time,
 with loss, time, representation size and memory recorded at checkpoints."""
 
-from .progressive import ProgressiveResult, default_checkpoints, progressive
 from .losses import error_rate, running_average, squared_loss
 from .plots import plot_results
+from .progressive import ProgressiveResult, default_checkpoints, progressive
 
 __all__ = [
     "progressive",

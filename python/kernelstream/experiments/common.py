@@ -42,6 +42,7 @@ def prepare(
 def make_learner(spec: dict):
     """Builds a learner from ``{"class": name, "params": {...}}`` (kernels as ``("gaussian", sigma)``)."""
     import kernelstream as ks
+
     from .. import kernels
 
     params = dict(spec.get("params", {}))

@@ -137,7 +137,7 @@ def _claims(name: str, res: list) -> list:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _n_rows(name: str, data_home) -> int:
     from .. import datasets
 

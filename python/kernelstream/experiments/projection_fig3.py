@@ -55,12 +55,12 @@ def run(ctx: Context) -> EntryResult:
                 )
             )
     res = {}
-    for (label, t), r in zip(
+    for (label, _t), r in zip(
         [t for t in tasks if t[0] != "averaged SGD"],
         ctx.map(projection_curve, [t[1] for t in tasks if t[0] != "averaged SGD"]),
     ):
         res.setdefault(label, []).append(r)
-    for (label, t), r in zip(
+    for (label, _t), r in zip(
         [t for t in tasks if t[0] == "averaged SGD"],
         ctx.map(sgd_curve, [t[1] for t in tasks if t[0] == "averaged SGD"]),
     ):

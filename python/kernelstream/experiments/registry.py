@@ -24,7 +24,7 @@ from typing import Callable
 
 from ..errors import ParameterError
 
-_REGISTRY: dict[str, "Entry"] = {}
+_REGISTRY: dict[str, Entry] = {}
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from pathlib import Path
 
 import numpy as np
-from pathlib import Path
 
 #: relative tolerance under which "ours" counts as matching "paper" (slopes: absolute 0.05)
 TOLERANCE = 0.15

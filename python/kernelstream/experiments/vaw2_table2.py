@@ -87,6 +87,7 @@ def _curve(err, points=200):
 def run_task(task: dict) -> dict:
     """One (dataset, run): every algorithm of Table 2. Module-level so that executors can pickle it."""
     import kernelstream as ks
+
     from ..aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta
     from ..kernels import vaw2_grid
 

@@ -1,16 +1,16 @@
 """Online learners, one module per algorithm (the class docstring cites the paper)."""
 
+from .averaged_sgd import AveragedKernelSGD
 from .base import Learner
 from .fogd import FOGD
 from .kernel_awv import KernelAWV
 from .multi_kernel_awv import OMKLGF, MultiKernelAWV, Raker
 from .nogd import NOGD
 from .nystrom_awv import NystromAWV
+from .online_projection import OnlineProjection
 from .pros_n_kons import ProsNKons, batch_comparator
 from .rff_awv import RFFAWV
 from .taylor_awv import TaylorAWV
-from .online_projection import OnlineProjection
-from .averaged_sgd import AveragedKernelSGD
 
 __all__ = [
     "Learner",

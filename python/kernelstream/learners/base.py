@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._wrapped import PICKLE_FORMAT_VERSION, CoreWrapper
 from .._validation import as_label, as_matrix, as_row, as_targets
+from .._wrapped import PICKLE_FORMAT_VERSION, CoreWrapper
 
 
 class Learner(CoreWrapper):

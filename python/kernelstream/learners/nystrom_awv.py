@@ -16,7 +16,8 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _core
-from .._validation import choice, non_negative, positive, seed as check_seed
+from .._validation import choice, non_negative, positive
+from .._validation import seed as check_seed
 from ..errors import ParameterError
 from ..kernels import as_kernel
 from .base import Learner

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, as_row, choice, integer, positive, seed as check_seed
+from .._validation import as_matrix, as_row, choice, integer, positive
+from .._validation import seed as check_seed
 from ..errors import ParameterError
 from ..kernels import as_kernel
 from ._losses import loss_name, task_of

@@ -16,8 +16,6 @@ from .kors import KORSReference
 from .multi_kernel_awv import MultiKernelAWVReference, RakerReference
 from .nogd import NOGDReference
 from .nystrom_awv import NystromAWVReference
-from .pros_n_kons import ProsNKonsReference
-from .rff_awv import RFFAWVReference, VAWReference, draw_rff, rff_map
 from .online_projection import (
     AveragedKernelSGDReference,
     NaiveOnlineProjection,
@@ -25,8 +23,9 @@ from .online_projection import (
     batch_projection,
     krr_fit,
 )
+from .pros_n_kons import ProsNKonsReference
+from .rff_awv import RFFAWVReference, VAWReference, draw_rff, rff_map
 from .taylor_awv import TaylorAWVReference, taylor_kron_features, taylor_monomial_features
-
 
 __all__ = [
     "AAReference",

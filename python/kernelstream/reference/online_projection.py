@@ -19,7 +19,6 @@ import math
 import numpy as np
 from scipy import special
 
-
 # -- eigenfunctions (closed forms) ---------------------------------------------------
 
 
