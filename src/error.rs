@@ -13,6 +13,8 @@ pub enum KsError {
     Parameter(String),
     /// A numerical failure that could not be repaired; says which quantity and what was tried.
     Numerical(String),
+    /// A broken internal invariant (a bug, never the user's input).
+    Internal(String),
 }
 
 pub type Result<T> = std::result::Result<T, KsError>;
@@ -20,7 +22,10 @@ pub type Result<T> = std::result::Result<T, KsError>;
 impl fmt::Display for KsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            KsError::Input(m) | KsError::Parameter(m) | KsError::Numerical(m) => f.write_str(m),
+            KsError::Input(m)
+            | KsError::Parameter(m)
+            | KsError::Numerical(m)
+            | KsError::Internal(m) => f.write_str(m),
         }
     }
 }

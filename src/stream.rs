@@ -69,6 +69,7 @@ fn prefix_row(e: crate::KsError, i: usize, n: usize) -> crate::KsError {
         Input(m) => Input(format!("row {i}: {m}")),
         Parameter(m) => Parameter(format!("row {i}: {m}")),
         Numerical(m) => Numerical(format!("row {i}: {m}")),
+        Internal(m) => Internal(format!("row {i}: {m}")),
     }
 }
 

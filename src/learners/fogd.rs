@@ -127,7 +127,7 @@ impl Fogd {
         let st = self
             .state
             .as_mut()
-            .ok_or_else(|| crate::KsError::Numerical("FOGD state missing".into()))?;
+            .ok_or_else(|| crate::KsError::Internal("FOGD state missing".into()))?;
         if st.z.len() != st.w.len() {
             st.z = vec![0.0; st.w.len()];
         }

@@ -164,7 +164,7 @@ impl MultiKernelAwv {
         let st = self
             .state
             .as_mut()
-            .ok_or_else(|| crate::KsError::Numerical("MultiKernelAWV state missing".into()))?;
+            .ok_or_else(|| crate::KsError::Internal("MultiKernelAWV state missing".into()))?;
         if st.v.len() != r {
             st.v = vec![0.0; r];
         }

@@ -142,7 +142,7 @@ impl OmklGf {
         let st = self
             .state
             .as_mut()
-            .ok_or_else(|| crate::KsError::Numerical("OMKLGF state missing".into()))?;
+            .ok_or_else(|| crate::KsError::Internal("OMKLGF state missing".into()))?;
         if st.v.len() != r {
             st.v = vec![0.0; r];
         }

@@ -163,7 +163,7 @@ impl OnlineProjection {
         }
         self.state
             .as_mut()
-            .ok_or_else(|| crate::KsError::Numerical("projection state missing".into()))
+            .ok_or_else(|| crate::KsError::Internal("projection state missing".into()))
     }
 
     /// Coefficients `theta` of the active columns (empty before the first round).

@@ -256,7 +256,7 @@ impl ProsNKons {
         let st = self
             .state
             .as_mut()
-            .ok_or_else(|| KsError::Numerical("PROS-N-KONS state missing".into()))?;
+            .ok_or_else(|| KsError::Internal("PROS-N-KONS state missing".into()))?;
         let m = self.kors.size();
         // 1. KORS on x_t (only x_t: label independence, spec 2.2).
         st.krow.resize(m, 0.0);

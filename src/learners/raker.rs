@@ -105,7 +105,7 @@ impl Raker {
         let st = self
             .state
             .as_mut()
-            .ok_or_else(|| crate::KsError::Numerical("Raker state missing".into()))?;
+            .ok_or_else(|| crate::KsError::Internal("Raker state missing".into()))?;
         if st.v.len() != r {
             st.v = vec![0.0; r];
         }

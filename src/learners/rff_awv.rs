@@ -62,7 +62,7 @@ impl RffAwv {
         let st = self
             .state
             .as_mut()
-            .ok_or_else(|| crate::KsError::Numerical("RFFAWV state missing".into()))?;
+            .ok_or_else(|| crate::KsError::Internal("RFFAWV state missing".into()))?;
         if st.v.len() != st.engine.dim() {
             st.v = vec![0.0; st.engine.dim()];
         }

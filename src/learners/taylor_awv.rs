@@ -45,7 +45,7 @@ impl TaylorAwv {
         let st = self
             .state
             .as_mut()
-            .ok_or_else(|| crate::KsError::Numerical("TaylorAWV state missing".into()))?;
+            .ok_or_else(|| crate::KsError::Internal("TaylorAWV state missing".into()))?;
         if st.v.len() != st.engine.dim() {
             st.v = vec![0.0; st.engine.dim()];
         }

@@ -5,7 +5,6 @@
 use crate::aggregation::{
     self, AggregatingAlgorithm, Aggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
 };
-use crate::python::errors::IntoPyResult;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
@@ -15,12 +14,12 @@ macro_rules! aggregator_protocol {
         impl $py_ty {
             fn predict(&self, z: numpy::PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
                 let z = crate::python::convert::vec1(&z);
-                aggregation::predict_checked(&self.inner, &z).py()
+                Ok(aggregation::predict_checked(&self.inner, &z)?)
             }
 
             fn update(&mut self, z: numpy::PyReadonlyArray1<'_, f64>, y: f64) -> PyResult<()> {
                 let z = crate::python::convert::vec1(&z);
-                aggregation::update_checked(&mut self.inner, &z, y).py()
+                Ok(aggregation::update_checked(&mut self.inner, &z, y)?)
             }
 
             fn progressive_predict<'py>(
@@ -33,8 +32,7 @@ macro_rules! aggregator_protocol {
                 let ys = crate::python::convert::vec1(&y);
                 let (zs, ys): (&[f64], &[f64]) = (&zs, &ys);
                 let inner = &mut self.inner;
-                let out =
-                    py.detach(|| aggregation::progressive_predict(inner, zs, n, d, ys)).py()?;
+                let out = py.detach(|| aggregation::progressive_predict(inner, zs, n, d, ys))?;
                 Ok(PyArray1::from_vec(py, out))
             }
 
@@ -57,14 +55,14 @@ macro_rules! aggregator_protocol {
                 &self,
                 py: Python<'py>,
             ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-                let bytes = crate::python::protocol::dump(&self.inner).py()?;
+                let bytes = crate::python::protocol::dump(&self.inner)?;
                 Ok(pyo3::types::PyBytes::new(py, &bytes))
             }
 
             fn _set_state_bytes(&mut self, data: &[u8]) -> PyResult<()> {
-                let new: $core_ty = crate::python::protocol::load::<$core_ty>(data).py()?;
+                let new: $core_ty = crate::python::protocol::load::<$core_ty>(data)?;
                 if new.n_experts() != self.inner.n_experts() {
-                    return Err(crate::python::errors::to_py(crate::KsError::Input(
+                    return Err(PyErr::from(crate::KsError::Input(
                         "pickled aggregator state has a different number of experts".into(),
                     )));
                 }
@@ -88,7 +86,7 @@ impl PyVawMeta {
     #[new]
     #[pyo3(signature = (n_experts, lam=1.0))]
     fn new(n_experts: usize, lam: f64) -> PyResult<Self> {
-        Ok(PyVawMeta { inner: VawMeta::new(n_experts, lam).py()? })
+        Ok(PyVawMeta { inner: VawMeta::new(n_experts, lam)? })
     }
 }
 aggregator_protocol!(PyVawMeta, VawMeta);
@@ -102,7 +100,7 @@ impl PyEwa {
     #[new]
     #[pyo3(signature = (n_experts, eta=0.5))]
     fn new(n_experts: usize, eta: f64) -> PyResult<Self> {
-        Ok(PyEwa { inner: Ewa::new(n_experts, eta).py()? })
+        Ok(PyEwa { inner: Ewa::new(n_experts, eta)? })
     }
 }
 aggregator_protocol!(PyEwa, Ewa);
@@ -116,7 +114,7 @@ impl PyAa {
     #[new]
     #[pyo3(signature = (n_experts, lo=0.0, hi=1.0))]
     fn new(n_experts: usize, lo: f64, hi: f64) -> PyResult<Self> {
-        Ok(PyAa { inner: AggregatingAlgorithm::new(n_experts, lo, hi).py()? })
+        Ok(PyAa { inner: AggregatingAlgorithm::new(n_experts, lo, hi)? })
     }
 }
 aggregator_protocol!(PyAa, AggregatingAlgorithm);
@@ -130,7 +128,7 @@ impl PyBoa {
     #[new]
     #[pyo3(signature = (n_experts, gradient=true))]
     fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyBoa { inner: Boa::new(n_experts, gradient).py()? })
+        Ok(PyBoa { inner: Boa::new(n_experts, gradient)? })
     }
 }
 aggregator_protocol!(PyBoa, Boa);
@@ -144,7 +142,7 @@ impl PyMlPoly {
     #[new]
     #[pyo3(signature = (n_experts, gradient=true))]
     fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient).py()? })
+        Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient)? })
     }
 }
 aggregator_protocol!(PyMlPoly, MlPoly);
@@ -158,7 +156,7 @@ impl PyMlProd {
     #[new]
     #[pyo3(signature = (n_experts, gradient=true))]
     fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyMlProd { inner: MlProd::new(n_experts, gradient).py()? })
+        Ok(PyMlProd { inner: MlProd::new(n_experts, gradient)? })
     }
 }
 aggregator_protocol!(PyMlProd, MlProd);

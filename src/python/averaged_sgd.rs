@@ -1,7 +1,6 @@
 //! Binding of [`crate::learners::AveragedKernelSgd`] (projection paper, App. E.1).
 use crate::kernels::Kernel;
 use crate::learners::AveragedKernelSgd;
-use crate::python::errors::IntoPyResult;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -15,8 +14,8 @@ impl PyAveragedKernelSgd {
     #[new]
     #[pyo3(signature = (kernel_name, kernel_params, gamma0=1.0, zeta=0.5))]
     fn new(kernel_name: &str, kernel_params: Vec<f64>, gamma0: f64, zeta: f64) -> PyResult<Self> {
-        let k = Kernel::from_spec(kernel_name, &kernel_params).py()?;
-        Ok(PyAveragedKernelSgd { inner: AveragedKernelSgd::new(k, gamma0, zeta).py()? })
+        let k = Kernel::from_spec(kernel_name, &kernel_params)?;
+        Ok(PyAveragedKernelSgd { inner: AveragedKernelSgd::new(k, gamma0, zeta)? })
     }
 
     /// Coefficients `a_i` of the un-averaged iterate.
@@ -28,7 +27,7 @@ impl PyAveragedKernelSgd {
     /// The un-averaged iterate `f~_n(x)`.
     fn predict_last(&self, x: PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
         let x = crate::python::convert::vec1(&x);
-        self.inner.predict_last(&x).py()
+        Ok(self.inner.predict_last(&x)?)
     }
 }
 

@@ -1,7 +1,6 @@
 //! Binding of [`crate::learners::Fogd`] and [`crate::learners::Nogd`].
 use crate::kernels::Kernel;
 use crate::learners::{Fogd, Loss, Nogd};
-use crate::python::errors::IntoPyResult;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -23,9 +22,9 @@ impl PyFogd {
         epsilon: f64,
         seed: u64,
     ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
-        let loss = Loss::from_name(loss).py()?;
-        Ok(PyFogd { inner: Fogd::new(kernel, n_features, lr, loss, epsilon, seed).py()? })
+        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
+        let loss = Loss::from_name(loss)?;
+        Ok(PyFogd { inner: Fogd::new(kernel, n_features, lr, loss, epsilon, seed)? })
     }
 
     /// `z(x)` (None before the first call fixes `d`).
@@ -69,9 +68,9 @@ impl PyNogd {
         loss: &str,
         epsilon: f64,
     ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
-        let loss = Loss::from_name(loss).py()?;
-        Ok(PyNogd { inner: Nogd::new(kernel, budget, rank, lr, loss, epsilon).py()? })
+        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
+        let loss = Loss::from_name(loss)?;
+        Ok(PyNogd { inner: Nogd::new(kernel, budget, rank, lr, loss, epsilon)? })
     }
 
     #[getter]

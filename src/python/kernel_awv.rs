@@ -1,7 +1,6 @@
 //! Binding of [`crate::learners::KernelAwv`].
 use crate::kernels::Kernel;
 use crate::learners::KernelAwv;
-use crate::python::errors::IntoPyResult;
 use pyo3::prelude::*;
 
 #[pyclass(module = "kernelstream._core", name = "KernelAWV")]
@@ -20,8 +19,8 @@ impl PyKernelAwv {
         ridge: bool,
         max_size: usize,
     ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
-        Ok(PyKernelAwv { inner: KernelAwv::new(kernel, lam, ridge, max_size).py()? })
+        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
+        Ok(PyKernelAwv { inner: KernelAwv::new(kernel, lam, ridge, max_size)? })
     }
 
     /// `sum_t y_t^2 <A_t^{-1} phi_t, phi_t>` (regret diagnostic, spec pkawv.md sec. 4.A.7).

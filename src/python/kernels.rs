@@ -1,7 +1,6 @@
 //! Kernel Gram matrices for `kernelstream.kernels` (Python kernel objects are
 //! small immutable classes that call this).
 use crate::kernels::Kernel;
-use crate::python::errors::IntoPyResult;
 use numpy::{PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
 
@@ -14,11 +13,11 @@ fn kernel_gram<'py>(
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray2<'py, f64>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let k = Kernel::from_spec(name, &params).py()?;
+    let k = Kernel::from_spec(name, &params)?;
     let (xs, n, d) = crate::python::convert::mat2(&x);
     let (ys, m, d2) = crate::python::convert::mat2(&y);
     if d != d2 {
-        return Err(crate::python::errors::to_py(crate::KsError::Input(format!(
+        return Err(PyErr::from(crate::KsError::Input(format!(
             "X has {d} columns but Y has {d2}"
         ))));
     }

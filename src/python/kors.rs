@@ -1,6 +1,5 @@
 //! Binding of [`crate::samplers::Kors`] (the Python face is `kernelstream.samplers.KORS`).
 use crate::kernels::Kernel;
-use crate::python::errors::IntoPyResult;
 use crate::samplers::{Kors, KorsWeights};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -36,15 +35,15 @@ impl PyKors {
         weights: &str,
         seed: u64,
     ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
-        let w = KorsWeights::from_name(weights).py()?;
-        Ok(PyKors { inner: Kors::new(kernel, mu, eps, beta, w, seed).py()? })
+        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
+        let w = KorsWeights::from_name(weights)?;
+        Ok(PyKors { inner: Kors::new(kernel, mu, eps, beta, w, seed)? })
     }
 
     /// One step: returns `(added, p_t, residual)`.
     fn step(&mut self, x: PyReadonlyArray1<'_, f64>) -> PyResult<(bool, f64, f64)> {
         let x = crate::python::convert::vec1(&x);
-        let s = self.inner.step_full(&x).py()?;
+        let s = self.inner.step_full(&x)?;
         Ok((s.added, s.prob, s.residual))
     }
 
@@ -53,11 +52,11 @@ impl PyKors {
         let (xs, n, d) = crate::python::convert::mat2(&x);
         // Validate every row first so that a bad row leaves the sampler untouched.
         for row in xs.chunks_exact(d.max(1)).take(n) {
-            self.inner.check_point(row).py()?;
+            self.inner.check_point(row)?;
         }
         let mut out = Vec::with_capacity(n);
         for row in xs.chunks_exact(d.max(1)).take(n) {
-            out.push(self.inner.step(row).py()?);
+            out.push(self.inner.step(row)?);
         }
         Ok(out)
     }
@@ -65,7 +64,7 @@ impl PyKors {
     /// Inclusion probability a step on `x` would use (pure).
     fn probability(&self, x: PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
         let x = crate::python::convert::vec1(&x);
-        self.inner.probability(&x).py()
+        Ok(self.inner.probability(&x)?)
     }
 
     #[getter]
@@ -103,12 +102,12 @@ impl PyKors {
     }
 
     fn _state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = crate::python::protocol::dump(&self.inner).py()?;
+        let bytes = crate::python::protocol::dump(&self.inner)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
     fn _set_state_bytes(&mut self, data: &[u8]) -> PyResult<()> {
-        self.inner = crate::python::protocol::load::<Kors>(data).py()?;
+        self.inner = crate::python::protocol::load::<Kors>(data)?;
         Ok(())
     }
 

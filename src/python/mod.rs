@@ -28,6 +28,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("STATE_FORMAT_VERSION", protocol::STATE_FORMAT_VERSION)?;
+    errors::register(m)?;
     rng::register(m)?;
     kernels::register(m)?;
     taylor_awv::register(m)?;

@@ -3,7 +3,6 @@
 use super::rff_awv::{kernels_from_specs, omega_array};
 use crate::features::rff::{RandomFourier, RffVariant};
 use crate::learners::{MetaRule, MultiKernelAwv, OmklGf, Raker};
-use crate::python::errors::{to_py, IntoPyResult};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -11,7 +10,7 @@ fn nth_map(maps: Option<&[RandomFourier]>, j: usize) -> PyResult<Option<&RandomF
     match maps {
         None => Ok(None),
         Some(m) => m.get(j).map(Some).ok_or_else(|| {
-            to_py(crate::KsError::Input(format!(
+            PyErr::from(crate::KsError::Input(format!(
                 "kernel index {j} out of range (have {})",
                 m.len()
             )))
@@ -40,17 +39,17 @@ impl PyMultiKernelAwv {
         features: &str,
         seed: u64,
     ) -> PyResult<Self> {
-        let ks = kernels_from_specs(kernels).py()?;
-        let rule = MetaRule::from_name(aggregator, eta, gradient).py()?;
-        let v = RffVariant::from_name(features).py()?;
+        let ks = kernels_from_specs(kernels)?;
+        let rule = MetaRule::from_name(aggregator, eta, gradient)?;
+        let v = RffVariant::from_name(features)?;
         Ok(PyMultiKernelAwv {
-            inner: MultiKernelAwv::new(ks, n_features, lam, v, rule, clip, seed).py()?,
+            inner: MultiKernelAwv::new(ks, n_features, lam, v, rule, clip, seed)?,
         })
     }
 
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        Ok(PyArray1::from_vec(py, self.inner.weights().py()?))
+        Ok(PyArray1::from_vec(py, self.inner.weights()?))
     }
 
     /// Raw expert predictions for `x` as the next round.
@@ -60,7 +59,7 @@ impl PyMultiKernelAwv {
         x: PyReadonlyArray1<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let x = crate::python::convert::vec1(&x);
-        crate::stream::validate(&self.inner, &x, 1, x.len(), None).py()?;
+        crate::stream::validate(&self.inner, &x, 1, x.len(), None)?;
         Ok(PyArray1::from_vec(py, self.inner.expert_predictions(&x)))
     }
 
@@ -85,7 +84,7 @@ impl PyMultiKernelAwv {
         let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
         let inner = &mut self.inner;
         let nk = inner.n_kernels();
-        let out = py.detach(|| inner.progressive_experts(xs, n, d, ys)).py()?;
+        let out = py.detach(|| inner.progressive_experts(xs, n, d, ys))?;
         let arr = PyArray1::from_vec(py, out);
         arr.reshape([n, nk])
     }
@@ -117,8 +116,8 @@ impl PyRaker {
         reg: f64,
         seed: u64,
     ) -> PyResult<Self> {
-        let ks = kernels_from_specs(kernels).py()?;
-        Ok(PyRaker { inner: Raker::new(ks, n_features, lr, reg, seed).py()? })
+        let ks = kernels_from_specs(kernels)?;
+        Ok(PyRaker { inner: Raker::new(ks, n_features, lr, reg, seed)? })
     }
 
     #[getter]
@@ -157,10 +156,9 @@ impl PyOmklGf {
         graph_rounds: u64,
         seed: u64,
     ) -> PyResult<Self> {
-        let ks = kernels_from_specs(kernels).py()?;
+        let ks = kernels_from_specs(kernels)?;
         Ok(PyOmklGf {
-            inner: OmklGf::new(ks, n_features, lr, reg, n_samples, explore, graph_rounds, seed)
-                .py()?,
+            inner: OmklGf::new(ks, n_features, lr, reg, n_samples, explore, graph_rounds, seed)?,
         })
     }
 

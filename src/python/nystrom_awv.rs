@@ -1,7 +1,6 @@
 //! Binding of [`crate::learners::NystromAwv`].
 use crate::kernels::Kernel;
 use crate::learners::{NystromAwv, OnlineLearner};
-use crate::python::errors::IntoPyResult;
 use crate::samplers::KorsWeights;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -29,15 +28,15 @@ impl PyNystromAwv {
         ridge: bool,
         dictionary: Option<PyReadonlyArray2<'_, f64>>,
     ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
+        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
         let inner = match dictionary {
             Some(dict) => {
                 let (pts, _m, d) = crate::python::convert::mat2(&dict);
-                NystromAwv::with_dictionary(kernel, lam, &pts, d, ridge).py()?
+                NystromAwv::with_dictionary(kernel, lam, &pts, d, ridge)?
             }
             None => {
-                let w = KorsWeights::from_name(kors_weights).py()?;
-                NystromAwv::new(kernel, lam, mu, eps, beta, w, seed, ridge).py()?
+                let w = KorsWeights::from_name(kors_weights)?;
+                NystromAwv::new(kernel, lam, mu, eps, beta, w, seed, ridge)?
             }
         };
         Ok(PyNystromAwv { inner })

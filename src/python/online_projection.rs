@@ -1,7 +1,6 @@
 //! Binding of [`crate::learners::OnlineProjection`] (Zhang and Simon, Algorithm 2).
 use crate::bases::Basis1D;
 use crate::learners::{OnlineProjection, ProjectionConfig};
-use crate::python::errors::IntoPyResult;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
 
@@ -39,10 +38,10 @@ impl PyOnlineProjection {
         refresh: bool,
         tol: f64,
     ) -> PyResult<Self> {
-        let basis = Basis1D::from_spec(basis, cos_first, a, eps).py()?;
+        let basis = Basis1D::from_spec(basis, cos_first, a, eps)?;
         let cfg =
             ProjectionConfig { basis, alpha, c, prefix_degree, additive, pairs, refresh, tol };
-        Ok(PyOnlineProjection { inner: OnlineProjection::new(cfg).py()? })
+        Ok(PyOnlineProjection { inner: OnlineProjection::new(cfg)? })
     }
 
     /// Coefficients `theta` of the active columns.
@@ -85,7 +84,7 @@ impl PyOnlineProjection {
         x: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let (xs, n, d) = crate::python::convert::mat2(&x);
-        let m = self.inner.basis_matrix(&xs, d).py()?;
+        let m = self.inner.basis_matrix(&xs, d)?;
         let p = self.inner.coefficients().len();
         if p == 0 || n == 0 {
             return Ok(PyArray2::zeros(py, [n, p], false));

@@ -1,7 +1,6 @@
 //! Binding of [`crate::learners::ProsNKons`] (PROS-N-KONS, CON-KONS, B-KONS).
 use crate::kernels::Kernel;
 use crate::learners::{Loss, OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
-use crate::python::errors::IntoPyResult;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
@@ -42,22 +41,22 @@ impl PyProsNKons {
         seed: u64,
     ) -> PyResult<Self> {
         let params = ProsNKonsParams {
-            kernel: Kernel::from_spec(kernel_name, &kernel_params).py()?,
+            kernel: Kernel::from_spec(kernel_name, &kernel_params)?,
             alpha,
             gamma,
             eps,
             beta,
             c,
             curvature,
-            loss: Loss::from_name(loss).py()?,
-            on_growth: OnGrowth::from_name(on_growth).py()?,
+            loss: Loss::from_name(loss)?,
+            on_growth: OnGrowth::from_name(on_growth)?,
             budget,
-            reset_timing: ResetTiming::from_name(reset_timing).py()?,
-            transport: Transport::from_name(transport).py()?,
-            kors_weights: crate::samplers::KorsWeights::from_name(kors_weights).py()?,
+            reset_timing: ResetTiming::from_name(reset_timing)?,
+            transport: Transport::from_name(transport)?,
+            kors_weights: crate::samplers::KorsWeights::from_name(kors_weights)?,
             seed,
         };
-        Ok(PyProsNKons { inner: ProsNKons::new(params).py()? })
+        Ok(PyProsNKons { inner: ProsNKons::new(params)? })
     }
 
     #[getter]
@@ -113,7 +112,7 @@ impl PyProsNKons {
         let x = crate::python::convert::vec1(&x);
         if let Some(d) = crate::learners::OnlineLearner::input_dim(&self.inner) {
             if x.len() != d {
-                return Err(crate::python::errors::to_py(crate::KsError::Input(format!(
+                return Err(PyErr::from(crate::KsError::Input(format!(
                     "x has {} features, expected {d}",
                     x.len()
                 ))));
@@ -130,7 +129,7 @@ impl PyProsNKons {
         let (xs, n, d) = crate::python::convert::mat2(&x);
         if let Some(d0) = crate::learners::OnlineLearner::input_dim(&self.inner) {
             if d != d0 {
-                return Err(crate::python::errors::to_py(crate::KsError::Input(format!(
+                return Err(PyErr::from(crate::KsError::Input(format!(
                     "X has {d} columns, expected {d0}"
                 ))));
             }

@@ -10,7 +10,7 @@ pub const STATE_FORMAT_VERSION: u32 = 1;
 /// Serialises a learner's core state.
 pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
     bincode::serialize(&(STATE_FORMAT_VERSION, value)).map_err(|e| {
-        crate::KsError::Numerical(format!("could not serialise the learner state: {e}"))
+        crate::KsError::Internal(format!("could not serialise the learner state: {e}"))
     })
 }
 
@@ -34,9 +34,8 @@ macro_rules! learner_protocol {
         #[pyo3::pymethods]
         impl $py_ty {
             fn predict_one(&self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
-                use $crate::python::errors::IntoPyResult;
                 let x = $crate::python::convert::vec1(&x);
-                $crate::stream::predict_one(&self.inner, &x).py()
+                Ok($crate::stream::predict_one(&self.inner, &x)?)
             }
 
             fn learn_one(
@@ -44,9 +43,8 @@ macro_rules! learner_protocol {
                 x: numpy::PyReadonlyArray1<'_, f64>,
                 y: f64,
             ) -> pyo3::PyResult<()> {
-                use $crate::python::errors::IntoPyResult;
                 let x = $crate::python::convert::vec1(&x);
-                $crate::stream::learn_one(&mut self.inner, &x, y).py()
+                Ok($crate::stream::learn_one(&mut self.inner, &x, y)?)
             }
 
             fn progressive_predict<'py>(
@@ -55,13 +53,11 @@ macro_rules! learner_protocol {
                 x: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray1<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
-                use $crate::python::errors::IntoPyResult;
                 let (xs, n, d) = $crate::python::convert::mat2(&x);
                 let ys = $crate::python::convert::vec1(&y);
                 let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
                 let inner = &mut self.inner;
-                let out =
-                    py.detach(|| $crate::stream::progressive_predict(inner, xs, n, d, ys)).py()?;
+                let out = py.detach(|| $crate::stream::progressive_predict(inner, xs, n, d, ys))?;
                 Ok(numpy::PyArray1::from_vec(py, out))
             }
 
@@ -70,11 +66,10 @@ macro_rules! learner_protocol {
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
-                use $crate::python::errors::IntoPyResult;
                 let (xs, n, d) = $crate::python::convert::mat2(&x);
                 let xs: &[f64] = &xs;
                 let inner = &self.inner;
-                let out = py.detach(|| $crate::stream::predict_many(inner, xs, n, d)).py()?;
+                let out = py.detach(|| $crate::stream::predict_many(inner, xs, n, d))?;
                 Ok(numpy::PyArray1::from_vec(py, out))
             }
 
@@ -84,12 +79,11 @@ macro_rules! learner_protocol {
                 x: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray1<'py, f64>,
             ) -> pyo3::PyResult<()> {
-                use $crate::python::errors::IntoPyResult;
                 let (xs, n, d) = $crate::python::convert::mat2(&x);
                 let ys = $crate::python::convert::vec1(&y);
                 let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
                 let inner = &mut self.inner;
-                py.detach(|| $crate::stream::learn_many(inner, xs, n, d, ys)).py()
+                Ok(py.detach(|| $crate::stream::learn_many(inner, xs, n, d, ys))?)
             }
 
             #[getter]
@@ -111,14 +105,12 @@ macro_rules! learner_protocol {
                 &self,
                 py: pyo3::Python<'py>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyBytes>> {
-                use $crate::python::errors::IntoPyResult;
-                let bytes = $crate::python::protocol::dump(&self.inner).py()?;
+                let bytes = $crate::python::protocol::dump(&self.inner)?;
                 Ok(pyo3::types::PyBytes::new(py, &bytes))
             }
 
             fn _set_state_bytes(&mut self, data: &[u8]) -> pyo3::PyResult<()> {
-                use $crate::python::errors::IntoPyResult;
-                self.inner = $crate::python::protocol::load::<$core_ty>(data).py()?;
+                self.inner = $crate::python::protocol::load::<$core_ty>(data)?;
                 Ok(())
             }
 

@@ -3,7 +3,6 @@ use crate::features::rff::{RandomFourier, RffVariant};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
 use crate::learners::RffAwv;
-use crate::python::errors::IntoPyResult;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -37,9 +36,9 @@ impl PyRffAwv {
         features: &str,
         seed: u64,
     ) -> PyResult<Self> {
-        let k = Kernel::from_spec(kernel_name, &kernel_params).py()?;
-        let v = RffVariant::from_name(features).py()?;
-        Ok(PyRffAwv { inner: RffAwv::new(k, n_features, lam, v, seed).py()? })
+        let k = Kernel::from_spec(kernel_name, &kernel_params)?;
+        let v = RffVariant::from_name(features)?;
+        Ok(PyRffAwv { inner: RffAwv::new(k, n_features, lam, v, seed)? })
     }
 
     /// Frequencies `(m, d)` (None before the first round).
@@ -63,7 +62,7 @@ impl PyRffAwv {
         let x = crate::python::convert::vec1(&x);
         match self.inner.feature_map() {
             Some(f) if f.input_dim() == x.len() => Ok(Some(PyArray1::from_vec(py, f.map(&x)))),
-            Some(f) => Err(crate::python::errors::to_py(crate::KsError::Input(format!(
+            Some(f) => Err(PyErr::from(crate::KsError::Input(format!(
                 "x has {} features, the learner was fed {}-dimensional inputs",
                 x.len(),
                 f.input_dim()

@@ -1,6 +1,5 @@
 //! Binding of [`crate::learners::TaylorAwv`].
 use crate::learners::TaylorAwv;
-use crate::python::errors::IntoPyResult;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -14,7 +13,7 @@ impl PyTaylorAwv {
     #[new]
     #[pyo3(signature = (sigma=1.0, degree=2, lam=1.0, ridge=false))]
     fn new(sigma: f64, degree: usize, lam: f64, ridge: bool) -> PyResult<Self> {
-        Ok(PyTaylorAwv { inner: TaylorAwv::new(sigma, degree, lam, ridge).py()? })
+        Ok(PyTaylorAwv { inner: TaylorAwv::new(sigma, degree, lam, ridge)? })
     }
 
     /// Taylor features `phi(x)` of one input.
@@ -24,7 +23,7 @@ impl PyTaylorAwv {
         x: PyReadonlyArray1<'py, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let x = crate::python::convert::vec1(&x);
-        Ok(PyArray1::from_vec(py, self.inner.features(&x).py()?))
+        Ok(PyArray1::from_vec(py, self.inner.features(&x)?))
     }
 
     /// `v_t^T A_t^{-1} v_t` of the last round.
