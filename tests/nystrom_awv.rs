@@ -39,6 +39,7 @@ fn full_dictionary_equals_kernel_awv() {
 }
 
 /// Dense spec 1.5: A = K_{t,D}^T K_{t,D} + lam K_DD, q = K_{t,D}^T (Y_{t-1}, 0), y_hat = k_D(x_t)^T A^{-1} q.
+#[allow(clippy::too_many_arguments)]
 fn dense_prediction(
     k: &Kernel,
     x: &[f64],

@@ -134,7 +134,7 @@ fn ewa_uses_past_losses_only() {
 fn log_domain_weights_survive_extreme_losses() {
     let n = 5;
     let mut rng = Rng::new(1);
-    let mut aggs = vec![
+    let mut aggs = [
         AnyAggregator::Ewa(Ewa::new(n, 0.5).unwrap()),
         AnyAggregator::Boa(Boa::new(n, true).unwrap()),
         AnyAggregator::MlPoly(MlPoly::new(n, true).unwrap()),

@@ -1,8 +1,8 @@
-"""Registers every ``kernelstream bench`` case (one block per learner family)."""
+"""Every ``kernelstream bench`` case (one function per learner family), listed in ``CASES``."""
 
 import numpy as np
 
-from .benchcases import BenchCase, register_bench
+from ._benchcase import BenchCase
 
 
 def _uniform_stream(n, d, seed=0):
@@ -12,7 +12,6 @@ def _uniform_stream(n, d, seed=0):
     return X, y
 
 
-@register_bench("taylor-awv")
 def _taylor(quick):
     from . import TaylorAWV
     from .reference import TaylorAWVReference
@@ -80,7 +79,6 @@ class _KorsAsLearner:
         return self.kors.size
 
 
-@register_bench("kernel-awv")
 def _kernel_awv(quick):
     from . import KernelAWV
     from .kernels import Gaussian
@@ -105,7 +103,6 @@ def _kernel_awv(quick):
     return out
 
 
-@register_bench("nystrom-awv")
 def _nystrom_awv(quick):
     from . import NystromAWV
     from .kernels import Gaussian
@@ -131,7 +128,6 @@ def _nystrom_awv(quick):
     return out
 
 
-@register_bench("kors")
 def _kors(quick):
     from .kernels import Gaussian
     from .reference import KORSReference
@@ -161,7 +157,6 @@ def _bounded_stream(n, d, seed=0):
     return X, y
 
 
-@register_bench("rff-awv")
 def _rff_awv(quick):
     from . import RFFAWV
     from .kernels import Gaussian
@@ -184,7 +179,6 @@ def _rff_awv(quick):
     ]
 
 
-@register_bench("multi-kernel-awv")
 def _multi_kernel(quick):
     from . import MultiKernelAWV
     from .kernels import vaw2_grid
@@ -230,7 +224,6 @@ class _AggAsLearner:
         self.agg.update(z, y)
 
 
-@register_bench("aggregators")
 def _aggregators(quick):
     from . import aggregation as agg
     from .reference import (
@@ -268,7 +261,6 @@ def _aggregators(quick):
 
 
 # -- issue 4: PROS-N-KONS, FOGD, NOGD ---------------------------------------------------
-@register_bench("pros-n-kons")
 def _pros_n_kons(quick):
     from . import ProsNKons
     from .kernels import Gaussian
@@ -295,7 +287,6 @@ def _pros_n_kons(quick):
     return out
 
 
-@register_bench("fogd-nogd")
 def _fogd_nogd(quick):
     from . import FOGD, NOGD
     from .kernels import Gaussian
@@ -327,7 +318,6 @@ def _fogd_nogd(quick):
     ]
 
 
-@register_bench("projection")
 def _projection(quick):
     """OnlineProjection (Algorithm 2, Rust) against Algorithm 1 (NumPy: least squares refit
     every round), on Examples 1 and 2 of Zhang and Simon."""
@@ -352,7 +342,6 @@ def _projection(quick):
     return out
 
 
-@register_bench("averaged-sgd")
 def _averaged_sgd(quick):
     """AveragedKernelSGD (Rust, O(n) per round) against its NumPy reference."""
     from . import AveragedKernelSGD
@@ -373,3 +362,19 @@ def _averaged_sgd(quick):
             reference_rounds=n,
         )
     ]
+
+
+# Every case by name (the order of `kernelstream bench`).
+CASES = {
+    "taylor-awv": _taylor,
+    "kernel-awv": _kernel_awv,
+    "nystrom-awv": _nystrom_awv,
+    "kors": _kors,
+    "rff-awv": _rff_awv,
+    "multi-kernel-awv": _multi_kernel,
+    "aggregators": _aggregators,
+    "pros-n-kons": _pros_n_kons,
+    "fogd-nogd": _fogd_nogd,
+    "projection": _projection,
+    "averaged-sgd": _averaged_sgd,
+}

@@ -78,7 +78,7 @@ def positive(name: str, value) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
+        or not np.isfinite(float(value))
         or value <= 0
     ):
         raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
@@ -89,7 +89,7 @@ def non_negative(name: str, value) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
+        or not np.isfinite(float(value))
         or value < 0
     ):
         raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -97,7 +97,7 @@ def non_negative(name: str, value) -> float:
 
 
 def integer(name: str, value, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
         raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
@@ -112,8 +112,8 @@ def seed(value) -> int:
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Integral)
-        or value < 0
-        or value >= 2**64
+        or int(value) < 0
+        or int(value) >= 2**64
     ):
         raise ParameterError(f"seed must be an integer in [0, 2^64), got {value!r}")
     return int(value)

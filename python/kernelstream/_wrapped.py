@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from typing import Any
 
 from .errors import InputError
 
@@ -27,7 +28,7 @@ class CoreWrapper:
     the constructor parameters and returns the core's keyword arguments.
     """
 
-    _core_class = None
+    _core_class: Any = None
 
     def __init__(self, **params):
         self._params = dict(params)
@@ -64,7 +65,7 @@ class CoreWrapper:
 
     # -- pickling ------------------------------------------------------------
     def __getstate__(self):
-        from . import __version__
+        from ._core import __version__
 
         return {
             "format_version": PICKLE_FORMAT_VERSION,
@@ -75,7 +76,7 @@ class CoreWrapper:
         }
 
     def __setstate__(self, state):
-        from . import __version__
+        from ._core import __version__
 
         if not isinstance(state, dict) or state.get("format_version") != PICKLE_FORMAT_VERSION:
             found = state.get("format_version") if isinstance(state, dict) else type(state).__name__

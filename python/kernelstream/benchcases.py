@@ -1,43 +1,19 @@
 """Cases of ``kernelstream bench``: each times a Rust learner against its NumPy
 reference on the same stream, in one run, and reports microseconds per round and
-the speed ratio. Modules register cases with :func:`register_bench`."""
+the speed ratio. The cases are listed in ``_bench_all.CASES``."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
-
-_CASES: dict[str, Callable] = {}
-
-
-@dataclass
-class BenchCase:
-    label: str
-    make_fast: Callable
-    make_reference: Callable
-    X: np.ndarray
-    y: np.ndarray
-    #: rounds given to the reference (it is slow); the fast learner runs all of X.
-    reference_rounds: int | None = None
-    #: rounds of warm-up before timing (both learners), e.g. to fill a dictionary.
-    warmup: int = 0
+from ._bench_all import CASES
+from ._benchcase import BenchCase
 
 
-def register_bench(name: str):
-    def deco(fn):
-        _CASES[name] = fn
-        return fn
-
-    return deco
-
-
-def cases() -> dict:
-    from . import _bench_all  # noqa: F401
-
-    return dict(_CASES)
+def cases() -> dict[str, Callable]:
+    """Every bench case by name: ``case(quick) -> list[BenchCase]`` (see ``_bench_all``)."""
+    return dict(CASES)
 
 
 def _time_fast(case: BenchCase):

@@ -56,7 +56,7 @@ def build_learner(name: str, args) -> object:
     if cls is None:
         raise SystemExit(f"learner {name!r} ({LEARNERS[name]}) is not available in this build")
     accepted = inspect.signature(cls.__init__).parameters
-    params = {}
+    params: dict = {}
     if "kernels" in accepted:
         # multi-kernel learners: the VAW2 paper's 76-kernel grid unless --param overrides
         params["kernels"] = kernels.vaw2_grid()
@@ -215,9 +215,7 @@ def cmd_reproduce(args) -> int:
             executor=args.executor,
             scheduler=args.scheduler,
         )
-        payload = (
-            run_entry(name, ctx, force=args.force) if _accepts_force() else run_entry(name, ctx)
-        )
+        payload = run_entry(name, ctx, force=args.force)
         results.append(payload)
         print(f"\n## {name} ({payload['seconds']:.1f} s)\n{payload['paper']}\n")
         print(payload["_table"])
@@ -232,12 +230,6 @@ def cmd_reproduce(args) -> int:
         write_report(results, Path(args.report), out)
         print(f"report written to {args.report}")
     return 0
-
-
-def _accepts_force() -> bool:
-    from kernelstream.experiments import run_entry
-
-    return "force" in inspect.signature(run_entry).parameters
 
 
 def make_parser() -> argparse.ArgumentParser:

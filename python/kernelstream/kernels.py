@@ -63,6 +63,7 @@ class Gaussian(Kernel):
 
     name = "gaussian"
     __slots__ = ("_sigma",)
+    _sigma: float
 
     def __init__(self, sigma: float = 1.0):
         object.__setattr__(self, "_sigma", positive("sigma", sigma))
@@ -91,6 +92,7 @@ class Laplacian(Kernel):
 
     name = "laplacian"
     __slots__ = ("_sigma",)
+    _sigma: float
 
     def __init__(self, sigma: float = 1.0):
         object.__setattr__(self, "_sigma", positive("sigma", sigma))

@@ -12,18 +12,17 @@ point iff ``u < p_t``.
 
 from __future__ import annotations
 
-import copy as _copy
-
 import numpy as np
 
 from . import _core
 from ._validation import as_matrix, as_row, choice, non_negative, positive
 from ._validation import seed as check_seed
+from ._wrapped import CoreWrapper
 from .kernels import as_kernel
 from .learners.nystrom_awv import Dictionary
 
 
-class KORS:
+class KORS(CoreWrapper):
     """Kernel Online Row Sampling.
 
     Parameters
@@ -62,21 +61,22 @@ class KORS:
         weights: str = "sqrt",
         seed: int = 0,
     ):
-        self._params = dict(kernel=kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=seed)
-        name, params = as_kernel(kernel).spec
-        self._core = _core.KORS(
-            name,
-            params,
-            mu=positive("mu", mu),
-            eps=non_negative("eps", eps),
-            beta=positive("beta", beta),
-            weights=choice("weights", weights, {"sqrt", "inverse"}),
-            seed=check_seed(seed),
-        )
-        self.last_probability = None
+        super().__init__(kernel=kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=seed)
+        self.last_probability: float | None = None
 
-    def get_params(self) -> dict:
-        return dict(self._params)
+    _core_class = _core.KORS
+
+    def _core_kwargs(self, p: dict) -> dict:
+        name, params = as_kernel(p["kernel"]).spec
+        return dict(
+            kernel_name=name,
+            kernel_params=params,
+            mu=positive("mu", p["mu"]),
+            eps=non_negative("eps", p["eps"]),
+            beta=positive("beta", p["beta"]),
+            weights=choice("weights", p["weights"], {"sqrt", "inverse"}),
+            seed=check_seed(p["seed"]),
+        )
 
     def step(self, x) -> bool:
         """Feeds ``x``: draws ``z ~ Bernoulli(p)`` and adds ``x`` if ``z = 1``; returns ``z``.
@@ -115,27 +115,12 @@ class KORS:
         """``(W K_DD W + mu I)^{-1}``."""
         return np.asarray(self._core.minv())
 
-    def __copy__(self):
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._core = _copy.copy(self._core)
-        return new
+    # pickling: CoreWrapper's envelope (params + core bytes + format version) plus this
+    def _extra_state(self):
+        return {"last_probability": self.last_probability}
 
-    def __getstate__(self):
-        return {
-            "params": self.get_params(),
-            "core": bytes(self._core._state_bytes()),
-            "last_probability": self.last_probability,
-        }
-
-    def __setstate__(self, state):
-        self.__init__(**state["params"])
-        self._core._set_state_bytes(state["core"])
-        self.last_probability = state["last_probability"]
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
-        return f"KORS({args})"
+    def _set_extra_state(self, extra) -> None:
+        self.last_probability = (extra or {}).get("last_probability")
 
 
 __all__ = ["KORS"]

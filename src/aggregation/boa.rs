@@ -11,7 +11,7 @@
 //! `eta_j = min(1/B2_j, sqrt(log(1/w0_j) / V_j))`,
 //! `Rreg_j += (r_j - eta_j r_j^2 + B2_j [eta_j r_j > 1/2]) / 2`.
 
-use super::{check_n, combine, regret_round, softmax_in_place, Aggregator, RegretRule};
+use super::{check_n, softmax_in_place, RegretRule};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -48,27 +48,13 @@ impl Boa {
     }
 }
 
-impl Aggregator for Boa {
-    fn n_experts(&self) -> usize {
+impl RegretRule for Boa {
+    fn expert_count(&self) -> usize {
         self.eta.len()
     }
-    fn predict(&self, z: &[f64]) -> f64 {
-        combine(&self.weights(), z)
-    }
-    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
-        regret_round(self, self.eta.len(), z, y)
-    }
-    fn weights(&self) -> Vec<f64> {
-        let mut p = vec![0.0; self.eta.len()];
-        self.probs_into(&mut p);
-        p
-    }
-    fn n_seen(&self) -> u64 {
+    fn rounds(&self) -> u64 {
         self.n_seen
     }
-}
-
-impl RegretRule for Boa {
     fn probs_into(&self, p: &mut [f64]) {
         let n = self.eta.len();
         let log_w0 = -(n as f64).ln();

@@ -6,7 +6,7 @@
 //! `p_j prop eta_j (R_j)_+` if some `R_j > 0`, else uniform; `y_hat = <p, z>`;
 //! `R += r`; `B' = max(B, max_j r_j^2)`; `eta_j = 1 / (1/eta_j + r_j^2 + B' - B)`.
 
-use super::{check_n, combine, regret_round, Aggregator, RegretRule};
+use super::{check_n, RegretRule};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -44,27 +44,13 @@ impl MlPoly {
     }
 }
 
-impl Aggregator for MlPoly {
-    fn n_experts(&self) -> usize {
+impl RegretRule for MlPoly {
+    fn expert_count(&self) -> usize {
         self.eta.len()
     }
-    fn predict(&self, z: &[f64]) -> f64 {
-        combine(&self.weights(), z)
-    }
-    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
-        regret_round(self, self.eta.len(), z, y)
-    }
-    fn weights(&self) -> Vec<f64> {
-        let mut p = vec![0.0; self.eta.len()];
-        self.probs_into(&mut p);
-        p
-    }
-    fn n_seen(&self) -> u64 {
+    fn rounds(&self) -> u64 {
         self.n_seen
     }
-}
-
-impl RegretRule for MlPoly {
     fn probs_into(&self, p: &mut [f64]) {
         let n = p.len();
         let rmax = self.regret.iter().copied().fold(f64::NEG_INFINITY, f64::max);

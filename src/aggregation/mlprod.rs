@@ -9,7 +9,7 @@
 //! `R_j = (eta'_j / eta_j) R_j + log(1 + eta'_j r_j)` (`eta' r >= -1/2`); `eta = eta'`.
 
 use super::mlpoly::OPERA_ETA0;
-use super::{check_n, combine, regret_round, softmax_in_place, Aggregator, RegretRule};
+use super::{check_n, softmax_in_place, RegretRule};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -46,27 +46,13 @@ impl MlProd {
     }
 }
 
-impl Aggregator for MlProd {
-    fn n_experts(&self) -> usize {
+impl RegretRule for MlProd {
+    fn expert_count(&self) -> usize {
         self.eta.len()
     }
-    fn predict(&self, z: &[f64]) -> f64 {
-        combine(&self.weights(), z)
-    }
-    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
-        regret_round(self, self.eta.len(), z, y)
-    }
-    fn weights(&self) -> Vec<f64> {
-        let mut p = vec![0.0; self.eta.len()];
-        self.probs_into(&mut p);
-        p
-    }
-    fn n_seen(&self) -> u64 {
+    fn rounds(&self) -> u64 {
         self.n_seen
     }
-}
-
-impl RegretRule for MlProd {
     fn probs_into(&self, p: &mut [f64]) {
         // eta_j = 0 (N = 1: log N = 0) gives weight 0; all zero -> uniform.
         for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.big_r) {

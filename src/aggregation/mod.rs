@@ -108,6 +108,10 @@ pub(crate) fn regrets_into(z: &[f64], y: f64, y_hat: f64, gradient: bool, r: &mu
 /// weights from the state, the prediction `<p, z>`, the instantaneous regrets `r_j`
 /// ([`regrets_into`]), then the rule's own update from `r` ([`regret_round`]).
 pub(crate) trait RegretRule {
+    /// Number of experts.
+    fn expert_count(&self) -> usize;
+    /// Rounds learned so far.
+    fn rounds(&self) -> u64;
     /// The weights of the next prediction, written into `p`.
     fn probs_into(&self, p: &mut [f64]);
     /// Linearised regrets (opera's `loss.gradient = TRUE`) or plain ones.
@@ -116,6 +120,28 @@ pub(crate) trait RegretRule {
     fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>);
     /// The rule's update from this round's regrets `r` (counts the round).
     fn learn_regrets(&mut self, r: &[f64]);
+}
+
+/// Every [`RegretRule`] is an [`Aggregator`]: the round is [`regret_round`].
+impl<R: RegretRule> Aggregator for R {
+    fn n_experts(&self) -> usize {
+        self.expert_count()
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        combine(&self.weights(), z)
+    }
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        let n = self.expert_count();
+        regret_round(self, n, z, y)
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.expert_count()];
+        self.probs_into(&mut p);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.rounds()
+    }
 }
 
 /// One round of a [`RegretRule`] on `n` experts: returns the prediction made before `y`.

@@ -180,10 +180,10 @@ impl Design {
             scratch.polys = vec![Vec::new(); self.d];
         }
         let pdeg = self.prefix_degree.map_or(0, |m| m as usize + 1);
-        for l in 0..self.d {
+        for (l, &xl) in x.iter().enumerate().take(self.d) {
             let v = &mut scratch.vals[l];
             v.resize(self.max_j[l], 0.0);
-            self.basis.eval_into(x[l], v);
+            self.basis.eval_into(xl, v);
             let q = &mut scratch.polys[l];
             q.resize(pdeg, 0.0);
             legendre::eval_into(x[l], q);

@@ -101,7 +101,8 @@ impl NestedCholesky {
         self.embed_into(x, &mut l);
         let kxx = self.kernel.diag(x);
         let c2 = kxx - dot(&l, &l);
-        if !(c2 > self.tol * kxx) {
+        // Written negated so that a NaN also refuses the point.
+        if c2.partial_cmp(&(self.tol * kxx)) != Some(std::cmp::Ordering::Greater) {
             return false;
         }
         self.l.extend_from_slice(&l);

@@ -118,8 +118,8 @@ impl Kernel {
 
     /// Gram matrix (row-major, `n x m`) of row-major `x` (`n x d`) against `y` (`m x d`).
     pub fn gram(&self, x: &[f64], y: &[f64], d: usize) -> Vec<f64> {
-        let m = if d == 0 { 0 } else { y.len() / d };
-        let mut out = Vec::with_capacity(if d == 0 { 0 } else { x.len() / d * m });
+        let m = y.len().checked_div(d).unwrap_or(0);
+        let mut out = Vec::with_capacity(x.len().checked_div(d).unwrap_or(0) * m);
         for xi in x.chunks_exact(d.max(1)) {
             for yj in y.chunks_exact(d.max(1)) {
                 out.push(self.eval(xi, yj));

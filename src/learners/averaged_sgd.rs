@@ -71,10 +71,6 @@ impl OnlineLearner for AveragedKernelSgd {
         Ok(s1 - s2 / (self.a.len() + 1) as f64)
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let (s1, s2) = self.sums(x);
         let n = self.a.len();

@@ -199,10 +199,6 @@ impl OnlineLearner for Fogd {
         }
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let (lr, loss, epsilon) = (self.lr, self.loss, self.epsilon);
         let st = self.ensure_state(x.len())?;

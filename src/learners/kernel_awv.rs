@@ -332,10 +332,6 @@ impl OnlineLearner for KernelAwv {
         Ok(self.prediction(&self.new_row(x)))
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         self.check_capacity(1)?;
         let row = self.new_row(x);

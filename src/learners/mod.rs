@@ -62,15 +62,15 @@ pub trait OnlineLearner {
     /// The prediction for `x` as the next round (pure: no state change).
     fn predict(&self, x: &[f64]) -> Result<f64>;
 
-    /// Reveals `y` for `x` and updates.
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()>;
-
-    /// A full round: the prediction before `y` is revealed, then the update.
-    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        let p = self.predict(x)?;
-        self.learn(x, y)?;
-        Ok(p)
+    /// Reveals `y` for `x` and updates. The default is a full round whose prediction is
+    /// dropped; a learner whose update is cheaper without the prediction overrides it.
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
     }
+
+    /// A full round (the fused hot path): the prediction before `y` is revealed, then
+    /// the update. Every learner implements it (or [`OnlineLearner::learn`] is recursive).
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64>;
 
     /// A run of full rounds over row-major `x` (`y.len()` rows of length `d`),
     /// pushing each prediction onto `out`. The default loops

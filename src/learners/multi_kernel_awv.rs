@@ -249,10 +249,6 @@ impl OnlineLearner for MultiKernelAwv {
         }
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let clip = self.clip;
         let st = self.state_mut(x.len())?;

@@ -200,10 +200,6 @@ impl OnlineLearner for Nogd {
         Ok(self.prediction(&krow, &mut phi))
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         if self.d.is_none() {
             self.d = Some(x.len());

@@ -183,10 +183,6 @@ impl OnlineLearner for OmklGf {
         Ok(if den > 0.0 { num / den } else { 0.0 })
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let (lr, reg, ns, ex, gr) =
             (self.lr, self.reg, self.n_samples, self.explore, self.graph_rounds);

@@ -250,7 +250,10 @@ fn guarded_inverse(g: DMatrix<f64>, tol: f64) -> Option<DMatrix<f64>> {
     let l = ch.l_dirty();
     for (i, &gi) in diag.iter().enumerate() {
         let lii = l[(i, i)];
-        if !(lii * lii > tol * gi) || !lii.is_finite() {
+        // A NaN pivot compares as unordered and is refused too.
+        if (lii * lii).partial_cmp(&(tol * gi)) != Some(std::cmp::Ordering::Greater)
+            || !lii.is_finite()
+        {
             return None;
         }
     }
@@ -519,10 +522,6 @@ impl OnlineLearner for OnlineProjection {
                 Ok(0.0)
             }
         }
-    }
-
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {

@@ -319,7 +319,7 @@ impl ProsNKons {
                 st.w.push(0.0);
                 st.step.push(0.0);
                 // A_new^{-1} = blockdiag(A_old^{-1}, 1/alpha): append a packed column.
-                st.ainv.extend(std::iter::repeat(0.0).take(r_old));
+                st.ainv.extend(std::iter::repeat_n(0.0, r_old));
                 st.ainv.push(1.0 / alpha);
             }
             packed::symv(&st.ainv, &st.phi, &mut st.u);
@@ -396,10 +396,6 @@ impl OnlineLearner for ProsNKons {
     fn predict(&self, x: &[f64]) -> Result<f64> {
         let mut copy = self.clone();
         Ok(copy.round_predict(x)?.y_hat)
-    }
-
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {

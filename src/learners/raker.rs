@@ -145,10 +145,6 @@ impl OnlineLearner for Raker {
             .sum())
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let (lr, reg) = (self.lr, self.reg);
         let st = self.state_mut(x.len())?;

@@ -89,10 +89,6 @@ impl OnlineLearner for TaylorAwv {
         }
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let st = self.state_mut(x.len())?;
         st.features.map_into(x, &mut st.v);

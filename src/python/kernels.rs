@@ -23,10 +23,7 @@ fn kernel_gram<'py>(
     }
     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
     let g = py.detach(|| k.gram(xs, ys, d));
-    let rows: Vec<Vec<f64>> =
-        if m == 0 { vec![vec![]; n] } else { g.chunks(m).map(|c| c.to_vec()).collect() };
-    PyArray2::from_vec2(py, &rows)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    crate::python::convert::matrix(py, g, n, m)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

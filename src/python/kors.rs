@@ -1,7 +1,7 @@
 //! Binding of [`crate::samplers::Kors`] (the Python face is `kernelstream.samplers.KORS`).
 use crate::kernels::Kernel;
 use crate::samplers::{Kors, KorsWeights};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -17,9 +17,7 @@ pub fn points_array<'py>(
     m: usize,
     d: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let d = d.unwrap_or(0);
-    let arr = PyArray1::from_slice(py, pts);
-    arr.reshape([m, d])
+    crate::python::convert::matrix(py, pts.to_vec(), m, d.unwrap_or(0))
 }
 
 #[pymethods]
@@ -98,7 +96,7 @@ impl PyKors {
     /// `(W K W + mu I)^{-1}` (dense).
     fn minv<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let m = self.inner.size();
-        PyArray1::from_vec(py, self.inner.minv_dense()).reshape([m, m])
+        crate::python::convert::matrix(py, self.inner.minv_dense(), m, m)
     }
 
     fn _state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {

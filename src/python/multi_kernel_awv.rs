@@ -3,7 +3,7 @@
 use super::rff_awv::{kernels_from_specs, omega_array};
 use crate::features::rff::{RandomFourier, RffVariant};
 use crate::learners::{MetaRule, MultiKernelAwv, OmklGf, Raker};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 
 fn nth_map(maps: Option<&[RandomFourier]>, j: usize) -> PyResult<Option<&RandomFourier>> {
@@ -85,8 +85,7 @@ impl PyMultiKernelAwv {
         let inner = &mut self.inner;
         let nk = inner.n_kernels();
         let out = py.detach(|| inner.progressive_experts(xs, n, d, ys))?;
-        let arr = PyArray1::from_vec(py, out);
-        arr.reshape([n, nk])
+        crate::python::convert::matrix(py, out, n, nk)
     }
 
     fn offsets<'py>(

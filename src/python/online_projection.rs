@@ -10,13 +10,7 @@ pub struct PyOnlineProjection {
 }
 
 fn square<'py>(py: Python<'py>, v: Vec<f64>, p: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let rows: Vec<Vec<f64>> =
-        if p == 0 { vec![] } else { v.chunks(p).map(|c| c.to_vec()).collect() };
-    if rows.is_empty() {
-        return Ok(PyArray2::zeros(py, [0, 0], false));
-    }
-    PyArray2::from_vec2(py, &rows)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    crate::python::convert::matrix(py, v, p, p)
 }
 
 #[pymethods]
@@ -89,9 +83,7 @@ impl PyOnlineProjection {
         if p == 0 || n == 0 {
             return Ok(PyArray2::zeros(py, [n, p], false));
         }
-        let rows: Vec<Vec<f64>> = m.chunks(p).map(|c| c.to_vec()).collect();
-        PyArray2::from_vec2(py, &rows)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+        crate::python::convert::matrix(py, m, n, p)
     }
 
     /// `Phi = (Psi^T Psi)^{-1}` (empty during the warm-up).

@@ -1,7 +1,7 @@
 //! Binding of [`crate::learners::ProsNKons`] (PROS-N-KONS, CON-KONS, B-KONS).
 use crate::kernels::Kernel;
 use crate::learners::{Loss, OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
 #[pyclass(module = "kernelstream._core", name = "ProsNKons")]
@@ -9,13 +9,12 @@ pub struct PyProsNKons {
     pub inner: ProsNKons,
 }
 
+/// (points (m, d), 0-based round indices, probabilities, weights) of a KORS dictionary.
+type Dictionary<'py> =
+    (Bound<'py, PyArray2<f64>>, Vec<u64>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
 fn square<'py>(py: Python<'py>, v: Vec<f64>, r: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let rows: Vec<Vec<f64>> = v.chunks(r.max(1)).map(|c| c.to_vec()).collect();
-    if r == 0 {
-        return Ok(PyArray2::zeros(py, [0, 0], false));
-    }
-    PyArray2::from_vec2(py, &rows)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    crate::python::convert::matrix(py, v, r, r)
 }
 
 #[pymethods]
@@ -77,25 +76,11 @@ impl PyProsNKons {
         self.inner.curvature()
     }
     /// KORS dictionary: (points (m, d), 0-based round indices, probabilities, weights).
-    fn dictionary<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(
-        Bound<'py, PyArray2<f64>>,
-        Vec<u64>,
-        Bound<'py, PyArray1<f64>>,
-        Bound<'py, PyArray1<f64>>,
-    )> {
+    fn dictionary<'py>(&self, py: Python<'py>) -> PyResult<Dictionary<'py>> {
         let k = self.inner.kors();
         let m = k.size();
-        let pts = if m == 0 {
-            PyArray2::zeros(py, [0, k.input_dim().unwrap_or(0)], false)
-        } else {
-            let d = k.points().len() / m;
-            let rows: Vec<Vec<f64>> = k.points().chunks(d).map(|c| c.to_vec()).collect();
-            PyArray2::from_vec2(py, &rows)
-                .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?
-        };
+        let d = k.points().len().checked_div(m).unwrap_or(k.input_dim().unwrap_or(0));
+        let pts = crate::python::convert::matrix(py, k.points().to_vec(), m, d)?;
         Ok((
             pts,
             k.indices().to_vec(),
@@ -139,8 +124,7 @@ impl PyProsNKons {
         let r = inner.embedding().map_or(0, |e| e.rank());
         let flat: Vec<f64> =
             py.detach(|| xs.chunks(d.max(1)).take(n).flat_map(|row| inner.embed(row)).collect());
-        let arr = PyArray1::from_vec(py, flat);
-        arr.reshape([n, r])
+        crate::python::convert::matrix(py, flat, n, r)
     }
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {

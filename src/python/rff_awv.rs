@@ -9,9 +9,7 @@ use pyo3::prelude::*;
 /// The drawn frequencies of a feature map as an `(m, d)` array.
 pub fn omega_array<'py>(py: Python<'py>, f: &RandomFourier) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let d = f.input_dim();
-    let rows: Vec<Vec<f64>> = f.omega().chunks_exact(d).map(|c| c.to_vec()).collect();
-    PyArray2::from_vec2(py, &rows)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    crate::python::convert::matrix(py, f.omega().to_vec(), f.omega().len() / d.max(1), d)
 }
 
 /// Kernels received from Python as `[(name, [params]), ...]`.

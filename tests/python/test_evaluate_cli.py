@@ -24,6 +24,22 @@ def test_progressive_matches_learner_and_loss(rng):
     assert list(frame.columns[:5]) == ["rounds", "loss", "seconds", "dim", "memory_mb"]
 
 
+def test_progressive_scores_with_the_learners_own_task(rng):
+    X = rng.normal(size=(400, 3))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)
+
+    def make():
+        return ks.FOGD(ks.kernels.Gaussian(1.0), n_features=20, loss="hinge", seed=3)
+
+    res = progressive(make(), X, y, checkpoints=[400], progress=False)
+    preds = make().progressive_predict(X, y)
+    assert res.task == "classification"
+    assert res.loss[-1] == pytest.approx(np.mean(np.where(preds >= 0, 1.0, -1.0) != y), rel=1e-12)
+    # an explicit task still wins
+    squared = progressive(make(), X, y, task="regression", checkpoints=[400], progress=False)
+    assert squared.loss[-1] == pytest.approx(np.mean((preds - y) ** 2), rel=1e-12)
+
+
 def test_classification_error_counts_sign_zero_as_plus_one():
     assert error_rate([0.0, 0.0, -0.1, 0.2], [1, -1, -1, -1]).tolist() == [0, 1, 0, 1]
 
@@ -68,6 +84,7 @@ def test_cli_run_dataset_and_bad_learner(capsys, data_dir):
     assert "nope" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_reproduce_list_and_quick_entry(capsys, tmp_path):
     from kernelstream.cli import main
 

@@ -12,6 +12,8 @@ from kernelstream.experiments.common import progressive_task
 from kernelstream.experiments.executors import run_tasks
 
 
+# End-to-end reproduction runs (every entry in its --quick form): `pytest -m slow`.
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(entries()))
 def test_entry_runs_quick(name, tmp_path):
     ctx = Context(tmp_path, quick=True)
@@ -62,6 +64,7 @@ def test_executors_give_identical_results():
     assert serial[0]["loss"] != serial[1]["loss"]  # different seeds, different orders
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_identical_results():
     distributed = pytest.importorskip("distributed")
     tasks = _grid()
@@ -75,6 +78,7 @@ def test_dask_local_cluster_gives_identical_results():
         assert a["loss"] == b["loss"]
 
 
+@pytest.mark.slow
 def test_cache_skips_unchanged_and_force_recomputes(tmp_path):
     ctx = Context(tmp_path, quick=True)
     first = run_entry("taylor-casp", ctx)
@@ -86,6 +90,7 @@ def test_cache_skips_unchanged_and_force_recomputes(tmp_path):
     assert not other.get("_cached")
 
 
+@pytest.mark.slow
 def test_report_is_written(tmp_path):
     from kernelstream.experiments.report import write_report
 

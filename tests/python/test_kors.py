@@ -101,3 +101,18 @@ def test_pickle_mid_stream_continues_identically():
     b = pickle.loads(pickle.dumps(a))
     assert list(a.step_many(X[150:])) == list(b.step_many(X[150:]))
     np.testing.assert_array_equal(a.dictionary.points, b.dictionary.points)
+
+
+def test_pickle_carries_a_format_version_and_refuses_others():
+    from kernelstream._wrapped import PICKLE_FORMAT_VERSION
+
+    a = KORS(Gaussian(1.0), seed=2)
+    a.step_many(points(50, 3, 1))
+    state = a.__getstate__()
+    assert state["format_version"] == PICKLE_FORMAT_VERSION
+    assert state["extra"]["last_probability"] is None
+    a.step(points(1, 3, 2)[0])
+    assert pickle.loads(pickle.dumps(a)).last_probability == a.last_probability
+    state["format_version"] = PICKLE_FORMAT_VERSION + 1
+    with pytest.raises(ks.InputError, match="format"):
+        KORS(Gaussian(1.0)).__setstate__(state)

@@ -3,9 +3,11 @@ write the contract's JSON, cover every learner of LEARNERS, and say what is miss
 
 import json
 
+import pytest
 from kernelstream.experiments import Context, pkawv_common, run_entry
 
 
+@pytest.mark.slow
 def test_fig4_and_fig2_tiny(tmp_path, data_dir, monkeypatch):
     monkeypatch.setattr(pkawv_common, "QUICK_ROWS", 200)
     ctx = Context(tmp_path, quick=True, time_budget=1.0, data_home=data_dir)

@@ -25,6 +25,7 @@ from kernelstream.reference import (
     draw_rff,
     rff_map,
 )
+from zoo import AGGREGATORS
 
 
 def run_ref(ref, X, y):
@@ -124,17 +125,18 @@ def test_vaw_worked_example():
 
 # --- aggregators ---------------------------------------------------------------------
 
-RULES = {
-    "vaw": (lambda n: agg.VAWMeta(n, lam=0.7), lambda n: VAWMetaReference(n, 0.7)),
-    "ewa": (lambda n: agg.EWA(n, eta=0.5), lambda n: EWAReference(n, 0.5)),
-    "aa": (lambda n: agg.AggregatingAlgorithm(n, 0.0, 1.0), lambda n: AAReference(n, 0.0, 1.0)),
-    "boa": (lambda n: agg.BOA(n), lambda n: BOAReference(n, True)),
-    "boa-loss": (lambda n: agg.BOA(n, gradient=False), lambda n: BOAReference(n, False)),
-    "mlpoly": (lambda n: agg.MLPoly(n), lambda n: MLPolyReference(n, True)),
-    "mlpoly-loss": (lambda n: agg.MLPoly(n, gradient=False), lambda n: MLPolyReference(n, False)),
-    "mlprod": (lambda n: agg.MLProd(n), lambda n: MLProdReference(n, True)),
-    "mlprod-loss": (lambda n: agg.MLProd(n, gradient=False), lambda n: MLProdReference(n, False)),
+_REFERENCES = {
+    "vaw": lambda n: VAWMetaReference(n, 0.7),
+    "ewa": lambda n: EWAReference(n, 0.5),
+    "aa": lambda n: AAReference(n, 0.0, 1.0),
+    "boa": lambda n: BOAReference(n, True),
+    "boa-loss": lambda n: BOAReference(n, False),
+    "mlpoly": lambda n: MLPolyReference(n, True),
+    "mlpoly-loss": lambda n: MLPolyReference(n, False),
+    "mlprod": lambda n: MLProdReference(n, True),
+    "mlprod-loss": lambda n: MLProdReference(n, False),
 }
+RULES = {name: (make, _REFERENCES[name]) for name, make in AGGREGATORS.items()}
 CONVEX = [k for k in RULES if k != "vaw"]
 
 

@@ -163,3 +163,17 @@ ZOO: dict[str, ZooEntry] = {
         lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)
     ),
 }
+
+
+# Every aggregation rule with small parameters (test_vaw2.py pairs each with its NumPy reference).
+AGGREGATORS: dict[str, Callable[[int], object]] = {
+    "vaw": lambda n: ks.aggregation.VAWMeta(n, lam=0.7),
+    "ewa": lambda n: ks.aggregation.EWA(n, eta=0.5),
+    "aa": lambda n: ks.aggregation.AggregatingAlgorithm(n, 0.0, 1.0),
+    "boa": lambda n: ks.aggregation.BOA(n),
+    "boa-loss": lambda n: ks.aggregation.BOA(n, gradient=False),
+    "mlpoly": lambda n: ks.aggregation.MLPoly(n),
+    "mlpoly-loss": lambda n: ks.aggregation.MLPoly(n, gradient=False),
+    "mlprod": lambda n: ks.aggregation.MLProd(n),
+    "mlprod-loss": lambda n: ks.aggregation.MLProd(n, gradient=False),
+}

@@ -24,7 +24,7 @@ try:  # scikit-learn is optional: the adapters work without it (duck typing).
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 except ImportError:  # pragma: no cover
 
-    class BaseEstimator:  # minimal stand-in
+    class BaseEstimator:  # type: ignore[no-redef]  # minimal stand-in
         def get_params(self, deep=True):
             return {"learner": self.learner}
 
@@ -33,13 +33,13 @@ except ImportError:  # pragma: no cover
                 setattr(self, k, v)
             return self
 
-    class RegressorMixin:
+    class RegressorMixin:  # type: ignore[no-redef]
         def score(self, X, y):
             y = np.asarray(y, dtype=float)
             p = self.predict(X)
             return 1.0 - np.sum((y - p) ** 2) / np.sum((y - y.mean()) ** 2)
 
-    class ClassifierMixin:
+    class ClassifierMixin:  # type: ignore[no-redef]
         def score(self, X, y):
             return float(np.mean(self.predict(X) == np.asarray(y)))
 

@@ -103,7 +103,7 @@ def progressive(
     learner,
     X,
     y,
-    task: str = "regression",
+    task: str | None = None,
     checkpoints=None,
     time_budget: float | None = None,
     progress: bool | None = None,
@@ -115,7 +115,8 @@ def progressive(
     ----------
     learner : a kernelstream learner (anything with ``progressive_predict`` and ``dim``)
     X, y : the stream, rows in order
-    task : ``"regression"`` (squared loss) or ``"classification"`` (error rate, ``sign(0) = +1``)
+    task : ``"regression"`` (squared loss) or ``"classification"`` (error rate, ``sign(0) = +1``);
+        default: the learner's own ``task`` (a hinge- or logistic-loss learner is a classifier)
     checkpoints : increasing round counts (default: ~30 log-spaced points up to ``n``)
     time_budget : seconds; the run stops at the first chunk boundary past the budget, and the
         result covers the rounds actually run (``n_rounds``; ``stopped_by_budget``)
@@ -133,6 +134,8 @@ def progressive(
     >>> bool(res.loss[-1] < res.loss[0])
     True
     """
+    if task is None:
+        task = getattr(learner, "task", "regression")
     if task not in LOSSES:
         raise ParameterError(f"task must be 'regression' or 'classification', got {task!r}")
     X = as_matrix(X)

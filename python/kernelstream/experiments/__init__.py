@@ -1,6 +1,7 @@
-"""Paper experiments (``kernelstream reproduce``). One module per entry; each
-registers itself with :func:`kernelstream.experiments.registry.register`."""
+"""Paper experiments (``kernelstream reproduce``). One module per entry, listed in
+:mod:`kernelstream.experiments.catalog`."""
 
-from .registry import Context, EntryResult, Row, entries, register, run_entry
+from .catalog import entries, run_entry
+from .registry import Context, EntryResult, Row, register
 
 __all__ = ["Context", "EntryResult", "Row", "entries", "register", "run_entry"]

@@ -129,7 +129,7 @@ def _claims(name: str, res: list) -> list:
         )
     if m2:
         speed = {lab: r["seconds"][-1] / max(r["n_rounds"], 1) for lab, r in by.items()}
-        rank = sorted(speed, key=speed.get).index("TaylorAWV M=2") + 1
+        rank = sorted(speed, key=lambda k: speed[k]).index("TaylorAWV M=2") + 1
         out.append(
             f"claim 'Taylor M = 2 is among the fastest' on {name}: {'holds' if rank <= 2 else 'does not hold'} "
             f"(rank {rank} of {len(speed)} by time per round)"

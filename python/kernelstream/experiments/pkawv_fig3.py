@@ -144,7 +144,7 @@ def run(ctx: Context) -> EntryResult:
 def _claims(final: dict) -> list:
     out = []
     if "KernelAWV" in final:
-        low = min(final, key=final.get)
+        low = min(final, key=lambda k: final[k])
         out.append(
             f"claim 'Kernel-AWV has the lowest regret': {'holds' if low == 'KernelAWV' else 'does not hold'} "
             f"(lowest: {low}, {final[low]:.3g}; Kernel-AWV {final['KernelAWV']:.3g})"
@@ -158,13 +158,13 @@ def _claims(final: dict) -> list:
             f"{'holds' if ok else 'does not hold'} (gaps M=2,3,4: {', '.join(f'{g:.3g}' for g in gaps)})"
         )
     if "PROS-N-KONS" in final:
-        worst = max(final, key=final.get)
+        worst = max(final, key=lambda k: final[k])
         out.append(
             f"claim 'PROS-N-KONS does worst': {'holds' if worst == 'PROS-N-KONS' else 'does not hold'} "
             f"(worst: {worst}, {final[worst]:.3g})"
         )
     if "FOGD" in final:
-        rank = sorted(final, key=final.get).index("FOGD") + 1
+        rank = sorted(final, key=lambda k: final[k]).index("FOGD") + 1
         out.append(
             f"claim 'FOGD is competitive': FOGD ranks {rank} of {len(final)} (regret {final['FOGD']:.3g})"
         )

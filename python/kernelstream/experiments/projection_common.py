@@ -62,9 +62,9 @@ def sgd_curve(task: dict) -> dict:
     ex = EXAMPLES[task["example"]]
     cps = list(task["checkpoints"])
     X, y = ex.sample(cps[-1], seed=task["seed"], noise_sd=task.get("noise_sd"))
-    model = AveragedKernelSGD(
-        _kernel(ex.sgd_kernel), gamma0=task.get("gamma0", ex.sgd_gamma0), zeta=0.5
-    )
+    gamma0 = task.get("gamma0", ex.sgd_gamma0)
+    assert gamma0 is not None, f"example {task['example']} has no SGD step size"
+    model = AveragedKernelSGD(_kernel(ex.sgd_kernel), gamma0=float(gamma0), zeta=0.5)
     errs, secs = [], []
     cpu, lo = 0.0, 0
     for n in cps:

@@ -65,7 +65,7 @@ def run(ctx: Context) -> EntryResult:
             )
             tasks.append(("krr", ex, s, {"example": ex, "seed": 1000 + s, "checkpoints": krr_cps}))
     workers = {"projection": projection_curve, "sgd": sgd_curve, "krr": krr_curve}
-    results = {}
+    results: dict = {}
     for method in workers:
         sel = [t for t in tasks if t[0] == method]
         for t, r in zip(sel, ctx.map(workers[method], [t[3] for t in sel])):

@@ -54,7 +54,7 @@ def run(ctx: Context) -> EntryResult:
                     {"example": ex, "seed": s, "checkpoints": [int(10**hi_p)], "error": False},
                 )
             )
-    res = {}
+    res: dict = {}
     for (label, _t), r in zip(
         [t for t in tasks if t[0] != "averaged SGD"],
         ctx.map(projection_curve, [t[1] for t in tasks if t[0] != "averaged SGD"]),

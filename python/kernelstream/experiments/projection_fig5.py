@@ -31,7 +31,7 @@ def run(ctx: Context) -> EntryResult:
         for s in range(reps)
     ]
     out = ctx.map(projection_curve, [t[1] for t in tasks])
-    res = {}
+    res: dict = {}
     for (ex, _), r in zip(tasks, out):
         res.setdefault(ex, []).append(r)
     rows, notes, panels = [], [], []

@@ -24,8 +24,6 @@ from typing import Callable
 
 from ..errors import ParameterError
 
-_REGISTRY: dict[str, Entry] = {}
-
 
 @dataclass(frozen=True)
 class Entry:
@@ -36,20 +34,14 @@ class Entry:
 
 
 def register(name: str, paper: str, description: str = ""):
-    """Decorator registering ``func(ctx) -> EntryResult`` as the entry ``name``."""
+    """Decorator marking ``func(ctx) -> EntryResult`` as the entry ``name``: it gets an
+    ``entry`` attribute; :mod:`kernelstream.experiments.catalog` lists the entry modules."""
 
     def deco(func):
-        _REGISTRY[name] = Entry(name=name, paper=paper, description=description, func=func)
+        func.entry = Entry(name=name, paper=paper, description=description, func=func)
         return func
 
     return deco
-
-
-def entries() -> dict:
-    """All registered entries by name (importing every experiment module first)."""
-    from . import _load_all  # noqa: F401  (registers the modules)
-
-    return dict(sorted(_REGISTRY.items()))
 
 
 @dataclass
@@ -168,7 +160,7 @@ def format_table(name: str, rows: list) -> str:
     return "\n".join(lines)
 
 
-def run_entry(name: str, ctx: Context, write: bool = True, force: bool = False) -> dict:
+def run(entry: Entry, ctx: Context, write: bool = True, force: bool = False) -> dict:
     """Runs one entry, writes its JSON and table under ``ctx.out``, returns the JSON dict.
 
     A result is cached under ``ctx.out/.cache``: when the entry's inputs (name, options,
@@ -178,10 +170,7 @@ def run_entry(name: str, ctx: Context, write: bool = True, force: bool = False) 
     """
     from .cache import cache_key, load_cached, store_cached
 
-    all_entries = entries()
-    if name not in all_entries:
-        raise ParameterError(f"unknown experiment {name!r}; known: {', '.join(all_entries)}")
-    entry = all_entries[name]
+    name = entry.name
     key = cache_key(entry, ctx)
     if not force:
         cached = load_cached(ctx.out, name, key)

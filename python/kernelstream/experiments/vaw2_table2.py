@@ -255,7 +255,7 @@ def run(ctx: Context) -> EntryResult:
     # paper comparisons
     for ds_i, ds in enumerate(DATASETS):
         ours = {row.learner: row.ours for row in rows if row.dataset == ds}
-        best = min(ours, key=ours.get)
+        best = min(ours, key=lambda k: ours[k])
         single = 1e3 * np.mean([r["best_single"] for r in results if r["dataset"] == ds])
         far = [
             f"{a} {ours[a]:.2f} vs {PAPER_TABLE2[a][ds_i]:.2f}"

@@ -9,6 +9,8 @@ and implements ``get_params`` and pickling once for everybody. Subclasses set
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._validation import as_label, as_matrix, as_row, as_targets
@@ -18,7 +20,7 @@ from .._wrapped import PICKLE_FORMAT_VERSION, CoreWrapper
 class Learner(CoreWrapper):
     """Base class of all online learners (regression on ``y``, or ``-1/+1`` labels)."""
 
-    _core_class = None
+    _core_class: Any = None
     #: ``"regression"`` or ``"classification"`` (for losses that need +-1 labels).
     task = "regression"
 

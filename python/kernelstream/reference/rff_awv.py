@@ -78,7 +78,8 @@ class RFFAWVReference:
             features,
             seed,
         )
-        self.omega = self.b = self.vaw = None
+        self.omega = self.b = None
+        self.vaw: VAWReference | None = None
 
     def _init(self, d):
         if self.omega is None:
@@ -98,6 +99,7 @@ class RFFAWVReference:
 
     def learn_one(self, x, y) -> None:
         self._init(len(x))
+        assert self.vaw is not None
         self.vaw.update(self.phi(x), y)
 
 
