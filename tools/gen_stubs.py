@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import Any, final
 
 import numpy as np
+from typing_extensions import disjoint_base
 import numpy.typing as npt
 
 __version__: str
@@ -52,6 +53,7 @@ _SCALARS = {
     "String": "str",
     "()": "None",
     "u8": "int",
+    "Real": "float",
 }
 _ARRAY_IN = {"PyReadonlyArray1", "PyReadonlyArray2", "PyReadonlyArrayDyn"}
 _ARRAY_OUT = {"PyArray1", "PyArray2", "PyArrayDyn"}
@@ -255,12 +257,17 @@ def generate() -> str:
             lines.append(f"class {name}({bases}): ...\n")
         elif inspect.isclass(obj):
             cls_text = files.get(name)
-            lines.append("@final")
-            lines.append(f"class {name}:")
+            if not obj.__flags__ & (1 << 10):  # Py_TPFLAGS_BASETYPE: not subclassable
+                lines.append("@final")
+            else:  # a native base class (PEP 800)
+                lines.append("@disjoint_base")
+            bases = [b.__name__ for b in obj.__bases__ if b is not object]
+            lines.append(f"class {name}({', '.join(bases)}):" if bases else f"class {name}:")
             new = _lookup(cls_text, "new") if cls_text else None
             if getattr(obj, "__text_signature__", None):
                 lines.append(f"    def __new__{_signature(obj, new, name, 'new')}: ...")
-            members = sorted(m for m in vars(obj) if not m.startswith("__") or m == "__copy__")
+            dunders = ("__copy__", "__call__", "__reduce__")
+            members = sorted(m for m in vars(obj) if not m.startswith("__") or m in dunders)
             for m in members:
                 attr = vars(obj)[m]
                 rust = _lookup(cls_text, m)
@@ -282,7 +289,7 @@ def generate() -> str:
                     lines.append(f"    def {m}{_signature(attr, rust, name, 'method')}: ...")
                 else:
                     lines.append(f"    {m}: {type(attr).__name__}")
-            if lines[-1] == f"class {name}:":
+            if lines[-1].startswith(f"class {name}"):
                 lines.append("    ...")
             lines.append("")
         elif callable(obj):

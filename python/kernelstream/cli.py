@@ -61,8 +61,7 @@ def build_learner(name: str, args) -> object:
         # multi-kernel learners: the VAW2 paper's 76-kernel grid unless --param overrides
         params["kernels"] = kernels.vaw2_grid()
     if "kernel" in accepted:
-        kcls = {"gaussian": kernels.Gaussian, "laplacian": kernels.Laplacian}[args.kernel]
-        params["kernel"] = kcls(args.sigma)
+        params["kernel"] = kernels.Kernel.from_spec(args.kernel, [args.sigma])
     elif "sigma" in accepted:
         params["sigma"] = args.sigma
     for key in ("degree", "lam", "seed"):
@@ -258,7 +257,9 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--shuffle", type=int, help="shuffle the rows with this seed")
     r.add_argument("--limit", type=int, help="use only the first N rows")
     r.add_argument("--n", type=int, default=100000, help="rounds of the built-in synthetic stream")
-    r.add_argument("--kernel", choices=["gaussian", "laplacian"], default="gaussian")
+    r.add_argument(
+        "--kernel", default="gaussian", help="kernel name for --sigma (gaussian or laplacian)"
+    )
     r.add_argument("--sigma", type=float, default=1.0)
     r.add_argument("--degree", type=int)
     r.add_argument("--lam", type=float)

@@ -43,3 +43,25 @@ pub fn matrix<'py>(
     }
     PyArray1::from_vec(py, data).reshape([rows, cols])
 }
+
+/// A real-number argument: a Python int or float (not a bool); anything else raises
+/// `ParameterError` (PyO3 adds a note naming the argument). Only the type is checked
+/// here: the value is checked once, by the core's constructor.
+#[derive(Clone, Copy, Debug)]
+pub struct Real(pub f64);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Real {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let shown = || obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+        if obj.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(
+                crate::KsError::Parameter(format!("expected a number, got {}", shown())).into()
+            );
+        }
+        obj.extract::<f64>().map(Real).map_err(|_| {
+            crate::KsError::Parameter(format!("expected a number, got {}", shown())).into()
+        })
+    }
+}

@@ -43,13 +43,13 @@ def make_learner(spec: dict):
     """Builds a learner from ``{"class": name, "params": {...}}`` (kernels as ``("gaussian", sigma)``)."""
     import kernelstream as ks
 
-    from .. import kernels
+    from ..kernels import Kernel
 
     params = dict(spec.get("params", {}))
     for key in ("kernel",):
         if key in params and isinstance(params[key], (tuple, list)):
             kname, *kp = params[key]
-            params[key] = {"gaussian": kernels.Gaussian, "laplacian": kernels.Laplacian}[kname](*kp)
+            params[key] = Kernel.from_spec(kname, [float(v) for v in kp])
     return getattr(ks, spec["class"])(**params)
 
 

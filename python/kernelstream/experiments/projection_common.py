@@ -21,13 +21,9 @@ def checkpoints(lo: float, hi: float, per_decade: int = 2) -> list:
 
 
 def _kernel(name):
-    from ..kernels import AdditiveSobolev2, BernoulliPeriodic, Min
+    from ..kernels import Kernel
 
-    return {
-        "min": Min(),
-        "bernoulli_periodic": BernoulliPeriodic(),
-        "additive_sobolev2": AdditiveSobolev2(),
-    }[name]
+    return Kernel.from_spec(name)
 
 
 def projection_curve(task: dict) -> dict:
