@@ -67,9 +67,179 @@ def test_river_adapters(rng):
         assert reg.predict_one(d) == ref.predict_one(x)
         reg.learn_one(d, yt)
         ref.learn_one(x, yt)
-    with pytest.raises(ks.InputError):
-        reg.learn_one({"a": 1.0}, 0.0)
+    assert reg.feature_names == ["a", "b"]
+    # The documented feature policy: a missing feature is 0, an unknown one is ignored.
+    assert reg.predict_one({"a": 0.3}) == ref.predict_one([0.3, 0.0])
+    assert reg.predict_one({"a": 0.3, "b": 0.2, "c": 9.0}) == ref.predict_one([0.3, 0.2])
+    reg.learn_one({"b": -0.4, "z": 5.0}, 0.5)
+    ref.learn_one([0.0, -0.4], 0.5)
+    assert reg.predict_one({"a": 0.1, "b": 0.1}) == ref.predict_one([0.1, 0.1])
+    with pytest.raises(ks.InputError, match="feature 'a'"):
+        reg.learn_one({"a": "high", "b": 0.0}, 0.0)
+    assert reg.learner.n_seen == 101
     clf = RiverClassifier(ks.TaylorAWV(degree=2))
     clf.learn_one({"a": 0.5}, True)
     assert clf.predict_one({"a": 0.5}) is True
-    assert abs(sum(clf.predict_proba_one({"a": 0.1}).values()) - 1) < 1e-12
+    with pytest.raises(NotImplementedError, match="logistic"):
+        clf.predict_proba_one({"a": 0.1})  # squared loss: no probability
+
+
+def _blobs(rng, n=200):
+    y = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 2)) * 0.4 + np.where(y[:, None] == 1, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("labels", [("spam", "ham"), ("ham", "spam"), (3, 7), ("b", False)])
+def test_river_classifier_learns_any_two_hashable_labels(rng, labels):
+    X, y01 = _blobs(rng)
+    clf = RiverClassifier(ks.TaylorAWV(degree=2))
+    for x, k in zip(X, y01):
+        clf.learn_one({"u": x[0], "v": x[1]}, labels[k])
+    # The first label seen takes +1 unless it is a conventional negative (False, 0, -1).
+    first, second = labels[y01[0]], labels[1 - y01[0]]
+    pos, neg = (second, first) if first is False else (first, second)
+    assert clf.classes == {1: pos, -1: neg}
+    ref = ks.TaylorAWV(degree=2)
+    ref.learn_many(X, np.where([labels[k] == pos for k in y01], 1.0, -1.0))
+    preds = [clf.predict_one({"u": x[0], "v": x[1]}) for x in X]
+    assert preds == [pos if f >= 0 else neg for f in ref.predict_many(X)]
+    assert np.mean([p == labels[k] for p, k in zip(preds, y01)]) > 0.9
+    with pytest.raises(ks.InputError, match="third label"):
+        clf.learn_one({"u": 0.0, "v": 0.0}, "other")
+    with pytest.raises(ks.InputError, match="hashable"):
+        clf.learn_one({"u": 0.0, "v": 0.0}, ["a"])
+    assert clf.learner.n_seen == len(X)  # refused labels left the learner untouched
+
+
+def test_river_classifier_before_both_classes():
+    clf = RiverClassifier(ks.TaylorAWV(degree=2))
+    assert clf.predict_one({"a": 0.1}) is True  # no class seen: the True/False convention
+    clf.learn_one({"a": 0.1}, "spam")
+    assert clf.predict_one({"a": -5.0}) == "spam"  # the one class seen
+    clf.learn_one({"a": -0.1}, "ham")
+    assert set(clf.classes.values()) == {"spam", "ham"}
+
+
+def test_river_classifier_probability_only_for_logistic_loss(rng):
+    from kernelstream.kernels import Gaussian
+
+    X, y01 = _blobs(rng, 100)
+    learner = ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0)
+    clf = RiverClassifier(learner)
+    for x, k in zip(X, y01):
+        clf.learn_one({"u": x[0], "v": x[1]}, bool(k))
+    for x in X[:10]:
+        p = clf.predict_proba_one({"u": x[0], "v": x[1]})
+        f = clf.learner.predict_one(x)
+        assert p[True] == pytest.approx(1 / (1 + np.exp(-f)), rel=1e-12)
+        assert p[True] + p[False] == pytest.approx(1.0, abs=1e-15)
+
+
+def test_river_clone_is_fresh(rng):
+    reg = RiverRegressor(ks.RFFAWV(ks.kernels.Gaussian(1.0), n_features=5, seed=3))
+    reg.learn_one({"a": 0.2}, 1.0)
+    c = reg.clone()
+    assert c.learner.n_seen == 0 and c.feature_names is None
+    assert c.learner.get_params() == reg.learner.get_params()
+
+
+def test_sklearn_classifier_refuses_three_classes_in_partial_fit(rng):
+    X, y01 = _blobs(rng, 50)
+    y = np.where(y01 == 1, "pos", "neg")
+    est = SklearnClassifier(ks.TaylorAWV(degree=2))
+    with pytest.raises(ks.InputError, match="Only binary classification"):
+        est.partial_fit(X, y, classes=["a", "neg", "pos"])
+    assert not hasattr(est, "classes_") and not hasattr(est, "n_features_in_")
+    with pytest.raises(ks.InputError, match="Only binary classification"):
+        est.fit(X, np.append(y[:-1], "a"))
+
+
+def test_sklearn_classifier_first_batch_with_one_class(rng):
+    X, y01 = _blobs(rng, 60)
+    y = np.where(y01 == 1, "pos", "neg")
+    est = SklearnClassifier(ks.TaylorAWV(degree=2))
+    with pytest.raises(ks.InputError, match="pass classes"):
+        est.partial_fit(X[:3], ["pos", "pos", "pos"])
+    assert not hasattr(est, "classes_")
+    est.partial_fit(X[:3], ["pos", "pos", "pos"], classes=["pos", "neg"])
+    est.partial_fit(X[3:], y[3:])
+    assert est.classes_.tolist() == ["neg", "pos"]
+    ref = ks.TaylorAWV(degree=2)
+    ref.learn_many(X, np.r_[[1.0, 1.0, 1.0], np.where(y[3:] == "pos", 1.0, -1.0)])
+    np.testing.assert_array_equal(est.decision_function(X), ref.predict_many(X))
+    with pytest.raises(ks.InputError, match="not the same"):
+        est.partial_fit(X[:2], y[:2], classes=["neg", "zzz"])
+    assert est.learner_.n_seen == 60
+
+
+def test_sklearn_predict_proba_only_for_logistic_loss(rng):
+    from kernelstream.kernels import Gaussian
+
+    X, y = _blobs(rng, 100)
+    assert not hasattr(SklearnClassifier(ks.TaylorAWV()), "predict_proba")
+    est = SklearnClassifier(ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0))
+    est.fit(X, y)
+    f = est.learner_.predict_many(X)
+    p = est.predict_proba(X)
+    np.testing.assert_allclose(p[:, 1], 1 / (1 + np.exp(-f)), rtol=1e-12)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(np.exp(est.predict_log_proba(X)), p, rtol=1e-12)
+
+
+def test_sklearn_errors_before_fit_and_on_bad_shapes(rng):
+    from sklearn.exceptions import NotFittedError
+
+    est = SklearnRegressor(ks.TaylorAWV())
+    with pytest.raises(NotFittedError):
+        est.predict([[0.0, 1.0]])
+    est.fit(rng.normal(size=(20, 2)), rng.normal(size=20))
+    with pytest.raises(ValueError, match="X has 3 features"):
+        est.predict(np.zeros((2, 3)))
+    assert not hasattr(est, "decision_function")
+
+
+def test_nested_grid_search_in_pipeline_with_two_jobs(rng):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = rng.uniform(-1, 1, (120, 2))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=120)
+    pipe = make_pipeline(StandardScaler(), SklearnRegressor(ks.TaylorAWV(sigma=1.0, degree=1)))
+    grid = {"sklearnregressor__learner__degree": [1, 4], "sklearnregressor__learner__lam": [0.5]}
+    search = GridSearchCV(pipe, grid, cv=3, n_jobs=2).fit(X, y)
+    assert search.best_params_["sklearnregressor__learner__degree"] == 4
+    best = search.best_estimator_[-1]
+    assert best.learner.degree == 4 and best.learner_.degree == 4 and best.learner_.lam == 0.5
+    assert best.learner_.n_seen == 120
+    assert pipe[-1].learner.degree == 1  # the searched pipeline itself is untouched
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda K: ks.MultiKernelAWV(K, n_features=5),
+        lambda K: ks.Raker(K, n_features=5),
+        lambda K: ks.OMKLGF(K, n_features=5, n_samples=1),
+        lambda K: ks.NystromAWV(K[0], dictionary=np.linspace(-1, 1, 8)[:, None]),
+    ],
+    ids=["MultiKernelAWV", "Raker", "OMKLGF", "NystromAWV-fixed"],
+)
+def test_clone_and_grid_search_keep_parameters_as_passed(rng, make):
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    kernels = [ks.kernels.Gaussian(0.5), ks.kernels.Laplacian(1.0)]
+    learner = make(kernels)
+    for name, value in learner.get_params().items():
+        assert getattr(learner, name) is value or name == "dictionary"
+    c = clone(learner)
+    np.testing.assert_equal(c.get_params(), learner.get_params())
+    X = rng.uniform(-1, 1, (60, 1))
+    y = X[:, 0] ** 2
+    search = GridSearchCV(SklearnRegressor(learner), {"learner__lam": [0.5, 1.0]}, cv=2)
+    if "lam" not in learner.get_params():
+        search.set_params(param_grid={"learner__seed": [0, 1]})
+    search.fit(X, y)
+    assert search.best_estimator_.learner_.n_seen == 60

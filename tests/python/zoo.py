@@ -163,3 +163,25 @@ ZOO: dict[str, ZooEntry] = {
         lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)
     ),
 }
+
+# Representative learners for the peers' estimator checks (test_adapter_checks.py and
+# tools/count_adapter_checks.py). Bandwidths suit the checks' data: standardized inputs,
+# 10 features for regression, 2 for classification.
+ADAPTER_REGRESSION: dict[str, Callable] = {
+    "TaylorAWV": lambda: ks.TaylorAWV(sigma=3.0, degree=2),
+    "NystromAWV": lambda: ks.NystromAWV(Gaussian(3.0), seed=1),
+    "RFFAWV": lambda: ks.RFFAWV(Gaussian(3.0), n_features=30, seed=1),
+    "MultiKernelAWV": lambda: ks.MultiKernelAWV(
+        [Gaussian(2.0), Gaussian(4.0), Laplacian(8.0)], n_features=20, seed=1
+    ),
+}
+ADAPTER_CLASSIFICATION: dict[str, Callable] = {
+    "TaylorAWV": lambda: ks.TaylorAWV(sigma=3.0, degree=2),
+    # CON-KONS: with restarts (the default) the model after the last restart has seen only
+    # the few rounds since, and scores 0.5-0.6 training accuracy on the blobs of
+    # check_classifiers_train.
+    "CON-KONS-logistic": lambda: ks.ProsNKons(
+        Gaussian(1.0), loss="logistic", gamma=1.0, on_growth="continue", seed=1
+    ),
+    "FOGD-hinge": lambda: ks.FOGD(Gaussian(3.0), n_features=30, lr=0.3, loss="hinge", seed=1),
+}

@@ -20,6 +20,14 @@ from .base import Learner
 AGGREGATORS = ("vaw", "ewa", "aa", "boa", "mlpoly", "mlprod")
 
 
+def _keep_kernels(kernels):
+    """The ``kernels`` argument as ``get_params`` returns it: the very list or tuple passed
+    (scikit-learn's ``clone`` checks identity); any other iterable is read once into a list."""
+    if isinstance(kernels, (list, tuple, str, bytes)) or not hasattr(kernels, "__iter__"):
+        return kernels
+    return list(kernels)
+
+
 def _kernel_specs(kernels):
     if isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__"):
         raise ParameterError(f"kernels must be a list of kernels, got {kernels!r}")
@@ -103,9 +111,7 @@ class MultiKernelAWV(Learner):
         features: str = "cos",
     ):
         super().__init__(
-            kernels=list(kernels)
-            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
-            else kernels,
+            kernels=_keep_kernels(kernels),
             n_features=n_features,
             lam=lam,
             aggregator=aggregator,
@@ -202,9 +208,7 @@ class Raker(Learner):
         self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, seed: int = 0
     ):
         super().__init__(
-            kernels=list(kernels)
-            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
-            else kernels,
+            kernels=_keep_kernels(kernels),
             n_features=n_features,
             lr=lr,
             reg=reg,
@@ -277,9 +281,7 @@ class OMKLGF(Learner):
         seed: int = 0,
     ):
         super().__init__(
-            kernels=list(kernels)
-            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
-            else kernels,
+            kernels=_keep_kernels(kernels),
             n_features=n_features,
             lr=lr,
             reg=reg,
