@@ -73,10 +73,10 @@ def main(argv=None) -> int:
             (SklearnRegressor if peer == "sklearn" else RiverRegressor, REGRESSION),
             (SklearnClassifier if peer == "sklearn" else RiverClassifier, CLASSIFICATION),
         ):
-            for name, make in learners.items():
-                ok, total, failed = run(adapter(make()))
+            for name, (make, scale) in learners.items():
+                ok, total, failed = run(adapter(make(), scale=scale))
                 rows.append((peer, adapter.__name__, name, ok, total))
-                print(f"{peer:8s} {adapter.__name__:18s} {name:15s} {ok:3d}/{total:3d} passed")
+                print(f"{peer:8s} {adapter.__name__:18s} {name:25s} {ok:3d}/{total:3d} passed")
                 for f in failed:
                     print("    " + (f if args.v else f.split(":")[0]))
                 sys.stdout.flush()

@@ -22,24 +22,24 @@ from kernelstream.adapters import (  # noqa: E402
     SklearnRegressor,
 )
 
-PAIRS = [("regressor", name, make) for name, make in ADAPTER_REGRESSION.items()] + [
-    ("classifier", name, make) for name, make in ADAPTER_CLASSIFICATION.items()
+PAIRS = [("regressor", name, *entry) for name, entry in ADAPTER_REGRESSION.items()] + [
+    ("classifier", name, *entry) for name, entry in ADAPTER_CLASSIFICATION.items()
 ]
 
 
 def _sklearn_cases():
-    for kind, name, make in PAIRS:
+    for kind, name, make, scale in PAIRS:
         adapter = SklearnRegressor if kind == "regressor" else SklearnClassifier
-        est = adapter(make())
+        est = adapter(make(), scale=scale)
         for _est, check in sklearn_checks.estimator_checks_generator(est, legacy=True):
             check_name = getattr(check, "func", check).__name__
             yield pytest.param(est, check, id=f"{adapter.__name__}-{name}-{check_name}")
 
 
 def _river_cases():
-    for kind, name, make in PAIRS:
+    for kind, name, make, scale in PAIRS:
         adapter = RiverRegressor if kind == "regressor" else RiverClassifier
-        model = adapter(make())
+        model = adapter(make(), scale=scale)
         for check in river_checks.yield_checks(model):
             if check.__name__ not in model._unit_test_skips():
                 yield pytest.param(model, check, id=f"{adapter.__name__}-{name}-{check.__name__}")

@@ -243,3 +243,77 @@ def test_clone_and_grid_search_keep_parameters_as_passed(rng, make):
         search.set_params(param_grid={"learner__seed": [0, 1]})
     search.fit(X, y)
     assert search.best_estimator_.learner_.n_seen == 60
+
+
+def _welford_reference(X):
+    """Row-by-row Welford: the scaled row t uses the mean and variance of rows 0..t."""
+    n, mean, m2, out = 0, np.zeros(X.shape[1]), np.zeros(X.shape[1]), []
+    for x in X:
+        n += 1
+        delta = x - mean
+        mean = mean + delta / n
+        m2 = m2 + delta * (x - mean)
+        std = np.sqrt(m2 / n)
+        out.append(np.where(std > 0, (x - mean) / np.where(std > 0, std, 1), 0.0))
+    return np.array(out), mean, np.sqrt(m2 / n)
+
+
+def test_online_standardizer_equals_row_by_row_welford(rng):
+    from kernelstream.adapters._scaling import OnlineStandardizer
+
+    # offsets and spreads of very different sizes, like TrumpApproval's date and polls
+    X = rng.normal(size=(300, 3)) * [1e-3, 1.0, 50.0] + [7.36e5, -2.0, 40.0]
+    X[:, 1] = np.round(X[:, 1])  # many ties
+    ref, mean, std = _welford_reference(X)
+    s = OnlineStandardizer(per_dimension=True)
+    Z = np.vstack([s.learn_transform(X[a:b]) for a, b in [(0, 1), (1, 70), (70, 71), (71, 300)]])
+    # Conditioning: x - mean loses eps |mean| / std relative to the scaled value (in the
+    # reference too), and the prefix sums accumulate up to n such errors.
+    tol = len(X) * np.finfo(float).eps * (1 + np.abs(mean) / std)
+    for j in range(3):
+        np.testing.assert_allclose(Z[:, j] * np.sqrt(3), ref[:, j], rtol=0, atol=tol[j])
+    np.testing.assert_allclose(s.mean, mean, rtol=1e-13)
+    np.testing.assert_allclose(np.sqrt(s.m2 / s.n), std, rtol=0, atol=(tol * std).max())
+    expected = (X[:5] - mean) / std / np.sqrt(3)
+    np.testing.assert_allclose(s.transform(X[:5]), expected, rtol=0, atol=tol.max())
+    assert np.all(OnlineStandardizer(True).learn_transform(np.ones((4, 2))) == 0)  # constant
+
+
+def test_sklearn_scale_streams_the_standardized_rows(rng):
+    from kernelstream.adapters._scaling import OnlineStandardizer
+
+    X = rng.normal(size=(120, 4)) * 30 + 100
+    y = X[:, 0] * 5 + 1000
+    est = SklearnRegressor(ks.TaylorAWV(), scale=True).fit(X, y)
+    xs, ys = OnlineStandardizer(True), OnlineStandardizer(False)
+    ref = ks.TaylorAWV()
+    ref.learn_many(xs.learn_transform(X), ys.learn_transform(y[:, None])[:, 0])
+    f = ref.predict_many(xs.transform(X[:10]))
+    np.testing.assert_allclose(est.predict(X[:10]), ys.inverse(f), rtol=1e-12)
+    # split equals whole
+    part = SklearnRegressor(ks.TaylorAWV(), scale=True).partial_fit(X[:50], y[:50])
+    part.partial_fit(X[50:], y[50:])
+    np.testing.assert_allclose(part.predict(X[:10]), est.predict(X[:10]), rtol=1e-10)
+    assert est.score(X, y) > 0.8
+    with pytest.raises(ks.ParameterError, match="scale"):
+        SklearnRegressor(ks.TaylorAWV(), scale="yes").fit(X, y)
+
+
+def test_river_scale_equals_sklearn_scale(rng):
+    X = rng.normal(size=(60, 2)) * [3.0, 0.01] + [10.0, -5.0]
+    y = 100 * X[:, 0] - 7
+    est = SklearnRegressor(ks.TaylorAWV(), scale=True)
+    reg = RiverRegressor(ks.TaylorAWV(), scale=True)
+    for x, yt in zip(X, y):
+        reg.learn_one({"a": x[0], "b": x[1]}, yt)
+    est.fit(X, y)
+    np.testing.assert_allclose(
+        [reg.predict_one({"a": x[0], "b": x[1]}) for x in X[:10]], est.predict(X[:10]), rtol=1e-9
+    )
+    n_seen = reg.learner.n_seen
+    for bad_x, bad_y in [({"a": 1.0, "b": 1.0}, float("nan")), ({"a": np.inf, "b": 1.0}, 1.0)]:
+        with pytest.raises(ks.InputError, match="NaN or infinite"):
+            reg.learn_one(bad_x, bad_y)
+    with pytest.raises(ks.InputError, match="too large"):
+        reg.learn_one({"a": 1e300, "b": 1.0}, 1.0)
+    assert reg.learner.n_seen == n_seen and reg.target_scaler.n == n_seen == reg.scaler.n

@@ -13,10 +13,10 @@ like the weights river's linear models keep for features they have not seen. Val
 must be numbers (encode categories first, e.g. with ``preprocessing.OneHotEncoder``,
 and do so before the first ``learn_one``).
 
-Scale: the learners' defaults assume inputs whose distances are of order ``sigma`` and
-targets of order one. Compose with river's scalers:
-``preprocessing.StandardScaler() | preprocessing.TargetStandardScaler(RiverRegressor(...))``
-(see ``docs/adapters.md``).
+Scale: the learners' defaults assume inputs whose distances are of order ``sigma = 1``
+and targets of order one. ``scale=True`` standardizes the features (and divides them by
+``sqrt(d)``) and the target online; or compose with river's ``preprocessing.StandardScaler``
+and ``preprocessing.TargetStandardScaler`` (``docs/adapters.md``).
 
 Examples
 --------
@@ -37,7 +37,9 @@ import numbers
 
 import numpy as np
 
-from ..errors import InputError
+from .._validation import as_label
+from ..errors import InputError, ParameterError
+from ._scaling import OnlineStandardizer
 
 try:
     from river import base as _river_base
@@ -55,9 +57,18 @@ def _sorted_names(x: dict) -> list:
 
 
 class _DictAdapter:
-    def __init__(self, learner):
+    _scale_target = False
+
+    def __init__(self, learner, scale: bool = False):
+        if not isinstance(scale, (bool, np.bool_)):
+            raise ParameterError(f"scale must be True or False, got {scale!r}")
         self.learner = learner
+        self.scale = scale
         self.feature_names = None
+        self.scaler = OnlineStandardizer(per_dimension=True) if scale else None
+        self.target_scaler = (
+            OnlineStandardizer(per_dimension=False) if scale and self._scale_target else None
+        )
 
     def _vector(self, x: dict):
         """``x`` as a float vector in the order of ``feature_names`` (see the module's policy)."""
@@ -72,13 +83,27 @@ class _DictAdapter:
 
     def _learn_vector(self, x: dict, y: float) -> None:
         v, names = self._vector(x)
+        xs = None if self.scaler is None else self.scaler.copy()
+        ys = None if self.target_scaler is None else self.target_scaler.copy()
+        if xs is not None:
+            v = xs.learn_transform(v[None, :])[0]
+        if ys is not None:
+            y = float(ys.learn_transform(np.array([[as_label(y)]]))[0, 0])
         self.learner.learn_one(v, y)
+        # the learner accepted the round: commit the feature order and the statistics
+        self.scaler, self.target_scaler = xs, ys
         if self.feature_names is None:
             self.feature_names = list(names)
 
+    def _score(self, x: dict) -> float:
+        v, _ = self._vector(x)
+        if self.scaler is not None:
+            v = self.scaler.transform(v[None, :])[0]
+        return self.learner.predict_one(v)
+
     def clone(self, new_params=None, include_attributes=False):
         """A fresh adapter: the same parameters around an untrained copy of ``learner``."""
-        params = {"learner": type(self.learner)(**self.learner.get_params())}
+        params = {"learner": type(self.learner)(**self.learner.get_params()), "scale": self.scale}
         params.update({k: copy.deepcopy(v) for k, v in (new_params or {}).items()})
         new = type(self)(**params)
         if include_attributes:
@@ -95,20 +120,28 @@ class RiverRegressor(_DictAdapter, _Regressor):
     ----------
     learner : kernelstream learner
         Trained in place.
+    scale : bool, default False
+        Standardize the features (divided by ``sqrt(d)`` too) and the target online, so
+        that the learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`).
     """
+
+    _scale_target = True
 
     @classmethod
     def _unit_test_params(cls):
         from ..learners import TaylorAWV
 
         yield {"learner": TaylorAWV(degree=2)}
+        yield {"learner": TaylorAWV(degree=2), "scale": True}
 
     def learn_one(self, x: dict, y: float) -> None:
         self._learn_vector(x, y)
 
     def predict_one(self, x: dict) -> float:
-        v, _ = self._vector(x)
-        return self.learner.predict_one(v)
+        f = self._score(x)
+        if self.target_scaler is None:
+            return f
+        return float(self.target_scaler.inverse(np.array([f]))[0])
 
 
 _UNSEEN = object()
@@ -148,6 +181,8 @@ class RiverClassifier(_DictAdapter, _Classifier):
     ----------
     learner : kernelstream learner
         Trained in place on the ``+-1`` labels.
+    scale : bool, default False
+        Standardize the features online (divided by ``sqrt(d)`` too).
 
     Examples
     --------
@@ -160,8 +195,8 @@ class RiverClassifier(_DictAdapter, _Classifier):
     ('spam', 'ham', {1: 'spam', -1: 'ham'})
     """
 
-    def __init__(self, learner):
-        super().__init__(learner)
+    def __init__(self, learner, scale: bool = False):
+        super().__init__(learner, scale)
         self.classes = {}  # learner label (+1 / -1) -> user label
 
     @classmethod
@@ -170,7 +205,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
         from ..learners import ProsNKons, TaylorAWV
 
         yield {"learner": TaylorAWV(degree=2)}
-        yield {"learner": ProsNKons(Gaussian(1.0), loss="logistic", gamma=0.5)}
+        yield {"learner": ProsNKons(Gaussian(1.0), loss="logistic", gamma=0.5), "scale": True}
 
     def _sign(self, y) -> float:
         """The learner's label for ``y``, assigning a free sign to a new class."""
@@ -203,10 +238,6 @@ class RiverClassifier(_DictAdapter, _Classifier):
         if pos is _UNSEEN and _boolish(neg):
             pos = True
         return neg, pos
-
-    def _score(self, x: dict) -> float:
-        v, _ = self._vector(x)
-        return self.learner.predict_one(v)
 
     def predict_one(self, x: dict):
         neg, pos = self._labels()

@@ -8,10 +8,10 @@ estimators pass ``sklearn.utils.estimator_checks.check_estimator`` (tested).
 ``get_params``/``set_params``/``clone`` reach the learner's hyperparameters, so nested
 grid searches work: ``{"sklearnregressor__learner__degree": [2, 3]}``.
 
-Scale: the learners' defaults assume inputs whose distances are of order ``sigma`` and
-targets of order one. Compose with scikit-learn's scalers: a ``StandardScaler`` in a
-``Pipeline`` for the features, a ``TransformedTargetRegressor`` for the target (see
-``docs/adapters.md``).
+Scale: the learners' defaults assume inputs whose distances are of order ``sigma = 1``
+and targets of order one. ``scale=True`` standardizes features (and divides them by
+``sqrt(d)``) and the target online; or compose with scikit-learn's ``StandardScaler``
+in a ``Pipeline`` and a ``TransformedTargetRegressor`` (``docs/adapters.md``).
 
 Examples
 --------
@@ -30,7 +30,8 @@ import functools
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError
+from ._scaling import OnlineStandardizer
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -68,8 +69,11 @@ def _fresh(learner):
 class _StreamingEstimator(BaseEstimator):
     """Shared ``fit``/``partial_fit``/validation of the two adapters."""
 
-    def __init__(self, learner):
+    _scale_target = False
+
+    def __init__(self, learner, scale=False):
         self.learner = learner
+        self.scale = scale
 
     def _validate(self, X, y="no_validation", reset=True):
         # (scikit-learn's own convention: y="no_validation" for X only; y=None is refused)
@@ -77,20 +81,42 @@ class _StreamingEstimator(BaseEstimator):
             return validate_data(self, X, reset=reset, dtype=np.float64)
         return validate_data(self, X, y, reset=reset, dtype=np.float64, y_numeric=self._y_numeric)
 
-    def _learn(self, learner, X, y):
-        learner.learn_many(X, self._encode(y))
+    def _learn(self, X, y, first: bool):
+        """Stream ``(X, y)`` through ``learner_`` (a fresh one if ``first``) and the online
+        scalers; the attributes change only when the learner accepted the rows."""
+        if first:
+            if not isinstance(self.scale, (bool, np.bool_)):
+                raise ParameterError(f"scale must be True or False, got {self.scale!r}")
+            learner = _fresh(self.learner)
+            xs = OnlineStandardizer(per_dimension=True) if self.scale else None
+            ys = (
+                OnlineStandardizer(per_dimension=False)
+                if self.scale and self._scale_target
+                else None
+            )
+        else:
+            learner = self.learner_
+            xs = None if self.scaler_ is None else self.scaler_.copy()
+            ys = None if self.target_scaler_ is None else self.target_scaler_.copy()
+        y = self._encode(y)
+        if xs is not None:
+            X = xs.learn_transform(X)
+        if ys is not None:
+            y = ys.learn_transform(y[:, None])[:, 0]
+        learner.learn_many(X, y)
+        self.learner_, self.scaler_, self.target_scaler_ = learner, xs, ys
 
     def _fit(self, X, y):
         X, y = self._validate(X, y)
         self._start(y)
-        learner = _fresh(self.learner)
-        self._learn(learner, X, y)
-        self.learner_ = learner
+        self._learn(X, y, first=True)
         return self
 
     def _decision(self, X):
         check_is_fitted(self)
         X = self._validate(X, reset=False)
+        if self.scaler_ is not None:
+            X = self.scaler_.transform(X)
         return self.learner_.predict_many(X)
 
 
@@ -101,15 +127,20 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
     ----------
     learner : kernelstream learner
         The prototype; ``fit`` trains a fresh copy, ``learner_``.
+    scale : bool, default False
+        Standardize the features (divided by ``sqrt(d)`` too) and the target online, so
+        that the learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`).
 
     Attributes
     ----------
     learner_ : the trained learner
+    scaler_, target_scaler_ : the online standardizers (``None`` without ``scale``)
     n_features_in_ : int
     feature_names_in_ : ndarray (only when ``X`` had string column names)
     """
 
     _y_numeric = True
+    _scale_target = True
 
     def _start(self, y):
         pass
@@ -128,12 +159,13 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
         if not hasattr(self, "learner_"):
             return self._fit(X, y)
         X, y = self._validate(X, y, reset=False)
-        self._learn(self.learner_, X, y)
+        self._learn(X, y, first=False)
         return self
 
     def predict(self, X):
         """``predict_many``: each row's prediction by the current learner (state unchanged)."""
-        return self._decision(X)
+        f = self._decision(X)
+        return f if self.target_scaler_ is None else self.target_scaler_.inverse(f)
 
 
 def _is_probabilistic(est) -> bool:
@@ -154,6 +186,9 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
     ----------
     learner : kernelstream learner
         The prototype; ``fit`` trains a fresh copy, ``learner_``.
+    scale : bool, default False
+        Standardize the features online (divided by ``sqrt(d)`` too), so that the
+        learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`).
 
     Attributes
     ----------
@@ -224,7 +259,7 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
                 )
         X, y = self._validate(X, y, reset=first)
         if not first:
-            self._learn(self.learner_, X, y)
+            self._learn(X, y, first=False)
             return self
         if classes is None:
             classes = self._two_classes(y, "y")
@@ -233,10 +268,8 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
                     "the first call to partial_fit sees only one class "
                     f"({classes[0]!r}): pass classes=[negative, positive]"
                 )
-        learner = _fresh(self.learner)
         self.classes_ = classes
-        self._learn(learner, X, y)
-        self.learner_ = learner
+        self._learn(X, y, first=True)
         return self
 
     def decision_function(self, X):
