@@ -55,6 +55,13 @@ def _clip(clip):
 class MultiKernelAWV(Learner):
     """One VAW expert on random Fourier features per kernel, combined online (VAW2 and relatives).
 
+    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
+    from the data, so the defaults assume centred targets of order one; the kernels'
+    bandwidths must bracket the distances between inputs (the VAW2 grid, ``sigma^2`` from
+    0.01 to 100, suits inputs in ``[0, 1]^d``). The adapters' ``scale=True`` does both
+    online (``docs/adapters.md``). The convex rules' defaults (``eta = 0.5``) assume labels
+    in ``[0, 1]``.
+
     Parameters
     ----------
     kernels : list of kernels
@@ -183,6 +190,10 @@ class Raker(Learner):
     ``eta_t = lr / sqrt(t)``, ridge ``reg``; the kernel weights decay with
     ``exp(-eta_t ((f_j - y)^2 + reg ||theta_j||^2))``.
 
+    Scale: the step ``lr`` and the exponential weights are in units of the target: the
+    defaults assume centred targets of order one, and kernel bandwidths of the order of the
+    distances between inputs (``docs/adapters.md``; the adapters' ``scale=True``).
+
     Parameters
     ----------
     kernels : list of kernels
@@ -242,6 +253,9 @@ class OMKLGF(Learner):
     inclusion probabilities ``q_j = 1 - (1 - p_j)^M``; updates importance-weighted by
     ``1 / max(q_j, 0.05)``; the subset of round t+1 is drawn at the end of round t, and is
     frozen after ``graph_rounds`` rounds. See ``src/learners/omkl_gf.rs``.
+
+    Scale: as :class:`Raker`, the defaults assume centred targets of order one and kernel
+    bandwidths of the order of the distances between inputs.
 
     Parameters
     ----------

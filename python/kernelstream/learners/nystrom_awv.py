@@ -45,6 +45,11 @@ def _as_dictionary(dictionary):
 class NystromAWV(Learner):
     """PKAWV with Nystrom projections on a dictionary grown by KORS.
 
+    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
+    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
+    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
+    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+
     Parameters
     ----------
     kernel : kernelstream.kernels.Kernel
