@@ -317,3 +317,21 @@ def test_river_scale_equals_sklearn_scale(rng):
     with pytest.raises(ks.InputError, match="too large"):
         reg.learn_one({"a": 1e300, "b": 1.0}, 1.0)
     assert reg.learner.n_seen == n_seen and reg.target_scaler.n == n_seen == reg.scaler.n
+
+
+def test_sklearn_classifier_one_vs_rest_for_multiclass(rng):
+    """The binary adapter refuses 3 classes; scikit-learn's one-vs-rest wraps it for them."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    centers = np.array([[-2.0, 0.0], [2.0, 0.0], [0.0, 2.5]])
+    y = rng.integers(0, 3, 300)
+    X = centers[y] + 0.5 * rng.normal(size=(300, 2))
+    labels = np.array(["a", "b", "c"])[y]
+    ovr = OneVsRestClassifier(SklearnClassifier(ks.TaylorAWV(sigma=2.0, degree=2))).fit(X, labels)
+    assert ovr.classes_.tolist() == ["a", "b", "c"]
+    # one binary learner per class, each on its class against the rest
+    for k, est in enumerate(ovr.estimators_):
+        ref = ks.TaylorAWV(sigma=2.0, degree=2)
+        ref.learn_many(X, np.where(y == k, 1.0, -1.0))
+        np.testing.assert_array_equal(est.decision_function(X), ref.predict_many(X))
+    assert np.mean(ovr.predict(X) == labels) > 0.9
