@@ -124,3 +124,16 @@ def test_aggregators_have_the_same_parameter_protocol(make):
     agg.update([0.1, 0.2, 0.3], 0.2)
     with pytest.raises(ks.ParameterError, match="seen 1 rounds"):
         agg.set_params(n_experts=3)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sklearn_clone_works_for_every_learner(name):
+    """get_params returns the arguments exactly as passed, which sklearn's clone checks."""
+    base = pytest.importorskip("sklearn.base")
+    e = ZOO[name]
+    learner = e.factory()
+    c = base.clone(learner)
+    assert type(c) is type(learner) and c is not learner
+    np.testing.assert_equal(c.get_params(), learner.get_params())
+    X, y = _stream(e)
+    np.testing.assert_array_equal(c.progressive_predict(X, y), learner.progressive_predict(X, y))
