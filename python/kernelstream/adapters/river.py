@@ -131,7 +131,6 @@ class RiverRegressor(_DictAdapter, _Regressor):
     def _unit_test_params(cls):
         from ..learners import TaylorAWV
 
-        yield {"learner": TaylorAWV(degree=2)}
         yield {"learner": TaylorAWV(degree=2), "scale": True}
 
     def learn_one(self, x: dict, y: float) -> None:
@@ -202,10 +201,9 @@ class RiverClassifier(_DictAdapter, _Classifier):
     @classmethod
     def _unit_test_params(cls):
         from ..kernels import Gaussian
-        from ..learners import ProsNKons, TaylorAWV
+        from ..learners import FOGD
 
-        yield {"learner": TaylorAWV(degree=2)}
-        yield {"learner": ProsNKons(Gaussian(1.0), loss="logistic", gamma=0.5), "scale": True}
+        yield {"learner": FOGD(Gaussian(1.0), n_features=20, loss="logistic"), "scale": True}
 
     def _sign(self, y) -> float:
         """The learner's label for ``y``, assigning a free sign to a new class."""
