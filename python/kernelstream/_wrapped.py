@@ -1,15 +1,17 @@
 """The Python side shared by every object that wraps a Rust core object
 (learners and aggregators): construction from keyword parameters,
-``get_params``, copying, and pickling as "constructor parameters + core state
-bytes + a format version" (the state is restored into a fresh core)."""
+``get_params``/``set_params`` and read-only hyperparameter attributes, copying,
+and pickling as "constructor parameters + core state bytes + a format version"
+(the state is restored into a fresh core)."""
 
 from __future__ import annotations
 
 import copy
+import inspect
 import warnings
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, ParameterError
 
 #: Version of the pickled Python-side envelope; the Rust state carries its own.
 PICKLE_FORMAT_VERSION = 1
@@ -21,14 +23,50 @@ def _restore(cls, params, state):
     return obj
 
 
+class _Hyperparameter:
+    """Read-only attribute view of one constructor parameter: ``TaylorAWV(degree=3).degree == 3``."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return obj._params[self.name]
+
+    def __set__(self, obj, value):
+        raise AttributeError(
+            f"{self.name} is a read-only hyperparameter of {type(obj).__name__}: "
+            f"use set_params({self.name}=...) before it has seen data, or build a new object"
+        )
+
+
+def _init_param_names(cls) -> list:
+    sig = inspect.signature(cls.__init__)
+    return [
+        p.name
+        for p in list(sig.parameters.values())[1:]
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+
+
 class CoreWrapper:
     """Base of the Python classes around a Rust core object ``self._core``.
 
     Subclasses set ``_core_class`` and implement ``_core_kwargs(params)``, which validates
-    the constructor parameters and returns the core's keyword arguments.
+    the constructor parameters and returns the core's keyword arguments. Every named
+    constructor parameter becomes a read-only attribute (unless the class already has
+    an attribute of that name, e.g. ``NystromAWV.dictionary`` is the learned dictionary:
+    ``get_params()`` is then the way to read the parameter).
     """
 
     _core_class: Any = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in _init_param_names(cls):
+            if not hasattr(cls, name):
+                setattr(cls, name, _Hyperparameter(name))
 
     def __init__(self, **params):
         self._params = dict(params)
@@ -38,11 +76,41 @@ class CoreWrapper:
         return dict(params)
 
     def get_params(self, deep: bool = True) -> dict:
-        """The constructor arguments: ``type(o)(**o.get_params())`` is a fresh, identical object.
+        """The constructor arguments, exactly as passed: ``type(o)(**o.get_params())`` is a
+        fresh, identical object (scikit-learn's ``clone`` relies on it).
 
-        (``deep`` is accepted for scikit-learn's ``clone`` and ignored.)
+        (``deep`` is accepted for scikit-learn and ignored: parameters are not estimators.)
         """
         return dict(self._params)
+
+    def set_params(self, **params):
+        """Change constructor parameters, scikit-learn style; returns ``self``.
+
+        Allowed only before the object has seen data (``n_seen == 0``): a new
+        configuration cannot be grafted onto a state learned under another one, so on a
+        trained object this raises :class:`ParameterError` (use
+        ``type(o)(**{**o.get_params(), ...})`` for a fresh one). Atomic: the new
+        parameters are validated by building a fresh object; on any error the object is
+        left exactly as it was.
+        """
+        if not params:
+            return self
+        unknown = sorted(set(params) - set(self._params))
+        if unknown:
+            raise ParameterError(
+                f"{type(self).__name__} has no parameter {unknown[0]!r}; "
+                f"its parameters are {sorted(self._params)}"
+            )
+        n_seen = int(getattr(self._core, "n_seen", 0))
+        if n_seen:
+            raise ParameterError(
+                f"set_params on a {type(self).__name__} that has seen {n_seen} rounds: "
+                "parameters can only change before learning (build a new object instead)"
+            )
+        fresh = type(self)(**{**self._params, **params})
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        return self
 
     def clone(self):
         """A fresh object with the same parameters (no data seen)."""

@@ -67,9 +67,271 @@ def test_river_adapters(rng):
         assert reg.predict_one(d) == ref.predict_one(x)
         reg.learn_one(d, yt)
         ref.learn_one(x, yt)
-    with pytest.raises(ks.InputError):
-        reg.learn_one({"a": 1.0}, 0.0)
+    assert reg.feature_names == ["a", "b"]
+    # The documented feature policy: a missing feature is 0, an unknown one is ignored.
+    assert reg.predict_one({"a": 0.3}) == ref.predict_one([0.3, 0.0])
+    assert reg.predict_one({"a": 0.3, "b": 0.2, "c": 9.0}) == ref.predict_one([0.3, 0.2])
+    reg.learn_one({"b": -0.4, "z": 5.0}, 0.5)
+    ref.learn_one([0.0, -0.4], 0.5)
+    assert reg.predict_one({"a": 0.1, "b": 0.1}) == ref.predict_one([0.1, 0.1])
+    with pytest.raises(ks.InputError, match="feature 'a'"):
+        reg.learn_one({"a": "high", "b": 0.0}, 0.0)
+    assert reg.learner.n_seen == 101
     clf = RiverClassifier(ks.TaylorAWV(degree=2))
     clf.learn_one({"a": 0.5}, True)
     assert clf.predict_one({"a": 0.5}) is True
-    assert abs(sum(clf.predict_proba_one({"a": 0.1}).values()) - 1) < 1e-12
+    with pytest.raises(NotImplementedError, match="logistic"):
+        clf.predict_proba_one({"a": 0.1})  # squared loss: no probability
+
+
+def _blobs(rng, n=200):
+    y = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 2)) * 0.4 + np.where(y[:, None] == 1, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("labels", [("spam", "ham"), ("ham", "spam"), (3, 7), ("b", False)])
+def test_river_classifier_learns_any_two_hashable_labels(rng, labels):
+    X, y01 = _blobs(rng)
+    clf = RiverClassifier(ks.TaylorAWV(degree=2))
+    for x, k in zip(X, y01):
+        clf.learn_one({"u": x[0], "v": x[1]}, labels[k])
+    # The first label seen takes +1 unless it is a conventional negative (False, 0, -1).
+    first, second = labels[y01[0]], labels[1 - y01[0]]
+    pos, neg = (second, first) if first is False else (first, second)
+    assert clf.classes == {1: pos, -1: neg}
+    ref = ks.TaylorAWV(degree=2)
+    ref.learn_many(X, np.where([labels[k] == pos for k in y01], 1.0, -1.0))
+    preds = [clf.predict_one({"u": x[0], "v": x[1]}) for x in X]
+    assert preds == [pos if f >= 0 else neg for f in ref.predict_many(X)]
+    assert np.mean([p == labels[k] for p, k in zip(preds, y01)]) > 0.9
+    with pytest.raises(ks.InputError, match="third label"):
+        clf.learn_one({"u": 0.0, "v": 0.0}, "other")
+    with pytest.raises(ks.InputError, match="hashable"):
+        clf.learn_one({"u": 0.0, "v": 0.0}, ["a"])
+    assert clf.learner.n_seen == len(X)  # refused labels left the learner untouched
+
+
+def test_river_classifier_before_both_classes():
+    clf = RiverClassifier(ks.TaylorAWV(degree=2))
+    assert clf.predict_one({"a": 0.1}) is True  # no class seen: the True/False convention
+    clf.learn_one({"a": 0.1}, "spam")
+    assert clf.predict_one({"a": -5.0}) == "spam"  # the one class seen
+    clf.learn_one({"a": -0.1}, "ham")
+    assert set(clf.classes.values()) == {"spam", "ham"}
+
+
+def test_river_classifier_probability_only_for_logistic_loss(rng):
+    from kernelstream.kernels import Gaussian
+
+    X, y01 = _blobs(rng, 100)
+    learner = ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0)
+    clf = RiverClassifier(learner)
+    for x, k in zip(X, y01):
+        clf.learn_one({"u": x[0], "v": x[1]}, bool(k))
+    for x in X[:10]:
+        p = clf.predict_proba_one({"u": x[0], "v": x[1]})
+        f = clf.learner.predict_one(x)
+        assert p[True] == pytest.approx(1 / (1 + np.exp(-f)), rel=1e-12)
+        assert p[True] + p[False] == pytest.approx(1.0, abs=1e-15)
+
+
+def test_river_clone_is_fresh(rng):
+    reg = RiverRegressor(ks.RFFAWV(ks.kernels.Gaussian(1.0), n_features=5, seed=3))
+    reg.learn_one({"a": 0.2}, 1.0)
+    c = reg.clone()
+    assert c.learner.n_seen == 0 and c.feature_names is None
+    assert c.learner.get_params() == reg.learner.get_params()
+
+
+def test_sklearn_classifier_refuses_three_classes_in_partial_fit(rng):
+    X, y01 = _blobs(rng, 50)
+    y = np.where(y01 == 1, "pos", "neg")
+    est = SklearnClassifier(ks.TaylorAWV(degree=2))
+    with pytest.raises(ks.InputError, match="Only binary classification"):
+        est.partial_fit(X, y, classes=["a", "neg", "pos"])
+    assert not hasattr(est, "classes_") and not hasattr(est, "n_features_in_")
+    with pytest.raises(ks.InputError, match="Only binary classification"):
+        est.fit(X, np.append(y[:-1], "a"))
+
+
+def test_sklearn_classifier_first_batch_with_one_class(rng):
+    X, y01 = _blobs(rng, 60)
+    y = np.where(y01 == 1, "pos", "neg")
+    est = SklearnClassifier(ks.TaylorAWV(degree=2))
+    with pytest.raises(ks.InputError, match="pass classes"):
+        est.partial_fit(X[:3], ["pos", "pos", "pos"])
+    assert not hasattr(est, "classes_")
+    est.partial_fit(X[:3], ["pos", "pos", "pos"], classes=["pos", "neg"])
+    est.partial_fit(X[3:], y[3:])
+    assert est.classes_.tolist() == ["neg", "pos"]
+    ref = ks.TaylorAWV(degree=2)
+    ref.learn_many(X, np.r_[[1.0, 1.0, 1.0], np.where(y[3:] == "pos", 1.0, -1.0)])
+    np.testing.assert_array_equal(est.decision_function(X), ref.predict_many(X))
+    with pytest.raises(ks.InputError, match="not the same"):
+        est.partial_fit(X[:2], y[:2], classes=["neg", "zzz"])
+    assert est.learner_.n_seen == 60
+
+
+def test_sklearn_predict_proba_only_for_logistic_loss(rng):
+    from kernelstream.kernels import Gaussian
+
+    X, y = _blobs(rng, 100)
+    assert not hasattr(SklearnClassifier(ks.TaylorAWV()), "predict_proba")
+    est = SklearnClassifier(ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0))
+    est.fit(X, y)
+    f = est.learner_.predict_many(X)
+    p = est.predict_proba(X)
+    np.testing.assert_allclose(p[:, 1], 1 / (1 + np.exp(-f)), rtol=1e-12)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(np.exp(est.predict_log_proba(X)), p, rtol=1e-12)
+
+
+def test_sklearn_errors_before_fit_and_on_bad_shapes(rng):
+    from sklearn.exceptions import NotFittedError
+
+    est = SklearnRegressor(ks.TaylorAWV())
+    with pytest.raises(NotFittedError):
+        est.predict([[0.0, 1.0]])
+    est.fit(rng.normal(size=(20, 2)), rng.normal(size=20))
+    with pytest.raises(ValueError, match="X has 3 features"):
+        est.predict(np.zeros((2, 3)))
+    assert not hasattr(est, "decision_function")
+
+
+def test_nested_grid_search_in_pipeline_with_two_jobs(rng):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = rng.uniform(-1, 1, (120, 2))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=120)
+    pipe = make_pipeline(StandardScaler(), SklearnRegressor(ks.TaylorAWV(sigma=1.0, degree=1)))
+    grid = {"sklearnregressor__learner__degree": [1, 4], "sklearnregressor__learner__lam": [0.5]}
+    search = GridSearchCV(pipe, grid, cv=2, n_jobs=2).fit(X, y)
+    assert search.best_params_["sklearnregressor__learner__degree"] == 4
+    best = search.best_estimator_[-1]
+    assert best.learner.degree == 4 and best.learner_.degree == 4 and best.learner_.lam == 0.5
+    assert best.learner_.n_seen == 120
+    assert pipe[-1].learner.degree == 1  # the searched pipeline itself is untouched
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda K: ks.MultiKernelAWV(K, n_features=5),
+        lambda K: ks.Raker(K, n_features=5),
+        lambda K: ks.OMKLGF(K, n_features=5, n_samples=1),
+        lambda K: ks.NystromAWV(K[0], dictionary=np.linspace(-1, 1, 8)[:, None]),
+    ],
+    ids=["MultiKernelAWV", "Raker", "OMKLGF", "NystromAWV-fixed"],
+)
+def test_clone_and_grid_search_keep_parameters_as_passed(rng, make):
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    kernels = [ks.kernels.Gaussian(0.5), ks.kernels.Laplacian(1.0)]
+    learner = make(kernels)
+    for name, value in learner.get_params().items():
+        assert getattr(learner, name) is value or name == "dictionary"
+    c = clone(learner)
+    np.testing.assert_equal(c.get_params(), learner.get_params())
+    X = rng.uniform(-1, 1, (60, 1))
+    y = X[:, 0] ** 2
+    search = GridSearchCV(SklearnRegressor(learner), {"learner__lam": [0.5, 1.0]}, cv=2)
+    if "lam" not in learner.get_params():
+        search.set_params(param_grid={"learner__seed": [0, 1]})
+    search.fit(X, y)
+    assert search.best_estimator_.learner_.n_seen == 60
+
+
+def _welford_reference(X):
+    """Row-by-row Welford: the scaled row t uses the mean and variance of rows 0..t."""
+    n, mean, m2, out = 0, np.zeros(X.shape[1]), np.zeros(X.shape[1]), []
+    for x in X:
+        n += 1
+        delta = x - mean
+        mean = mean + delta / n
+        m2 = m2 + delta * (x - mean)
+        std = np.sqrt(m2 / n)
+        out.append(np.where(std > 0, (x - mean) / np.where(std > 0, std, 1), 0.0))
+    return np.array(out), mean, np.sqrt(m2 / n)
+
+
+def test_online_standardizer_equals_row_by_row_welford(rng):
+    from kernelstream.adapters._scaling import OnlineStandardizer
+
+    # offsets and spreads of very different sizes, like TrumpApproval's date and polls
+    X = rng.normal(size=(300, 3)) * [1e-3, 1.0, 50.0] + [7.36e5, -2.0, 40.0]
+    X[:, 1] = np.round(X[:, 1])  # many ties
+    ref, mean, std = _welford_reference(X)
+    s = OnlineStandardizer(per_dimension=True)
+    Z = np.vstack([s.learn_transform(X[a:b]) for a, b in [(0, 1), (1, 70), (70, 71), (71, 300)]])
+    # Conditioning: x - mean loses eps |mean| / std relative to the scaled value (in the
+    # reference too), and the prefix sums accumulate up to n such errors.
+    tol = len(X) * np.finfo(float).eps * (1 + np.abs(mean) / std)
+    for j in range(3):
+        np.testing.assert_allclose(Z[:, j] * np.sqrt(3), ref[:, j], rtol=0, atol=tol[j])
+    np.testing.assert_allclose(s.mean, mean, rtol=1e-13)
+    np.testing.assert_allclose(np.sqrt(s.m2 / s.n), std, rtol=0, atol=(tol * std).max())
+    expected = (X[:5] - mean) / std / np.sqrt(3)
+    np.testing.assert_allclose(s.transform(X[:5]), expected, rtol=0, atol=tol.max())
+    assert np.all(OnlineStandardizer(True).learn_transform(np.ones((4, 2))) == 0)  # constant
+
+
+def test_sklearn_scale_streams_the_standardized_rows(rng):
+    from kernelstream.adapters._scaling import OnlineStandardizer
+
+    X = rng.normal(size=(120, 4)) * 30 + 100
+    y = X[:, 0] * 5 + 1000
+    est = SklearnRegressor(ks.TaylorAWV(), scale=True).fit(X, y)
+    xs, ys = OnlineStandardizer(True), OnlineStandardizer(False)
+    ref = ks.TaylorAWV()
+    ref.learn_many(xs.learn_transform(X), ys.learn_transform(y[:, None])[:, 0])
+    f = ref.predict_many(xs.transform(X[:10]))
+    np.testing.assert_allclose(est.predict(X[:10]), ys.inverse(f), rtol=1e-12)
+    # split equals whole
+    part = SklearnRegressor(ks.TaylorAWV(), scale=True).partial_fit(X[:50], y[:50])
+    part.partial_fit(X[50:], y[50:])
+    np.testing.assert_allclose(part.predict(X[:10]), est.predict(X[:10]), rtol=1e-10)
+    assert est.score(X, y) > 0.8
+    with pytest.raises(ks.ParameterError, match="scale"):
+        SklearnRegressor(ks.TaylorAWV(), scale="yes").fit(X, y)
+
+
+def test_river_scale_equals_sklearn_scale(rng):
+    X = rng.normal(size=(60, 2)) * [3.0, 0.01] + [10.0, -5.0]
+    y = 100 * X[:, 0] - 7
+    est = SklearnRegressor(ks.TaylorAWV(), scale=True)
+    reg = RiverRegressor(ks.TaylorAWV(), scale=True)
+    for x, yt in zip(X, y):
+        reg.learn_one({"a": x[0], "b": x[1]}, yt)
+    est.fit(X, y)
+    np.testing.assert_allclose(
+        [reg.predict_one({"a": x[0], "b": x[1]}) for x in X[:10]], est.predict(X[:10]), rtol=1e-9
+    )
+    n_seen = reg.learner.n_seen
+    for bad_x, bad_y in [({"a": 1.0, "b": 1.0}, float("nan")), ({"a": np.inf, "b": 1.0}, 1.0)]:
+        with pytest.raises(ks.InputError, match="NaN or infinite"):
+            reg.learn_one(bad_x, bad_y)
+    with pytest.raises(ks.InputError, match="too large"):
+        reg.learn_one({"a": 1e300, "b": 1.0}, 1.0)
+    assert reg.learner.n_seen == n_seen and reg.target_scaler.n == n_seen == reg.scaler.n
+
+
+def test_sklearn_classifier_one_vs_rest_for_multiclass(rng):
+    """The binary adapter refuses 3 classes; scikit-learn's one-vs-rest wraps it for them."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    centers = np.array([[-2.0, 0.0], [2.0, 0.0], [0.0, 2.5]])
+    y = rng.integers(0, 3, 300)
+    X = centers[y] + 0.5 * rng.normal(size=(300, 2))
+    labels = np.array(["a", "b", "c"])[y]
+    ovr = OneVsRestClassifier(SklearnClassifier(ks.TaylorAWV(sigma=2.0, degree=2))).fit(X, labels)
+    assert ovr.classes_.tolist() == ["a", "b", "c"]
+    # one binary learner per class, each on its class against the rest
+    for k, est in enumerate(ovr.estimators_):
+        ref = ks.TaylorAWV(sigma=2.0, degree=2)
+        ref.learn_many(X, np.where(y == k, 1.0, -1.0))
+        np.testing.assert_array_equal(est.decision_function(X), ref.predict_many(X))
+    assert np.mean(ovr.predict(X) == labels) > 0.9

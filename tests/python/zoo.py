@@ -177,3 +177,38 @@ AGGREGATORS: dict[str, Callable[[int], object]] = {
     "mlprod": lambda n: ks.aggregation.MLProd(n),
     "mlprod-loss": lambda n: ks.aggregation.MLProd(n, gradient=False),
 }
+
+# Representative learners for the peers' estimator checks (test_adapter_checks.py and
+# tools/count_adapter_checks.py): name -> (learner factory, the adapters' `scale`).
+# Bandwidths suit the checks' data (standardized inputs, 10 features for regression,
+# 2 for classification); the "defaults+scale" entries use the learner's defaults with
+# the adapters' online scaling instead.
+ADAPTER_REGRESSION: dict[str, tuple] = {
+    "TaylorAWV-defaults+scale": (ks.TaylorAWV, True),
+    "TaylorAWV": (lambda: ks.TaylorAWV(sigma=3.0, degree=2), False),
+    "NystromAWV": (lambda: ks.NystromAWV(Gaussian(3.0), seed=1), False),
+    "RFFAWV": (lambda: ks.RFFAWV(Gaussian(3.0), n_features=30, seed=1), False),
+    "MultiKernelAWV": (
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(2.0), Gaussian(4.0), Laplacian(8.0)], n_features=20, seed=1
+        ),
+        False,
+    ),
+}
+ADAPTER_CLASSIFICATION: dict[str, tuple] = {
+    "TaylorAWV-defaults+scale": (ks.TaylorAWV, True),
+    "TaylorAWV": (lambda: ks.TaylorAWV(sigma=3.0, degree=2), False),
+    # CON-KONS: PROS-N-KONS restarts at every dictionary growth, and on the 200 blobs of
+    # check_classifiers_train its last restart comes at round 198, so the final model has
+    # seen two labels (training accuracy 0.5, below the check's 0.83).
+    "CON-KONS-logistic": (
+        lambda: ks.ProsNKons(
+            Gaussian(1.0), loss="logistic", gamma=1.0, on_growth="continue", seed=1
+        ),
+        False,
+    ),
+    "FOGD-hinge": (
+        lambda: ks.FOGD(Gaussian(3.0), n_features=30, lr=0.3, loss="hinge", seed=1),
+        False,
+    ),
+}

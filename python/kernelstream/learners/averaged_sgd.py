@@ -21,6 +21,11 @@ class AveragedKernelSGD(Learner):
     (``f~_0 = 0`` included), with ``gamma_n = gamma0 n^(-zeta)``, ``n`` the iteration index.
     O(n) kernel evaluations per round.
 
+    Scale: the iterates are linear in ``y`` (any target scale); inputs must lie in the
+    kernel's domain (``[0, 1]^d`` for ``Min`` and ``BernoulliPeriodic``), and ``gamma0``
+    must suit the kernel's magnitude (the paper's examples: ``gamma0 = 5`` for ``Min``,
+    ``128`` for ``BernoulliPeriodic``).
+
     Parameters
     ----------
     kernel : kernelstream.kernels.Kernel

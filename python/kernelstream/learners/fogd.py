@@ -26,6 +26,11 @@ class FOGD(Learner):
     ``z(x) = D^{-1/2} [cos(u_i.x)]_i ++ [sin(u_i.x)]_i`` (so ``z(x).z(x') ~ k(x, x')``),
     the prediction is ``f(x) = w.z(x)`` and the update ``w <- w - lr l'(f(x_t), y_t) z(x_t)``.
 
+    Scale: the step ``lr`` is in units of the target: the defaults assume targets of order
+    one (labels +-1 for classification) and inputs at distances of order ``sigma``
+    (standardized rows divided by ``sqrt(d)`` for ``sigma = 1``; the adapters'
+    ``scale=True``, ``docs/adapters.md``).
+
     Parameters
     ----------
     kernel : kernelstream.kernels.Gaussian or Laplacian

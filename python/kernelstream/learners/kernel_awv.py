@@ -19,6 +19,11 @@ from .base import Learner
 class KernelAWV(Learner):
     """Exact Kernel-AWV (or online kernel ridge regression), O(t^2) per round.
 
+    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
+    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
+    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
+    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+
     Parameters
     ----------
     kernel : kernelstream.kernels.Kernel

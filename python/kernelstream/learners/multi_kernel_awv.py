@@ -20,6 +20,14 @@ from .base import Learner
 AGGREGATORS = ("vaw", "ewa", "aa", "boa", "mlpoly", "mlprod")
 
 
+def _keep_kernels(kernels):
+    """The ``kernels`` argument as ``get_params`` returns it: the very list or tuple passed
+    (scikit-learn's ``clone`` checks identity); any other iterable is read once into a list."""
+    if isinstance(kernels, (list, tuple, str, bytes)) or not hasattr(kernels, "__iter__"):
+        return kernels
+    return list(kernels)
+
+
 def _kernel_specs(kernels):
     if isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__"):
         raise ParameterError(f"kernels must be a list of kernels, got {kernels!r}")
@@ -46,6 +54,13 @@ def _clip(clip):
 
 class MultiKernelAWV(Learner):
     """One VAW expert on random Fourier features per kernel, combined online (VAW2 and relatives).
+
+    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
+    from the data, so the defaults assume centred targets of order one; the kernels'
+    bandwidths must bracket the distances between inputs (the VAW2 grid, ``sigma^2`` from
+    0.01 to 100, suits inputs in ``[0, 1]^d``). The adapters' ``scale=True`` does both
+    online (``docs/adapters.md``). The convex rules' defaults (``eta = 0.5``) assume labels
+    in ``[0, 1]``.
 
     Parameters
     ----------
@@ -103,9 +118,7 @@ class MultiKernelAWV(Learner):
         features: str = "cos",
     ):
         super().__init__(
-            kernels=list(kernels)
-            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
-            else kernels,
+            kernels=_keep_kernels(kernels),
             n_features=n_features,
             lam=lam,
             aggregator=aggregator,
@@ -177,6 +190,10 @@ class Raker(Learner):
     ``eta_t = lr / sqrt(t)``, ridge ``reg``; the kernel weights decay with
     ``exp(-eta_t ((f_j - y)^2 + reg ||theta_j||^2))``.
 
+    Scale: the step ``lr`` and the exponential weights are in units of the target: the
+    defaults assume centred targets of order one, and kernel bandwidths of the order of the
+    distances between inputs (``docs/adapters.md``; the adapters' ``scale=True``).
+
     Parameters
     ----------
     kernels : list of kernels
@@ -202,9 +219,7 @@ class Raker(Learner):
         self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, seed: int = 0
     ):
         super().__init__(
-            kernels=list(kernels)
-            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
-            else kernels,
+            kernels=_keep_kernels(kernels),
             n_features=n_features,
             lr=lr,
             reg=reg,
@@ -238,6 +253,9 @@ class OMKLGF(Learner):
     inclusion probabilities ``q_j = 1 - (1 - p_j)^M``; updates importance-weighted by
     ``1 / max(q_j, 0.05)``; the subset of round t+1 is drawn at the end of round t, and is
     frozen after ``graph_rounds`` rounds. See ``src/learners/omkl_gf.rs``.
+
+    Scale: as :class:`Raker`, the defaults assume centred targets of order one and kernel
+    bandwidths of the order of the distances between inputs.
 
     Parameters
     ----------
@@ -277,9 +295,7 @@ class OMKLGF(Learner):
         seed: int = 0,
     ):
         super().__init__(
-            kernels=list(kernels)
-            if hasattr(kernels, "__iter__") and not isinstance(kernels, (str, bytes))
-            else kernels,
+            kernels=_keep_kernels(kernels),
             n_features=n_features,
             lr=lr,
             reg=reg,

@@ -24,6 +24,10 @@ class NOGD(Learner):
     over as ``w = Lambda^{1/2} V^T alpha`` (Lu et al.'s ``w = alpha pinv(M)``), and gradient
     descent continues on ``phi``: ``w <- w - lr l'(f(x_t), y_t) phi(x_t)``.
 
+    Scale: the step ``lr`` is in units of the target: the defaults assume targets of order
+    one (labels +-1 for classification) and inputs at distances of order the kernel's
+    ``sigma`` (the adapters' ``scale=True``, ``docs/adapters.md``).
+
     Parameters
     ----------
     kernel : kernelstream.kernels.Kernel

@@ -28,7 +28,7 @@ Dictionary = namedtuple("Dictionary", ["points", "indices", "probabilities", "we
 
 
 def _as_dictionary(dictionary):
-    """A fixed dictionary as a tuple of tuples (hashable, comparable, picklable)."""
+    """A fixed dictionary, validated, as a C-contiguous float64 ``(m, d)`` array."""
     if dictionary is None:
         return None
     try:
@@ -39,11 +39,16 @@ def _as_dictionary(dictionary):
         raise ParameterError(f"dictionary must be a non-empty (m, d) array, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ParameterError("dictionary contains NaN or infinite values")
-    return tuple(tuple(float(v) for v in row) for row in arr)
+    return np.ascontiguousarray(arr)
 
 
 class NystromAWV(Learner):
     """PKAWV with Nystrom projections on a dictionary grown by KORS.
+
+    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
+    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
+    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
+    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
 
     Parameters
     ----------
@@ -101,12 +106,12 @@ class NystromAWV(Learner):
             kors_weights=kors_weights,
             seed=seed,
             ridge=ridge,
-            dictionary=_as_dictionary(dictionary),
+            dictionary=dictionary,
         )
 
     def _core_kwargs(self, p):
         name, params = as_kernel(p["kernel"]).spec
-        dictionary = p["dictionary"]
+        dictionary = _as_dictionary(p["dictionary"])
         return dict(
             kernel_name=name,
             kernel_params=params,
@@ -117,9 +122,7 @@ class NystromAWV(Learner):
             kors_weights=choice("kors_weights", p["kors_weights"], {"sqrt", "inverse"}),
             seed=check_seed(p["seed"]),
             ridge=bool(p["ridge"]),
-            dictionary=None
-            if dictionary is None
-            else np.ascontiguousarray(dictionary, dtype=np.float64),
+            dictionary=dictionary,
         )
 
     @property

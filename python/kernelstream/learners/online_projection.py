@@ -45,6 +45,10 @@ def _prefix_degree(prefix):
 class OnlineProjection(Learner):
     """Online projection estimator: least squares on a growing set of kernel eigenfunctions.
 
+    Scale: least squares is equivariant in ``y`` (any target scale); inputs must lie in the
+    basis domain (``[0, 1]^d`` for ``"sine"`` and ``"trig"``: rescale them, e.g. with a
+    min-max scaler; of order ``1/a`` for ``"gaussian"``).
+
     Parameters
     ----------
     basis : {"trig", "sine", "gaussian"}, default "trig"

@@ -30,6 +30,11 @@ class ProsNKons(Learner):
     online Newton step ``v = w - A^{-1} g_{t-1}``, the ``A``-norm projection that clips the
     prediction to ``[-C, C]``, and ``A <- A + (curvature/2) g g^T`` (Sherman-Morrison).
 
+    Scale: predictions are clipped to ``[-C, C]`` (``C = 1``), so the defaults assume
+    targets in ``[-1, 1]`` (labels +-1 for classification; otherwise scale ``y`` or raise
+    ``C``), and inputs at distances of order the kernel's ``sigma`` (the adapters'
+    ``scale=True``, ``docs/adapters.md``).
+
     Parameters
     ----------
     kernel : kernelstream.kernels.Kernel

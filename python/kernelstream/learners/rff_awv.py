@@ -18,6 +18,11 @@ from .base import Learner
 class RFFAWV(Learner):
     """VAW (AWV) forecaster on ``m`` random Fourier features of a Gaussian or Laplacian kernel.
 
+    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
+    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
+    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
+    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+
     Parameters
     ----------
     kernel : kernelstream.kernels.Gaussian or Laplacian

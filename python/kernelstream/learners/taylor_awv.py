@@ -18,6 +18,13 @@ from .base import Learner
 class TaylorAWV(Learner):
     """Vovk-Azoury-Warmuth forecaster projected on the Taylor basis of the Gaussian kernel.
 
+    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
+    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
+    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
+    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+    The Taylor basis is accurate for inputs of norm ``R`` only with ``degree`` of order
+    ``R^2 / sigma^2`` (:meth:`theoretical_degree`).
+
     Parameters
     ----------
     sigma : float, default 1.0

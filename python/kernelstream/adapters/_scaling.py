@@ -1,0 +1,103 @@
+"""Online standardization for the adapters' ``scale=True`` option.
+
+The learners' defaults (``sigma = 1``, ``lam = 1``) assume inputs whose distances are of
+order one and targets of order one. ``scale=True`` makes that true of any stream, online:
+each feature is centred and divided by its running standard deviation and by
+``sqrt(d)`` (so that two independent standardized rows are at squared distance about 2
+whatever the dimension ``d``), and the regression target is centred and divided by its
+running standard deviation (predictions are mapped back). As in river's
+``preprocessing.StandardScaler``, a row is scaled with the statistics of the stream up to
+and including itself; prediction uses the current statistics. A constant feature (zero
+variance so far) scales to 0.
+
+The running moments are Welford's, computed for a block of rows at once with Chan,
+Golub and LeVeque's pairwise combination (prefix sums of the block, shifted by the
+current mean for accuracy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+
+
+def _check_finite(X: np.ndarray, what: str) -> None:
+    if not np.all(np.isfinite(X)):
+        raise InputError(f"{what} contains NaN or infinite values")
+
+
+class OnlineStandardizer:
+    """Running mean and (population) variance of a stream of ``d``-vectors.
+
+    ``per_dimension=True`` divides the standardized vector by ``sqrt(d)`` (features);
+    ``False`` leaves it (targets).
+    """
+
+    def __init__(self, per_dimension: bool):
+        self.per_dimension = per_dimension
+        self.n = 0
+        self.mean = None
+        self.m2 = None
+
+    def copy(self) -> OnlineStandardizer:
+        new = OnlineStandardizer(self.per_dimension)
+        new.n = self.n
+        new.mean = None if self.mean is None else self.mean.copy()
+        new.m2 = None if self.m2 is None else self.m2.copy()
+        return new
+
+    def _scale(self, X, mean, var):
+        std = np.sqrt(var)
+        # zero variance (or only rounding noise around a constant): the feature scales to 0
+        live = std > 1e-12 * np.abs(mean)
+        Z = np.where(live, (X - mean) / np.where(live, std, 1.0), 0.0)
+        return Z / np.sqrt(X.shape[1]) if self.per_dimension else Z
+
+    def learn_transform(self, X: np.ndarray) -> np.ndarray:
+        """Update with the rows of ``X`` (k, d) in order; row i is scaled with the
+        statistics of everything up to and including row i."""
+        _check_finite(X, "the rows to standardize")
+        k = X.shape[0]
+        shift = self.mean if self.n else X[0]
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused just below
+            D = X - shift
+            S1 = np.cumsum(D, axis=0)
+            S2 = np.cumsum(D * D, axis=0)
+            i = np.arange(1, k + 1, dtype=float)[:, None]
+            block_mean = S1 / i
+            block_m2 = np.maximum(S2 - S1 * S1 / i, 0.0)
+            n0 = self.n
+            n = n0 + i
+            if n0:  # combine with the stream so far (whose mean is `shift`)
+                mean = shift + block_mean * (i / n)
+                m2 = self.m2 + block_m2 + block_mean**2 * (n0 * i / n)
+            else:
+                mean = shift + block_mean
+                m2 = block_m2
+        if not (np.all(np.isfinite(m2)) and np.all(np.isfinite(mean))):
+            raise InputError(
+                "values too large to standardize (their squares overflow float64); "
+                "rescale them first"
+            )
+        Z = self._scale(X, mean, m2 / n)
+        self.n, self.mean, self.m2 = n0 + k, mean[-1].copy(), m2[-1].copy()
+        return Z
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """Scale the rows of ``X`` with the current statistics (state unchanged)."""
+        _check_finite(X, "the rows to standardize")
+        if not self.n:
+            return self._scale(X, np.zeros(X.shape[1]), np.zeros(X.shape[1]))
+        return self._scale(X, self.mean, self.m2 / self.n)
+
+    def inverse(self, z: np.ndarray) -> np.ndarray:
+        """Map scaled values of a 1-d quantity (targets) back: ``z std + mean``."""
+        if not self.n:
+            return np.zeros_like(z)
+        std = np.sqrt(self.m2[0] / self.n)
+        return (
+            z * std + self.mean[0]
+            if std > 1e-12 * abs(self.mean[0])
+            else np.full_like(z, self.mean[0])
+        )

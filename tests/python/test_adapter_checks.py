@@ -1,0 +1,66 @@
+"""The peers' own conformance suites on every adapter x representative learner.
+
+scikit-learn's ``check_estimator`` checks and river's ``check_estimator`` checks, one
+test per check (ids read ``adapter-learner-check``), as river's ``test_estimators.py``
+crosses its estimators with ``river.checks``. The learner sets live in ``zoo.py``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from zoo import ADAPTER_CLASSIFICATION, ADAPTER_REGRESSION
+
+sklearn_checks = pytest.importorskip("sklearn.utils.estimator_checks")
+river_checks = pytest.importorskip("river.checks")
+
+from kernelstream.adapters import (  # noqa: E402
+    RiverClassifier,
+    RiverRegressor,
+    SklearnClassifier,
+    SklearnRegressor,
+)
+
+PAIRS = [("regressor", name, *entry) for name, entry in ADAPTER_REGRESSION.items()] + [
+    ("classifier", name, *entry) for name, entry in ADAPTER_CLASSIFICATION.items()
+]
+
+
+def _sklearn_cases():
+    for kind, name, make, scale in PAIRS:
+        adapter = SklearnRegressor if kind == "regressor" else SklearnClassifier
+        est = adapter(make(), scale=scale)
+        for _est, check in sklearn_checks.estimator_checks_generator(est, legacy=True):
+            check_name = getattr(check, "func", check).__name__
+            yield pytest.param(est, check, id=f"{adapter.__name__}-{name}-{check_name}")
+
+
+def _river_cases():
+    for kind, name, make, scale in PAIRS:
+        adapter = RiverRegressor if kind == "regressor" else RiverClassifier
+        model = adapter(make(), scale=scale)
+        for check in river_checks.yield_checks(model):
+            if check.__name__ not in model._unit_test_skips():
+                yield pytest.param(model, check, id=f"{adapter.__name__}-{name}-{check.__name__}")
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(("estimator", "check"), list(_sklearn_cases()))
+def test_sklearn_check(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(("model", "check"), list(_river_cases()))
+def test_river_check(model, check):
+    check(model.clone())
+
+
+@pytest.mark.parametrize("adapter", [RiverRegressor, RiverClassifier])
+def test_river_check_estimator_on_unit_test_params(adapter):
+    """river's own entry point, on the adapters' ``_unit_test_params``."""
+    for params in adapter._unit_test_params():
+        river_checks.check_estimator(adapter(**params))
