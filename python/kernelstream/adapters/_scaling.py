@@ -17,6 +17,8 @@ current mean for accuracy).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import InputError
@@ -37,8 +39,8 @@ class OnlineStandardizer:
     def __init__(self, per_dimension: bool):
         self.per_dimension = per_dimension
         self.n = 0
-        self.mean = None
-        self.m2 = None
+        self.mean: Any = None  # np.ndarray once a row was seen
+        self.m2: Any = None
 
     def copy(self) -> OnlineStandardizer:
         new = OnlineStandardizer(self.per_dimension)

@@ -42,11 +42,10 @@ from ..errors import InputError, ParameterError
 from ._scaling import OnlineStandardizer
 
 try:
-    from river import base as _river_base
-
-    _Regressor, _Classifier = _river_base.Regressor, _river_base.Classifier
+    from river.base import Classifier as _Classifier
+    from river.base import Regressor as _Regressor
 except ImportError:  # river is optional
-    _Regressor = _Classifier = object
+    _Regressor = _Classifier = object  # type: ignore[assignment,misc]
 
 
 def _sorted_names(x: dict) -> list:
@@ -64,7 +63,7 @@ class _DictAdapter:
             raise ParameterError(f"scale must be True or False, got {scale!r}")
         self.learner = learner
         self.scale = scale
-        self.feature_names = None
+        self.feature_names: list | None = None
         self.scaler = OnlineStandardizer(per_dimension=True) if scale else None
         self.target_scaler = (
             OnlineStandardizer(per_dimension=False) if scale and self._scale_target else None
@@ -196,7 +195,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
 
     def __init__(self, learner, scale: bool = False):
         super().__init__(learner, scale)
-        self.classes = {}  # learner label (+1 / -1) -> user label
+        self.classes: dict = {}  # learner label (+1 / -1) -> user label
 
     @classmethod
     def _unit_test_params(cls):
@@ -237,7 +236,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
             pos = True
         return neg, pos
 
-    def predict_one(self, x: dict):
+    def predict_one(self, x: dict, **kwargs):
         neg, pos = self._labels()
         s = self._score(x)
         if neg is _UNSEEN:
@@ -246,7 +245,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
             return neg
         return pos if s >= 0.0 else neg
 
-    def predict_proba_one(self, x: dict) -> dict:
+    def predict_proba_one(self, x: dict, **kwargs) -> dict:
         if self.learner.get_params().get("loss") != "logistic":
             raise NotImplementedError(
                 "predict_proba_one needs a probabilistic learner (loss='logistic'); "

@@ -27,6 +27,7 @@ Examples
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -104,7 +105,9 @@ class _StreamingEstimator(BaseEstimator):
         if ys is not None:
             y = ys.learn_transform(y[:, None])[:, 0]
         learner.learn_many(X, y)
-        self.learner_, self.scaler_, self.target_scaler_ = learner, xs, ys
+        self.learner_: Any = learner
+        self.scaler_: Any = xs
+        self.target_scaler_: Any = ys
 
     def _fit(self, X, y):
         X, y = self._validate(X, y)
