@@ -100,20 +100,22 @@ def run(ctx: Context) -> EntryResult:
     done = [r for r in results if not r["missing"]]
     missing = [r["label"] for r in results if r["missing"]]
 
-    import matplotlib
+    figs = []
+    with ctx.plotting():
+        import matplotlib
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    for r in done:
-        ax.plot(np.arange(1, n + 1), r["regret"], label=r["label"])
-    ax.set_xlabel("rounds t")
-    ax.set_ylabel("cumulative regret")
-    ax.set_title(f"greedy adversary, d = 5, sigma = lam = 1, n = {n}")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    figs = [ctx.savefig(fig, "pkawv-fig3.png")]
+        fig, ax = plt.subplots(figsize=(6.5, 4.2))
+        for r in done:
+            ax.plot(np.arange(1, n + 1), r["regret"], label=r["label"])
+        ax.set_xlabel("rounds t")
+        ax.set_ylabel("cumulative regret")
+        ax.set_title(f"greedy adversary, d = 5, sigma = lam = 1, n = {n}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        figs.append(ctx.savefig(fig, "pkawv-fig3.png"))
 
     final = {r["label"]: r["regret"][-1] for r in done}
     rows = [

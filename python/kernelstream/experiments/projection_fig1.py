@@ -121,7 +121,10 @@ def run(ctx: Context) -> EntryResult:
                 + ", ".join(f"{v:.2f}" for v in np.log10(e))
             )
         panels.append((ex, REF_SLOPE[ex], curves))
-    fig = plot_error_curves(panels, "Zhang & Simon Fig. 1: log10 mean squared L2 error")
+    figs = []
+    with ctx.plotting():
+        fig = plot_error_curves(panels, "Zhang & Simon Fig. 1: log10 mean squared L2 error")
+        figs.append(ctx.savefig(fig, "projection-fig1.png"))
     notes += [
         "Error: exact quadrature against the design density (the paper: 1,000-point Monte Carlo); "
         "mean over repetitions of the squared error, then log10.",
@@ -137,6 +140,4 @@ def run(ctx: Context) -> EntryResult:
         "count": "function (sin first)",
         "noise_example2": "sd 5",
     }
-    return EntryResult(
-        rows=rows, figures=[ctx.savefig(fig, "projection-fig1.png")], notes=notes, settings=settings
-    )
+    return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

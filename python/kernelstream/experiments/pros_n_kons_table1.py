@@ -202,12 +202,16 @@ def run(ctx: Context) -> EntryResult:
         "y_range": [0, 1],
         "kors_weights": "1/sqrt(p)",
     }
-    figs = [
-        ctx.savefig(
-            table_figure(
-                rows, "PROS-N-KONS Table 1 (regression, alpha = gamma = 1)", "average squared loss"
-            ),
-            "pros-n-kons-table1.png",
-        )
-    ]
+    figs = []
+    with ctx.plotting():
+        figs = [
+            ctx.savefig(
+                table_figure(
+                    rows,
+                    "PROS-N-KONS Table 1 (regression, alpha = gamma = 1)",
+                    "average squared loss",
+                ),
+                "pros-n-kons-table1.png",
+            )
+        ]
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

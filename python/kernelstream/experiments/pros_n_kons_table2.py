@@ -193,10 +193,12 @@ def run(ctx: Context) -> EntryResult:
         "limit": limit,
         "x_range": [0, 1],
     }
-    figs = [
-        ctx.savefig(
-            table_figure(rows, "PROS-N-KONS Table 2 (hinge loss)", "online error (%)"),
-            "pros-n-kons-table2.png",
-        )
-    ]
+    figs = []
+    with ctx.plotting():
+        figs = [
+            ctx.savefig(
+                table_figure(rows, "PROS-N-KONS Table 2 (hinge loss)", "online error (%)"),
+                "pros-n-kons-table2.png",
+            )
+        ]
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

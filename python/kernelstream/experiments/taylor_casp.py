@@ -56,8 +56,12 @@ def run(ctx: Context) -> EntryResult:
         )
         for r in results
     ]
-    fig = plot_curves(results, "casp (x, y in [-1, 1], sigma = lam = 1): TaylorAWV", "regression")
-    figs = [ctx.savefig(fig, "taylor-casp.png")]
+    figs = []
+    with ctx.plotting():
+        fig = plot_curves(
+            results, "casp (x, y in [-1, 1], sigma = lam = 1): TaylorAWV", "regression"
+        )
+        figs = [ctx.savefig(fig, "taylor-casp.png")]
     n = results[0]["n_total"]
     notes = [
         f"casp: {n} rounds{' (quick: first rows only)' if ctx.quick else ''}, rows in a random order (seed 0); "

@@ -228,7 +228,9 @@ def run(ctx: Context) -> EntryResult:
                     extra={"runs": vals.round(4).tolist()},
                 )
             )
-    figures = [_fig1(results, ctx), _fig2(results, ctx)]
+    figures = []
+    with ctx.plotting():
+        figures = [_fig1(results, ctx), _fig2(results, ctx)]
 
     n_of = {ds: next(r for r in results if r["dataset"] == ds)["n"] for ds in DATASETS}
     dropped = next(r for r in results if r["dataset"] == "Bias")["dropped"]
