@@ -530,6 +530,11 @@ def main(argv=None) -> int:
     args = make_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader went away (`kernelstream ... | head`): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (KernelstreamError, OSError) as exc:
         # user mistakes (bad input, parameters, files, downloads); a bug keeps its traceback
         print(f"kernelstream: error: {_one_line(exc)}", file=sys.stderr)

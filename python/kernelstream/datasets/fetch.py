@@ -45,14 +45,13 @@ def _want_bar(progress) -> bool:
 
 def _download(url: str, known_hash: str | None, dest: Path, progress) -> Path:
     """``url`` -> ``dest`` through pooch: streamed to a temporary file in ``dest``'s
-    directory, hash-checked, then renamed; on any failure nothing is left behind."""
+    directory, hash-checked, then renamed; on any failure nothing is left behind. pooch
+    logs one line per download; its bar needs tqdm."""
     import pooch
     import requests
 
     bar = _want_bar(progress)
     downloader = pooch.HTTPDownloader(progressbar=bar, timeout=TIMEOUT)
-    if not bar:
-        print(f"downloading {url}", file=sys.stderr)
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         path = pooch.retrieve(
@@ -65,7 +64,9 @@ def _download(url: str, known_hash: str | None, dest: Path, progress) -> Path:
     except requests.exceptions.RequestException as exc:
         raise FetchError(f"download of {url} failed: {exc}; nothing was saved") from None
     except ValueError as exc:  # pooch: hash mismatch
-        raise FetchError(f"{url}: {exc}; the file was refused and nothing was saved") from None
+        raise FetchError(
+            f"{url}: checksum mismatch, the file was refused and nothing was saved ({exc})"
+        ) from None
     return Path(path)
 
 

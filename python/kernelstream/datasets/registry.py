@@ -47,6 +47,7 @@ class Dataset:
     features: int
     task: str
     description: str
+    #: the ``kernelstream reproduce`` entries that read it
     used_by: tuple = ()
     #: sha256 of the converted ``NAME.csv.gz`` (release files only)
     sha256: str | None = None
@@ -115,14 +116,15 @@ _ALL = [
         "a05e486c0b84f022d80c675d52d8ead01faa186b0cfcb69692b66db287d67824", ("pros-n-kons-table1",),
     ),
     _upstream(
-        "cod-rna-test", 271617, 8, "classification", "LIBSVM cod-rna.t, the test split",
-        ("pkawv-fig2", "pros-n-kons-table2"),
+        "cod-rna-test", 271617, 8, "classification",
+        "LIBSVM cod-rna.t, the test split (the cod-rna size of the PKAWV and PROS-N-KONS papers)",
+        (),
         Upstream(LIBSVM + "binary/cod-rna.t", "libsvm", n_features=8),
     ),
     _upstream(
         "slice", 53500, 385, "regression",
-        "UCI relative location of CT slices (x0 = patientId, target = reference)",
-        ("pros-n-kons-table1",),
+        "UCI relative location of CT slices (x0 = patientId, target = reference; PROS-N-KONS Table 1)",
+        (),
         Upstream(
             UCI + "00206/slice_localization_data.zip", "csv", header=True, target=-1,
             member="slice_localization_data.csv",
@@ -134,8 +136,9 @@ _ALL = [
         Upstream(UCI + "00279/SUSY.csv.gz", "csv", header=False, target=0),
     ),
     _upstream(
-        "year", 463715, 90, "regression", "LIBSVM YearPredictionMSD, training split",
-        ("pros-n-kons-table1",),
+        "year", 463715, 90, "regression",
+        "LIBSVM YearPredictionMSD, training split (PROS-N-KONS Table 1)",
+        (),
         Upstream(LIBSVM + "regression/YearPredictionMSD.bz2", "libsvm", n_features=90),
     ),
 ]  # fmt: skip

@@ -1,6 +1,6 @@
 """``pros-n-kons-table1``: Table 1 of Calandriello, Lazaric, Valko (2017), regression.
 
-parkinson, cpusmall, cadata and casp (slice and year are not in the shared data), alpha =
+parkinson, cpusmall, cadata and casp (slice and year are not in the project's data release), alpha =
 gamma = 1, squared loss, for PROS-N-KONS, CON-KONS, B-KONS (budget 100), FOGD, NOGD and
 BATCH (ridge in the final KORS embedding, spec sec. 2.9), 15 runs in a random order each.
 Settings: see :mod:`kernelstream.experiments.pros_n_kons_common`.
@@ -167,7 +167,8 @@ def run(ctx: Context) -> EntryResult:
                 )
             )
     notes = [
-        "slice and year (Table 1, bottom) are not available in the shared data: not run.",
+        "slice and year (Table 1, bottom) are not in the project's data release and this entry does not run "
+        "them yet (`kernelstream data fetch slice year` downloads them).",
         f"{n_runs} runs per setting{' (quick: first 2000 rows of each shuffled stream)' if ctx.quick else ''}; "
         "run s streams the rows in the order of kernelstream.datasets.shuffle(seed=s) and seeds KORS/FOGD with s; "
         "std is the sample std (ddof=1).",

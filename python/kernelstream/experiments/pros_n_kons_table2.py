@@ -1,7 +1,7 @@
 """``pros-n-kons-table2``: Table 2 of Calandriello, Lazaric, Valko (2017), binary classification.
 
 ijcnn1 (train + test, 141,691 rows) and cod-rna (the 59,535-row training split only: the
-271,617-row test split the paper used is not in the shared data), hinge loss, at
+271,617-row test split the paper used is not in the data release), hinge loss, at
 alpha = gamma = 1 and alpha = gamma = 0.01; online error rate in % (sign(0) = +1).
 Settings: see :mod:`kernelstream.experiments.pros_n_kons_common`.
 """
@@ -165,7 +165,8 @@ def run(ctx: Context) -> EntryResult:
                     )
                 )
     notes = [
-        "cod-rna: only the 59,535-row LIBSVM training split is in the shared data; the paper's cod-rna has 271,617 "
+        "cod-rna: only the 59,535-row LIBSVM training split is in the data release (the test split: "
+        "`kernelstream data fetch cod-rna-test`); the paper's cod-rna has 271,617 "
         "rows (the test split). Our cod-rna numbers are on the training split.",
         "ijcnn1: LIBSVM train (49,990) + test (91,701) = 141,691 rows, as in the paper.",
         f"{n_runs} runs per setting{' (quick: first 3000 rows of each shuffled stream)' if ctx.quick else ''}; "
