@@ -273,3 +273,25 @@ def test_converter_writes_the_release_format_byte_for_byte(data_dir, tmp_path):
         out = tmp_path / f"{name}.csv.gz"
         convert.write_csv_gz(convert.csv_rows(src, header=True, target=-1), out, d)
         assert out.read_bytes() == src.read_bytes(), name
+
+
+def test_progress_bar_with_tqdm(server, tiny, tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    datasets.fetch("tiny", tmp_path / "home", base_url=server.url, progress=True)
+    assert (tmp_path / "home" / "tiny.csv.gz").exists()
+    assert "%" in capsys.readouterr().err  # tqdm's bar went to stderr
+
+
+def test_interrupted_upstream_download_leaves_nothing(server, tmp_path, monkeypatch):
+    (server.root / "u.bz2").write_bytes(bz2.compress(b"1 1:0.5\n" * 2000))
+    _upstream(
+        monkeypatch,
+        "cut-upstream",
+        2000,
+        1,
+        registry.Upstream(server.url + "cut/u.bz2", "libsvm", n_features=1),
+    )
+    home = tmp_path / "home"
+    with pytest.raises(FetchError):
+        datasets.fetch("cut-upstream", home, progress=False)
+    assert list(home.iterdir()) == []
