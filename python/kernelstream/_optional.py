@@ -33,8 +33,6 @@ def is_missing(exc: ImportError, module: str) -> bool:
     return name == module or name.startswith(module + ".")
 
 
-def hint(module: str, what: str) -> str:
-    """One line: ``what`` needs ``module``, and the extra that installs it."""
-    return (
-        f"{what}: {module} is not installed (pip install 'kernelstream[{EXTRAS[module]}]' adds it)"
-    )
+def hint(module: str) -> str:
+    """``MODULE is not installed (pip install 'kernelstream[EXTRA]' adds it)``."""
+    return f"{module} is not installed (pip install 'kernelstream[{EXTRAS[module]}]' adds it)"

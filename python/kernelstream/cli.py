@@ -209,7 +209,7 @@ def cmd_run(args) -> int:
         f"dim {learner.dim}" + (" (stopped by the time budget)" if res.stopped_by_budget else "")
     )
     if args.plot and not available("matplotlib"):
-        print(f"kernelstream: no plot written to {args.plot}: " + hint("matplotlib", "plots"),
+        print(f"kernelstream: no plot written to {args.plot}: " + hint("matplotlib"),
               file=sys.stderr)  # fmt: skip
     elif args.plot:
         fig = res.plot(label=repr(learner))
@@ -297,7 +297,7 @@ def cmd_reproduce(args) -> int:
         if ctx.figures_skipped:
             from kernelstream._optional import hint
 
-            print(f"kernelstream: {name}: no figures drawn: " + hint("matplotlib", "figures"),
+            print(f"kernelstream: {name}: figures skipped: " + hint("matplotlib"),
                   file=sys.stderr)  # fmt: skip
     if args.report:
         from kernelstream.experiments.report import write_report
