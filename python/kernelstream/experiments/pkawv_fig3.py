@@ -1,5 +1,5 @@
 """``pkawv-fig3``: the adversarial experiment of Jezequel, Gaillard, Rudi (2019), Fig. 3
-(P18 Fig. 2), reconstructed as in spec ``pkawv.md`` sec. 3.4.
+(P18 Fig. 2), reconstructed (the paper does not define the adversary's objective or optimiser).
 
 For each learner separately, a greedy adversary picks ``(x_t, y_t) in [-1,1]^5 x [-1,1]``
 to maximise the instantaneous regret against the regularised best Gaussian-RKHS
@@ -125,7 +125,7 @@ def run(ctx: Context) -> EntryResult:
     notes = [
         f"n = {n} rounds, d = 5, restarts = {restarts}, L-BFGS-B maxiter = {maxiter}; the adversary optimises each "
         "learner's instantaneous regret against the regularised comparator lam Y^T (K + lam I)^{-1} Y "
-        "(spec pkawv.md 3.4; the paper does not define its comparator or optimiser).",
+        "(the paper does not define its comparator or optimiser).",
         "The paper's figure has no numbers; its claims are checked below from our curves.",
     ]
     if missing:

@@ -5,7 +5,7 @@ and a competitor, and CPU times.
 
 Competitor: the paper uses R's ``gam`` smoothing-spline backfitting; no such package is used here,
 so the competitor is additive kernel ridge regression with the corrected additive kernel
-``sum_l [s t + s^2 t^2 - B4({s - t})/24]`` (spec sec. 2.4), y centred (intercept), and
+``sum_l [s t + s^2 t^2 - B4({s - t})/24]`` (eq. (85) corrected, see docs/choices.md), y centred (intercept), and
 ``lambda_n = lambda0 n^-4/5`` with ``lambda0`` picked as an oracle from {1e-3, ..., 100} on a pilot stream.
 """
 

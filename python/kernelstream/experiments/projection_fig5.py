@@ -77,7 +77,7 @@ def run(ctx: Context) -> EntryResult:
             + ", ".join(f"{v:.2f}" for v in np.log10(e))
         )
     notes.append(
-        "extra.spec_repro: spec sec. 7(c), an independent re-implementation (the paper prints no numbers)."
+        "extra.spec_repro: the curves of an independent re-implementation (the paper prints no numbers)."
     )
     figs = []
     with ctx.plotting():

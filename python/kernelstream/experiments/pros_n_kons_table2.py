@@ -18,7 +18,7 @@ from .pros_n_kons_common import (
 )
 from .registry import Context, EntryResult, Row, register
 
-# Table 2 (spec sec. 4.5): (error %, #SV) per setting, learner, data set.
+# Table 2 of the paper (sec. 5): (error %, #SV) per setting, learner, data set.
 PAPER_TABLE = {
     1.0: {
         "ijcnn1": {
@@ -179,7 +179,7 @@ def run(ctx: Context) -> EntryResult:
         "Lu et al.'s public binary code: 400 frequencies, eta 0.002 on unnormalised features (lr 0.8 here); NOGD "
         "budget 100, k = 20 eigenpairs, eta 0.2.",
         "BATCH: ridge classifier (regulariser alpha) on the final PROS-N-KONS embedding, in-sample error rate "
-        "(the paper does not say which batch loss it used, spec sec. 2.9).",
+        "(the paper does not say which batch loss it used).",
     ]
     settings = {
         "bandwidth": 8.0,
