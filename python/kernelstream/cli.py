@@ -97,7 +97,10 @@ def build_learner(name: str, args) -> object:
 
 def _x_range(args):
     if args.x_range is not None:
-        return tuple(args.x_range)
+        lo, hi = args.x_range
+        if not lo < hi:
+            raise UsageError(f"--x-range needs LO < HI, got {lo:.6g} {hi:.6g}")
+        return (lo, hi)
     return (0.0, 1.0) if args.learner in UNIT_CUBE_LEARNERS else (-1.0, 1.0)
 
 
@@ -324,6 +327,17 @@ def _count(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    """argparse type: a seed, a whole number in [0, 2^64)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError("must be a whole number from 0 to 2^64 - 1")
+    return value
+
+
 def _seconds(text: str) -> float:
     """argparse type: a finite number > 0."""
     try:
@@ -441,7 +455,7 @@ def make_parser() -> argparse.ArgumentParser:
         metavar=("LO", "HI"),
         help="scale inputs to [LO, HI] (default [-1, 1]; [0, 1] for the projection learners)",
     )
-    r.add_argument("--shuffle", type=int, help="shuffle the rows with this seed")
+    r.add_argument("--shuffle", type=_seed, help="shuffle the rows with this seed")
     r.add_argument("--limit", type=_count, help="use only the first N rows")
     r.add_argument(
         "--n", type=_count, default=100000, help="rounds of the built-in synthetic stream"
@@ -455,7 +469,7 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--sigma", type=_number, default=1.0, help="kernel width (default 1)")
     r.add_argument("--degree", type=int, help="Taylor degree M of taylor-awv")
     r.add_argument("--lam", type=_number, help="regularisation lambda")
-    r.add_argument("--seed", type=int, help="seed of the learner's random generator")
+    r.add_argument("--seed", type=_seed, help="seed of the learner's random generator")
     r.add_argument("--ridge", action="store_true", help="online ridge instead of AWV")
     r.add_argument("--param", "-p", action="append", help="other learner parameter, key=value")
     r.add_argument("--time-budget", type=_seconds, help="stop after this many seconds")

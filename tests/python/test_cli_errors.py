@@ -81,6 +81,8 @@ CASES = [
     ("negative n", ["run", "--n", "-5"], ["--n", "at least 1"]),
     ("limit 0", ["run", "--limit", "0"], ["--limit"]),
     ("bad float", ["run", "--sigma", "abc"], ["--sigma"]),
+    ("negative shuffle seed", ["run", "--shuffle", "-1"], ["--shuffle"]),
+    ("empty x range", ["run", "--x-range", "1", "0"], ["LO < HI"]),
     ("bad param", ["run", "--param", "nosuch=1"], ["no parameter 'nosuch'"]),
     ("jobs 0", ["reproduce", "projection-fig1", "--jobs", "0"], ["--jobs"]),
     ("seeds 0", ["reproduce", "projection-fig1", "--seeds", "0"], ["--seeds"]),
