@@ -26,7 +26,7 @@ def run(ctx: Context) -> EntryResult:
         names.append(("susy", "classification"))
     else:
         notes.append(
-            "SUSY is not in the data directory (`kernelstream data fetch susy` downloads it); its "
+            "SUSY is not available (not in the data directory; `kernelstream data fetch susy` downloads it); its "
             "panel (sigma = 4, first 1e6 rows, Taylor M = 2 r = 190 reaching FALKON's accuracy in "
             "~10 min) is not reproduced."
         )
