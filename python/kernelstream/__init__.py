@@ -2,7 +2,7 @@
 
 Learners follow one protocol (``predict_one``, ``learn_one``, ``progressive_predict``,
 ``predict_many``, ``learn_many``, ``n_seen``, ``dim``, ``get_params``, pickling);
-see ``shared/spec/api.md`` and the README.
+see ``docs/api.md`` and the README.
 """
 
 from . import _core

@@ -42,17 +42,28 @@ def _time_reference(case: BenchCase):
     return (time.perf_counter() - t0) / len(Xr)
 
 
-def run_bench(names=None, quick: bool = False, printer=print) -> list:
-    """Runs the registered cases (all, or ``names``) and prints a table; returns the rows."""
+def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> list:
+    """Runs the registered cases (all, or ``names``) and prints a table; returns the rows.
+
+    ``progress(i, n, name)`` is called before each case (the CLI prints a line on stderr).
+    Unknown names raise :class:`~kernelstream.InputError` before anything runs.
+    """
+    from .errors import InputError
+
     rows = []
     all_cases = cases()
-    selected = names or list(all_cases)
+    selected = list(names or all_cases)
+    unknown = [n for n in selected if n not in all_cases]
+    if unknown:
+        raise InputError(
+            f"unknown bench case {', '.join(map(repr, unknown))}; known: {', '.join(all_cases)}"
+        )
     printer(
         f"{'case':<16} {'setting':<28} {'dim':>6} {'rust us/rd':>11} {'numpy us/rd':>12} {'ratio':>8}"
     )
-    for name in selected:
-        if name not in all_cases:
-            raise KeyError(f"unknown bench case {name!r}; known: {', '.join(all_cases)}")
+    for i, name in enumerate(selected):
+        if progress is not None:
+            progress(i, len(selected), name)
         for case in all_cases[name](quick):
             fast, dim = _time_fast(case)
             ref = _time_reference(case)

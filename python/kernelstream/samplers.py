@@ -5,7 +5,7 @@ with adaptive embedding*, App. A, Algorithm 1 and Eq. (6); used by NystromAWV
 (PKAWV paper sec. 3.2) and PROS-N-KONS. The Rust core keeps
 ``(W K_DD W + mu I)^{-1}`` by bordered inverses and computes the inclusion
 probability in closed form ``p_t = min(beta (1 + eps) res / (res + mu), 1)`` with
-``res = k(x_t, x_t) - kS^T (W K W + mu I)^{-1} kS`` (spec ``pkawv.md`` sec. 1.6).
+``res = k(x_t, x_t) - kS^T (W K W + mu I)^{-1} kS`` (Calandriello, Lazaric, Valko 2017, App. A).
 Every step consumes exactly one ``Rng(seed).uniform()`` draw ``u`` and adds the
 point iff ``u < p_t``.
 """

@@ -89,3 +89,31 @@ def test_synthetic_default_stream_is_seeded():
     X2, y2 = datasets.synthetic.friedman_stream(500, seed=1)
     np.testing.assert_array_equal(y1, y2)
     assert X1.shape == (500, 5) and np.all(np.abs(X1) <= 1)
+
+
+def test_load_csv_refuses_bad_files_with_input_error(tmp_path):
+    ok = tmp_path / "ok.csv"
+    ok.write_text("a,b,y\n1,2,3\n4,5,6\n")
+    X, y = datasets.load_csv(ok, target=0)
+    np.testing.assert_array_equal(y, [1, 4])
+    np.testing.assert_array_equal(X, [[2, 3], [5, 6]])
+    for target in (5, -4, "nope"):
+        with pytest.raises(ks.InputError):
+            datasets.load_csv(ok, target=target)
+    bad = {
+        "ragged.csv": "a,b,y\n1,2,3\n4,5\n",
+        "text.csv": "a,b,y\n1,x,3\n",
+        "huge.csv": "a,y\n1," + "9" * 400 + "\n",
+        "inf.csv": "a,y\n1,1e999\n",
+        "empty.csv": "",
+        "header.csv": "a,y\n",
+    }
+    for name, text in bad.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(ks.InputError):
+            datasets.load_csv(tmp_path / name)
+    with pytest.raises(ks.InputError):
+        datasets.load_csv(tmp_path)
+    (tmp_path / "bin.csv").write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ks.InputError):
+        datasets.load_csv(tmp_path / "bin.csv")

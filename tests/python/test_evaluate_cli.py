@@ -78,13 +78,14 @@ def test_cli_run_dataset_and_bad_learner(capsys, data_dir):
         == 0
     )
     assert "500 rounds" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        main(["run", "--learner", "no-such-learner"])
+    assert main(["run", "--learner", "no-such-learner"]) == 2
+    assert "unknown learner" in capsys.readouterr().err
     assert main(["run", "--dataset", "nope", "--data-home", str(data_dir)]) == 2
     assert "nope" in capsys.readouterr().err
 
 
 @pytest.mark.slow
+@pytest.mark.data
 def test_reproduce_list_and_quick_entry(capsys, tmp_path):
     from kernelstream.cli import main
 

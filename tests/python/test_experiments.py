@@ -7,14 +7,23 @@ import json
 
 import numpy as np
 import pytest
+from kernelstream.datasets import DATASETS
 from kernelstream.experiments import Context, entries, run_entry
 from kernelstream.experiments.common import progressive_task
 from kernelstream.experiments.executors import run_tasks
 
 
+def _needs_data(name):
+    """Entries that read release datasets (the registry records which entry uses which)."""
+    return any(name in d.used_by for d in DATASETS.values() if d.origin == "release")
+
+
 # End-to-end reproduction runs (every entry in its --quick form): `pytest -m slow`.
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(entries()))
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.data) if _needs_data(n) else n for n in sorted(entries())],
+)
 def test_entry_runs_quick(name, tmp_path):
     ctx = Context(tmp_path, quick=True)
     payload = run_entry(name, ctx)
@@ -55,6 +64,7 @@ def _grid():
     ]
 
 
+@pytest.mark.data
 def test_executors_give_identical_results():
     tasks = _grid()
     serial = run_tasks(progressive_task, tasks, executor="serial")
@@ -65,6 +75,7 @@ def test_executors_give_identical_results():
 
 
 @pytest.mark.slow
+@pytest.mark.data
 def test_dask_local_cluster_gives_identical_results():
     distributed = pytest.importorskip("distributed")
     tasks = _grid()
@@ -79,6 +90,7 @@ def test_dask_local_cluster_gives_identical_results():
 
 
 @pytest.mark.slow
+@pytest.mark.data
 def test_cache_skips_unchanged_and_force_recomputes(tmp_path):
     ctx = Context(tmp_path, quick=True)
     first = run_entry("taylor-casp", ctx)
@@ -91,6 +103,7 @@ def test_cache_skips_unchanged_and_force_recomputes(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.data
 def test_report_is_written(tmp_path):
     from kernelstream.experiments.report import write_report
 

@@ -1,6 +1,5 @@
-"""KernelAWV (PKAWV paper eq. (3), Prop. 1; spec pkawv.md sec. 1.1, 4.A.6-8): equality
-with the NumPy reference (definition and bordered inverse), the identities of spec
-1.1, the regret inequality, the capacity limit."""
+"""KernelAWV (PKAWV paper eq. (3), Prop. 1): equality
+with the NumPy reference (definition and bordered inverse), the identities of eq. (3), the regret inequality, the capacity limit."""
 
 import kernelstream as ks
 import numpy as np
@@ -33,7 +32,7 @@ def test_equals_reference(ridge, kernel, solver):
 
 
 def test_awv_is_krr_shrunk_by_lam_over_s():
-    # spec 4.A.8: y_hat = lam / (lam + k_tt - k^T G^{-1} k) * p_KRR, and y_hat_1 = 0.
+    # from eq. (3): y_hat = lam / (lam + k_tt - k^T G^{-1} k) * p_KRR, and y_hat_1 = 0.
     X, y = stream(120, 2, 3)
     lam = 0.5
     awv, krr = (

@@ -1,4 +1,4 @@
-"""KORS (PROS-N-KONS paper App. A, Eq. 6; spec pkawv.md sec. 1.6, 4.A.12): the Rust
+"""KORS (PROS-N-KONS paper App. A, Eq. 6): the Rust
 sampler against the NumPy reference that evaluates Eq. 6 on the temporary
 dictionary with the same uniform draws; the paper's first probability; growth,
 reproducibility, robustness, pickling."""

@@ -1,4 +1,4 @@
-"""NystromAWV (PKAWV paper sec. 3.2, App. H; spec pkawv.md sec. 1.5, 1.7, 4.A.10-11):
+"""NystromAWV (PKAWV paper sec. 3.2, App. H, Cor. 8):
 equality with the NumPy reference (same KORS draws), with KernelAWV when every point
 is in the dictionary, with linear AWV on K_mm^{-1/2} k_m(x) for a fixed dictionary."""
 

@@ -1,5 +1,5 @@
 """OnlineProjection (Zhang and Simon, Algorithm 2) against batch least squares and the
-paper's identities (spec ``projection.md`` sec. 7-8)."""
+paper's identities."""
 
 from __future__ import annotations
 
@@ -181,7 +181,7 @@ def test_rust_schur_path_without_refresh_matches_eq74():
     assert np.max(np.abs(m.phi @ G - np.eye(m.dim))) < 1e-10
 
 
-# spec sec. 7(b): active column counts at n = 1e2 .. 1e6 ("N counts individual functions")
+# Active column counts at n = 1e2 .. 1e6 ("N counts individual functions")
 P_TABLE = {
     "example1": [3, 5, 8, 13, 21],
     "example2": [5, 12, 27, 58, 125],
@@ -227,7 +227,7 @@ def test_switch_on_indices_and_figure3_counts():
 
 def test_several_units_switched_on_in_one_round():
     # alpha = 0.1 (kappa = 1.2), c = 0.5: t_1, t_2, t_3 = 0, 1, 1 -- an "if n == t_{N+1}" test would
-    # switch on only one of the two units due at n = 1 (spec sec. 9.1 item 10)
+    # switch on only one of the two units due at n = 1 (the paper's equality test would miss one; docs/choices.md)
     s = ks.OnlineProjection.switch_on_index
     assert [s(0.5, 1.2, N) for N in (1, 2, 3, 4)] == [0, 1, 1, 2]
     m = ks.OnlineProjection(basis="sine", alpha=0.1, c=0.5)
@@ -241,7 +241,7 @@ def test_several_units_switched_on_in_one_round():
     assert m.n_units == 2 and m.dim == 5
 
 
-# -- kernel identities (spec sec. 8 item 7) -------------------------------------------------
+# -- kernel identities (sec. 2) -------------------------------------------------
 
 
 def test_bernoulli_kernel_equals_fourier_series():
@@ -366,7 +366,7 @@ def test_tensor_order_is_by_product_eigenvalue_then_lexicographic():
     assert len(trig_eigenvalues(4)) == 4
 
 
-# -- basis-scaling invariance (spec sec. 8 item 8) -----------------------------------------
+# -- basis-scaling invariance (the estimator does not depend on the basis scaling) -----------------------------------------
 
 
 def test_predictions_invariant_to_basis_scaling_and_prefix_orthogonalisation():

@@ -1,5 +1,5 @@
-"""PROS-N-KONS / CON-KONS / B-KONS: the Tier A checks of spec ``pros-n-kons.md`` sec. 5
-(items 1-11, one test each) and equality with the NumPy reference."""
+"""PROS-N-KONS / CON-KONS / B-KONS: exact identities of the paper's
+definitions (one test each) and equality with the NumPy reference."""
 
 from __future__ import annotations
 

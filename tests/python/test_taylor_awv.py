@@ -1,4 +1,4 @@
-"""TaylorAWV (PKAWV paper sec. 3.1, Algorithm 1; spec pkawv.md sec. 1.3-1.4, 4.A)."""
+"""TaylorAWV (PKAWV paper sec. 3.1, Algorithm 1, Thm. 4)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_feature_counts(d, M, r):
     "d,M,sigma", [(3, 2, 1.0), (4, 3, 0.7), (2, 5, 2.0), (6, 1, 1.3), (1, 0, 1.0)]
 )
 def test_truncated_kernel_identity(rng, d, M, sigma):
-    # phi(x).phi(x') = exp(-(|x|^2+|x'|^2)/(2 sigma^2)) sum_{j<=M} (x.x'/sigma^2)^j / j!  (spec 4.A.2)
+    # phi(x).phi(x') = exp(-(|x|^2+|x'|^2)/(2 sigma^2)) sum_{j<=M} (x.x'/sigma^2)^j / j!  (sec. 3.1)
     m = ks.TaylorAWV(sigma=sigma, degree=M)
     for _ in range(20):
         x, xp = rng.uniform(-1.5, 1.5, size=(2, d))
@@ -48,7 +48,7 @@ def test_features_match_closed_form_and_kron_oracle(rng):
 
 
 def test_truncation_error_bound(rng):
-    # |k(x,x') - phi(x).phi(x')| <= (R/sigma)^{2M+2}/(M+1)!  (spec 4.A.3, Lemma 13)
+    # |k(x,x') - phi(x).phi(x')| <= (R/sigma)^{2M+2}/(M+1)!  (Lemma 13)
     d, sigma = 3, 1.0
     for M in (1, 2, 4, 6):
         m = ks.TaylorAWV(sigma=sigma, degree=M)
@@ -103,7 +103,7 @@ def test_awv_is_ridge_over_one_plus_leverage(rng):
 
 def test_regret_inequality(rng):
     # sum (y-yhat)^2 - min_w [sum (y - w.v)^2 + lam |w|^2] <= sum y^2 v^T A_t^{-1} v
-    #                                                     <= B^2 log det(I + V^T V / lam)   (spec 4.A.7)
+    #                                                     <= B^2 log det(I + V^T V / lam)   (proof of Prop. 1)
     for _trial in range(5):
         d, M, lam, B, n = 3, 2, 1.0, 1.0, 300
         X = rng.uniform(-1, 1, size=(n, d))
@@ -122,7 +122,7 @@ def test_regret_inequality(rng):
 
 
 def test_converges_to_kernel_awv_as_degree_grows(rng):
-    # spec 4.A.9: Taylor-PKAWV -> Kernel-AWV as M grows (Kernel-AWV by its closed form, spec 1.1)
+    # Taylor-PKAWV -> Kernel-AWV as M grows (Thm. 4; Kernel-AWV by its closed form, eq. (3))
     X = rng.uniform(-0.7, 0.7, size=(40, 2))
     y = np.sin(3 * X[:, 0])
     K = np.exp(-((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) / 2)

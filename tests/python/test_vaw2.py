@@ -1,6 +1,6 @@
 """VAW2 paper (Rokhlin & Gurtovaya 2025): RFFAWV, the aggregation rules, MultiKernelAWV,
 Raker, the AR(4) stream, against the NumPy references and the paper's identities
-(spec ``vaw2.md`` sec. 3, 4, 9)."""
+(sec. 2-4)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_rff_draws_and_features_match_reference(kernel, features):
 
 
 def test_rff_unbiased_for_both_kernels():
-    # spec sec. 9 item 2: E phi(x).phi(y) / m = k(x, y) (Monte Carlo, 2e5 features).
+    # Lemma 1: E phi(x).phi(y) / m = k(x, y) (Monte Carlo, 2e5 features).
     x, yg, yl = np.array([0.1, 0.2]), np.array([0.7, 1.0]), np.array([0.5, -0.4])
     for kernel, y, target in [
         (Gaussian(1.0), yg, np.exp(-0.5)),
@@ -116,7 +116,7 @@ def test_rffawv_equals_reference(kernel, features, lam):
 
 
 def test_vaw_worked_example():
-    # spec sec. 3.3: m = 1, lam = 1, phi = 1, y_1 = 1 -> 0 then 1/3 (ridge would give 1/2).
+    # VAW by hand: m = 1, lam = 1, phi = 1, y_1 = 1 -> 0 then 1/3 (ridge would give 1/2).
     a = agg.VAWMeta(1, lam=1.0)
     assert a.predict([1.0]) == 0.0
     a.update([1.0], 1.0)

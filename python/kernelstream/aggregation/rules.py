@@ -1,5 +1,5 @@
-"""The aggregation rules of the VAW2 paper (Rokhlin & Gurtovaya 2025, sec. 3-4; spec
-``vaw2.md`` sec. 4.3-4.7), one small class each; the work is in ``src/aggregation/``."""
+"""The aggregation rules of the VAW2 paper (Rokhlin & Gurtovaya 2025, sec. 3-4;
+``docs/choices.md``, VAW2), one small class each; the work is in ``src/aggregation/``."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ class AggregatingAlgorithm(Aggregator):
     """Vovk's Aggregating Algorithm for the square loss on ``[lo, hi]`` (VAW-Aggr).
 
     Mixability rate ``eta = 2 / (hi - lo)^2``; predictions are clipped to ``[lo, hi]``;
-    the output is the substitution function of the generalised prediction (spec 4.6).
+    the output is the substitution function of the generalised prediction (Vovk's aggregating algorithm).
 
     Examples
     --------

@@ -1,17 +1,23 @@
-"""Datasets: the real benchmarks of the papers (CSV files in a data directory),
-a LIBSVM reader, the papers' preprocessing, and synthetic streams.
+"""Datasets: the real benchmarks of the papers (CSV files in a data directory, which
+:func:`fetch` downloads), a LIBSVM reader, the papers' preprocessing, and synthetic streams.
 
-The data directory is ``data_home``, else ``$KERNELSTREAM_DATA``, else
-``~/.kernelstream/data``. Files are ``NAME.csv.gz`` (or ``NAME.csv``) with a header
-``x0,...,x{d-1},y``; the target is the last column; an empty field is a missing value.
+The data directory is ``data_home``, else ``$KERNELSTREAM_DATA``, else the platform cache
+directory. Files are ``NAME.csv.gz`` (or ``NAME.csv``) with a header
+``x0,...,x{d-1},y``; the target is the last column; an empty field is a missing value
+(``docs/data.md``). :data:`DATASETS` lists every dataset the papers use.
 """
 
 from . import synthetic
+from .fetch import FetchError, fetch
 from .loaders import data_home, load, load_csv, load_libsvm
 from .preprocessing import drop_missing, scale, shuffle
+from .registry import DATASETS
 
 __all__ = [
+    "DATASETS",
+    "FetchError",
     "data_home",
+    "fetch",
     "load",
     "load_csv",
     "load_libsvm",

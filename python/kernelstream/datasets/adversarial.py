@@ -1,5 +1,6 @@
 """The greedy adversary of the PKAWV paper's adversarial experiment (P19 sec. 4,
-Fig. 3; reconstruction of spec ``pkawv.md`` sec. 3.4).
+Fig. 3; the paper does not define the adversary's objective or optimiser, so this is a
+reconstruction).
 
 At each round the adversary picks ``(x_t, y_t)`` in ``[-1, 1]^d x [-1, 1]`` to
 maximise the learner's *instantaneous regret*

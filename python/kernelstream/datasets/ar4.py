@@ -3,8 +3,8 @@
 ``x_t = 0.5 x_{t-4} - 0.3 x_{t-3} + 0.2 x_{t-2} + 0.1 x_{t-1} + eps_t``, ``eps_t ~ N(0, 1)``
 i.i.d., ``x_k = 0`` for ``k = -3..0``; the task is to predict ``y_t = x_{t+1}`` from
 ``x_t`` (``t = 1..n``, so ``x_1..x_{n+1}`` are generated). The input is the scalar
-``x_t`` (d = 1), the reading that reproduces the paper's MSE level (spec ``vaw2.md``
-sec. 8.1 and 11); ``lags > 1`` gives ``(x_t, x_{t-1}, ..., x_{t-lags+1})`` instead.
+``x_t`` (d = 1), the reading that reproduces the paper's MSE level (Table 2);
+``lags > 1`` gives ``(x_t, x_{t-1}, ..., x_{t-lags+1})`` instead.
 The noise comes from the library's generator ``kernelstream._core.Rng(seed)``.
 Values are raw: apply the paper's normalisation (eqs. 33-34) yourself.
 """

@@ -12,43 +12,127 @@ from ..errors import InputError
 
 
 def _data_home(data_home=None) -> Path:
-    """The data directory: ``data_home``, else ``$KERNELSTREAM_DATA``, else ``~/.kernelstream/data``."""
+    """The data directory: ``data_home``, else ``$KERNELSTREAM_DATA``, else the platform's
+    cache directory for kernelstream (``pooch.os_cache("kernelstream")``, for example
+    ``~/.cache/kernelstream`` on Linux), where :func:`kernelstream.datasets.fetch` stores files."""
     if data_home is not None:
         return Path(data_home).expanduser()
     env = os.environ.get("KERNELSTREAM_DATA")
     if env:
         return Path(env).expanduser()
-    return Path.home() / ".kernelstream" / "data"
+    import pooch
+
+    return Path(pooch.os_cache("kernelstream"))
 
 
 def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="ascii", newline="")
+    """Opens a text file, decompressing by suffix (``.gz``, ``.bz2``, ``.xz``)."""
+    import bz2
+    import lzma
+
+    opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix)
+    if opener is not None:
+        return opener(path, "rt", encoding="ascii", newline="")
     return open(path, encoding="ascii", newline="")
 
 
 def load_csv(path, target: str | int | None = None):
     """Reads a CSV file with a header (gzip if it ends in ``.gz``) into ``(X, y)``.
 
-    ``target`` names the target column (default: the last one). Empty fields become NaN.
+    ``target`` names the target column, or gives its index (default: the last one).
+    Empty fields become NaN.
+
+    Raises
+    ------
+    FileNotFoundError
+        no such file.
+    kernelstream.InputError
+        the file is not a readable, rectangular, numeric CSV table with a header and at
+        least one row (a directory, binary data, ragged rows, text in a column, a number
+        too large for a double), or ``target`` is not one of its columns.
     """
     import pandas as pd
 
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
-    frame = pd.read_csv(path)
+    if path.is_dir():
+        raise InputError(f"{path} is a directory, not a CSV file")
+    try:
+        frame = pd.read_csv(path, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path} is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, EOFError, OSError) as exc:
+        raise InputError(f"{path} is not a readable CSV file ({_first_line(exc)})") from None
     if frame.shape[1] < 2:
         raise InputError(f"{path} needs at least one feature column and a target column")
-    if target is None:
-        target = frame.columns[-1]
-    elif isinstance(target, int):
-        target = frame.columns[target]
+    _check_rectangular(path, frame.shape[1])
+    if frame.shape[0] == 0:
+        raise InputError(f"{path} has a header but no rows")
+    columns = list(frame.columns)
+    if isinstance(target, int) and not isinstance(target, bool):
+        if not -len(columns) <= target < len(columns):
+            raise InputError(
+                f"{path} has {len(columns)} columns; target index {target} is out of range"
+            )
+        target = columns[target]
+    elif target is None:
+        target = columns[-1]
     if target not in frame.columns:
-        raise InputError(f"{path} has no column {target!r}; columns are {list(frame.columns)}")
-    y = frame[target].to_numpy(dtype=np.float64)
-    X = frame.drop(columns=[target]).to_numpy(dtype=np.float64)
+        raise InputError(f"{path} has no column {target!r}; columns are {columns}")
+    values = {}
+    for name in columns:
+        col = frame[name]
+        try:
+            values[name] = col.to_numpy(dtype=np.float64)
+        except (ValueError, TypeError, OverflowError):
+            row, value, why = _first_non_number(col)
+            raise InputError(f"{path}: column {name!r}, row {row}: {_short(value)} {why}") from None
+        if np.isinf(values[name]).any():
+            row = int(np.flatnonzero(np.isinf(values[name]))[0])
+            raise InputError(
+                f"{path}: column {name!r}, row {row}: {_short(frame[name].iloc[row])} "
+                "is not a finite double"
+            )
+    y = values[target]
+    X = np.column_stack([values[c] for c in columns if c != target])
     return np.ascontiguousarray(X), np.ascontiguousarray(y)
+
+
+def _check_rectangular(path: Path, width: int) -> None:
+    """Every line has ``width`` fields (pandas pads short rows with NaN silently)."""
+    import csv
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", newline="") as fh:
+        for lineno, fields in enumerate(csv.reader(fh), 1):
+            if fields and len(fields) != width:
+                raise InputError(
+                    f"{path}:{lineno}: {len(fields)} fields, but the header has {width}"
+                )
+
+
+def _first_line(exc) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _first_non_number(col):
+    """``(row, value, why)`` of the first entry of a column that is not a finite double."""
+    for i, v in enumerate(col):
+        try:
+            if not np.isfinite(float(v)):
+                return i, v, "is not a finite double"
+        except OverflowError:
+            return i, v, "is not a finite double (too large)"
+        except (ValueError, TypeError):
+            return i, v, "is not a number (the column is not numeric)"
+    return -1, None, "is not a number"
+
+
+def _short(value) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def load(name: str, data_home=None):
@@ -60,7 +144,8 @@ def load(name: str, data_home=None):
     Raises
     ------
     FileNotFoundError
-        naming the path that was looked for, when the file is missing.
+        when the file is missing: names the path that was looked for and the command
+        that downloads it (``kernelstream data fetch NAME``).
 
     Examples
     --------
@@ -73,9 +158,16 @@ def load(name: str, data_home=None):
     for candidate in (home / f"{name}.csv.gz", home / f"{name}.csv"):
         if candidate.exists():
             return load_csv(candidate)
+    from .registry import DATASETS
+
+    how = (
+        f"download it with `kernelstream data fetch {name}` (or kernelstream.datasets.fetch)"
+        if name in DATASETS
+        else f"known datasets: {', '.join(sorted(DATASETS))}"
+    )
     raise FileNotFoundError(
         f"dataset {name!r} not found: looked for {home / (name + '.csv.gz')} "
-        f"(and {home / (name + '.csv')}); set KERNELSTREAM_DATA or pass data_home"
+        f"(and {home / (name + '.csv')}); {how}, or set KERNELSTREAM_DATA"
     )
 
 
@@ -93,26 +185,11 @@ def load_libsvm(path, n_features: int | None = None):
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
     labels, rows, width = [], [], 0
-    with _open_text(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            parts = line.split()
-            try:
-                labels.append(float(parts[0]))
-                entries = {}
-                for item in parts[1:]:
-                    idx, val = item.split(":", 1)
-                    i = int(idx)
-                    if i < 1:
-                        raise ValueError(f"index {i} < 1")
-                    entries[i - 1] = float(val)
-            except ValueError as exc:
-                raise InputError(f"{path}:{lineno}: not a LIBSVM line ({exc})") from None
-            if entries:
-                width = max(width, max(entries) + 1)
-            rows.append(entries)
+    for label, entries in iter_libsvm(path):
+        labels.append(label)
+        if entries:
+            width = max(width, max(entries) + 1)
+        rows.append(entries)
     if n_features is not None:
         if n_features < width:
             raise InputError(f"{path} has feature index {width} > n_features={n_features}")
@@ -122,6 +199,34 @@ def load_libsvm(path, n_features: int | None = None):
         for i, v in entries.items():
             X[r, i] = v
     return X, np.asarray(labels, dtype=np.float64)
+
+
+def iter_libsvm(path):
+    """Yields ``(label, {column: value})`` for each LIBSVM line of ``path`` (0-based columns).
+
+    The one LIBSVM parser: :func:`load_libsvm` and the converters of
+    :func:`kernelstream.datasets.fetch` both read through it. Compressed files (``.gz``,
+    ``.bz2``, ``.xz``) are read as they are; text after ``#`` is a comment.
+    """
+    path = Path(path)
+    with _open_text(path) as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            try:
+                label = float(parts[0])
+                entries = {}
+                for item in parts[1:]:
+                    idx, val = item.split(":", 1)
+                    i = int(idx)
+                    if i < 1:
+                        raise ValueError(f"index {i} < 1")
+                    entries[i - 1] = float(val)
+            except ValueError as exc:
+                raise InputError(f"{path}:{lineno}: not a LIBSVM line ({exc})") from None
+            yield label, entries
 
 
 #: Public name of the data-directory resolver.

@@ -1,11 +1,11 @@
 """Simulation examples of Zhang and Simon, *An Online Projection Estimator for Nonparametric
-Regression in Reproducing Kernel Hilbert Spaces* (Tables 1-5; spec ``projection.md`` sec. 6),
+Regression in Reproducing Kernel Hilbert Spaces* (Tables 1-5),
 and an exact generalisation-error evaluator.
 
 Each example fixes the regression function ``f_rho``, the design density ``p_X`` on [0, 1]^d,
 the noise, the basis and schedule of the projection estimator, and the competitors' settings.
 "Normal(0, 5)" (Example 2, additive model) is read as **standard deviation 5** (R's
-``rnorm(n, 0, 5)``; spec sec. 9.1 item 4); ``noise_sd`` can override it.
+``rnorm(n, 0, 5)``; ``docs/choices.md``); ``noise_sd`` can override it.
 
 The error ``||f^ - f_rho||^2_{L2(rho_X)}`` is computed by composite Gauss-Legendre quadrature
 against the design density (panels split at the kinks of ``f_rho``), not by Monte Carlo; for the additive model
@@ -66,7 +66,7 @@ def _uniform_design(rng, n, d):
 
 
 def _linear_design(rng, n, d):
-    # density x + 0.5 on [0, 1]: inverse CDF X = -0.5 + sqrt(0.25 + 2U) (spec sec. 9.3 item 8)
+    # density x + 0.5 on [0, 1]: inverse CDF X = -0.5 + sqrt(0.25 + 2U) (``F(x) = x^2/2 + x/2``)
     return -0.5 + np.sqrt(0.25 + 2.0 * rng.uniform(0.0, 1.0, size=(n, d)))
 
 

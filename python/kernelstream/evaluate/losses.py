@@ -11,7 +11,7 @@ def squared_loss(pred, y) -> np.ndarray:
 
 
 def error_rate(pred, y) -> np.ndarray:
-    """``1{sign(yhat_t) != y_t}`` per round, with ``sign(0) = +1`` (PKAWV spec 1.9 item 4)."""
+    """``1{sign(yhat_t) != y_t}`` per round, with ``sign(0) = +1`` (none of the papers says; docs/choices.md)."""
     pred = np.asarray(pred, dtype=float)
     sign = np.where(pred >= 0.0, 1.0, -1.0)
     return (sign != np.asarray(y, dtype=float)).astype(float)

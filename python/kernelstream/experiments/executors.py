@@ -33,7 +33,7 @@ def run_tasks(
             ) from exc
         if scheduler is None:
             raise ParameterError("--executor dask needs --scheduler ADDRESS (or a Client object)")
-        client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+        client = scheduler if isinstance(scheduler, Client) else _connect(Client, scheduler)
         try:
             futures = client.map(fn, tasks, pure=False)
             return client.gather(futures)
@@ -41,3 +41,51 @@ def run_tasks(
             if client is not scheduler:
                 client.close()
     raise ParameterError(f"unknown executor {executor!r}")
+
+
+#: seconds to wait for a Dask scheduler before giving up
+CONNECT_TIMEOUT = 10
+
+
+def _connect(Client, address):
+    """A Client on ``address``; a :class:`ParameterError` if it cannot be reached."""
+    import logging
+
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # its retry warnings would bury the one-line error
+    _probe(address)
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ParameterError(
+            f"cannot reach the Dask scheduler at {address!r} within {CONNECT_TIMEOUT} s "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
+    finally:
+        quiet.setLevel(level)
+
+
+def _probe(address: str) -> None:
+    """Fails at once when nothing listens at a ``[tcp://]host:port`` address (Dask would
+    retry until its timeout)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if not isinstance(address, str):
+        return
+    parts = urlsplit(address if "://" in address else "tcp://" + address)
+    if parts.scheme != "tcp":
+        return
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise ParameterError(f"bad Dask scheduler address {address!r}") from None
+    if not host or port is None:
+        raise ParameterError(f"Dask scheduler address {address!r} needs host:port")
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise ParameterError(
+            f"cannot reach the Dask scheduler at {address!r} ({exc.strerror or exc})"
+        ) from None

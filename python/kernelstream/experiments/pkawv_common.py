@@ -1,6 +1,6 @@
 """Shared logic of the PKAWV figure entries (``pkawv-fig4``: casp and ijcnn1;
 ``pkawv-fig2``: cod-rna and SUSY) of Jezequel, Gaillard, Rudi (2019), sec. 4 and
-App. G (spec ``pkawv.md`` sec. 3.1-3.3).
+App. G.
 
 Settings of the paper: x scaled to [-1, 1]^d, y to [-1, 1] (regression) or labels
 +-1 (classification), sigma = 1, lam = 1 for every algorithm, KORS mu = 1, beta = 1,
@@ -68,7 +68,7 @@ LEARNERS: list = [
             "seed": 0,
         },
     },
-    # Baselines of the PKAWV paper (spec pkawv.md sec. 1.8; PROS-N-KONS paper): PROS-N-KONS with
+    # Baselines of the PKAWV paper (sec. 4; PROS-N-KONS paper): PROS-N-KONS with
     # alpha = gamma = lam = 1, beta = 1, eps = 0.5, C = 1, squared loss (also on +-1 labels);
     # FOGD with 1000 random frequencies and step size 1/sqrt(n), n the number of rounds (P19).
     {
@@ -114,7 +114,7 @@ def _loss_at(r: dict, t: int) -> float:
 
 
 def _claims(name: str, res: list) -> list:
-    """The paper's statements on the real datasets, checked on our curves (P19 sec. 4, spec 3.3)."""
+    """The paper's statements on the real datasets, checked on our curves (P19 sec. 4)."""
     by = {r["label"]: r for r in res}
     out = []
     krr, m2 = by.get("KRR (exact)"), by.get("TaylorAWV M=2")
@@ -212,7 +212,8 @@ def run_figure(ctx, datasets: list, figure: str, extra_notes=()) -> EntryResult:
             )
         notes += _claims(name, res)
         title = f"{name} ({'x, y' if task == 'regression' else 'x'} in [-1, 1], sigma = lam = 1, budget {budget:g} s)"
-        figs.append(ctx.savefig(plot_curves(res, title, task), f"{figure}-{name}.png"))
+        with ctx.plotting():
+            figs.append(ctx.savefig(plot_curves(res, title, task), f"{figure}-{name}.png"))
     notes += [
         "The paper's figures are images with no numbers (paper column empty). Its statements: Taylor M = 2 tracks "
         "exact KRR's average loss reasonably closely and is among the fastest; exact KRR and the Nystrom methods "

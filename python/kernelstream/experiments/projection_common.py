@@ -1,5 +1,5 @@
-"""Workers and helpers shared by the projection-paper entries (Zhang and Simon;
-spec ``projection.md`` sec. 6-7). Every worker is a module-level function taking one dict
+"""Workers and helpers shared by the projection-paper entries (Zhang and Simon,
+sec. 6 and App. E). Every worker is a module-level function taking one dict
 (picklable) and returning plain lists, so that ``ctx.map`` can run them anywhere.
 
 Error metric: ``log10`` of the mean over repetitions of the exact squared L2(rho_X) error
@@ -51,7 +51,7 @@ def projection_curve(task: dict) -> dict:
 
 
 def sgd_curve(task: dict) -> dict:
-    """Averaged kernel SGD (spec sec. 3.6) with the paper's kernel and step on one stream."""
+    """Averaged kernel SGD (App. E.1, eqs. (87)-(88)) with the paper's kernel and step on one stream."""
     from ..datasets.projection_examples import EXAMPLES, l2_error
     from ..learners import AveragedKernelSGD
 
@@ -79,7 +79,7 @@ def sgd_curve(task: dict) -> dict:
 
 def krr_curve(task: dict) -> dict:
     """Kernel ridge regression refitted at each checkpoint, ``lambda_n = lambda0 n^exponent``
-    (spec sec. 3.7; eq. (86)). With ``center=True`` the mean of y is fitted separately
+    (eq. (86)). With ``center=True`` the mean of y is fitted separately
     (intercept; used for the additive model, whose kernel has no constant)."""
     from ..datasets.projection_examples import EXAMPLES, l2_error
     from ..reference.online_projection import krr_fit

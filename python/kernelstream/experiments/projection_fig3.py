@@ -121,23 +121,26 @@ def run(ctx: Context) -> EntryResult:
                 extra={"target_seconds_at_1e6": target},
             )
         )
-    import matplotlib
+    figs = []
+    with ctx.plotting():
+        import matplotlib
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    for label in theory:
-        n, sec = med[label]
-        ax.plot(n, np.maximum(sec, 1e-6), label=label, marker=".", ms=3)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("n")
-    ax.set_ylabel("cumulative CPU seconds")
-    ax.set_title("Zhang & Simon Fig. 3 (Example 2 data)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+        fig, ax = plt.subplots(figsize=(6.5, 4.5))
+        for label in theory:
+            n, sec = med[label]
+            ax.plot(n, np.maximum(sec, 1e-6), label=label, marker=".", ms=3)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("n")
+        ax.set_ylabel("cumulative CPU seconds")
+        ax.set_title("Zhang & Simon Fig. 3 (Example 2 data)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        figs.append(ctx.savefig(fig, "projection-fig3.png"))
     notes += [
         "Times are CPU seconds of the Rust learners (median of repetitions); the paper's are R timings, so only the "
         "shapes compare: total-time exponents (2 alpha + 3)/(2 alpha + 1) = 5/3, 7/5, 9/7 and 2 for SGD, and the crossover.",
@@ -156,6 +159,4 @@ def run(ctx: Context) -> EntryResult:
         "sgd": "min kernel, gamma_n = 5 n^-1/2, averaged",
         "timer": "time.process_time",
     }
-    return EntryResult(
-        rows=rows, figures=[ctx.savefig(fig, "projection-fig3.png")], notes=notes, settings=settings
-    )
+    return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

@@ -1,12 +1,12 @@
 """Shared pieces of the PROS-N-KONS reproduce entries (``pros-n-kons-table1``,
 ``pros-n-kons-table2``) and the PROS-N-KONS / FOGD additions to the PKAWV figures.
 
-Calandriello, Lazaric, Valko (2017), sec. 5 (spec ``pros-n-kons.md`` sec. 4.1-4.2):
+Calandriello, Lazaric, Valko (2017), sec. 5:
 features min-max scaled to [0, 1], regression targets to [0, 1], labels in {-1, +1};
 Gaussian kernel of bandwidth 8 in the 2 sigma^2 convention of Lu et al.'s ``comp_K.m``,
 ``k(x, x') = exp(-||x - x'||^2 / (2 * 8^2))``; KORS beta = 1, eps = 0.5; B-KONS budget 100;
 a random row order per run. The paper copies the FOGD/NOGD numbers from Lu et al.; we
-rerun them with the settings of Lu et al.'s public code (spec sec. 4.2), converted to our
+rerun them with the settings of Lu et al.'s public code, converted to our
 normalisation (see :class:`kernelstream.FOGD`).
 """
 
@@ -147,7 +147,7 @@ def summarise(results: list, key: str = "loss"):
 
 def pkawv_figure_learners(n: int, sigma: float = 1.0, lam: float = 1.0, seed: int = 0) -> dict:
     """The PROS-N-KONS and FOGD learner specs to add to ``pkawv-fig2`` / ``pkawv-fig4``
-    (spec ``pkawv.md`` sec. 1.8): PROS-N-KONS with alpha = gamma = lam, beta = 1, eps = 0.5,
+    (PKAWV paper sec. 4): PROS-N-KONS with alpha = gamma = lam, beta = 1, eps = 0.5,
     C = 1, the squared loss and its default curvature 1/(8 C^2); FOGD with 1000 frequencies and
     eta = 1/sqrt(n) (the 2019 version's settings), on the squared loss."""
     kernel = ("gaussian", sigma)

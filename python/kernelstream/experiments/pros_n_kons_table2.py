@@ -1,7 +1,7 @@
 """``pros-n-kons-table2``: Table 2 of Calandriello, Lazaric, Valko (2017), binary classification.
 
 ijcnn1 (train + test, 141,691 rows) and cod-rna (the 59,535-row training split only: the
-271,617-row test split the paper used is not in the shared data), hinge loss, at
+271,617-row test split the paper used is not in the data release), hinge loss, at
 alpha = gamma = 1 and alpha = gamma = 0.01; online error rate in % (sign(0) = +1).
 Settings: see :mod:`kernelstream.experiments.pros_n_kons_common`.
 """
@@ -18,7 +18,7 @@ from .pros_n_kons_common import (
 )
 from .registry import Context, EntryResult, Row, register
 
-# Table 2 (spec sec. 4.5): (error %, #SV) per setting, learner, data set.
+# Table 2 of the paper (sec. 5): (error %, #SV) per setting, learner, data set.
 PAPER_TABLE = {
     1.0: {
         "ijcnn1": {
@@ -165,7 +165,8 @@ def run(ctx: Context) -> EntryResult:
                     )
                 )
     notes = [
-        "cod-rna: only the 59,535-row LIBSVM training split is in the shared data; the paper's cod-rna has 271,617 "
+        "cod-rna: only the 59,535-row LIBSVM training split is in the data release (the test split: "
+        "`kernelstream data fetch cod-rna-test`); the paper's cod-rna has 271,617 "
         "rows (the test split). Our cod-rna numbers are on the training split.",
         "ijcnn1: LIBSVM train (49,990) + test (91,701) = 141,691 rows, as in the paper.",
         f"{n_runs} runs per setting{' (quick: first 3000 rows of each shuffled stream)' if ctx.quick else ''}; "
@@ -178,7 +179,7 @@ def run(ctx: Context) -> EntryResult:
         "Lu et al.'s public binary code: 400 frequencies, eta 0.002 on unnormalised features (lr 0.8 here); NOGD "
         "budget 100, k = 20 eigenpairs, eta 0.2.",
         "BATCH: ridge classifier (regulariser alpha) on the final PROS-N-KONS embedding, in-sample error rate "
-        "(the paper does not say which batch loss it used, spec sec. 2.9).",
+        "(the paper does not say which batch loss it used).",
     ]
     settings = {
         "bandwidth": 8.0,
@@ -193,10 +194,12 @@ def run(ctx: Context) -> EntryResult:
         "limit": limit,
         "x_range": [0, 1],
     }
-    figs = [
-        ctx.savefig(
-            table_figure(rows, "PROS-N-KONS Table 2 (hinge loss)", "online error (%)"),
-            "pros-n-kons-table2.png",
-        )
-    ]
+    figs = []
+    with ctx.plotting():
+        figs = [
+            ctx.savefig(
+                table_figure(rows, "PROS-N-KONS Table 2 (hinge loss)", "online error (%)"),
+                "pros-n-kons-table2.png",
+            )
+        ]
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

@@ -15,6 +15,7 @@ task carries its own seed and tasks never share state.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
@@ -107,6 +108,8 @@ class Context:
         self.executor = executor
         self.scheduler = scheduler
         self.progress = progress
+        #: set when :meth:`plotting` skipped a figure because matplotlib is missing
+        self.figures_skipped = False
 
     def n_runs(self, full: int, quick: int = 1) -> int:
         """Number of repetitions: ``seeds`` if given, else ``quick`` or ``full``."""
@@ -124,6 +127,20 @@ class Context:
         return run_tasks(
             fn, list(tasks), jobs=self.jobs, executor=self.executor, scheduler=self.scheduler
         )
+
+    @contextlib.contextmanager
+    def plotting(self):
+        """Wraps an entry's figure code: without matplotlib (the ``plots`` extra) the block
+        is skipped from its first matplotlib import on, :attr:`figures_skipped` is set, and
+        the entry's rows, notes and JSON are written as usual."""
+        from .._optional import is_missing
+
+        try:
+            yield
+        except ImportError as exc:
+            if not is_missing(exc, "matplotlib"):
+                raise
+            self.figures_skipped = True
 
     def savefig(self, fig, name: str) -> str:
         path = self.out / name
@@ -192,7 +209,8 @@ def run(entry: Entry, ctx: Context, write: bool = True, force: bool = False) -> 
         "notes": list(result.notes),
     }
     if write:
-        store_cached(ctx.out, name, key, payload)
+        if not ctx.figures_skipped:  # a later run with matplotlib must draw them
+            store_cached(ctx.out, name, key, payload)
         (ctx.out / f"{name}.json").write_text(json.dumps(payload, indent=2, default=_json_default))
         table = format_table(name, result.rows)
         notes = "\n".join(f"- {n}" for n in result.notes)

@@ -1,7 +1,7 @@
 """AveragedKernelSGD: averaged functional stochastic gradient descent.
 
 The competitor of Zhang and Simon's experiments (Appendix E.1, eqs. (87)-(88), after
-Dieuleveut and Bach 2016; spec ``projection.md`` sec. 3.6).
+Dieuleveut and Bach 2016).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """FOGD: Fourier Online Gradient Descent.
 
 Lu, Hoi, Wang, Zhao, Liu (2016), *Large Scale Online Kernel Learning*, JMLR 17,
-Algorithm 1; the first-order baseline of the PROS-N-KONS paper (spec
-``pros-n-kons.md`` sec. 4.2) and of the PKAWV paper (spec ``pkawv.md`` sec. 1.8).
+Algorithm 1; the first-order baseline of the PROS-N-KONS paper (sec. 5) and of the
+PKAWV paper (sec. 4).
 """
 
 from __future__ import annotations

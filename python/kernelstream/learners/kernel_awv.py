@@ -1,7 +1,7 @@
 """KernelAWV: the exact kernel Vovk-Azoury-Warmuth forecaster.
 
 Jezequel, Gaillard, Rudi (2019), *Efficient online learning with kernels for
-adversarial large scale problems*, eq. (3) and Prop. 1 (spec ``pkawv.md`` sec. 1.1).
+adversarial large scale problems*, eq. (3) and Prop. 1.
 With ``ridge=True`` it is online kernel ridge regression, the exact baseline of the
 paper's real-data experiments. The Rust core keeps the Cholesky factor of
 ``K_t + lam I`` (bordered by one row per round, O(t^2)); its memory grows as

@@ -1,8 +1,7 @@
 """MultiKernelAWV (VAW2 and its relatives), and the OGD baselines Raker and OMKL-GF.
 
 Rokhlin & Gurtovaya (2025), *Random feature-based double Vovk-Azoury-Warmuth algorithm
-for online multi-kernel learning*, sec. 3 (Theorems 2-3) and sec. 4; spec ``vaw2.md``
-sec. 4. One RFF-VAW expert per kernel (independent features), combined online.
+for online multi-kernel learning*, sec. 3 (Theorems 2-3) and sec. 4 (``docs/choices.md``, VAW2). One RFF-VAW expert per kernel (independent features), combined online.
 """
 
 from __future__ import annotations
@@ -81,7 +80,7 @@ class MultiKernelAWV(Learner):
     seed : int, default 0
         Seed of the learner's generator: the features of every kernel, drawn in order.
     eta : float, default 0.5
-        Learning rate of ``"ewa"`` (``1/2`` suits labels in ``[0, 1]``, spec sec. 4.5).
+        Learning rate of ``"ewa"`` (``1/2`` suits labels in ``[0, 1]``; the paper does not give it).
     gradient : bool, default True
         Linearised losses for ``"boa"``, ``"mlpoly"``, ``"mlprod"`` (opera's ``loss.gradient``).
     features : {"cos", "cossin"}, default "cos"
@@ -185,8 +184,8 @@ class MultiKernelAWV(Learner):
 class Raker(Learner):
     """Raker (Shen, Chen, Giannakis 2019): OGD experts on random features, exponential weights.
 
-    The form run by the VAW2 paper's baselines (the OMKL-GF authors' code; spec ``vaw2.md``
-    sec. 4.8): features ``[cos(Wx), sin(Wx)] / sqrt(m)`` per kernel, step
+    The form run by the VAW2 paper's baselines (the OMKL-GF authors' code, as the VAW2 paper
+    describes it in sec. 4): features ``[cos(Wx), sin(Wx)] / sqrt(m)`` per kernel, step
     ``eta_t = lr / sqrt(t)``, ridge ``reg``; the kernel weights decay with
     ``exp(-eta_t ((f_j - y)^2 + reg ||theta_j||^2))``.
 
@@ -247,8 +246,8 @@ class Raker(Learner):
 class OMKLGF(Learner):
     """OMKL-GF (Ghari & Shen 2023): Raker's experts with a sampled feedback graph.
 
-    Each round only the kernels of a sampled subset predict and learn (spec ``vaw2.md``
-    sec. 4.8). Choices the sources leave open, stated: the subset is the distinct kernels
+    Each round only the kernels of a sampled subset predict and learn (the VAW2 paper,
+    sec. 4). Choices the sources leave open, stated: the subset is the distinct kernels
     among ``n_samples`` draws (with replacement) from ``(1 - explore) w + explore / N``;
     inclusion probabilities ``q_j = 1 - (1 - p_j)^M``; updates importance-weighted by
     ``1 / max(q_j, 0.05)``; the subset of round t+1 is drawn at the end of round t, and is

@@ -1,8 +1,7 @@
 """NOGD: Nystrom Online Gradient Descent.
 
 Lu, Hoi, Wang, Zhao, Liu (2016), *Large Scale Online Kernel Learning*, JMLR 17,
-Algorithm 2; the first-order baseline of the PROS-N-KONS paper (spec
-``pros-n-kons.md`` sec. 4.2).
+Algorithm 2; the first-order baseline of the PROS-N-KONS paper (sec. 5).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """NystromAWV: PKAWV on a Nystrom dictionary grown by KORS leverage-score sampling.
 
 Jezequel, Gaillard, Rudi (2019), sec. 3.2, Theorem 6, App. H Algorithm 2 (as
-corrected in spec ``pkawv.md`` sec. 1.5 and 5); KORS from Calandriello, Lazaric,
+corrected in ``docs/choices.md``, PKAWV); KORS from Calandriello, Lazaric,
 Valko (2017), App. A. The Rust core keeps a Cholesky factor of
 ``A = K_{t,m}^T K_{t,m} + lam K_{m,m}`` (a rank-one update per round, a bordering
 when a point joins) and ``q = K_{t,m}^T Y`` incrementally: a round without insertion
@@ -65,7 +65,7 @@ class NystromAWV(Learner):
     ridge : bool, default False
         ``True``: "Projected-KRR" (no ``f(x_t)^2`` term).
     dictionary : array (m, d), optional
-        A fixed dictionary (the "features known beforehand" variant, spec 1.7):
+        A fixed dictionary (the "features known beforehand" variant, Cor. 8):
         no sampling; AWV on ``K_mm^{-1/2} k_m(x)``.
 
     Examples

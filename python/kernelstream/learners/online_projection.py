@@ -2,7 +2,7 @@
 
 Zhang and Simon, *An Online Projection Estimator for Nonparametric Regression in
 Reproducing Kernel Hilbert Spaces*: Algorithm 2 with the recursions of Appendix C
-(eqs. (19)-(22), (74)), as corrected in spec ``projection.md`` sec. 3.3. Ordinary least
+(eqs. (19)-(22), (74)), as corrected in ``docs/choices.md`` (Projection). Ordinary least
 squares on the first ``N(n)`` kernel eigenfunctions, ``t_N = floor(c N^kappa)``; the Rust core
 updates ``Phi = (Psi^T Psi)^{-1}`` by Sherman-Morrison per sample and by a Schur-complement
 block update when the schedule switches columns on.

@@ -2,7 +2,7 @@
 
 Calandriello, Lazaric, Valko (2017), *Efficient Second-Order Online Kernel Learning
 with Adaptive Embedding*, NeurIPS; sec. 3 (Figure 1) and sec. 5. The round follows
-the pseudo-code of spec ``pros-n-kons.md`` sec. 2.4, which fixes Figure 1's defects.
+Figure 1 with the repairs listed in ``docs/choices.md`` (PROS-N-KONS).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class ProsNKons(Learner):
         Bound on the predictions (the feasible set ``|phi^T w| <= C``).
     curvature : float or None, default None
         ``sigma`` in ``A <- A + (sigma/2) g g^T``. ``None`` takes the loss's default
-        (spec sec. 2.5): squared ``1/(8 C^2)`` (the paper's Thm 2); hinge ``1/(8 C^2)``
+        (Asm. 2, Thm. 2): squared ``1/(8 C^2)`` (the paper's Thm 2); hinge ``1/(8 C^2)``
         (hinge has no valid curvature, Asm. 2 fails: a tuning constant);
         squared_hinge ``1/(2 (1 + C)^2)``; logistic ``min(1/(8 C), e^{-C})/2``.
     loss : {"squared", "hinge", "squared_hinge", "logistic"}, default "squared"

@@ -1,7 +1,7 @@
 """RFFAWV: the Vovk-Azoury-Warmuth forecaster on random Fourier features of one kernel.
 
 Rokhlin & Gurtovaya (2025), *Random feature-based double Vovk-Azoury-Warmuth algorithm
-for online multi-kernel learning*, sec. 2 (eqs. 3-5, 8-12); spec ``vaw2.md`` sec. 2-3.
+for online multi-kernel learning*, sec. 2 (eqs. 3-5, 8-12).
 The features are drawn once, from ``seed``, when the input dimension becomes known.
 """
 

@@ -1,9 +1,9 @@
 """TaylorAWV: PKAWV on the degree-M Taylor basis of the Gaussian kernel.
 
 Jezequel, Gaillard, Rudi (2019), *Efficient online learning with kernels for
-adversarial large scale problems*, sec. 3.1, Algorithm 1 (spec ``pkawv.md``
-sec. 1.3-1.4). The Rust core computes the ``C(M + d, d)`` features by the parent
-recursion and runs the linear AWV engine on them.
+adversarial large scale problems*, sec. 3.1, Algorithm 1 and Thm. 4 (the multi-index
+basis, see ``docs/choices.md``). The Rust core computes the ``C(M + d, d)`` features by
+the parent recursion and runs the linear AWV engine on them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """NumPy references for the aggregation rules, written from their definitions
 (VAW2 paper sec. 3-4; Cesa-Bianchi & Lugosi 2006 sec. 3.5-3.6 for EWA and the AA;
-opera's BOA / MLpol / MLprod as transcribed in spec ``vaw2.md`` sec. 4.7), not from
+opera's BOA / MLpol / MLprod as in opera 1.2.0/1.2.1, see docs/choices.md), not from
 the Rust code. Each has ``predict(z)``, ``update(z, y)`` and ``weights``."""
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class AAReference:
 
 
 class BOAReference:
-    """opera 1.2.0/1.2.1 BOA (spec sec. 4.7)."""
+    """opera 1.2.0/1.2.1 BOA (Wintenberger 2017, as coded in opera)."""
 
     def __init__(self, n_experts, gradient=True):
         n = n_experts

@@ -1,5 +1,4 @@
-"""NumPy reference of KernelAWV, from the PKAWV paper's definition (P19 eq. (3),
-spec ``pkawv.md`` sec. 1.1).
+"""NumPy reference of KernelAWV, from the PKAWV paper's definition (P19 eq. (3)).
 
 AWV: ``f_t = argmin_f sum_{s<t} (y_s - f(x_s))^2 + lam ||f||^2 + f(x_t)^2``; by the
 representer theorem ``f_t = sum_{s<=t} alpha_s k(x_s, .)`` with
@@ -8,7 +7,7 @@ Ridge (online KRR): ``y_hat_t = k^T (K_{t-1} + lam I)^{-1} Y_{t-1}``.
 
 ``solver="solve"`` applies these literally (a fresh ``numpy.linalg.solve`` each round,
 O(t^3)); ``solver="bordered"`` keeps ``(K_{t-1} + lam I)^{-1}`` by the bordered-inverse
-formula of spec 1.1 (O(t^2) per round): the fair NumPy baseline for ``kernelstream bench``.
+formula (O(t^2) per round): the fair NumPy baseline for ``kernelstream bench``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""Losses and derivatives in the prediction ``z`` (PROS-N-KONS paper, Asm. 1-2; spec
-``pros-n-kons.md`` sec. 2.5), written from their definitions."""
+"""Losses and derivatives in the prediction ``z`` (PROS-N-KONS paper, Asm. 1-2), written from their definitions."""
 
 from __future__ import annotations
 
@@ -32,7 +31,7 @@ def loss_deriv(loss: str, z: float, y: float) -> float:
 
 
 def default_curvature(loss: str, C: float) -> float:
-    """The default curvature sigma of spec sec. 2.5."""
+    """The default curvature sigma (docs/choices.md, PROS-N-KONS)."""
     if loss in ("squared", "hinge"):
         return 1.0 / (8.0 * C * C)
     if loss == "squared_hinge":

@@ -1,5 +1,5 @@
-"""NumPy reference for MultiKernelAWV (VAW2 paper sec. 3-4; spec ``vaw2.md`` sec. 4.2-4.7),
-and for the Raker baseline (spec sec. 4.8), from their definitions.
+"""NumPy reference for MultiKernelAWV (VAW2 paper sec. 3-4),
+and for the Raker baseline (as the VAW2 paper describes it), from their definitions.
 
 Features are drawn kernel after kernel from one ``kernelstream._core.Rng(seed)`` in the
 documented order (:func:`kernelstream.reference.rff_awv.draw_rff`), so that the reference
@@ -83,7 +83,7 @@ class MultiKernelAWVReference:
 
 
 class RakerReference:
-    """Raker as in spec sec. 4.8 (OGD experts on [cos, sin]/sqrt(m), exponential weights)."""
+    """Raker as the VAW2 paper describes it (OGD experts on [cos, sin]/sqrt(m), exponential weights)."""
 
     def __init__(self, kernels, n_features=50, lr=0.1, reg=1e-3, seed=0):
         self.kernels, self.m, self.lr, self.reg, self.seed = (

@@ -1,5 +1,5 @@
 """NumPy reference of NystromAWV, from the PKAWV paper's definitions (P19 sec. 3.2,
-eq. (2) projected on ``span{phi(x_j), j in D}``; spec ``pkawv.md`` sec. 1.5, 1.7).
+eq. (2) projected on ``span{phi(x_j), j in D}``; Cor. 8 for a fixed dictionary).
 
 Every round, from scratch: the KORS decision on ``x_t`` (``KORSReference``; ``x_t`` may
 join ``D`` before the prediction), then with ``K_{t,D}`` over all rows ``s <= t``

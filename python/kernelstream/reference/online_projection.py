@@ -1,5 +1,5 @@
 """NumPy references for the online projection estimator and its competitors, written
-from the definitions of Zhang and Simon (spec ``projection.md`` sec. 2, 3.1-3.2, 3.6-3.7),
+from the definitions of Zhang and Simon (sec. 2-3, Algorithms 1-2, App. E),
 not from the Rust code:
 
 * the eigenfunctions by their closed forms (``np.sin``, ``np.cos``, ``scipy.special`` Hermite

@@ -1,6 +1,6 @@
 """NumPy reference of PROS-N-KONS / CON-KONS / B-KONS, written from the paper's
 definitions (Calandriello, Lazaric, Valko 2017, sec. 3, Figure 1, sec. 5, App. A;
-spec ``pros-n-kons.md`` sec. 2.2-2.8), not from the Rust code:
+with the repairs of docs/choices.md), not from the Rust code:
 
 * KORS by Eq. (6) on the temporary dictionary (new point with weight 1), solved
   densely; one ``kernelstream._core.Rng(seed).uniform()`` draw per KORS call, the point
@@ -9,7 +9,7 @@ spec ``pros-n-kons.md`` sec. 2.2-2.8), not from the Rust code:
   ``K_I`` (pseudo-inverse: eigenvalues below ``1e-10 lambda_max`` dropped);
 * ``A`` kept explicitly and solved every round (no Sherman-Morrison);
 * CON-KONS: ``R = Sigma_j^{-1} U_j^T K(I_j, I_{j-1}) U_{j-1} Sigma_{j-1}^{-1}``,
-  ``w <- R w``, ``A <- R (A - alpha I) R^T + alpha I`` (spec sec. 2.7).
+  ``w <- R w``, ``A <- R (A - alpha I) R^T + alpha I`` (docs/choices.md, CON-KONS).
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ class ProsNKonsReference:
             self.w = v - h / q * Ainv_phi
         else:
             self.w = v
-        # y_hat = phi^T w, which the projection makes exactly clip(phi^T v, -C, C) (spec 2.3).
+        # y_hat = phi^T w, which the projection makes exactly clip(phi^T v, -C, C) (sec. 3).
         y_hat = (
             float(np.clip(s, -self.C, self.C)) if abs(s) > self.C and q > 0 else float(phi @ self.w)
         )

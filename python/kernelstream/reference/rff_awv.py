@@ -1,6 +1,6 @@
 """NumPy reference for RFFAWV, written from the VAW2 paper's definitions
-(Rokhlin & Gurtovaya 2025, eqs. 3-5 for the features; sec. 2 "VAW" for the forecaster;
-spec ``vaw2.md`` sec. 2-3), not from the Rust code.
+(Rokhlin & Gurtovaya 2025, eqs. 3-5 for the features; sec. 2 "VAW" for the forecaster),
+not from the Rust code.
 
 The random features are drawn by replaying the documented draw order on the library's
 generator ``kernelstream._core.Rng`` (so that both sides use the same features); the

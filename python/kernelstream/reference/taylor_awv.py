@@ -4,9 +4,9 @@ Features: the paper's own construction (P19 App. H.2, class ``PhiAWV.taylor_phi`
 for each degree ``j <= M`` the Kronecker power ``x^{(x)j}`` (all ordered tuples)
 divided by ``sigma^j sqrt(j!)``, times ``exp(-||x||^2 / (2 sigma^2))``. Its inner
 product is the truncated Gaussian kernel, so AWV predictions equal those of the
-multi-index basis (spec ``pkawv.md`` sec. 1.4), at a much higher cost.
+multi-index basis (P19 sec. 3.1, Thm. 4), at a much higher cost.
 
-Forecaster: the AWV definition (P19 eq. (2), spec sec. 1.2): with
+Forecaster: the AWV definition (P19 eq. (2)): with
 ``A_t = lam I + sum_{s<=t} v_s v_s^T`` (including the current point) and
 ``b_{t-1} = sum_{s<t} y_s v_s``, predict ``v_t^T A_t^{-1} b_{t-1}``, solved directly
 with ``numpy.linalg.solve`` every round; ``ridge=True`` uses ``A_{t-1}``.
