@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gzip
 import os
 from pathlib import Path
@@ -30,7 +32,7 @@ def _open_text(path: Path):
     import bz2
     import lzma
 
-    opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix)
+    opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix)
     if opener is not None:
         return opener(path, "rt", encoding="ascii", newline="")
     return open(path, encoding="ascii", newline="")
