@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import gzip
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
