@@ -71,29 +71,44 @@ def as_label(y) -> float:
     return float(y)
 
 
-# --- parameter checks (constructor arguments) ---------------------------------
+# --- parameter types (constructor arguments of the Rust-backed classes) --------
+# Python converts each argument to the type the Rust constructor takes and refuses any
+# other type; the value itself (ranges, names, combinations, memory) is checked once, by
+# the Rust constructor, which raises ParameterError. Defaults live in the Python
+# signatures only.
 
 
-def positive(name: str, value) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(float(value))
-        or value <= 0
-    ):
-        raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
+def real(name: str, value) -> float:
+    """A real number (``int`` or ``float``, not ``bool``) as a float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ParameterError(f"{name} must be a number, got {value!r}")
     return float(value)
 
 
-def non_negative(name: str, value) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(float(value))
-        or value < 0
-    ):
-        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
+def whole(name: str, value) -> int:
+    """A whole number in ``[0, 2^64)`` (the range of the core's unsigned integers)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ParameterError(f"{name} must be a whole number, got {value!r}")
+    if not 0 <= int(value) < 2**64:
+        raise ParameterError(f"{name} must be a whole number in [0, 2^64), got {int(value)}")
+    return int(value)
+
+
+def flag(name: str, value) -> bool:
+    """``True`` or ``False`` (NumPy booleans too); nothing else is taken for a truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def text(name: str, value) -> str:
+    """A string (the core checks that it names one of its options)."""
+    if not isinstance(value, str):
+        raise ParameterError(f"{name} must be a string, got {value!r}")
+    return value
+
+
+# --- value checks of Python-only functions (dataset generators, ...) -----------
 
 
 def integer(name: str, value, minimum: int = 0) -> int:

@@ -15,8 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from ._validation import as_matrix, as_row, choice, non_negative, positive
-from ._validation import seed as check_seed
+from ._validation import as_matrix, as_row, real, text, whole
 from ._wrapped import CoreWrapper
 from .kernels import as_kernel
 from .learners.nystrom_awv import Dictionary
@@ -71,11 +70,11 @@ class KORS(CoreWrapper):
         return dict(
             kernel_name=name,
             kernel_params=params,
-            mu=positive("mu", p["mu"]),
-            eps=non_negative("eps", p["eps"]),
-            beta=positive("beta", p["beta"]),
-            weights=choice("weights", p["weights"], {"sqrt", "inverse"}),
-            seed=check_seed(p["seed"]),
+            mu=real("mu", p["mu"]),
+            eps=real("eps", p["eps"]),
+            beta=real("beta", p["beta"]),
+            weights=text("weights", p["weights"]),
+            seed=whole("seed", p["seed"]),
         )
 
     def step(self, x) -> bool:

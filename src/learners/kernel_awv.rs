@@ -38,8 +38,6 @@ use crate::kernels::Kernel;
 use crate::linalg::blas::{dot4_wide, dot_wide as dot};
 use serde::{Deserialize, Serialize};
 
-/// Default capacity (rounds) of KernelAWV.
-pub const DEFAULT_MAX_SIZE: usize = 20_000;
 /// Column panel of the forward substitution (fixes the summation order).
 const PANEL: usize = 256;
 /// Rounds solved together in a batch.

@@ -38,6 +38,8 @@ pub enum MetaRule {
 impl MetaRule {
     /// From the Python names `"vaw"`, `"ewa"`, `"aa"`, `"boa"`, `"mlpoly"`, `"mlprod"`.
     pub fn from_name(name: &str, eta: f64, gradient: bool) -> Result<Self> {
+        // eta is checked whatever the rule, so that a bad value is never silently kept
+        positive("eta", eta)?;
         Ok(match name {
             "vaw" => MetaRule::Vaw,
             "ewa" => MetaRule::Ewa { eta: positive("eta", eta)? },

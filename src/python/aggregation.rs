@@ -84,7 +84,7 @@ pub struct PyVawMeta {
 #[pymethods]
 impl PyVawMeta {
     #[new]
-    #[pyo3(signature = (n_experts, lam=1.0))]
+    #[pyo3(signature = (n_experts, lam))]
     fn new(n_experts: usize, lam: f64) -> PyResult<Self> {
         Ok(PyVawMeta { inner: VawMeta::new(n_experts, lam)? })
     }
@@ -98,7 +98,7 @@ pub struct PyEwa {
 #[pymethods]
 impl PyEwa {
     #[new]
-    #[pyo3(signature = (n_experts, eta=0.5))]
+    #[pyo3(signature = (n_experts, eta))]
     fn new(n_experts: usize, eta: f64) -> PyResult<Self> {
         Ok(PyEwa { inner: Ewa::new(n_experts, eta)? })
     }
@@ -112,7 +112,7 @@ pub struct PyAa {
 #[pymethods]
 impl PyAa {
     #[new]
-    #[pyo3(signature = (n_experts, lo=0.0, hi=1.0))]
+    #[pyo3(signature = (n_experts, lo, hi))]
     fn new(n_experts: usize, lo: f64, hi: f64) -> PyResult<Self> {
         Ok(PyAa { inner: AggregatingAlgorithm::new(n_experts, lo, hi)? })
     }
@@ -126,7 +126,7 @@ pub struct PyBoa {
 #[pymethods]
 impl PyBoa {
     #[new]
-    #[pyo3(signature = (n_experts, gradient=true))]
+    #[pyo3(signature = (n_experts, gradient))]
     fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
         Ok(PyBoa { inner: Boa::new(n_experts, gradient)? })
     }
@@ -140,7 +140,7 @@ pub struct PyMlPoly {
 #[pymethods]
 impl PyMlPoly {
     #[new]
-    #[pyo3(signature = (n_experts, gradient=true))]
+    #[pyo3(signature = (n_experts, gradient))]
     fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
         Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient)? })
     }
@@ -154,7 +154,7 @@ pub struct PyMlProd {
 #[pymethods]
 impl PyMlProd {
     #[new]
-    #[pyo3(signature = (n_experts, gradient=true))]
+    #[pyo3(signature = (n_experts, gradient))]
     fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
         Ok(PyMlProd { inner: MlProd::new(n_experts, gradient)? })
     }

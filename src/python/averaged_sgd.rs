@@ -12,7 +12,7 @@ pub struct PyAveragedKernelSgd {
 #[pymethods]
 impl PyAveragedKernelSgd {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, gamma0=1.0, zeta=0.5))]
+    #[pyo3(signature = (kernel_name, kernel_params, gamma0, zeta))]
     fn new(kernel_name: &str, kernel_params: Vec<f64>, gamma0: f64, zeta: f64) -> PyResult<Self> {
         let k = Kernel::from_spec(kernel_name, &kernel_params)?;
         Ok(PyAveragedKernelSgd { inner: AveragedKernelSgd::new(k, gamma0, zeta)? })

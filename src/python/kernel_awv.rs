@@ -11,7 +11,7 @@ pub struct PyKernelAwv {
 #[pymethods]
 impl PyKernelAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, lam=1.0, ridge=false, max_size=crate::learners::kernel_awv::DEFAULT_MAX_SIZE))]
+    #[pyo3(signature = (kernel_name, kernel_params, lam, ridge, max_size))]
     fn new(
         kernel_name: &str,
         kernel_params: Vec<f64>,

@@ -23,7 +23,7 @@ pub fn points_array<'py>(
 #[pymethods]
 impl PyKors {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, mu=1.0, eps=0.5, beta=1.0, weights="sqrt", seed=0))]
+    #[pyo3(signature = (kernel_name, kernel_params, mu, eps, beta, weights, seed))]
     fn new(
         kernel_name: &str,
         kernel_params: Vec<f64>,

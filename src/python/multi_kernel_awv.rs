@@ -26,7 +26,7 @@ pub struct PyMultiKernelAwv {
 #[pymethods]
 impl PyMultiKernelAwv {
     #[new]
-    #[pyo3(signature = (kernels, n_features=50, lam=1.0, aggregator="vaw", clip=None, eta=0.5, gradient=true, features="cos", seed=0))]
+    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, seed))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernels: Vec<(String, Vec<f64>)>,
@@ -107,7 +107,7 @@ pub struct PyRaker {
 #[pymethods]
 impl PyRaker {
     #[new]
-    #[pyo3(signature = (kernels, n_features=50, lr=0.1, reg=1e-3, seed=0))]
+    #[pyo3(signature = (kernels, n_features, lr, reg, seed))]
     fn new(
         kernels: Vec<(String, Vec<f64>)>,
         n_features: usize,
@@ -143,7 +143,7 @@ pub struct PyOmklGf {
 #[pymethods]
 impl PyOmklGf {
     #[new]
-    #[pyo3(signature = (kernels, n_features=50, lr=0.1, reg=1e-3, n_samples=10, explore=0.1, graph_rounds=500, seed=0))]
+    #[pyo3(signature = (kernels, n_features, lr, reg, n_samples, explore, graph_rounds, seed))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernels: Vec<(String, Vec<f64>)>,

@@ -14,7 +14,7 @@ pub struct PyNystromAwv {
 #[pymethods]
 impl PyNystromAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, lam=1.0, mu=1.0, eps=0.5, beta=1.0, kors_weights="sqrt", seed=0, ridge=false, dictionary=None))]
+    #[pyo3(signature = (kernel_name, kernel_params, lam, mu, eps, beta, kors_weights, seed, ridge, dictionary))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,

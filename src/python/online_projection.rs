@@ -16,8 +16,7 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, p: usize) -> PyResult<Bound<'py, Py
 #[pymethods]
 impl PyOnlineProjection {
     #[new]
-    #[pyo3(signature = (basis="trig", alpha=2.0, c=1.0, prefix_degree=None, additive=false, pairs=false,
-                        cos_first=false, a=1.0, eps=1.0, refresh=true, tol=1e-6))]
+    #[pyo3(signature = (basis, alpha, c, prefix_degree, additive, pairs, cos_first, a, eps, refresh, tol))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         basis: &str,

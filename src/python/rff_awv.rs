@@ -25,7 +25,7 @@ pub struct PyRffAwv {
 #[pymethods]
 impl PyRffAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, n_features=50, lam=1.0, features="cos", seed=0))]
+    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, seed))]
     fn new(
         kernel_name: &str,
         kernel_params: Vec<f64>,

@@ -11,7 +11,7 @@ pub struct PyTaylorAwv {
 #[pymethods]
 impl PyTaylorAwv {
     #[new]
-    #[pyo3(signature = (sigma=1.0, degree=2, lam=1.0, ridge=false))]
+    #[pyo3(signature = (sigma, degree, lam, ridge))]
     fn new(sigma: f64, degree: usize, lam: f64, ridge: bool) -> PyResult<Self> {
         Ok(PyTaylorAwv { inner: TaylorAwv::new(sigma, degree, lam, ridge)? })
     }

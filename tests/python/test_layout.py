@@ -114,3 +114,22 @@ def test_every_exported_learner_and_aggregator_is_in_the_zoo():
     assert {"BOA", "EWA"} <= rules
     covered = {type(make(3)).__name__ for make in AGGREGATORS.values()}
     assert rules <= covered, f"not in tests/python/zoo.py: {sorted(rules - covered)}"
+
+
+def test_constructor_defaults_are_declared_once():
+    """The Rust-backed classes take every argument explicitly: their defaults live in the
+    Python signatures only (kernels, which have no Python wrapper, keep theirs in Rust)."""
+    from kernelstream import _core
+    from kernelstream.kernels import Kernel
+
+    checked = 0
+    for name in dir(_core):
+        cls = getattr(_core, name)
+        if not inspect.isclass(cls) or issubclass(cls, (BaseException, Kernel)):
+            continue
+        if not getattr(cls, "__text_signature__", None):
+            continue
+        params = inspect.signature(cls).parameters.values()
+        assert all(p.default is p.empty for p in params), f"_core.{name} declares defaults"
+        checked += 1
+    assert checked >= 15

@@ -8,15 +8,9 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import integer, positive
+from .._validation import flag, real, whole
 from ..errors import ParameterError
 from .base import Aggregator
-
-
-def _flag(name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 class VAWMeta(Aggregator):
@@ -41,9 +35,7 @@ class VAWMeta(Aggregator):
         super().__init__(n_experts=n_experts, lam=lam)
 
     def _core_kwargs(self, p):
-        return dict(
-            n_experts=integer("n_experts", p["n_experts"], 1), lam=positive("lam", p["lam"])
-        )
+        return dict(n_experts=whole("n_experts", p["n_experts"]), lam=real("lam", p["lam"]))
 
 
 class EWA(Aggregator):
@@ -68,9 +60,7 @@ class EWA(Aggregator):
         super().__init__(n_experts=n_experts, eta=eta)
 
     def _core_kwargs(self, p):
-        return dict(
-            n_experts=integer("n_experts", p["n_experts"], 1), eta=positive("eta", p["eta"])
-        )
+        return dict(n_experts=whole("n_experts", p["n_experts"]), eta=real("eta", p["eta"]))
 
 
 class AggregatingAlgorithm(Aggregator):
@@ -100,7 +90,9 @@ class AggregatingAlgorithm(Aggregator):
         if not p["lo"] < p["hi"]:
             raise ParameterError(f"need lo < hi, got lo={p['lo']!r}, hi={p['hi']!r}")
         return dict(
-            n_experts=integer("n_experts", p["n_experts"], 1), lo=float(p["lo"]), hi=float(p["hi"])
+            n_experts=whole("n_experts", p["n_experts"]),
+            lo=real("lo", p["lo"]),
+            hi=real("hi", p["hi"]),
         )
 
 
@@ -110,8 +102,8 @@ class _Opera(Aggregator):
 
     def _core_kwargs(self, p):
         return dict(
-            n_experts=integer("n_experts", p["n_experts"], 1),
-            gradient=_flag("gradient", p["gradient"]),
+            n_experts=whole("n_experts", p["n_experts"]),
+            gradient=flag("gradient", p["gradient"]),
         )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, non_negative, positive
+from .._validation import as_row, real
 from ..kernels import as_kernel
 from .base import Learner
 
@@ -60,8 +60,8 @@ class AveragedKernelSGD(Learner):
         return dict(
             kernel_name=name,
             kernel_params=params,
-            gamma0=positive("gamma0", p["gamma0"]),
-            zeta=non_negative("zeta", p["zeta"]),
+            gamma0=real("gamma0", p["gamma0"]),
+            zeta=real("zeta", p["zeta"]),
         )
 
     @property

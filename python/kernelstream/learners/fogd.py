@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, integer, non_negative, positive
-from .._validation import seed as check_seed
+from .._validation import as_row, real, whole
 from ..kernels import as_kernel
 from ._losses import loss_name, task_of
 from .base import Learner
@@ -82,11 +81,11 @@ class FOGD(Learner):
         return dict(
             kernel_name=name,
             kernel_params=params,
-            n_features=integer("n_features", p["n_features"], 1),
-            lr=positive("lr", p["lr"]),
+            n_features=whole("n_features", p["n_features"]),
+            lr=real("lr", p["lr"]),
             loss=loss_name(p["loss"]),
-            epsilon=non_negative("epsilon", p["epsilon"]),
-            seed=check_seed(p["seed"]),
+            epsilon=real("epsilon", p["epsilon"]),
+            seed=whole("seed", p["seed"]),
         )
 
     def features(self, x):

@@ -11,7 +11,7 @@ paper's real-data experiments. The Rust core keeps the Cholesky factor of
 from __future__ import annotations
 
 from .. import _core
-from .._validation import integer, positive
+from .._validation import flag, real, whole
 from ..kernels import as_kernel
 from .base import Learner
 
@@ -63,9 +63,9 @@ class KernelAWV(Learner):
         return dict(
             kernel_name=name,
             kernel_params=params,
-            lam=positive("lam", p["lam"]),
-            ridge=bool(p["ridge"]),
-            max_size=integer("max_size", p["max_size"], 1),
+            lam=real("lam", p["lam"]),
+            ridge=flag("ridge", p["ridge"]),
+            max_size=whole("max_size", p["max_size"]),
         )
 
     @property

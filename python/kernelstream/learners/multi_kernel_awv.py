@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, choice, integer, non_negative, positive, seed
+from .._validation import as_row, flag, real, text, whole
 from ..errors import ParameterError
 from ..kernels import as_kernel
 from .base import Learner
@@ -129,22 +129,20 @@ class MultiKernelAWV(Learner):
         )
 
     def _core_kwargs(self, p):
-        agg = choice("aggregator", p["aggregator"], set(AGGREGATORS))
+        agg = text("aggregator", p["aggregator"])
         clip = _clip(p["clip"])
         if agg == "aa" and clip is None:
             raise ParameterError('aggregator="aa" needs the label range: pass clip=(lo, hi)')
-        if not isinstance(p["gradient"], (bool, np.bool_)):
-            raise ParameterError(f"gradient must be True or False, got {p['gradient']!r}")
         return dict(
             kernels=_kernel_specs(p["kernels"]),
-            n_features=integer("n_features", p["n_features"], 1),
-            lam=positive("lam", p["lam"]),
+            n_features=whole("n_features", p["n_features"]),
+            lam=real("lam", p["lam"]),
             aggregator=agg,
             clip=clip,
-            eta=positive("eta", p["eta"]),
-            gradient=bool(p["gradient"]),
-            features=choice("features", p["features"], {"cos", "cossin"}),
-            seed=seed(p["seed"]),
+            eta=real("eta", p["eta"]),
+            gradient=flag("gradient", p["gradient"]),
+            features=text("features", p["features"]),
+            seed=whole("seed", p["seed"]),
         )
 
     @property
@@ -174,11 +172,11 @@ class MultiKernelAWV(Learner):
 
     def frequencies(self, j: int):
         """Frequencies ``(m, d)`` drawn for kernel ``j`` (``None`` before the first round)."""
-        return self._core.frequencies(integer("j", j, 0))
+        return self._core.frequencies(whole("j", j))
 
     def offsets(self, j: int):
         """Phases drawn for kernel ``j`` (``None`` before the first round)."""
-        return self._core.offsets(integer("j", j, 0))
+        return self._core.offsets(whole("j", j))
 
 
 class Raker(Learner):
@@ -228,10 +226,10 @@ class Raker(Learner):
     def _core_kwargs(self, p):
         return dict(
             kernels=_kernel_specs(p["kernels"]),
-            n_features=integer("n_features", p["n_features"], 1),
-            lr=positive("lr", p["lr"]),
-            reg=non_negative("reg", p["reg"]),
-            seed=seed(p["seed"]),
+            n_features=whole("n_features", p["n_features"]),
+            lr=real("lr", p["lr"]),
+            reg=real("reg", p["reg"]),
+            seed=whole("seed", p["seed"]),
         )
 
     @property
@@ -240,7 +238,7 @@ class Raker(Learner):
         return self._core.weights
 
     def frequencies(self, j: int):
-        return self._core.frequencies(integer("j", j, 0))
+        return self._core.frequencies(whole("j", j))
 
 
 class OMKLGF(Learner):
@@ -305,18 +303,15 @@ class OMKLGF(Learner):
         )
 
     def _core_kwargs(self, p):
-        explore = non_negative("explore", p["explore"])
-        if explore > 1:
-            raise ParameterError(f"explore must be in [0, 1], got {p['explore']!r}")
         return dict(
             kernels=_kernel_specs(p["kernels"]),
-            n_features=integer("n_features", p["n_features"], 1),
-            lr=positive("lr", p["lr"]),
-            reg=non_negative("reg", p["reg"]),
-            n_samples=integer("n_samples", p["n_samples"], 1),
-            explore=explore,
-            graph_rounds=integer("graph_rounds", p["graph_rounds"], 0),
-            seed=seed(p["seed"]),
+            n_features=whole("n_features", p["n_features"]),
+            lr=real("lr", p["lr"]),
+            reg=real("reg", p["reg"]),
+            n_samples=whole("n_samples", p["n_samples"]),
+            explore=real("explore", p["explore"]),
+            graph_rounds=whole("graph_rounds", p["graph_rounds"]),
+            seed=whole("seed", p["seed"]),
         )
 
     @property

@@ -7,7 +7,7 @@ Algorithm 2; the first-order baseline of the PROS-N-KONS paper (sec. 5).
 from __future__ import annotations
 
 from .. import _core
-from .._validation import integer, non_negative, positive
+from .._validation import real, whole
 from ..kernels import as_kernel
 from ._losses import loss_name, task_of
 from .base import Learner
@@ -69,16 +69,16 @@ class NOGD(Learner):
 
     def _core_kwargs(self, p):
         name, params = as_kernel(p["kernel"]).spec
-        budget = integer("budget", p["budget"], 1)
-        rank = None if p["rank"] is None else integer("rank", p["rank"], 1)
+        budget = whole("budget", p["budget"])
+        rank = None if p["rank"] is None else whole("rank", p["rank"])
         return dict(
             kernel_name=name,
             kernel_params=params,
             budget=budget,
             rank=rank,
-            lr=positive("lr", p["lr"]),
+            lr=real("lr", p["lr"]),
             loss=loss_name(p["loss"]),
-            epsilon=non_negative("epsilon", p["epsilon"]),
+            epsilon=real("epsilon", p["epsilon"]),
         )
 
     @property

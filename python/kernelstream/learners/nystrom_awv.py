@@ -16,8 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _core
-from .._validation import choice, non_negative, positive
-from .._validation import seed as check_seed
+from .._validation import flag, real, text, whole
 from ..errors import ParameterError
 from ..kernels import as_kernel
 from .base import Learner
@@ -115,13 +114,13 @@ class NystromAWV(Learner):
         return dict(
             kernel_name=name,
             kernel_params=params,
-            lam=positive("lam", p["lam"]),
-            mu=positive("mu", p["mu"]),
-            eps=non_negative("eps", p["eps"]),
-            beta=positive("beta", p["beta"]),
-            kors_weights=choice("kors_weights", p["kors_weights"], {"sqrt", "inverse"}),
-            seed=check_seed(p["seed"]),
-            ridge=bool(p["ridge"]),
+            lam=real("lam", p["lam"]),
+            mu=real("mu", p["mu"]),
+            eps=real("eps", p["eps"]),
+            beta=real("beta", p["beta"]),
+            kors_weights=text("kors_weights", p["kors_weights"]),
+            seed=whole("seed", p["seed"]),
+            ridge=flag("ridge", p["ridge"]),
             dictionary=dictionary,
         )
 

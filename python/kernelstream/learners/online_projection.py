@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, choice, positive
+from .._validation import as_matrix, choice, flag, real, text
 from ..errors import ParameterError
 from .base import Learner
 
@@ -137,21 +137,18 @@ class OnlineProjection(Learner):
         )
 
     def _core_kwargs(self, p):
-        tol = positive("tol", p["tol"])
-        if tol >= 1:
-            raise ParameterError(f"tol must be in (0, 1), got {tol!r}")
         return dict(
-            basis=choice("basis", p["basis"], {"trig", "sine", "gaussian"}),
-            alpha=positive("alpha", p["alpha"]),
-            c=positive("c", p["c"]),
+            basis=text("basis", p["basis"]),
+            alpha=real("alpha", p["alpha"]),
+            c=real("c", p["c"]),
             prefix_degree=_prefix_degree(p["prefix"]),
-            additive=bool(p["additive"]),
+            additive=flag("additive", p["additive"]),
             pairs=choice("count", p["count"], {"function", "pair"}) == "pair",
-            cos_first=bool(p["cos_first"]),
-            a=positive("a", p["a"]),
-            eps=positive("eps", p["eps"]),
-            refresh=bool(p["refresh"]),
-            tol=tol,
+            cos_first=flag("cos_first", p["cos_first"]),
+            a=real("a", p["a"]),
+            eps=real("eps", p["eps"]),
+            refresh=flag("refresh", p["refresh"]),
+            tol=real("tol", p["tol"]),
         )
 
     @property

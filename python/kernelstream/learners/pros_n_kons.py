@@ -10,9 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, as_row, choice, integer, positive
-from .._validation import seed as check_seed
-from ..errors import ParameterError
+from .._validation import as_matrix, as_row, real, text, whole
 from ..kernels import as_kernel
 from ._losses import loss_name, task_of
 from .base import Learner
@@ -133,25 +131,22 @@ class ProsNKons(Learner):
 
     def _core_kwargs(self, p):
         name, params = as_kernel(p["kernel"]).spec
-        eps = positive("eps", p["eps"])
-        if eps > 1:
-            raise ParameterError(f"eps must be in (0, 1], got {eps!r}")
         return dict(
             kernel_name=name,
             kernel_params=params,
-            alpha=positive("alpha", p["alpha"]),
-            gamma=positive("gamma", p["gamma"]),
-            eps=eps,
-            beta=positive("beta", p["beta"]),
-            c=positive("C", p["C"]),
-            curvature=None if p["curvature"] is None else positive("curvature", p["curvature"]),
+            alpha=real("alpha", p["alpha"]),
+            gamma=real("gamma", p["gamma"]),
+            eps=real("eps", p["eps"]),
+            beta=real("beta", p["beta"]),
+            c=real("C", p["C"]),
+            curvature=None if p["curvature"] is None else real("curvature", p["curvature"]),
             loss=loss_name(p["loss"]),
-            on_growth=choice("on_growth", p["on_growth"], ("restart", "continue")),
-            budget=None if p["budget"] is None else integer("budget", p["budget"], 1),
-            reset_timing=choice("reset_timing", p["reset_timing"], ("same_round", "next_round")),
-            transport=choice("transport", p["transport"], ("literal", "step")),
-            kors_weights=choice("kors_weights", p["kors_weights"], ("sqrt", "inverse")),
-            seed=check_seed(p["seed"]),
+            on_growth=text("on_growth", p["on_growth"]),
+            budget=None if p["budget"] is None else whole("budget", p["budget"]),
+            reset_timing=text("reset_timing", p["reset_timing"]),
+            transport=text("transport", p["transport"]),
+            kors_weights=text("kors_weights", p["kors_weights"]),
+            seed=whole("seed", p["seed"]),
         )
 
     @property
@@ -214,7 +209,7 @@ def batch_comparator(learner: ProsNKons, X, y, alpha=None, task: str = "regressi
     """
     X = as_matrix(X)
     y = np.asarray(y, dtype=float)
-    a = learner.get_params()["alpha"] if alpha is None else positive("alpha", alpha)
+    a = learner.get_params()["alpha"] if alpha is None else real("alpha", alpha)
     Phi = learner.embed_many(X)
     r = Phi.shape[1]
     if r == 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, choice, integer, positive, seed
+from .._validation import as_row, real, text, whole
 from ..kernels import as_kernel
 from .base import Learner
 
@@ -67,10 +67,10 @@ class RFFAWV(Learner):
         return dict(
             kernel_name=name,
             kernel_params=params,
-            n_features=integer("n_features", p["n_features"], 1),
-            lam=positive("lam", p["lam"]),
-            features=choice("features", p["features"], {"cos", "cossin"}),
-            seed=seed(p["seed"]),
+            n_features=whole("n_features", p["n_features"]),
+            lam=real("lam", p["lam"]),
+            features=text("features", p["features"]),
+            seed=whole("seed", p["seed"]),
         )
 
     @property

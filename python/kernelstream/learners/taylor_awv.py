@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, integer, positive
+from .._validation import as_row, flag, real, whole
 from .base import Learner
 
 
@@ -59,10 +59,10 @@ class TaylorAWV(Learner):
 
     def _core_kwargs(self, p):
         return dict(
-            sigma=positive("sigma", p["sigma"]),
-            degree=integer("degree", p["degree"], 0),
-            lam=positive("lam", p["lam"]),
-            ridge=bool(p["ridge"]),
+            sigma=real("sigma", p["sigma"]),
+            degree=whole("degree", p["degree"]),
+            lam=real("lam", p["lam"]),
+            ridge=flag("ridge", p["ridge"]),
         )
 
     def features(self, x) -> np.ndarray:
