@@ -108,6 +108,12 @@ def choice(name: str, value, options) -> str:
     return value
 
 
+def flag(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def seed(value) -> int:
     if (
         isinstance(value, bool)

@@ -27,18 +27,19 @@ pub struct PyRffAwv {
 #[pymethods]
 impl PyRffAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, n_features=50, lam=1.0, features="cos", seed=0))]
+    #[pyo3(signature = (kernel_name, kernel_params, n_features=50, lam=1.0, features="cos", ridge=false, seed=0))]
     fn new(
         kernel_name: &str,
         kernel_params: Vec<f64>,
         n_features: usize,
         lam: f64,
         features: &str,
+        ridge: bool,
         seed: u64,
     ) -> PyResult<Self> {
         let k = Kernel::from_spec(kernel_name, &kernel_params)?;
         let v = RffVariant::from_name(features)?;
-        Ok(PyRffAwv { inner: RffAwv::new(k, n_features, lam, v, seed)? })
+        Ok(PyRffAwv { inner: RffAwv::new(k, n_features, lam, v, ridge, seed)? })
     }
 
     /// Frequencies `(m, d)` (None before the first round).

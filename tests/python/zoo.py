@@ -83,6 +83,16 @@ ZOO: dict[str, ZooEntry] = {
         ),
         randomized=True,
     ),
+    "RFFAWV-ridge": ZooEntry(
+        lambda: ks.RFFAWV(Laplacian(0.9), n_features=12, features="cossin", ridge=True, seed=5),
+        randomized=True,
+    ),
+    "MultiKernelAWV-ridge": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Laplacian(2.0)], n_features=8, features="cossin", ridge=True, seed=6
+        ),
+        randomized=True,
+    ),
     "MultiKernelAWV-trunc": ZooEntry(
         lambda: ks.MultiKernelAWV(
             [Gaussian(0.5), Laplacian(2.0)], n_features=8, clip=(-1, 1), seed=2

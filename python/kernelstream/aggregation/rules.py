@@ -8,15 +8,9 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import integer, positive
+from .._validation import flag, integer, positive
 from ..errors import ParameterError
 from .base import Aggregator
-
-
-def _flag(name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 class VAWMeta(Aggregator):
@@ -24,7 +18,8 @@ class VAWMeta(Aggregator):
 
     ``alpha_t = (lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<t} y_s z_s`` and
     ``y_hat_t = <alpha_t, z_t>``; signed weights, no simplex. ``weights`` is the ridge
-    solution after the last round.
+    solution after the last round. ``ridge=True`` is online ridge instead: the current
+    ``z_t`` is left out of the matrix (the second author's public code).
 
     Examples
     --------
@@ -37,12 +32,14 @@ class VAWMeta(Aggregator):
 
     _core_class = _core.VAWMeta
 
-    def __init__(self, n_experts: int, lam: float = 1.0):
-        super().__init__(n_experts=n_experts, lam=lam)
+    def __init__(self, n_experts: int, lam: float = 1.0, ridge: bool = False):
+        super().__init__(n_experts=n_experts, lam=lam, ridge=ridge)
 
     def _core_kwargs(self, p):
         return dict(
-            n_experts=integer("n_experts", p["n_experts"], 1), lam=positive("lam", p["lam"])
+            n_experts=integer("n_experts", p["n_experts"], 1),
+            lam=positive("lam", p["lam"]),
+            ridge=flag("ridge", p["ridge"]),
         )
 
 
@@ -111,7 +108,7 @@ class _Opera(Aggregator):
     def _core_kwargs(self, p):
         return dict(
             n_experts=integer("n_experts", p["n_experts"], 1),
-            gradient=_flag("gradient", p["gradient"]),
+            gradient=flag("gradient", p["gradient"]),
         )
 
 

@@ -8,7 +8,7 @@ The data directory is ``data_home``, else ``$KERNELSTREAM_DATA``, else
 
 from . import synthetic
 from .loaders import data_home, load, load_csv, load_libsvm
-from .preprocessing import drop_missing, scale, shuffle
+from .preprocessing import drop_missing, impute_mean, scale, shuffle
 
 __all__ = [
     "data_home",
@@ -18,5 +18,6 @@ __all__ = [
     "scale",
     "shuffle",
     "drop_missing",
+    "impute_mean",
     "synthetic",
 ]

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, choice, integer, non_negative, positive, seed
+from .._validation import as_row, choice, flag, integer, non_negative, positive, seed
 from ..errors import ParameterError
 from ..kernels import as_kernel
 from .base import Learner
@@ -71,6 +71,14 @@ class MultiKernelAWV(Learner):
         Linearised losses for ``"boa"``, ``"mlpoly"``, ``"mlprod"`` (opera's ``loss.gradient``).
     features : {"cos", "cossin"}, default "cos"
         Random-feature map, as in :class:`kernelstream.RFFAWV`.
+    ridge : bool, default False
+        Online ridge instead of VAW for the experts (the current point left out of the
+        matrix), as in :class:`kernelstream.RFFAWV`.
+    meta_ridge : bool or None, default None
+        Online ridge instead of VAW at the meta level (``aggregator="vaw"`` only):
+        ``y_hat_t = sum_{s<t} y_s z_s^T (lam I + sum_{s<t} z_s z_s^T)^{-1} z_t``. ``None``
+        follows ``ridge`` for ``"vaw"`` (and is ``False`` for the other rules). The second
+        author's public code is ``features="cossin", ridge=True`` (both levels).
 
     Examples
     --------
@@ -101,6 +109,8 @@ class MultiKernelAWV(Learner):
         eta: float = 0.5,
         gradient: bool = True,
         features: str = "cos",
+        ridge: bool = False,
+        meta_ridge: bool | None = None,
     ):
         super().__init__(
             kernels=list(kernels)
@@ -114,6 +124,8 @@ class MultiKernelAWV(Learner):
             eta=eta,
             gradient=gradient,
             features=features,
+            ridge=ridge,
+            meta_ridge=meta_ridge,
         )
 
     def _core_kwargs(self, p):
@@ -121,8 +133,15 @@ class MultiKernelAWV(Learner):
         clip = _clip(p["clip"])
         if agg == "aa" and clip is None:
             raise ParameterError('aggregator="aa" needs the label range: pass clip=(lo, hi)')
-        if not isinstance(p["gradient"], (bool, np.bool_)):
-            raise ParameterError(f"gradient must be True or False, got {p['gradient']!r}")
+        ridge = flag("ridge", p["ridge"])
+        if p["meta_ridge"] is None:
+            meta_ridge = ridge and agg == "vaw"
+        else:
+            meta_ridge = flag("meta_ridge", p["meta_ridge"])
+            if meta_ridge and agg != "vaw":
+                raise ParameterError(
+                    f'meta_ridge=True needs aggregator="vaw" (the other rules have no ridge form), got {agg!r}'
+                )
         return dict(
             kernels=_kernel_specs(p["kernels"]),
             n_features=integer("n_features", p["n_features"], 1),
@@ -130,8 +149,10 @@ class MultiKernelAWV(Learner):
             aggregator=agg,
             clip=clip,
             eta=positive("eta", p["eta"]),
-            gradient=bool(p["gradient"]),
+            gradient=flag("gradient", p["gradient"]),
             features=choice("features", p["features"], {"cos", "cossin"}),
+            ridge=ridge,
+            meta_ridge=meta_ridge,
             seed=seed(p["seed"]),
         )
 
