@@ -73,6 +73,12 @@ VARIANTS = {
     "authors' code": (" (authors' code)", "cossin", True),
 }
 BASELINES = ["Raker", "OMKL-GF"]
+#: Diagnostic runs (full entry only): the paper's features with the experts' lam = m.
+SCALING_DIAG = [
+    "VAW2, cos features, experts' lam = m",
+    "VAW-ML-Poly, cos features, experts' lam = m",
+]
+AUTHORS = "authors' code"
 #: The four UCI columns (the issue's acceptance set).
 UCI = ["Airfoil", "Bias", "Concrete", "Naval"]
 
@@ -169,12 +175,24 @@ def run_task(task: dict) -> dict:
         pred = agg.progressive_predict(zin, y)
         # seconds: the shared experts plus this meta rule
         record(alg + suffix, pred, t_experts + time.perf_counter() - t1, agg.weights)
+    if variant == "as stated" and task.get("diagnostics"):
+        # The feature scaling alone: the paper's cos features with the experts' lam = m, which
+        # is lam = 1 in the normalised scaling of the authors' code (||Phi||^2 ~ m vs 1); VAW
+        # forecaster, meta VAW with lam = 1 as before.
+        Zs = ks.MultiKernelAWV(
+            grid, n_features=m, lam=float(m), features="cos", seed=run
+        ).progressive_experts(X, y)
+        for alg, agg, zin in (
+            (SCALING_DIAG[0], VAWMeta(n_k, 1.0), Zs),
+            (SCALING_DIAG[1], MLPoly(n_k), np.clip(Zs, 0.0, 1.0)),
+        ):
+            record(alg, agg.progressive_predict(zin, y), 0.0)
     if variant == "as stated":
         baselines = [
             ("Raker", ks.Raker(grid, n_features=m, seed=run)),
             ("OMKL-GF", ks.OMKLGF(grid, n_features=m, seed=run)),
         ]
-        if task.get("diagnostics"):
+        if task.get("diagnostics") and name == "AR(4)":
             # Choices the paper leaves open for the baselines (spec sec. 10): the OMKL-GF
             # code's 51 Gaussian kernels instead of the 76, and its M in {1, 10, 20}.
             gauss = [k for k in grid if type(k).__name__ == "Gaussian"]
@@ -265,7 +283,7 @@ def run(ctx: Context) -> EntryResult:
     if quick:
         base.update(limit=300, kernel_step=5, n_features=20)
     tasks = [
-        dict(base, dataset=ds, run=r, variant=v, diagnostics=not quick and ds == "AR(4)")
+        dict(base, dataset=ds, run=r, variant=v, diagnostics=not quick)
         for ds in DATASETS
         for v in VARIANTS
         for r in range(n_runs)
@@ -342,8 +360,10 @@ def run(ctx: Context) -> EntryResult:
         "plot every dataset (run 0). VAW2 weights are the meta VAW's ridge solution after the last round.",
     ]
     # which variant matches: the VAW family on the four UCI columns, within 15% of the paper
+    n_within = {}
     for variant, (suffix, _, _) in VARIANTS.items():
         within = [(ds, a) for ds in UCI for a in vaw_family if abs(rel(variant, ds, a)) <= 0.15]
+        n_within[variant] = len(within)
         worst = sorted(
             ((ds, a) for ds in UCI for a in vaw_family),
             key=lambda k: -abs(rel(variant, *k)),
@@ -354,6 +374,23 @@ def run(ctx: Context) -> EntryResult:
             + ", ".join(f"{ds} {a}{suffix} {100 * rel(variant, ds, a):+.0f}%" for ds, a in worst)
             + "."
         )
+    best_v = max(n_within, key=n_within.get)
+    tied = list(n_within.values()).count(n_within[best_v]) > 1
+    notes.append(
+        (
+            "Neither variant matches Table 2 better"
+            if tied
+            else f"The variant that matches Table 2 is '{best_v}'"
+        )
+        + f" ({n_within[best_v]}/{len(UCI) * len(vaw_family)} "
+        "UCI entries of the VAW family within 15%, against "
+        + ", ".join(
+            f"{n}/{len(UCI) * len(vaw_family)} for '{v}'"
+            for v, n in n_within.items()
+            if v != best_v
+        )
+        + ")."
+    )
     base_dev = ", ".join(
         f"{a} on {ds} {ours['as stated', ds, a]:.2f} vs {PAPER_TABLE2[a][DATASETS.index(ds)]:.2f} "
         f"({100 * rel('as stated', ds, a):+.1f}%)"
@@ -374,7 +411,21 @@ def run(ctx: Context) -> EntryResult:
         f"{max(ratio['OMKL-GF']):.2f} (paper {paper_ratio['OMKL-GF']:.2f}); label variance "
         f"{1e3 * np.mean([r['label_var'] for r in ar]):.2f} (mean of runs)."
     )
-    extra_algs = [a for a in ar[0]["mse"] if "," in a]
+    outside = [a for a in BASELINES if paper_ratio[a] > max(ratio[a])]
+    if outside:
+        ar_note += (
+            f" The paper's ratio lies above every one of our series for {' and '.join(outside)}: the "
+            "series realisation (which moves both sides together) does not explain the gap."
+        )
+    extra_algs = [a for a in ar[0]["mse"] if "," in a and a not in SCALING_DIAG]
+    if "OMKL-GF, M = 1" in ar[0]["mse"]:
+        m1 = 1e3 * np.mean([r["mse"]["OMKL-GF, M = 1"] for r in ar])
+        lo, hi = sorted([m1, ours["as stated", "AR(4)", "OMKL-GF"]])
+        if lo <= PAPER_TABLE2["OMKL-GF"][0] <= hi:
+            ar_note += (
+                " The paper's OMKL-GF value lies between our M = 1 and M = 10 means (M is not stated; "
+                "M = 10 is the value that matches Naval and Bias)."
+            )
     if extra_algs:
         ar_note += (
             " Open choices of the baselines, measured (mean of runs): "
@@ -382,6 +433,21 @@ def run(ctx: Context) -> EntryResult:
             + "."
         )
     notes.append(ar_note)
+    if SCALING_DIAG[0] in first["Naval"]["mse"]:
+        notes.append(
+            "The feature scaling, measured: the paper's cos features with the experts' lam = m (= lam 1 "
+            "in the authors' normalised scaling; VAW forecaster kept) give VAW2 / VAW-ML-Poly "
+            + "; ".join(
+                f"{ds} {1e3 * np.mean([r['mse'][SCALING_DIAG[0]] for r in runs_of(ds)]):.3g} / "
+                f"{1e3 * np.mean([r['mse'][SCALING_DIAG[1]] for r in runs_of(ds)]):.3g} "
+                f"(as stated {ours['as stated', ds, 'VAW2']:.3g} / {ours['as stated', ds, 'VAW-ML-Poly']:.3g}, "
+                f"authors' code {ours[AUTHORS, ds, 'VAW2']:.3g} / {ours[AUTHORS, ds, 'VAW-ML-Poly']:.3g}, "
+                f"paper {PAPER_TABLE2['VAW2'][DATASETS.index(ds)]:.3g} / "
+                f"{PAPER_TABLE2['VAW-ML-Poly'][DATASETS.index(ds)]:.3g})"
+                for ds in DATASETS
+            )
+            + "."
+        )
     for ds_i, ds in enumerate(DATASETS):
         for variant, (suffix, _, _) in VARIANTS.items():
             algs = ALGORITHMS if variant == "as stated" else vaw_family
