@@ -55,12 +55,13 @@ fn bench_multi_kernel(c: &mut Criterion) {
     let mut g = c.benchmark_group("multi_kernel_awv_round_76x50");
     for &(d, name) in &[(1usize, "vaw"), (5, "vaw"), (5, "mlprod"), (16, "vaw")] {
         let rule = match name {
-            "vaw" => MetaRule::Vaw,
+            "vaw" => MetaRule::Vaw { ridge: false },
             _ => MetaRule::MlProd { gradient: true },
         };
         let clip = if name == "vaw" { None } else { Some((0.0, 1.0)) };
         let mut l =
-            MultiKernelAwv::new(vaw2_grid(), 50, 1.0, RffVariant::Cos, rule, clip, 0).unwrap();
+            MultiKernelAwv::new(vaw2_grid(), 50, 1.0, RffVariant::Cos, false, rule, clip, 0)
+                .unwrap();
         let xs = inputs(d, 3);
         for x in &xs {
             l.learn(x, 0.4).unwrap();
@@ -91,7 +92,7 @@ fn bench_aggregators(c: &mut Criterion) {
     let mut rng = Rng::new(5);
     let zs: Vec<Vec<f64>> = (0..64).map(|_| (0..n).map(|_| rng.uniform()).collect()).collect();
     let rules: Vec<(&str, AnyAggregator)> = vec![
-        ("vaw", AnyAggregator::Vaw(VawMeta::new(n, 1.0).unwrap())),
+        ("vaw", AnyAggregator::Vaw(VawMeta::new(n, 1.0, false).unwrap())),
         ("ewa", AnyAggregator::Ewa(Ewa::new(n, 0.5).unwrap())),
         ("aa", AnyAggregator::Aa(AggregatingAlgorithm::new(n, 0.0, 1.0).unwrap())),
         ("boa", AnyAggregator::Boa(Boa::new(n, true).unwrap())),

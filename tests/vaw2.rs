@@ -17,14 +17,15 @@ fn vaw_worked_example_m1() {
     let mut e = LinearAwv::new(1, 1.0, false).unwrap();
     assert_eq!(e.predict_learn(&[1.0], 1.0), 0.0);
     assert!((e.predict(&[1.0]) - 1.0 / 3.0).abs() < 1e-15);
-    let mut meta = VawMeta::new(1, 1.0).unwrap();
+    let mut meta = VawMeta::new(1, 1.0, false).unwrap();
     assert_eq!(meta.predict_update(&[1.0], 1.0), 0.0);
     assert!((meta.predict(&[1.0]) - 1.0 / 3.0).abs() < 1e-15);
 }
 
 #[test]
 fn rffawv_first_prediction_is_zero_and_features_bounded() {
-    let mut l = RffAwv::new(Kernel::Laplacian { sigma: 0.1 }, 30, 1.0, RffVariant::Cos, 3).unwrap();
+    let mut l =
+        RffAwv::new(Kernel::Laplacian { sigma: 0.1 }, 30, 1.0, RffVariant::Cos, false, 3).unwrap();
     let x = [0.2, -0.4, 0.1];
     assert_eq!(l.predict(&x).unwrap(), 0.0);
     assert_eq!(l.predict_learn(&x, 0.7).unwrap(), 0.0);
@@ -55,7 +56,7 @@ fn vaw_regret_bound_on_random_streams() {
             .enumerate()
             .map(|(t, x)| (if t % 7 < 3 { 1.0 } else { -1.0 }) * (0.5 + 0.5 * x[0].abs()))
             .collect();
-        let mut l = RffAwv::new(kernel, m, lam, RffVariant::Cos, seed).unwrap();
+        let mut l = RffAwv::new(kernel, m, lam, RffVariant::Cos, false, seed).unwrap();
         let mut loss = 0.0;
         for (x, &y) in xs.iter().zip(&ys) {
             let p = l.predict_learn(x, y).unwrap();
@@ -86,7 +87,7 @@ fn vaw_regret_bound_on_random_streams() {
 
 fn all_rules(n: usize) -> Vec<AnyAggregator> {
     vec![
-        AnyAggregator::Vaw(VawMeta::new(n, 1.0).unwrap()),
+        AnyAggregator::Vaw(VawMeta::new(n, 1.0, false).unwrap()),
         AnyAggregator::Ewa(Ewa::new(n, 0.5).unwrap()),
         AnyAggregator::Aa(AggregatingAlgorithm::new(n, 0.0, 1.0).unwrap()),
         AnyAggregator::Boa(Boa::new(n, true).unwrap()),
@@ -169,9 +170,18 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
     // learner's Rng), and the meta VAW on the scalar z gives
     // y_hat = z * (sum_{s<t} y_s z_s) / (lam + sum_{s<=t} z_s^2).
     let k = Kernel::Gaussian { sigma: 0.7 };
-    let mut mk =
-        MultiKernelAwv::new(vec![k], 20, 1.0, RffVariant::Cos, MetaRule::Vaw, None, 5).unwrap();
-    let mut single = RffAwv::new(k, 20, 1.0, RffVariant::Cos, 5).unwrap();
+    let mut mk = MultiKernelAwv::new(
+        vec![k],
+        20,
+        1.0,
+        RffVariant::Cos,
+        false,
+        MetaRule::Vaw { ridge: false },
+        None,
+        5,
+    )
+    .unwrap();
+    let mut single = RffAwv::new(k, 20, 1.0, RffVariant::Cos, false, 5).unwrap();
     let mut rng = Rng::new(8);
     let (mut szz, mut syz) = (0.0, 0.0);
     for _ in 0..300 {
@@ -186,6 +196,64 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
     }
     let w = mk.weights().unwrap();
     assert!((w[0] - syz / (1.0 + szz)).abs() < 1e-10);
+}
+
+#[test]
+fn ridge_worked_example_m1() {
+    // spec sec. 3.3: m = 1, lam = 1, phi = 1, y_1 = 1: ridge (current point left out of the
+    // matrix) gives y_hat_2 = 1 / (1 + 1) = 1/2 where VAW gives 1/3.
+    let mut meta = VawMeta::new(1, 1.0, true).unwrap();
+    assert_eq!(meta.predict_update(&[1.0], 1.0), 0.0);
+    assert!((meta.predict(&[1.0]) - 0.5).abs() < 1e-15);
+    assert!(meta.ridge());
+}
+
+#[test]
+fn multi_kernel_with_one_kernel_and_ridge_at_both_levels() {
+    // One kernel, ridge at both levels: the expert is RFFAWV(ridge) with the same seed, and
+    // the meta ridge on the scalar z gives y_hat = z * (sum_{s<t} y_s z_s) / (lam + sum_{s<t} z_s^2).
+    // The expert itself is checked against a direct solve of
+    // phi_t^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s.
+    let k = Kernel::Laplacian { sigma: 0.9 };
+    let (m, lam) = (15usize, 0.5);
+    let mut mk = MultiKernelAwv::new(
+        vec![k],
+        m,
+        lam,
+        RffVariant::CosSin,
+        true,
+        MetaRule::Vaw { ridge: true },
+        None,
+        6,
+    )
+    .unwrap();
+    let mut single = RffAwv::new(k, m, lam, RffVariant::CosSin, true, 6).unwrap();
+    let mut rng = Rng::new(10);
+    let r = 2 * m;
+    let (mut g, mut b) = (DMatrix::<f64>::zeros(r, r), DVector::<f64>::zeros(r));
+    let (mut szz, mut syz) = (0.0, 0.0);
+    for t in 0..200 {
+        let x = [2.0 * rng.uniform() - 1.0, 2.0 * rng.uniform() - 1.0];
+        let y = (3.0 * x[0]).sin() + 0.1 * x[1];
+        let z = single.predict_learn(&x, y).unwrap();
+        let v = DVector::from_vec(single.feature_map().unwrap().map(&x));
+        let a = &g + DMatrix::<f64>::identity(r, r) * lam;
+        let direct = v.dot(&a.cholesky().unwrap().solve(&b));
+        assert!((z - direct).abs() < 1e-10 * (1.0 + direct.abs()), "t={t}: {z} vs {direct}");
+        let expect = z * syz / (lam + szz);
+        let got = mk.predict_learn(&x, y).unwrap();
+        assert!((got - expect).abs() < 1e-10 * (1.0 + expect.abs()), "{got} vs {expect}");
+        g += &v * v.transpose();
+        b += &v * y;
+        szz += z * z;
+        syz += y * z;
+    }
+}
+
+#[test]
+fn meta_ridge_needs_the_vaw_rule() {
+    assert!(MetaRule::from_name("ewa", 0.5, true, true).is_err());
+    assert_eq!(MetaRule::from_name("vaw", 0.5, true, true).unwrap(), MetaRule::Vaw { ridge: true });
 }
 
 #[test]

@@ -2,6 +2,9 @@
 //! spec `vaw2.md` sec. 4.3. The inputs are the expert predictions `z_t in R^N`:
 //! `alpha_t = (lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<t} y_s z_s`,
 //! `y_hat_t = <alpha_t, z_t>`. No simplex constraint: weights may be negative.
+//! `ridge = true` leaves the current `z_t` out of the matrix (online ridge, the
+//! forecaster of the second author's public code; spec sec. 10):
+//! `y_hat_t = sum_{s<t} y_s z_s^T (lam I + sum_{s<t} z_s z_s^T)^{-1} z_t`.
 
 use super::{check_n, Aggregator};
 use crate::awv::LinearAwv;
@@ -14,11 +17,14 @@ pub struct VawMeta {
 }
 
 impl VawMeta {
-    pub fn new(n_experts: usize, lam: f64) -> Result<Self> {
-        Ok(VawMeta { engine: LinearAwv::new(check_n(n_experts)?, lam, false)? })
+    pub fn new(n_experts: usize, lam: f64, ridge: bool) -> Result<Self> {
+        Ok(VawMeta { engine: LinearAwv::new(check_n(n_experts)?, lam, ridge)? })
     }
     pub fn lam(&self) -> f64 {
         self.engine.lam()
+    }
+    pub fn ridge(&self) -> bool {
+        self.engine.ridge()
     }
 }
 

@@ -6,9 +6,11 @@
 //! 1. features `phi_{t,j} = Phi_j(x_t)` of every kernel (independent draws per
 //!    kernel, taken in kernel order from the learner's one `Rng`);
 //! 2. expert predictions `z_{t,j} = <w_{t,j}, phi_{t,j}>` (VAW, current point in
-//!    the covariance);
+//!    the covariance; with `ridge`, online ridge: the current point left out,
+//!    the forecaster of the second author's public code, spec sec. 10);
 //! 3. meta input `z_t`, or `clip(z_t, lo, hi)` if `clip` is set (eq. 28);
-//! 4. meta prediction `y_hat_t` (VAW2: `aggregator = vaw`; VAW-EWA, -Aggr, -BOA,
+//! 4. meta prediction `y_hat_t` (VAW2: `aggregator = vaw`, itself VAW or, with
+//!    `MetaRule::Vaw { ridge: true }`, online ridge; VAW-EWA, -Aggr, -BOA,
 //!    -ML-Poly, -ML-Prod otherwise);
 //! 5. then `y_t` updates every expert (on the raw label) and the meta rule.
 
@@ -27,21 +29,38 @@ use serde::{Deserialize, Serialize};
 /// Which meta rule and its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum MetaRule {
-    Vaw,
-    Ewa { eta: f64 },
+    /// A second VAW on the expert predictions; `ridge`: online ridge instead.
+    Vaw {
+        ridge: bool,
+    },
+    Ewa {
+        eta: f64,
+    },
     Aa,
-    Boa { gradient: bool },
-    MlPoly { gradient: bool },
-    MlProd { gradient: bool },
+    Boa {
+        gradient: bool,
+    },
+    MlPoly {
+        gradient: bool,
+    },
+    MlProd {
+        gradient: bool,
+    },
 }
 
 impl MetaRule {
     /// From the Python names `"vaw"`, `"ewa"`, `"aa"`, `"boa"`, `"mlpoly"`, `"mlprod"`.
-    pub fn from_name(name: &str, eta: f64, gradient: bool) -> Result<Self> {
+    /// `meta_ridge` (online ridge at the meta level) exists for `"vaw"` only.
+    pub fn from_name(name: &str, eta: f64, gradient: bool, meta_ridge: bool) -> Result<Self> {
+        if meta_ridge && name != "vaw" {
+            return crate::param_err!(
+                "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {name:?}"
+            );
+        }
         // eta is checked whatever the rule, so that a bad value is never silently kept
         positive("eta", eta)?;
         Ok(match name {
-            "vaw" => MetaRule::Vaw,
+            "vaw" => MetaRule::Vaw { ridge: meta_ridge },
             "ewa" => MetaRule::Ewa { eta: positive("eta", eta)? },
             "aa" => MetaRule::Aa,
             "boa" => MetaRule::Boa { gradient },
@@ -62,6 +81,8 @@ pub struct MultiKernelAwv {
     n_features: usize,
     lam: f64,
     variant: RffVariant,
+    /// Online ridge (current point left out) for the experts.
+    ridge: bool,
     rule: MetaRule,
     clip: Option<(f64, f64)>,
     seed: u64,
@@ -88,6 +109,7 @@ impl MultiKernelAwv {
         n_features: usize,
         lam: f64,
         variant: RffVariant,
+        ridge: bool,
         rule: MetaRule,
         clip: Option<(f64, f64)>,
         seed: u64,
@@ -113,8 +135,17 @@ impl MultiKernelAwv {
                 "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
             );
         }
-        let me =
-            MultiKernelAwv { kernels, n_features, lam, variant, rule, clip, seed, state: None };
+        let me = MultiKernelAwv {
+            kernels,
+            n_features,
+            lam,
+            variant,
+            ridge,
+            rule,
+            clip,
+            seed,
+            state: None,
+        };
         me.make_meta()?;
         Ok(me)
     }
@@ -122,7 +153,7 @@ impl MultiKernelAwv {
     fn make_meta(&self) -> Result<AnyAggregator> {
         let n = self.kernels.len();
         Ok(match self.rule {
-            MetaRule::Vaw => AnyAggregator::Vaw(VawMeta::new(n, self.lam)?),
+            MetaRule::Vaw { ridge } => AnyAggregator::Vaw(VawMeta::new(n, self.lam, ridge)?),
             MetaRule::Ewa { eta } => AnyAggregator::Ewa(Ewa::new(n, eta)?),
             MetaRule::Aa => {
                 let (lo, hi) = self.clip.unwrap_or((0.0, 1.0));
@@ -148,7 +179,7 @@ impl MultiKernelAwv {
             let mut experts = Vec::with_capacity(self.kernels.len());
             for k in &self.kernels {
                 let f = RandomFourier::draw(k, d, self.n_features, self.variant, &mut rng)?;
-                experts.push(LinearAwv::new(f.dim(), self.lam, false)?);
+                experts.push(LinearAwv::new(f.dim(), self.lam, self.ridge)?);
                 features.push(f);
             }
             let meta = self.make_meta()?;

@@ -5,6 +5,8 @@
 //! `w_t = (lam I + sum_{s<=t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s`,
 //! `y_hat_t = <w_t, phi_t>` with `phi_t = Phi(x_t)` the random features drawn
 //! once from the learner's seed when the input dimension becomes known.
+//! `ridge = true` is online ridge instead (the current `phi_t` left out of the
+//! matrix, spec sec. 10): `y_hat_t = sum_{s<t} y_s phi_s^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} phi_t`.
 
 use super::OnlineLearner;
 use crate::awv::LinearAwv;
@@ -21,6 +23,7 @@ pub struct RffAwv {
     n_features: usize,
     lam: f64,
     variant: RffVariant,
+    ridge: bool,
     seed: u64,
     state: Option<State>,
 }
@@ -39,6 +42,7 @@ impl RffAwv {
         n_features: usize,
         lam: f64,
         variant: RffVariant,
+        ridge: bool,
         seed: u64,
     ) -> Result<Self> {
         positive("lam", lam)?;
@@ -47,7 +51,7 @@ impl RffAwv {
                 "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
             );
         }
-        Ok(RffAwv { kernel, n_features, lam, variant, seed, state: None })
+        Ok(RffAwv { kernel, n_features, lam, variant, ridge, seed, state: None })
     }
 
     fn state_mut(&mut self, d: usize) -> Result<&mut State> {
@@ -55,7 +59,7 @@ impl RffAwv {
             let mut rng = Rng::new(self.seed);
             let features =
                 RandomFourier::draw(&self.kernel, d, self.n_features, self.variant, &mut rng)?;
-            let engine = LinearAwv::new(features.dim(), self.lam, false)?;
+            let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?;
             let v = vec![0.0; features.dim()];
             self.state = Some(State { features, engine, v });
         }

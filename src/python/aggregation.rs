@@ -84,9 +84,9 @@ pub struct PyVawMeta {
 #[pymethods]
 impl PyVawMeta {
     #[new]
-    #[pyo3(signature = (n_experts, lam))]
-    fn new(n_experts: usize, lam: f64) -> PyResult<Self> {
-        Ok(PyVawMeta { inner: VawMeta::new(n_experts, lam)? })
+    #[pyo3(signature = (n_experts, lam, ridge))]
+    fn new(n_experts: usize, lam: f64, ridge: bool) -> PyResult<Self> {
+        Ok(PyVawMeta { inner: VawMeta::new(n_experts, lam, ridge)? })
     }
 }
 aggregator_protocol!(PyVawMeta, VawMeta);

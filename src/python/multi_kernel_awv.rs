@@ -26,7 +26,7 @@ pub struct PyMultiKernelAwv {
 #[pymethods]
 impl PyMultiKernelAwv {
     #[new]
-    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, seed))]
+    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, ridge, meta_ridge, seed))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernels: Vec<(String, Vec<f64>)>,
@@ -37,13 +37,15 @@ impl PyMultiKernelAwv {
         eta: f64,
         gradient: bool,
         features: &str,
+        ridge: bool,
+        meta_ridge: bool,
         seed: u64,
     ) -> PyResult<Self> {
         let ks = kernels_from_specs(kernels)?;
-        let rule = MetaRule::from_name(aggregator, eta, gradient)?;
+        let rule = MetaRule::from_name(aggregator, eta, gradient, meta_ridge)?;
         let v = RffVariant::from_name(features)?;
         Ok(PyMultiKernelAwv {
-            inner: MultiKernelAwv::new(ks, n_features, lam, v, rule, clip, seed)?,
+            inner: MultiKernelAwv::new(ks, n_features, lam, v, ridge, rule, clip, seed)?,
         })
     }
 

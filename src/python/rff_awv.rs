@@ -25,18 +25,19 @@ pub struct PyRffAwv {
 #[pymethods]
 impl PyRffAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, seed))]
+    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, ridge, seed))]
     fn new(
         kernel_name: &str,
         kernel_params: Vec<f64>,
         n_features: usize,
         lam: f64,
         features: &str,
+        ridge: bool,
         seed: u64,
     ) -> PyResult<Self> {
         let k = Kernel::from_spec(kernel_name, &kernel_params)?;
         let v = RffVariant::from_name(features)?;
-        Ok(PyRffAwv { inner: RffAwv::new(k, n_features, lam, v, seed)? })
+        Ok(PyRffAwv { inner: RffAwv::new(k, n_features, lam, v, ridge, seed)? })
     }
 
     /// Frequencies `(m, d)` (None before the first round).

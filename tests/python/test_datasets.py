@@ -40,6 +40,21 @@ def test_missing_values_are_nan_and_droppable(data_dir):
     assert not np.isnan(Xc).any() and not np.isnan(yc).any()
 
 
+def test_impute_mean_fills_each_column_with_its_mean(data_dir):
+    X, y = datasets.load("bias", data_dir)
+    Xi, yi, n = datasets.impute_mean(X, y)
+    assert n == np.isnan(X).sum() + np.isnan(y).sum() > 0
+    assert not np.isnan(Xi).any() and not np.isnan(yi).any()
+    for col, filled in [(X[:, j], Xi[:, j]) for j in range(X.shape[1])] + [(y, yi)]:
+        seen = ~np.isnan(col)
+        np.testing.assert_array_equal(filled[seen], col[seen])
+        # two summation orders of n terms differ by at most n eps mean(|x|)
+        tol = seen.sum() * np.finfo(float).eps * np.mean(np.abs(col[seen]))
+        np.testing.assert_allclose(filled[~seen], np.mean(col[seen]), rtol=0, atol=tol)
+    with pytest.raises(ks.InputError):
+        datasets.impute_mean(np.array([[np.nan], [np.nan]]), np.array([1.0, 2.0]))
+
+
 def test_missing_dataset_names_the_path(tmp_path):
     with pytest.raises(FileNotFoundError) as info:
         datasets.load("no-such-dataset", tmp_path)

@@ -102,13 +102,20 @@ def test_rff_unbiased_for_both_kernels():
 
 
 @pytest.mark.parametrize(
-    "kernel,features,lam",
-    [(Gaussian(0.5), "cos", 1.0), (Laplacian(1.0), "cos", 0.3), (Gaussian(1.5), "cossin", 0.1)],
+    "kernel,features,lam,ridge",
+    [
+        (Gaussian(0.5), "cos", 1.0, False),
+        (Laplacian(1.0), "cos", 0.3, False),
+        (Gaussian(1.5), "cossin", 0.1, False),
+        (Gaussian(0.5), "cos", 1.0, True),
+        (Laplacian(0.8), "cossin", 1.0, True),
+    ],
 )
-def test_rffawv_equals_reference(kernel, features, lam):
+def test_rffawv_equals_reference(kernel, features, lam, ridge):
     X, y = bounded_stream(250, 2, 1)
-    fast = ks.RFFAWV(kernel, n_features=25, lam=lam, features=features, seed=7)
-    ref = RFFAWVReference(kernel, n_features=25, lam=lam, features=features, seed=7)
+    kw = dict(n_features=25, lam=lam, features=features, seed=7, ridge=ridge)
+    fast = ks.RFFAWV(kernel, **kw)
+    ref = RFFAWVReference(kernel, **kw)
     p = fast.progressive_predict(X, y)
     np.testing.assert_allclose(p, run_ref(ref, X, y), rtol=0, atol=1e-10)
     np.testing.assert_allclose(fast.weights, ref.vaw.weights(), rtol=0, atol=1e-9)
@@ -121,12 +128,36 @@ def test_vaw_worked_example():
     assert a.predict([1.0]) == 0.0
     a.update([1.0], 1.0)
     assert abs(a.predict([1.0]) - 1 / 3) < 1e-15
+    # ridge leaves the current point out of the matrix: 1 / (1 + 1)
+    r = agg.VAWMeta(1, lam=1.0, ridge=True)
+    r.update([1.0], 1.0)
+    assert abs(r.predict([1.0]) - 1 / 2) < 1e-15
+
+
+def test_ridge_differs_from_vaw_by_the_current_point():
+    # ridge: phi_t^T (lam I + G_{t-1})^{-1} b_{t-1}; VAW: the same with G_t = G_{t-1} + phi_t phi_t^T.
+    # Sherman-Morrison links them: VAW = ridge / (1 + phi_t^T (lam I + G_{t-1})^{-1} phi_t).
+    X, y = bounded_stream(120, 2, 12)
+    kw = dict(n_features=12, lam=0.5, features="cossin", seed=5)
+    v, r = ks.RFFAWV(Gaussian(0.8), **kw), ks.RFFAWV(Gaussian(0.8), ridge=True, **kw)
+    v.learn_one(X[0], y[0])  # (the features are drawn on the first round)
+    r.learn_one(X[0], y[0])
+    G = np.outer(v.features(X[0]), v.features(X[0]))
+    for x, t in zip(X[1:], y[1:]):
+        phi = v.features(x)
+        lev = phi @ np.linalg.solve(0.5 * np.eye(24) + G, phi)
+        pv, pr = v.predict_one(x), r.predict_one(x)
+        assert pv == pytest.approx(pr / (1 + lev), rel=1e-9, abs=1e-12)
+        G += np.outer(phi, phi)
+        v.learn_one(x, t)
+        r.learn_one(x, t)
 
 
 # --- aggregators ---------------------------------------------------------------------
 
 _REFERENCES = {
     "vaw": lambda n: VAWMetaReference(n, 0.7),
+    "vaw-ridge": lambda n: VAWMetaReference(n, 0.7, ridge=True),
     "ewa": lambda n: EWAReference(n, 0.5),
     "aa": lambda n: AAReference(n, 0.0, 1.0),
     "boa": lambda n: BOAReference(n, True),
@@ -137,7 +168,7 @@ _REFERENCES = {
     "mlprod-loss": lambda n: MLProdReference(n, False),
 }
 RULES = {name: (make, _REFERENCES[name]) for name, make in AGGREGATORS.items()}
-CONVEX = [k for k in RULES if k != "vaw"]
+CONVEX = [k for k in RULES if not k.startswith("vaw")]
 
 
 def expert_stream(n, n_exp, seed, scale=1.0):
@@ -167,7 +198,7 @@ def test_aggregator_equals_reference(rule):
     np.testing.assert_allclose(a.weights, r.weights, rtol=0, atol=1e-10)
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if r not in ("vaw", "aa")])
+@pytest.mark.parametrize("rule", [r for r in RULES if r not in ("vaw", "vaw-ridge", "aa")])
 def test_aggregator_long_stream_extreme_losses(rule):
     # Losses up to ~1e8 per round over 5000 rounds: log-domain weights, no overflow.
     make, make_ref = RULES[rule]
@@ -274,6 +305,7 @@ def test_aggregator_parameter_errors():
         lambda: agg.EWA(3, eta=0),
         lambda: agg.EWA(3, eta=np.nan),
         lambda: agg.VAWMeta(2, lam=-1),
+        lambda: agg.VAWMeta(2, ridge="no"),
         lambda: agg.AggregatingAlgorithm(2, 1.0, 1.0),
         lambda: agg.AggregatingAlgorithm(2, 0, np.inf),
         lambda: agg.BOA(2, gradient="yes"),
@@ -290,18 +322,25 @@ KERNELS = [Gaussian(0.2), Gaussian(1.0), Laplacian(0.5), Laplacian(3.0)]
 
 
 @pytest.mark.parametrize(
-    "aggregator,clip,gradient,features",
+    "aggregator,clip,gradient,features,ridge,meta_ridge",
     [
-        ("vaw", None, True, "cos"),
-        ("vaw", (0, 1), True, "cos"),
-        ("ewa", (0, 1), True, "cos"),
-        ("aa", (0, 1), True, "cos"),
-        ("boa", (0, 1), True, "cos"),
-        ("mlpoly", (0, 1), False, "cos"),
-        ("mlprod", (0, 1), True, "cossin"),
+        ("vaw", None, True, "cos", False, None),
+        ("vaw", (0, 1), True, "cos", False, None),
+        ("ewa", (0, 1), True, "cos", False, None),
+        ("aa", (0, 1), True, "cos", False, None),
+        ("boa", (0, 1), True, "cos", False, None),
+        ("mlpoly", (0, 1), False, "cos", False, None),
+        ("mlprod", (0, 1), True, "cossin", False, None),
+        # the second author's public code: cossin features, ridge at both levels
+        ("vaw", None, True, "cossin", True, None),
+        ("vaw", (0, 1), True, "cossin", True, None),
+        ("mlprod", (0, 1), True, "cossin", True, None),
+        # each level on its own
+        ("vaw", None, True, "cos", True, False),
+        ("vaw", None, True, "cos", False, True),
     ],
 )
-def test_multikernel_equals_reference(aggregator, clip, gradient, features):
+def test_multikernel_equals_reference(aggregator, clip, gradient, features, ridge, meta_ridge):
     X, y = bounded_stream(150, 3, 2)
     kw = dict(
         n_features=10,
@@ -310,6 +349,8 @@ def test_multikernel_equals_reference(aggregator, clip, gradient, features):
         clip=clip,
         gradient=gradient,
         features=features,
+        ridge=ridge,
+        meta_ridge=meta_ridge,
         seed=4,
     )
     fast = ks.MultiKernelAWV(KERNELS, **kw)
@@ -322,6 +363,23 @@ def test_multikernel_equals_reference(aggregator, clip, gradient, features):
     )
     for j in range(len(KERNELS)):
         np.testing.assert_array_equal(fast.frequencies(j), ref.maps[j][0])
+
+
+def test_meta_ridge_follows_ridge_unless_set():
+    X, y = bounded_stream(80, 2, 13)
+    both = ks.MultiKernelAWV(KERNELS, n_features=6, ridge=True, seed=2)
+    explicit = ks.MultiKernelAWV(KERNELS, n_features=6, ridge=True, meta_ridge=True, seed=2)
+    experts_only = ks.MultiKernelAWV(KERNELS, n_features=6, ridge=True, meta_ridge=False, seed=2)
+    p = both.progressive_predict(X, y)
+    np.testing.assert_array_equal(p, explicit.progressive_predict(X, y))
+    assert np.abs(p - experts_only.progressive_predict(X, y)).max() > 1e-6
+    assert both.get_params()["meta_ridge"] is None
+    # convex rules: ridge reaches the experts only
+    ewa = ks.MultiKernelAWV(KERNELS, n_features=6, ridge=True, aggregator="ewa", clip=(0, 1))
+    ewa.progressive_predict(X, y)
+    back = pickle.loads(pickle.dumps(both))
+    assert back.get_params() == both.get_params()
+    np.testing.assert_array_equal(back.predict_many(X[:5]), both.predict_many(X[:5]))
 
 
 def test_multikernel_one_kernel_vaw_meta_is_scalar_vaw_on_the_expert():
@@ -380,6 +438,9 @@ def test_multikernel_parameter_errors():
         dict(eta=-1),
         dict(features="sin"),
         dict(gradient=1),
+        dict(ridge=1),
+        dict(meta_ridge="yes"),
+        dict(meta_ridge=True, aggregator="ewa", clip=(0, 1)),
         dict(kernels="gaussian"),
         dict(kernels=[1.0]),
         dict(seed=-1),

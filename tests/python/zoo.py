@@ -83,6 +83,16 @@ ZOO: dict[str, ZooEntry] = {
         ),
         randomized=True,
     ),
+    "RFFAWV-ridge": ZooEntry(
+        lambda: ks.RFFAWV(Laplacian(0.9), n_features=12, features="cossin", ridge=True, seed=5),
+        randomized=True,
+    ),
+    "MultiKernelAWV-ridge": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Laplacian(2.0)], n_features=8, features="cossin", ridge=True, seed=6
+        ),
+        randomized=True,
+    ),
     "MultiKernelAWV-trunc": ZooEntry(
         lambda: ks.MultiKernelAWV(
             [Gaussian(0.5), Laplacian(2.0)], n_features=8, clip=(-1, 1), seed=2
@@ -168,6 +178,7 @@ ZOO: dict[str, ZooEntry] = {
 # Every aggregation rule with small parameters (test_vaw2.py pairs each with its NumPy reference).
 AGGREGATORS: dict[str, Callable[[int], object]] = {
     "vaw": lambda n: ks.aggregation.VAWMeta(n, lam=0.7),
+    "vaw-ridge": lambda n: ks.aggregation.VAWMeta(n, lam=0.7, ridge=True),
     "ewa": lambda n: ks.aggregation.EWA(n, eta=0.5),
     "aa": lambda n: ks.aggregation.AggregatingAlgorithm(n, 0.0, 1.0),
     "boa": lambda n: ks.aggregation.BOA(n),

@@ -18,7 +18,8 @@ class VAWMeta(Aggregator):
 
     ``alpha_t = (lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<t} y_s z_s`` and
     ``y_hat_t = <alpha_t, z_t>``; signed weights, no simplex. ``weights`` is the ridge
-    solution after the last round.
+    solution after the last round. ``ridge=True`` is online ridge instead: the current
+    ``z_t`` is left out of the matrix (the second author's public code).
 
     Examples
     --------
@@ -31,11 +32,15 @@ class VAWMeta(Aggregator):
 
     _core_class = _core.VAWMeta
 
-    def __init__(self, n_experts: int, lam: float = 1.0):
-        super().__init__(n_experts=n_experts, lam=lam)
+    def __init__(self, n_experts: int, lam: float = 1.0, ridge: bool = False):
+        super().__init__(n_experts=n_experts, lam=lam, ridge=ridge)
 
     def _core_kwargs(self, p):
-        return dict(n_experts=whole("n_experts", p["n_experts"]), lam=real("lam", p["lam"]))
+        return dict(
+            n_experts=whole("n_experts", p["n_experts"]),
+            lam=real("lam", p["lam"]),
+            ridge=flag("ridge", p["ridge"]),
+        )
 
 
 class EWA(Aggregator):

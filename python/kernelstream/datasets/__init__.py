@@ -10,7 +10,7 @@ directory. Files are ``NAME.csv.gz`` (or ``NAME.csv``) with a header
 from . import synthetic
 from .fetch import FetchError, fetch
 from .loaders import data_home, load, load_csv, load_libsvm
-from .preprocessing import drop_missing, scale, shuffle
+from .preprocessing import drop_missing, impute_mean, scale, shuffle
 from .registry import DATASETS
 
 __all__ = [
@@ -24,5 +24,6 @@ __all__ = [
     "scale",
     "shuffle",
     "drop_missing",
+    "impute_mean",
     "synthetic",
 ]

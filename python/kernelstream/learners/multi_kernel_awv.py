@@ -85,6 +85,14 @@ class MultiKernelAWV(Learner):
         Linearised losses for ``"boa"``, ``"mlpoly"``, ``"mlprod"`` (opera's ``loss.gradient``).
     features : {"cos", "cossin"}, default "cos"
         Random-feature map, as in :class:`kernelstream.RFFAWV`.
+    ridge : bool, default False
+        Online ridge instead of VAW for the experts (the current point left out of the
+        matrix), as in :class:`kernelstream.RFFAWV`.
+    meta_ridge : bool or None, default None
+        Online ridge instead of VAW at the meta level (``aggregator="vaw"`` only):
+        ``y_hat_t = sum_{s<t} y_s z_s^T (lam I + sum_{s<t} z_s z_s^T)^{-1} z_t``. ``None``
+        follows ``ridge`` for ``"vaw"`` (and is ``False`` for the other rules). The second
+        author's public code is ``features="cossin", ridge=True`` (both levels).
 
     Examples
     --------
@@ -115,6 +123,8 @@ class MultiKernelAWV(Learner):
         eta: float = 0.5,
         gradient: bool = True,
         features: str = "cos",
+        ridge: bool = False,
+        meta_ridge: bool | None = None,
     ):
         super().__init__(
             kernels=_keep_kernels(kernels),
@@ -126,6 +136,8 @@ class MultiKernelAWV(Learner):
             eta=eta,
             gradient=gradient,
             features=features,
+            ridge=ridge,
+            meta_ridge=meta_ridge,
         )
 
     def _core_kwargs(self, p):
@@ -133,6 +145,13 @@ class MultiKernelAWV(Learner):
         clip = _clip(p["clip"])
         if agg == "aa" and clip is None:
             raise ParameterError('aggregator="aa" needs the label range: pass clip=(lo, hi)')
+        ridge = flag("ridge", p["ridge"])
+        # None: online ridge at the meta level too when the meta level is VAW
+        meta_ridge = (
+            ridge and agg == "vaw"
+            if p["meta_ridge"] is None
+            else flag("meta_ridge", p["meta_ridge"])
+        )
         return dict(
             kernels=_kernel_specs(p["kernels"]),
             n_features=whole("n_features", p["n_features"]),
@@ -142,6 +161,8 @@ class MultiKernelAWV(Learner):
             eta=real("eta", p["eta"]),
             gradient=flag("gradient", p["gradient"]),
             features=text("features", p["features"]),
+            ridge=ridge,
+            meta_ridge=meta_ridge,
             seed=whole("seed", p["seed"]),
         )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, real, text, whole
+from .._validation import as_row, flag, real, text, whole
 from ..kernels import as_kernel
 from .base import Learner
 
@@ -37,6 +37,12 @@ class RFFAWV(Learner):
         analysis); ``"cossin"``: ``[cos(w.x), sin(w.x)] / sqrt(m)``, ``2m`` features.
     seed : int, default 0
         Seed of the learner's random generator (the frequencies).
+    ridge : bool, default False
+        ``False``: VAW, ``w_t = (lam I + sum_{s<=t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s``
+        (the current point in the matrix; the paper's forecaster). ``True``: online ridge,
+        ``y_hat_t = sum_{s<t} y_s phi_s^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} phi_t``
+        (the forecaster of the second author's public code), as in
+        :class:`kernelstream.TaylorAWV`.
 
     Examples
     --------
@@ -56,10 +62,16 @@ class RFFAWV(Learner):
     _core_class = _core.RFFAWV
 
     def __init__(
-        self, kernel, n_features: int = 50, lam: float = 1.0, features: str = "cos", seed: int = 0
+        self,
+        kernel,
+        n_features: int = 50,
+        lam: float = 1.0,
+        features: str = "cos",
+        seed: int = 0,
+        ridge: bool = False,
     ):
         super().__init__(
-            kernel=kernel, n_features=n_features, lam=lam, features=features, seed=seed
+            kernel=kernel, n_features=n_features, lam=lam, features=features, seed=seed, ridge=ridge
         )
 
     def _core_kwargs(self, p):
@@ -70,6 +82,7 @@ class RFFAWV(Learner):
             n_features=whole("n_features", p["n_features"]),
             lam=real("lam", p["lam"]),
             features=text("features", p["features"]),
+            ridge=flag("ridge", p["ridge"]),
             seed=whole("seed", p["seed"]),
         )
 

@@ -28,8 +28,8 @@ def _regrets(z, y, y_hat, gradient):
 
 
 class VAWMetaReference:
-    def __init__(self, n_experts, lam=1.0):
-        self.vaw = VAWReference(n_experts, lam)
+    def __init__(self, n_experts, lam=1.0, ridge=False):
+        self.vaw = VAWReference(n_experts, lam, ridge)
 
     def predict(self, z):
         return self.vaw.predict(z)

@@ -33,12 +33,16 @@ class MultiKernelAWVReference:
         gradient=True,
         features="cos",
         seed=0,
+        ridge=False,
+        meta_ridge=None,
     ):
-        self.kernels, self.m, self.lam = list(kernels), n_features, lam
+        self.kernels, self.m, self.lam, self.ridge = list(kernels), n_features, lam, ridge
+        if meta_ridge is None:
+            meta_ridge = ridge and aggregator == "vaw"
         self.aggregator, self.clip, self.features, self.seed = aggregator, clip, features, seed
         n = len(self.kernels)
         self.meta = {
-            "vaw": lambda: VAWMetaReference(n, lam),
+            "vaw": lambda: VAWMetaReference(n, lam, meta_ridge),
             "ewa": lambda: EWAReference(n, eta),
             "aa": lambda: AAReference(n, *clip),
             "boa": lambda: BOAReference(n, gradient),
@@ -52,7 +56,7 @@ class MultiKernelAWVReference:
             rng = _core.Rng(self.seed)
             self.maps = [draw_rff(k, d, self.m, self.features, rng) for k in self.kernels]
             dim = self.m if self.features == "cos" else 2 * self.m
-            self.experts = [VAWReference(dim, self.lam) for _ in self.kernels]
+            self.experts = [VAWReference(dim, self.lam, self.ridge) for _ in self.kernels]
 
     def expert_predictions(self, x):
         if self.maps is None:

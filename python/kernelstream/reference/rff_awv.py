@@ -5,7 +5,8 @@ not from the Rust code.
 The random features are drawn by replaying the documented draw order on the library's
 generator ``kernelstream._core.Rng`` (so that both sides use the same features); the
 forecaster solves its linear system directly at every round:
-``w_t = (lam I + sum_{s<=t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s``, ``y_hat_t = <w_t, phi_t>``.
+``w_t = (lam I + sum_{s<=t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s``, ``y_hat_t = <w_t, phi_t>``;
+with ``ridge=True`` (online ridge, spec sec. 10) the matrix stops at ``s < t``.
 """
 
 from __future__ import annotations
@@ -41,17 +42,20 @@ def rff_map(x, omega, b, features: str) -> np.ndarray:
 
 
 class VAWReference:
-    """The Vovk-Azoury-Warmuth forecaster on given feature vectors, by direct solves."""
+    """The Vovk-Azoury-Warmuth forecaster on given feature vectors, by direct solves
+    (``ridge=True``: online ridge, the current point left out of the matrix)."""
 
-    def __init__(self, dim: int, lam: float = 1.0):
-        self.lam = lam
+    def __init__(self, dim: int, lam: float = 1.0, ridge: bool = False):
+        self.lam, self.ridge = lam, ridge
         self.G = np.zeros((dim, dim))  # sum_{s<t} phi_s phi_s^T
         self.b = np.zeros(dim)  # sum_{s<t} y_s phi_s
         self.n_seen = 0
 
     def predict(self, phi) -> float:
         phi = np.asarray(phi, dtype=float)
-        A = self.lam * np.eye(len(phi)) + self.G + np.outer(phi, phi)  # current point included
+        A = self.lam * np.eye(len(phi)) + self.G
+        if not self.ridge:
+            A = A + np.outer(phi, phi)  # VAW: the current point is in the matrix
         return float(phi @ np.linalg.solve(A, self.b))
 
     def update(self, phi, y) -> None:
@@ -69,7 +73,13 @@ class RFFAWVReference:
     """RFFAWV with features drawn from ``_core.Rng(seed)`` in the documented order."""
 
     def __init__(
-        self, kernel, n_features: int = 50, lam: float = 1.0, features: str = "cos", seed: int = 0
+        self,
+        kernel,
+        n_features: int = 50,
+        lam: float = 1.0,
+        features: str = "cos",
+        seed: int = 0,
+        ridge: bool = False,
     ):
         self.kernel, self.m, self.lam, self.features, self.seed = (
             kernel,
@@ -78,6 +88,7 @@ class RFFAWVReference:
             features,
             seed,
         )
+        self.ridge = ridge
         self.omega = self.b = None
         self.vaw: VAWReference | None = None
 
@@ -87,7 +98,7 @@ class RFFAWVReference:
                 self.kernel, d, self.m, self.features, _core.Rng(self.seed)
             )
             dim = self.m if self.features == "cos" else 2 * self.m
-            self.vaw = VAWReference(dim, self.lam)
+            self.vaw = VAWReference(dim, self.lam, self.ridge)
 
     def phi(self, x):
         return rff_map(x, self.omega, self.b, self.features)
