@@ -3,8 +3,9 @@
 //!
 //! Warm-up (the first `warmup` rounds, part of the stream): the learner predicts
 //! with kernel ridge regression on the rows seen so far, standardised by their own
-//! mean and spread, with the median-heuristic width (Gaussian kernel,
-//! `sigma = median ||x_i - x_j||`) and `lambda = 1`. When the warm-up ends:
+//! mean and spread, with the Gaussian kernel of width `c rho_t` (`rho_t` = median
+//! distance between those rows, the median heuristic) and ridge `lam`, `c` and
+//! `lam` the geometric centres of the expert grid below. When the warm-up ends:
 //!
 //! 1. a [`Scaler`] fixes the per-feature and target location/spread of the warm-up;
 //! 2. `rho` = median distance between the standardised warm-up points;
@@ -130,9 +131,11 @@ fn make_rule(name: &str, n: usize) -> Result<AnyAggregator> {
         "mlprod" => AnyAggregator::MlProd(MlProd::new(n, true)?),
         "vaw" => AnyAggregator::Vaw(VawMeta::new(n, 1.0)?),
         "ewa" => AnyAggregator::Ewa(Ewa::new(n, 0.5)?),
-        _ => return crate::param_err!(
+        _ => {
+            return crate::param_err!(
             "rule must be one of \"boa\", \"mlpoly\", \"mlprod\", \"vaw\", \"ewa\", got {name:?}"
-        ),
+        )
+        }
     })
 }
 
@@ -246,6 +249,16 @@ impl AutoKernel {
         }
     }
 
+    /// Geometric centres of the width and regularisation grids (the warm-up's choice).
+    fn grid_centre(&self) -> (f64, f64) {
+        let centre = |v: &[f64]| {
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(0.0, f64::max);
+            (lo * hi).sqrt()
+        };
+        (centre(&self.cfg.widths), centre(&self.cfg.lams))
+    }
+
     /// Warm-up prediction: kernel ridge regression on the standardised rows so far.
     fn warm_predict(&self, x: &[f64]) -> f64 {
         let n = self.warm_y.len();
@@ -261,8 +274,9 @@ impl AutoKernel {
         let ys: Vec<f64> = self.warm_y.iter().map(|&y| sc.y(y)).collect();
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
-        let sigma = median_distance(&xs, d);
-        sc.y_back(krr_predict(&xs, d, &ys, &q, sigma, 1.0))
+        let (c, lam) = self.grid_centre();
+        let sigma = c * median_distance(&xs, d);
+        sc.y_back(krr_predict(&xs, d, &ys, &q, sigma, lam))
     }
 
     /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.

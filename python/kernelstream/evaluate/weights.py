@@ -33,11 +33,11 @@ def plot_weights(weights, labels=None, ax=None, title=None):
             ax.plot(rounds, W[:, j], label=labels[j])
     ax.set_xlabel("rounds")
     ax.set_ylabel("weight")
-    if W.shape[1] <= 12:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     if title:
         ax.set_title(title)
-    fig.tight_layout()
+    if W.shape[1] <= 12:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        fig.subplots_adjust(right=0.65)
     return fig
 
 

@@ -52,9 +52,9 @@ class AutoKernel(Learner):
     Parameters
     ----------
     warmup : int, default 100
-    widths : sequence of float, default (0.25, 0.5, 1.0, 2.0)
+    widths : sequence of float, default (0.5, 1.0, 2.0, 4.0)
         Kernel widths as multiples of ``rho``.
-    lams : sequence of float, default (0.1, 1.0)
+    lams : sequence of float, default (0.01, 0.1, 1.0)
         Ridge parameters (the targets are standardised, so these are scale-free).
     features : {"auto", "taylor", "rff"}, default "auto"
     n_features : int, default 50
@@ -83,8 +83,8 @@ class AutoKernel(Learner):
     def __init__(
         self,
         warmup: int = 100,
-        widths=(0.25, 0.5, 1.0, 2.0),
-        lams=(0.1, 1.0),
+        widths=(0.5, 1.0, 2.0, 4.0),
+        lams=(0.01, 0.1, 1.0),
         features: str = "auto",
         n_features: int = 50,
         max_taylor_features: int = 200,

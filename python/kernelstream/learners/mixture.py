@@ -28,6 +28,26 @@ RULES = {
 }
 
 
+class Experts(tuple):
+    """The experts parameter of a mixture: a tuple of learners that compares equal to
+    another when the learners have the same classes and parameters (learners compare by
+    identity, so that a rebuilt or unpickled mixture still has equal ``get_params()``)."""
+
+    __hash__ = None
+
+    def __eq__(self, other):
+        if not isinstance(other, (tuple, list)) or len(other) != len(self):
+            return NotImplemented
+        return all(
+            type(a) is type(b) and (a is b or a.get_params() == b.get_params())
+            for a, b in zip(self, other)
+        )
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+
 @dataclass
 class MixtureTrace:
     """What a traced run saw: per round, the prediction, every expert's prediction
@@ -85,6 +105,8 @@ class Mixture(Learner):
     _core_class = _core.Mixture
 
     def __init__(self, experts, rule: str = "boa", threads: int = 1, **rule_params):
+        if isinstance(experts, (list, tuple)):
+            experts = Experts(experts)
         super().__init__(experts=experts, rule=rule, threads=threads, **rule_params)
 
     def _core_kwargs(self, p):
@@ -134,4 +156,4 @@ class Mixture(Learner):
         return MixtureTrace(p, Z, W, self.expert_labels())
 
 
-__all__ = ["Mixture", "MixtureTrace", "RULES"]
+__all__ = ["Mixture", "MixtureTrace", "Experts", "RULES"]
