@@ -155,14 +155,14 @@ def river_models():
     from river import linear_model, neighbors, preprocessing, tree
 
     return {
-        "river LinearRegression": lambda: preprocessing.StandardScaler()
-        | linear_model.LinearRegression(),
-        "river PARegressor": lambda: preprocessing.StandardScaler()
-        | linear_model.PARegressor(),
-        "river HoeffdingAdaptiveTree": lambda: preprocessing.StandardScaler()
-        | tree.HoeffdingAdaptiveTreeRegressor(),
-        "river KNNRegressor": lambda: preprocessing.StandardScaler()
-        | neighbors.KNNRegressor(),
+        "river LinearRegression": lambda: (
+            preprocessing.StandardScaler() | linear_model.LinearRegression()
+        ),
+        "river PARegressor": lambda: preprocessing.StandardScaler() | linear_model.PARegressor(),
+        "river HoeffdingAdaptiveTree": lambda: (
+            preprocessing.StandardScaler() | tree.HoeffdingAdaptiveTreeRegressor()
+        ),
+        "river KNNRegressor": lambda: preprocessing.StandardScaler() | neighbors.KNNRegressor(),
     }
 
 
@@ -229,7 +229,9 @@ def write_table(results, path, elapsed):
         "",
         "## Progressive MSE",
         "",
-        "| dataset | n | d | " + " | ".join(methods) + " | ratio vs best expert | ratio vs best peer |",
+        "| dataset | n | d | "
+        + " | ".join(methods)
+        + " | ratio vs best expert | ratio vs best peer |",
         "|---" * (len(methods) + 5) + "|",
     ]
     for name, r in results.items():

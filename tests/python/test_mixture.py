@@ -118,7 +118,9 @@ def test_mixture_pickle_copy_and_params():
     p1 = mix.progressive_predict(X[:50], y[:50])
     back = pickle.loads(pickle.dumps(mix))
     twin = copy.copy(mix)
-    np.testing.assert_array_equal(back.progressive_predict(X[50:], y[50:]), twin.progressive_predict(X[50:], y[50:]))
+    np.testing.assert_array_equal(
+        back.progressive_predict(X[50:], y[50:]), twin.progressive_predict(X[50:], y[50:])
+    )
     fresh = type(mix)(**mix.get_params())
     np.testing.assert_array_equal(fresh.progressive_predict(X[:50], y[:50]), p1)
     assert mix.get_params()["lo"] == -2.0 and mix.get_params()["rule"] == "aa"

@@ -10,7 +10,6 @@ chosen as that page says.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import _core
@@ -178,7 +177,6 @@ class AutoKernel(Learner):
         X = as_matrix(X)
         p, Z, W = self._core.progressive_trace(X, as_targets(y, X.shape[0]))
         return MixtureTrace(p, Z, W, self.expert_labels())
-
 
 
 __all__ = ["AutoKernel", "AUTOKERNEL_RULES"]
