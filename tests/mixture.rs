@@ -55,7 +55,7 @@ fn mixture_equals_rule_on_the_experts_prediction_matrix() {
     for rule in rules(k) {
         let mut alone = rule.clone();
         let want = aggregation::progressive_predict(&mut alone, &z, n, k, &y).unwrap();
-        for threads in [1, 2, 3] {
+        for threads in [0, 1, 2, 3] {
             let mut mix = Mixture::new(experts(), rule.clone()).unwrap();
             mix.set_threads(threads).unwrap();
             let got = stream::progressive_predict(&mut mix, &x, n, d, &y).unwrap();

@@ -73,6 +73,7 @@ pub struct AutoKernelConfig {
     /// Aggregation rule: "boa", "mlpoly", "mlprod", "vaw" or "ewa".
     pub rule: String,
     pub seed: u64,
+    /// Threads running the experts (0 = one per core).
     pub threads: usize,
 }
 
@@ -192,8 +193,8 @@ impl AutoKernel {
                 cfg.max_taylor_features
             );
         }
-        if cfg.threads == 0 || cfg.threads > 1024 {
-            return crate::param_err!("threads must be in [1, 1024], got {}", cfg.threads);
+        if cfg.threads > 1024 {
+            return crate::param_err!("threads must be in [0, 1024], got {}", cfg.threads);
         }
         make_rule(&cfg.rule, n)?;
         Ok(AutoKernel {

@@ -24,7 +24,7 @@ pub struct Mixture {
     rule: AnyAggregator,
     d: Option<usize>,
     n_seen: u64,
-    /// Threads of the blocked path (1 = the calling thread only).
+    /// Threads of the blocked path (1 = the calling thread only, 0 = one per core).
     threads: usize,
     #[serde(skip)]
     z: Vec<f64>,
@@ -86,14 +86,14 @@ impl Mixture {
         self.rule.weights()
     }
 
-    /// Threads used by the blocked path (results do not depend on it).
+    /// Threads used by the blocked path (0 = one per core; results do not depend on it).
     pub fn threads(&self) -> usize {
         self.threads
     }
 
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
-        if threads == 0 || threads > 1024 {
-            return crate::param_err!("threads must be in [1, 1024], got {threads}");
+        if threads > 1024 {
+            return crate::param_err!("threads must be in [0, 1024], got {threads}");
         }
         self.threads = threads;
         Ok(())
@@ -114,7 +114,11 @@ impl Mixture {
     ) -> Result<()> {
         cols.iter_mut().for_each(Vec::clear);
         let n_exp = self.experts.len();
-        let threads = self.threads.min(n_exp).max(1);
+        let threads = match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            t => t,
+        };
+        let threads = threads.min(n_exp).max(1);
         if threads == 1 {
             for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
                 e.predict_learn_many(x, d, y, c)?;

@@ -58,11 +58,15 @@ fn any_rule(obj: &Bound<'_, PyAny>) -> PyResult<AnyAggregator> {
     Err(to_py(crate::KsError::Parameter("rule must be a kernelstream aggregator".into())))
 }
 
-fn trace_arrays<'py>(
-    py: Python<'py>,
-    t: Trace,
-    k: usize,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+/// `(predictions, Z, W)` of a traced run.
+type TraceArrays<'py> =
+    (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
+/// An AutoKernel expert: `(taylor_degree, n_features, sigma, lam)`.
+type SpecTuple = (Option<usize>, usize, f64, f64);
+/// `(x_loc, x_scale, y_loc, y_scale, rho)`.
+type ScaleTuple = (Vec<f64>, Vec<f64>, f64, f64, f64);
+
+fn trace_arrays<'py>(py: Python<'py>, t: Trace, k: usize) -> PyResult<TraceArrays<'py>> {
     let n = t.predictions.len();
     let z = PyArray1::from_vec(py, t.experts).reshape([n, k])?;
     let w = PyArray1::from_vec(py, t.weights).reshape([n, k])?;
@@ -77,7 +81,7 @@ pub struct PyMixture {
 #[pymethods]
 impl PyMixture {
     #[new]
-    #[pyo3(signature = (experts, rule, threads=1))]
+    #[pyo3(signature = (experts, rule, threads=0))]
     fn new(
         experts: Vec<Bound<'_, PyAny>>,
         rule: &Bound<'_, PyAny>,
@@ -173,7 +177,7 @@ impl PyAutoKernel {
 
     /// `[(taylor_degree or None, n_features, sigma, lam)]` in standardised units.
     #[getter]
-    fn experts(&self) -> Option<Vec<(Option<usize>, usize, f64, f64)>> {
+    fn experts(&self) -> Option<Vec<SpecTuple>> {
         self.inner
             .specs()
             .map(|s| s.iter().map(|e| (e.taylor_degree, e.n_features, e.sigma, e.lam)).collect())
@@ -181,7 +185,7 @@ impl PyAutoKernel {
 
     /// `(x_loc, x_scale, y_loc, y_scale, rho)` fixed by the warm-up.
     #[getter]
-    fn scale(&self) -> Option<(Vec<f64>, Vec<f64>, f64, f64, f64)> {
+    fn scale(&self) -> Option<ScaleTuple> {
         self.inner
             .scaler()
             .map(|(s, rho)| (s.x_loc.clone(), s.x_scale.clone(), s.y_loc, s.y_scale, rho))

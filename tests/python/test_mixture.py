@@ -49,7 +49,7 @@ def test_mixture_equals_rule_fed_with_expert_prediction_matrix(rule):
     cls, params = RULES[rule]
     agg = cls(Z.shape[1], **params)
     want = agg.progressive_predict(Z, y)
-    for threads in (1, 3):
+    for threads in (0, 1, 3):
         mix = ks.Mixture(experts(), rule=rule, threads=threads, **params)
         got = mix.progressive_predict(X, y)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
@@ -103,7 +103,7 @@ def test_mixture_keeps_state_of_fed_experts():
         dict(experts=[ks.TaylorAWV()], rule="median"),
         dict(experts=[ks.TaylorAWV()], rule="ewa", eta=-1.0),
         dict(experts=[ks.TaylorAWV()], rule="boa", eta=1.0),
-        dict(experts=[ks.TaylorAWV()], threads=0),
+        dict(experts=[ks.TaylorAWV()], threads=-1),
         dict(experts=[ks.TaylorAWV()], rule="aa", lo=1.0, hi=0.0),
     ],
 )
@@ -204,9 +204,35 @@ def test_autokernel_features_choice():
         dict(rule="aa"),
         dict(n_features=0),
         dict(seed=-1),
-        dict(threads=0),
+        dict(threads=-1),
+        dict(threads=2000),
     ],
 )
 def test_autokernel_bad_parameters(kwargs):
     with pytest.raises(ks.ParameterError):
         ks.AutoKernel(**kwargs)
+
+
+def test_adapters_take_mixtures_and_autokernel(rng):
+    pytest.importorskip("sklearn")
+    from kernelstream.adapters import RiverRegressor, SklearnRegressor
+    from sklearn.base import clone
+
+    X = rng.uniform(-1, 1, (200, 3))
+    y = np.sin(2 * X[:, 0])
+    for learner in (
+        ks.Mixture([ks.TaylorAWV(degree=3), ks.TaylorAWV(sigma=0.5, degree=3)]),
+        ks.AutoKernel(warmup=30),
+    ):
+        est = SklearnRegressor(learner).fit(X, y)
+        ref = learner.clone()
+        ref.learn_many(X, y)
+        np.testing.assert_array_equal(est.predict(X[:20]), ref.predict_many(X[:20]))
+        twin = clone(est)
+        assert twin.learner.get_params() == learner.get_params()
+        riv = RiverRegressor(learner)
+        for xi, yi in zip(X[:50], y[:50]):
+            riv.learn_one(dict(enumerate(xi)), yi)
+        ref = learner.clone()
+        ref.learn_many(X[:50], y[:50])
+        assert riv.predict_one(dict(enumerate(X[60]))) == ref.predict_one(X[60])

@@ -62,8 +62,9 @@ class AutoKernel(Learner):
     rule : str, default "boa"
         ``"boa"``, ``"mlpoly"``, ``"mlprod"``, ``"vaw"`` or ``"ewa"``.
     seed : int, default 0
-    threads : int, default 1
-        Threads running the experts in whole-stream calls (same results).
+    threads : int, default 0
+        Threads running the experts in whole-stream calls (0: one per core; the
+        results do not depend on it).
 
     Examples
     --------
@@ -89,7 +90,7 @@ class AutoKernel(Learner):
         max_taylor_features: int = 200,
         rule: str = "boa",
         seed: int = 0,
-        threads: int = 1,
+        threads: int = 0,
     ):
         super().__init__(
             warmup=warmup,
@@ -117,7 +118,7 @@ class AutoKernel(Learner):
             max_taylor_features=integer("max_taylor_features", p["max_taylor_features"], 1),
             rule=choice("rule", p["rule"], AUTOKERNEL_RULES),
             seed=seed(p["seed"]),
-            threads=integer("threads", p["threads"], 1),
+            threads=integer("threads", p["threads"], 0),
         )
 
     @property

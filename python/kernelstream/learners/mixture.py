@@ -82,8 +82,9 @@ class Mixture(Learner):
     rule : str, default "boa"
         ``"boa"``, ``"mlpoly"``, ``"mlprod"``, ``"ewa"``, ``"aa"`` or ``"vaw"``
         (:mod:`kernelstream.aggregation`).
-    threads : int, default 1
-        Threads running the experts in the whole-stream calls.
+    threads : int, default 0
+        Threads running the experts in the whole-stream calls (0: one per core).
+        The results do not depend on it.
     **rule_params
         Parameters of the rule (``gradient`` for BOA/ML-Poly/ML-Prod, ``eta`` for EWA,
         ``lo``/``hi`` for AA, ``lam`` for VAW).
@@ -104,8 +105,8 @@ class Mixture(Learner):
 
     _core_class = _core.Mixture
 
-    def __init__(self, experts, rule: str = "boa", threads: int = 1, **rule_params):
-        if isinstance(experts, (list, tuple)):
+    def __init__(self, experts, rule: str = "boa", threads: int = 0, **rule_params):
+        if isinstance(experts, (list, tuple)) and not isinstance(experts, Experts):
             experts = Experts(experts)
         super().__init__(experts=experts, rule=rule, threads=threads, **rule_params)
 
@@ -129,7 +130,7 @@ class Mixture(Learner):
         return dict(
             experts=[e._core for e in experts],
             rule=agg._core,
-            threads=integer("threads", threads, 1),
+            threads=integer("threads", threads, 0),
         )
 
     @property
