@@ -236,3 +236,40 @@ def test_adapters_take_mixtures_and_autokernel(rng):
         ref = learner.clone()
         ref.learn_many(X[:50], y[:50])
         assert riv.predict_one(dict(enumerate(X[60]))) == ref.predict_one(X[60])
+
+
+REGRESSION_DATA = [
+    "airfoil",
+    "concrete",
+    "cpusmall",
+    "cadata",
+    "naval",
+    "parkinson",
+    "bias",
+    "casp",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", REGRESSION_DATA)
+def test_autokernel_defaults_within_10_percent_of_best_expert(name):
+    """Issue 16: with no parameter, AutoKernel's progressive MSE is within 10% of the
+    best single expert of its own grid in hindsight (each expert's predictions are read
+    from the same run; at round 1 the expert predicts 0 like every learner)."""
+    import os
+
+    try:
+        X, y = ks.datasets.load(name)
+    except FileNotFoundError as err:
+        if os.environ.get("KERNELSTREAM_REQUIRE_DATA") == "1":
+            raise
+        pytest.skip(str(err))
+    X, y, _ = ks.datasets.drop_missing(X, y)
+    X, y = ks.datasets.shuffle(X, y, seed=0)
+    ak = ks.AutoKernel()
+    tr = ak.progressive_trace(X, y)
+    W = ak.warmup_expert_predictions
+    Z = np.vstack([W, tr.expert_predictions[W.shape[0] :]])
+    Z[0] = 0.0
+    best = np.min(np.mean((Z - y[:, None]) ** 2, axis=0))
+    assert np.mean((tr.predictions - y) ** 2) <= 1.10 * best
