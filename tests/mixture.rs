@@ -139,3 +139,21 @@ fn autokernel_round_by_round_equals_block_and_learns() {
     // on the standardised warm-up rows.
     assert_eq!(a.warmup_expert_predictions().unwrap().len(), 40 * 6);
 }
+
+#[test]
+fn mixture_state_is_validated_as_a_whole() {
+    // bincode is positional: this tuple has the fields of a Mixture, with a rule over
+    // 2 experts for 3 experts.
+    let bad =
+        (experts(), AnyAggregator::Boa(Boa::new(2, true).unwrap()), Some(3usize), 0u64, 1usize);
+    let bytes = bincode::serialize(&bad).unwrap();
+    assert!(bincode::deserialize::<Mixture>(&bytes).is_err());
+    let good =
+        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(3usize), 0u64, 1usize);
+    let bytes = bincode::serialize(&good).unwrap();
+    let m: Mixture = bincode::deserialize(&bytes).unwrap();
+    assert_eq!(m.n_experts(), 3);
+    let zero_d =
+        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(0usize), 0u64, 1usize);
+    assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&zero_d).unwrap()).is_err());
+}

@@ -87,6 +87,7 @@ pub struct ExpertSpec {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "AutoKernelState")]
 pub struct AutoKernel {
     cfg: AutoKernelConfig,
     d: Option<usize>,
@@ -106,6 +107,65 @@ struct Fitted {
     warm_z: Vec<f64>,
     #[serde(skip)]
     xs: Vec<f64>,
+}
+
+/// The serialised fields of an [`AutoKernel`], checked as a whole before use.
+#[derive(Deserialize)]
+struct AutoKernelState {
+    cfg: AutoKernelConfig,
+    d: Option<usize>,
+    n_seen: u64,
+    warm_x: Vec<f64>,
+    warm_y: Vec<f64>,
+    fitted: Option<Fitted>,
+}
+
+impl TryFrom<AutoKernelState> for AutoKernel {
+    type Error = crate::KsError;
+    fn try_from(s: AutoKernelState) -> Result<Self> {
+        let bad = |what: &str| crate::input_err!("corrupt AutoKernel state: {what}");
+        let mut a = AutoKernel::new(s.cfg)?;
+        let n_exp = a.cfg.widths.len() * a.cfg.lams.len();
+        let d = match s.d {
+            Some(0) => return bad("input dimension 0"),
+            Some(d) => d,
+            None if s.warm_y.is_empty() && s.warm_x.is_empty() && s.fitted.is_none() => 0,
+            None => return bad("rows without an input dimension"),
+        };
+        if s.warm_x.len() != s.warm_y.len() * d || s.warm_y.len() > a.cfg.warmup {
+            return bad("warm-up buffers of the wrong size");
+        }
+        if s.warm_x.iter().chain(&s.warm_y).any(|v| !v.is_finite()) {
+            return bad("non-finite warm-up values");
+        }
+        if let Some(f) = &s.fitted {
+            let sc = &f.scaler;
+            let ok = sc.x_loc.len() == d
+                && sc.x_scale.len() == d
+                && sc.x_loc.iter().chain([&sc.y_loc]).all(|v| v.is_finite())
+                && sc.x_scale.iter().chain([&sc.y_scale]).all(|v| v.is_finite() && *v > 0.0)
+                && f.rho.is_finite()
+                && f.rho > 0.0
+                && f.specs.len() == n_exp
+                && f.mixture.n_experts() == n_exp
+                && f.mixture.input_dim().is_none_or(|e| e == d)
+                && f.warm_z.len() == a.cfg.warmup * n_exp;
+            if !ok {
+                return bad("fitted scale, experts or replay of the wrong shape");
+            }
+        } else if s.warm_y.len() >= a.cfg.warmup {
+            return bad("warm-up complete but no experts");
+        }
+        a.d = s.d;
+        a.n_seen = s.n_seen;
+        a.warm_x = s.warm_x;
+        a.warm_y = s.warm_y;
+        a.fitted = s.fitted.map(|mut f| {
+            f.xs = vec![0.0; d];
+            f
+        });
+        Ok(a)
+    }
 }
 
 /// `C(m + d, d)`, or `None` above `cap`.

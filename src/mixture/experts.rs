@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 const BLOCK_ROWS: usize = 2048;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "MixtureState")]
 pub struct Mixture {
     experts: Vec<AnyLearner>,
     rule: AnyAggregator,
@@ -28,6 +29,38 @@ pub struct Mixture {
     threads: usize,
     #[serde(skip)]
     z: Vec<f64>,
+}
+
+/// The serialised fields of a [`Mixture`], checked as a whole before a mixture is
+/// rebuilt from bytes (a corrupt state must not reach a round).
+#[derive(Deserialize)]
+struct MixtureState {
+    experts: Vec<AnyLearner>,
+    rule: AnyAggregator,
+    d: Option<usize>,
+    n_seen: u64,
+    threads: usize,
+}
+
+impl TryFrom<MixtureState> for Mixture {
+    type Error = crate::KsError;
+    fn try_from(s: MixtureState) -> Result<Self> {
+        let mut m = Mixture::new(s.experts, s.rule)?;
+        m.set_threads(s.threads)?;
+        if let (Some(d), Some(e)) = (s.d, m.d) {
+            if d != e {
+                return crate::input_err!(
+                    "corrupt mixture state: input dimension {d} vs experts' {e}"
+                );
+            }
+        }
+        if s.d == Some(0) {
+            return crate::input_err!("corrupt mixture state: input dimension 0");
+        }
+        m.d = s.d.or(m.d);
+        m.n_seen = s.n_seen;
+        Ok(m)
+    }
 }
 
 /// What [`Mixture::progressive_trace`] records: per round, the expert predictions

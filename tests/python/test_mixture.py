@@ -273,3 +273,43 @@ def test_autokernel_defaults_within_10_percent_of_best_expert(name):
     Z[0] = 0.0
     best = np.min(np.mean((Z - y[:, None]) ** 2, axis=0))
     assert np.mean((tr.predictions - y) ** 2) <= 1.10 * best
+
+
+_FUZZ = r"""
+import numpy as np, kernelstream as ks
+rng = np.random.default_rng(0)
+X = rng.uniform(-1, 1, (80, 3)); y = np.sin(3 * X[:, 0])
+for make in (
+    lambda: ks.Mixture([ks.TaylorAWV(degree=2), ks.RFFAWV(ks.kernels.Gaussian(1.0), n_features=5)]),
+    lambda: ks.AutoKernel(warmup=20, widths=(1.0, 2.0), lams=(0.1,)),
+):
+    m = make(); m.learn_many(X, y)
+    good = bytes(m._core._state_bytes())
+    cuts = sorted(set(rng.integers(0, len(good), 40).tolist()))
+    bads = [good[:c] for c in cuts]
+    for _ in range(60):
+        b = bytearray(good); i = int(rng.integers(0, len(b))); b[i] = int(rng.integers(0, 256))
+        bads.append(bytes(b))
+    for b in bads:
+        fresh = make()
+        try:
+            fresh._core._set_state_bytes(b)
+        except ValueError:
+            continue
+        try:
+            fresh.progressive_predict(X[:5], y[:5])
+        except ValueError:
+            pass
+print("ok")
+"""
+
+
+def test_corrupt_state_bytes_never_crash():
+    """Truncated or altered state bytes of a mixture raise InputError or give a usable
+    object; never a panic or an abort (run in a subprocess)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FUZZ], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok"
