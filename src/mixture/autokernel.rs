@@ -507,13 +507,17 @@ impl OnlineLearner for AutoKernel {
             return Ok(());
         }
         let Some(f) = self.fitted.as_mut() else { return Ok(()) };
-        let (xs, ys) = Self::standardise_block(f, &x[i * d..], d, &y[i..]);
-        let start = out.len();
-        f.mixture.predict_learn_many(&xs, d, &ys, out)?;
-        for p in &mut out[start..] {
-            *p = f.scaler.y_back(*p);
+        // Standardised copies of at most CHUNK rows at a time (bounded extra memory).
+        const CHUNK: usize = 8192;
+        for (xc, yc) in x[i * d..].chunks(CHUNK * d).zip(y[i..].chunks(CHUNK)) {
+            let (xs, ys) = Self::standardise_block(f, xc, d, yc);
+            let start = out.len();
+            f.mixture.predict_learn_many(&xs, d, &ys, out)?;
+            for p in &mut out[start..] {
+                *p = f.scaler.y_back(*p);
+            }
+            self.n_seen += yc.len() as u64;
         }
-        self.n_seen += (n - i) as u64;
         Ok(())
     }
 

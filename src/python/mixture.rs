@@ -114,14 +114,12 @@ impl PyMixture {
     }
 
     /// The online protocol (GIL released) returning `(predictions, Z, W)`.
-    #[allow(clippy::type_complexity)]
     fn progressive_trace<'py>(
         &mut self,
         py: Python<'py>,
         x: numpy::PyReadonlyArray2<'py, f64>,
         y: numpy::PyReadonlyArray1<'py, f64>,
-    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)>
-    {
+    ) -> PyResult<TraceArrays<'py>> {
         let (xs, n, d) = crate::python::convert::mat2(&x);
         let ys = crate::python::convert::vec1(&y);
         let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
@@ -220,14 +218,12 @@ impl PyAutoKernel {
         Ok(Some(PyArray1::from_vec(py, z.into_iter().map(|v| s.y_back(v)).collect())))
     }
 
-    #[allow(clippy::type_complexity)]
     fn progressive_trace<'py>(
         &mut self,
         py: Python<'py>,
         x: numpy::PyReadonlyArray2<'py, f64>,
         y: numpy::PyReadonlyArray1<'py, f64>,
-    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)>
-    {
+    ) -> PyResult<TraceArrays<'py>> {
         let (xs, n, d) = crate::python::convert::mat2(&x);
         let ys = crate::python::convert::vec1(&y);
         let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
