@@ -25,12 +25,13 @@ def plot_weights(weights, labels=None, ax=None, title=None):
     else:
         fig = ax.figure
     labels = list(labels) if labels is not None else [f"expert {j}" for j in range(W.shape[1])]
+    colors = plt.cm.tab20(np.arange(W.shape[1]) % 20) if W.shape[1] > 10 else None
     if W.size and np.nanmin(W) >= 0:
-        ax.stackplot(rounds, W.T, labels=labels)
+        ax.stackplot(rounds, W.T, labels=labels, colors=colors)
         ax.set_ylim(0, 1)
     else:
         for j in range(W.shape[1]):
-            ax.plot(rounds, W[:, j], label=labels[j])
+            ax.plot(rounds, W[:, j], label=labels[j], color=None if colors is None else colors[j])
     ax.set_xlabel("rounds")
     ax.set_ylabel("weight")
     if title:
