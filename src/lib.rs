@@ -24,6 +24,7 @@ pub mod features;
 pub mod kernels;
 pub mod learners;
 pub mod linalg;
+pub mod mixture;
 pub mod rng;
 pub mod samplers;
 pub mod stream;

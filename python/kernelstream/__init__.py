@@ -22,9 +22,11 @@ from .learners import (  # noqa: E402
     NOGD,
     OMKLGF,
     RFFAWV,
+    AutoKernel,
     AveragedKernelSGD,
     KernelAWV,
     Learner,
+    Mixture,
     MultiKernelAWV,
     NystromAWV,
     OnlineProjection,
@@ -57,4 +59,6 @@ __all__ = [
     "ProsNKons",
     "OnlineProjection",
     "AveragedKernelSGD",
+    "Mixture",
+    "AutoKernel",
 ]

@@ -104,6 +104,7 @@ struct State {
 }
 
 impl MultiKernelAwv {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         kernels: Vec<Kernel>,
         n_features: usize,

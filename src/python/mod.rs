@@ -13,6 +13,7 @@ mod fogd;
 mod kernel_awv;
 mod kernels;
 pub mod kors;
+mod mixture;
 mod multi_kernel_awv;
 mod nystrom_awv;
 mod online_projection;
@@ -42,5 +43,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pros_n_kons::register(m)?;
     online_projection::register(m)?;
     averaged_sgd::register(m)?;
+    mixture::register(m)?;
     Ok(())
 }

@@ -172,6 +172,33 @@ ZOO: dict[str, ZooEntry] = {
     "AveragedKernelSGD": ZooEntry(
         lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)
     ),
+    # -- issue 16 --
+    "Mixture": ZooEntry(
+        lambda: ks.Mixture(
+            [
+                ks.TaylorAWV(sigma=1.0, degree=3),
+                ks.RFFAWV(Gaussian(0.7), n_features=10, seed=3),
+                ks.FOGD(Gaussian(0.8), n_features=10, lr=0.3, seed=2),
+            ]
+        ),
+        randomized=True,
+    ),
+    "Mixture-vaw-threads": ZooEntry(
+        lambda: ks.Mixture(
+            [ks.TaylorAWV(sigma=0.5, degree=2), ks.NystromAWV(Gaussian(1.0), seed=1)],
+            rule="vaw",
+            lam=2.0,
+            threads=2,
+        ),
+        randomized=True,
+    ),
+    "AutoKernel": ZooEntry(lambda: ks.AutoKernel(warmup=20, lams=(0.1, 1.0)), randomized=True),
+    "AutoKernel-rff-mlpoly": ZooEntry(
+        lambda: ks.AutoKernel(
+            warmup=25, widths=(0.5, 2.0), features="rff", n_features=8, rule="mlpoly", seed=4
+        ),
+        randomized=True,
+    ),
 }
 
 

@@ -4,6 +4,7 @@ with loss, time, representation size and memory recorded at checkpoints."""
 from .losses import error_rate, running_average, squared_loss
 from .plots import plot_results
 from .progressive import ProgressiveResult, default_checkpoints, progressive
+from .weights import plot_weights
 
 __all__ = [
     "progressive",
@@ -13,4 +14,5 @@ __all__ = [
     "error_rate",
     "running_average",
     "plot_results",
+    "plot_weights",
 ]

@@ -1,9 +1,11 @@
 """Online learners, one module per algorithm (the class docstring cites the paper)."""
 
+from .autokernel import AutoKernel
 from .averaged_sgd import AveragedKernelSGD
 from .base import Learner
 from .fogd import FOGD
 from .kernel_awv import KernelAWV
+from .mixture import Mixture
 from .multi_kernel_awv import OMKLGF, MultiKernelAWV, Raker
 from .nogd import NOGD
 from .nystrom_awv import NystromAWV
@@ -27,4 +29,6 @@ __all__ = [
     "batch_comparator",
     "OnlineProjection",
     "AveragedKernelSGD",
+    "Mixture",
+    "AutoKernel",
 ]

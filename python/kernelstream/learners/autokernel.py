@@ -1,0 +1,174 @@
+"""AutoKernel: a learner that needs no kernel width and no regularisation.
+
+A :class:`~kernelstream.Mixture` of kernel experts (PKAWV's Taylor features,
+Jezequel et al. 2019 sec. 3.1, for low dimension; random Fourier features, VAW2
+paper eq. (8), otherwise) whose widths and ridge parameters are multiples of the
+stream's own scale, estimated on a short warm-up that is itself part of the stream.
+The method and its cost are described in ``docs/autokernel.md``; the defaults were
+chosen as that page says.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._validation import as_matrix, as_row, as_targets, real, text, whole
+from ..errors import ParameterError
+from .base import Learner
+from .mixture import MixtureTrace
+
+
+def _numbers(name, values) -> list:
+    """A sequence of numbers as a list of floats (the core checks their values)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ParameterError(f"{name} must be a sequence of numbers, got {values!r}")
+    return [real(f"every entry of {name}", v) for v in values]
+
+
+class AutoKernel(Learner):
+    """Online kernel regression with widths and regularisations chosen from the data.
+
+    Warm-up (``warmup`` rounds, predicting with kernel ridge regression on the
+    standardised rows seen so far): then the per-feature mean and spread, the
+    target's, and ``rho``, the median distance between standardised warm-up points,
+    are fixed; one VAW expert per pair ``(c, lam)`` in ``widths x lams`` uses the
+    Gaussian kernel of width ``c * rho``; the warm-up rows are replayed through the
+    experts and the rule; the rest of the stream runs through the mixture.
+    Predictions are in the original units. Multiplying the inputs or the targets by
+    a constant changes nothing but rounding.
+
+    Cost per round after the warm-up: ``O(N (D^2 + D d))`` with ``N = len(widths) *
+    len(lams)`` experts of ``D`` features (``D = C(M + d, d)`` Taylor features of
+    the largest degree ``M`` with ``D <= max_taylor_features`` if ``M >= 3``, else
+    ``D = 2 n_features`` random Fourier features); memory ``O(N D^2)``.
+
+    Parameters
+    ----------
+    warmup : int, default 100
+    widths : sequence of float, default (0.5, 1.0, 2.0, 4.0)
+        Kernel widths as multiples of ``rho``.
+    lams : sequence of float, default (0.01, 0.1, 1.0)
+        Ridge parameters (the targets are standardised, so these are scale-free).
+    features : {"auto", "taylor", "rff"}, default "auto"
+    n_features : int, default 50
+        Random Fourier frequencies per expert (cos-sin pairs).
+    max_taylor_features : int, default 200
+    rule : str, default "boa"
+        ``"boa"``, ``"mlpoly"``, ``"mlprod"``, ``"vaw"`` or ``"ewa"``.
+    seed : int, default 0
+    threads : int, default 0
+        Threads running the experts in whole-stream calls (0: one per core; the
+        results do not depend on it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelstream as ks
+    >>> rng = np.random.default_rng(0)
+    >>> X = 1e3 * rng.uniform(-1, 1, size=(400, 2)); y = 5e-3 * np.sin(3e-3 * X[:, 0])
+    >>> model = ks.AutoKernel()
+    >>> preds = model.progressive_predict(X, y)
+    >>> bool(np.mean((preds[200:] - y[200:]) ** 2) < 0.05 * np.var(y))
+    True
+    """
+
+    _core_class = _core.AutoKernel
+
+    def __init__(
+        self,
+        warmup: int = 100,
+        widths=(0.5, 1.0, 2.0, 4.0),
+        lams=(0.01, 0.1, 1.0),
+        features: str = "auto",
+        n_features: int = 50,
+        max_taylor_features: int = 200,
+        rule: str = "boa",
+        seed: int = 0,
+        threads: int = 0,
+    ):
+        super().__init__(
+            warmup=warmup,
+            widths=widths,
+            lams=lams,
+            features=features,
+            n_features=n_features,
+            max_taylor_features=max_taylor_features,
+            rule=rule,
+            seed=seed,
+            threads=threads,
+        )
+
+    def _core_kwargs(self, p):
+        return dict(
+            warmup=whole("warmup", p["warmup"]),
+            widths=_numbers("widths", p["widths"]),
+            lams=_numbers("lams", p["lams"]),
+            features=text("features", p["features"]),
+            n_features=whole("n_features", p["n_features"]),
+            max_taylor_features=whole("max_taylor_features", p["max_taylor_features"]),
+            rule=text("rule", p["rule"]),
+            seed=whole("seed", p["seed"]),
+            threads=whole("threads", p["threads"]),
+        )
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the warm-up is over (the experts exist)."""
+        return self._core.experts is not None
+
+    @property
+    def weights(self):
+        """The rule's weights for the next round (None during the warm-up)."""
+        return self._core.weights
+
+    @property
+    def experts(self):
+        """One dict per expert: ``features`` ("taylor-M" or "rff-m"), ``sigma`` and ``lam``
+        (in standardised units); None during the warm-up."""
+        specs = self._core.experts
+        if specs is None:
+            return None
+        return [
+            dict(
+                features=f"taylor-{deg}" if deg is not None else f"rff-{m}",
+                sigma=float(s),
+                lam=float(lam),
+            )
+            for deg, m, s, lam in specs
+        ]
+
+    @property
+    def scale(self):
+        """``dict(x_loc, x_scale, y_loc, y_scale, rho)`` fixed by the warm-up (None before)."""
+        s = self._core.scale
+        if s is None:
+            return None
+        xl, xs, yl, ys, rho = s
+        return dict(x_loc=np.array(xl), x_scale=np.array(xs), y_loc=yl, y_scale=ys, rho=rho)
+
+    @property
+    def warmup_expert_predictions(self):
+        """The experts' predictions on the replayed warm-up rows, ``(warmup, N)``."""
+        return self._core.warmup_expert_predictions
+
+    def expert_predictions(self, x):
+        """Every expert's prediction for ``x`` (original units; None during the warm-up)."""
+        return self._core.expert_predictions(as_row(x))
+
+    def expert_labels(self) -> list:
+        specs = self.experts
+        if specs is None:
+            n = len(self._core_kwargs(self._params)["widths"]) * len(self._params["lams"])
+            return [f"expert {j}" for j in range(n)]
+        return [f"{e['features']} sigma={e['sigma']:.3g} lam={e['lam']:g}" for e in specs]
+
+    def progressive_trace(self, X, y) -> MixtureTrace:
+        """``progressive_predict`` that also returns the expert predictions and weights of
+        every round after the warm-up (NaN rows during it)."""
+        X = as_matrix(X)
+        p, Z, W = self._core.progressive_trace(X, as_targets(y, X.shape[0]))
+        return MixtureTrace(p, Z, W, self.expert_labels())
+
+
+__all__ = ["AutoKernel"]

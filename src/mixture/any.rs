@@ -1,0 +1,93 @@
+//! [`AnyLearner`]: every core learner behind one enum, so that a [`super::Mixture`]
+//! holds experts of mixed classes, dispatches to them without a Python loop and
+//! serialises them with serde (a `Box<dyn OnlineLearner>` could not be).
+
+use super::{AutoKernel, Mixture};
+use crate::error::Result;
+use crate::learners::{
+    AveragedKernelSgd, Fogd, KernelAwv, MultiKernelAwv, Nogd, NystromAwv, OmklGf, OnlineLearner,
+    OnlineProjection, ProsNKons, Raker, RffAwv, TaylorAwv,
+};
+use serde::{Deserialize, Serialize};
+
+/// One expert of a mixture: any learner of the crate (mixtures nest).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum AnyLearner {
+    TaylorAwv(TaylorAwv),
+    KernelAwv(KernelAwv),
+    NystromAwv(NystromAwv),
+    RffAwv(RffAwv),
+    MultiKernelAwv(MultiKernelAwv),
+    Raker(Raker),
+    OmklGf(OmklGf),
+    Fogd(Fogd),
+    Nogd(Nogd),
+    ProsNKons(ProsNKons),
+    OnlineProjection(OnlineProjection),
+    AveragedKernelSgd(AveragedKernelSgd),
+    Mixture(Box<Mixture>),
+    AutoKernel(Box<AutoKernel>),
+}
+
+macro_rules! each {
+    ($self:expr, $l:ident => $e:expr) => {
+        match $self {
+            AnyLearner::TaylorAwv($l) => $e,
+            AnyLearner::KernelAwv($l) => $e,
+            AnyLearner::NystromAwv($l) => $e,
+            AnyLearner::RffAwv($l) => $e,
+            AnyLearner::MultiKernelAwv($l) => $e,
+            AnyLearner::Raker($l) => $e,
+            AnyLearner::OmklGf($l) => $e,
+            AnyLearner::Fogd($l) => $e,
+            AnyLearner::Nogd($l) => $e,
+            AnyLearner::ProsNKons($l) => $e,
+            AnyLearner::OnlineProjection($l) => $e,
+            AnyLearner::AveragedKernelSgd($l) => $e,
+            AnyLearner::Mixture($l) => $e,
+            AnyLearner::AutoKernel($l) => $e,
+        }
+    };
+}
+
+impl OnlineLearner for AnyLearner {
+    fn input_dim(&self) -> Option<usize> {
+        each!(self, l => l.input_dim())
+    }
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        each!(self, l => l.check_row(x, y))
+    }
+    fn check_capacity(&self, n_new: usize) -> Result<()> {
+        each!(self, l => l.check_capacity(n_new))
+    }
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        each!(self, l => l.check_input_dim(d))
+    }
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        each!(self, l => l.predict(x))
+    }
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        each!(self, l => l.learn(x, y))
+    }
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        each!(self, l => l.predict_learn(x, y))
+    }
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        each!(self, l => l.predict_learn_many(x, d, y, out))
+    }
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        each!(self, l => l.learn_batch(x, d, y))
+    }
+    fn n_seen(&self) -> u64 {
+        each!(self, l => l.n_seen())
+    }
+    fn dim(&self) -> usize {
+        each!(self, l => l.dim())
+    }
+}

@@ -1,0 +1,537 @@
+//! AutoKernel: a [`Mixture`] of kernel experts whose widths and regularisations
+//! come from the stream's own scale, so that no parameter needs tuning.
+//!
+//! Warm-up (the first `warmup` rounds, part of the stream): the learner predicts
+//! with kernel ridge regression on the rows seen so far, standardised by their own
+//! mean and spread, with the Gaussian kernel of width `c rho_t` (`rho_t` = median
+//! distance between those rows, the median heuristic) and ridge `lam`, `c` and
+//! `lam` the geometric centres of the expert grid below. When the warm-up ends:
+//!
+//! 1. a [`Scaler`] fixes the per-feature and target location/spread of the warm-up;
+//! 2. `rho` = median distance between the standardised warm-up points;
+//! 3. one expert per (width multiple `c`, regularisation `lam`) pair: a Gaussian
+//!    kernel of width `c rho`, approximated by the Taylor basis of the PKAWV paper
+//!    (Jezequel et al. 2019, sec. 3.1) when `C(M + d, d)` features of degree
+//!    `M >= 3` fit the budget, by random Fourier features (VAW2 paper, eq. (8))
+//!    otherwise, each run by the VAW forecaster on the standardised stream;
+//! 4. the warm-up rows are replayed through the experts and the rule in order
+//!    (each expert prediction still uses earlier rows only), then the stream
+//!    goes on through the mixture. Predictions are mapped back to the original units.
+//!
+//! Cost per round after the warm-up: `O(N (D^2 + D d))` for `N` experts of `D`
+//! features (`D = C(M+d, d)` for Taylor, `2 n_features` for cos-sin RFF), plus
+//! `O(N)` for the rule; memory `O(N D^2)`. The warm-up costs `O(t^3 + t^2 d)` at
+//! round `t <= warmup`, once `O(warmup^2 d)` for the median.
+
+use super::scale::{median_distance, Scaler};
+use super::{AnyLearner, Mixture};
+use crate::aggregation::{AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta};
+use crate::error::{positive, Result};
+use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
+use crate::features::taylor::MAX_TAYLOR_FEATURES;
+use crate::kernels::Kernel;
+use crate::learners::{OnlineLearner, RffAwv, TaylorAwv};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+/// Which feature map the experts use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExpertFeatures {
+    /// Taylor when a degree `>= 3` fits `max_taylor_features`, else random features.
+    Auto,
+    Taylor,
+    Rff,
+}
+
+impl ExpertFeatures {
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "auto" => Ok(ExpertFeatures::Auto),
+            "taylor" => Ok(ExpertFeatures::Taylor),
+            "rff" => Ok(ExpertFeatures::Rff),
+            _ => {
+                crate::param_err!("features must be \"auto\", \"taylor\" or \"rff\", got {name:?}")
+            }
+        }
+    }
+}
+
+/// The parameters of an [`AutoKernel`] (the Python class holds their defaults).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AutoKernelConfig {
+    /// Warm-up rounds before the scale is fixed (>= 3).
+    pub warmup: usize,
+    /// Kernel widths, as multiples of the median distance `rho`.
+    pub widths: Vec<f64>,
+    /// Ridge parameters of the experts (targets are standardised).
+    pub lams: Vec<f64>,
+    pub features: ExpertFeatures,
+    /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
+    pub n_features: usize,
+    /// Largest Taylor feature count `C(M + d, d)` per expert.
+    pub max_taylor_features: usize,
+    /// Aggregation rule: "boa", "mlpoly", "mlprod", "vaw" or "ewa".
+    pub rule: String,
+    pub seed: u64,
+    /// Threads running the experts (0 = one per core).
+    pub threads: usize,
+}
+
+/// Which expert, in the units of the standardised stream.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct ExpertSpec {
+    pub taylor_degree: Option<usize>,
+    pub n_features: usize,
+    pub sigma: f64,
+    pub lam: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "AutoKernelState")]
+pub struct AutoKernel {
+    cfg: AutoKernelConfig,
+    d: Option<usize>,
+    n_seen: u64,
+    warm_x: Vec<f64>,
+    warm_y: Vec<f64>,
+    fitted: Option<Fitted>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Fitted {
+    scaler: Scaler,
+    rho: f64,
+    specs: Vec<ExpertSpec>,
+    mixture: Mixture,
+    /// Expert predictions of the replayed warm-up rows, original units (`warmup x N`).
+    warm_z: Vec<f64>,
+    #[serde(skip)]
+    xs: Vec<f64>,
+}
+
+/// The serialised fields of an [`AutoKernel`], checked as a whole before use.
+#[derive(Deserialize)]
+struct AutoKernelState {
+    cfg: AutoKernelConfig,
+    d: Option<usize>,
+    n_seen: u64,
+    warm_x: Vec<f64>,
+    warm_y: Vec<f64>,
+    fitted: Option<Fitted>,
+}
+
+impl TryFrom<AutoKernelState> for AutoKernel {
+    type Error = crate::KsError;
+    fn try_from(s: AutoKernelState) -> Result<Self> {
+        let bad = |what: &str| crate::input_err!("corrupt AutoKernel state: {what}");
+        let mut a = AutoKernel::new(s.cfg)?;
+        let n_exp = a.cfg.widths.len() * a.cfg.lams.len();
+        let d = match s.d {
+            Some(0) => return bad("input dimension 0"),
+            Some(d) => d,
+            None if s.warm_y.is_empty() && s.warm_x.is_empty() && s.fitted.is_none() => 0,
+            None => return bad("rows without an input dimension"),
+        };
+        if s.warm_x.len() != s.warm_y.len() * d || s.warm_y.len() > a.cfg.warmup {
+            return bad("warm-up buffers of the wrong size");
+        }
+        if s.warm_x.iter().chain(&s.warm_y).any(|v| !v.is_finite()) {
+            return bad("non-finite warm-up values");
+        }
+        if let Some(f) = &s.fitted {
+            let sc = &f.scaler;
+            let ok = sc.x_loc.len() == d
+                && sc.x_scale.len() == d
+                && sc.x_loc.iter().chain([&sc.y_loc]).all(|v| v.is_finite())
+                && sc.x_scale.iter().chain([&sc.y_scale]).all(|v| v.is_finite() && *v > 0.0)
+                && f.rho.is_finite()
+                && f.rho > 0.0
+                && f.specs.len() == n_exp
+                && f.mixture.n_experts() == n_exp
+                && f.mixture.input_dim().is_none_or(|e| e == d)
+                && f.warm_z.len() == a.cfg.warmup * n_exp;
+            if !ok {
+                return bad("fitted scale, experts or replay of the wrong shape");
+            }
+        } else if s.warm_y.len() >= a.cfg.warmup {
+            return bad("warm-up complete but no experts");
+        }
+        a.d = s.d;
+        a.n_seen = s.n_seen;
+        a.warm_x = s.warm_x;
+        a.warm_y = s.warm_y;
+        a.fitted = s.fitted.map(|mut f| {
+            f.xs = vec![0.0; d];
+            f
+        });
+        Ok(a)
+    }
+}
+
+/// `C(m + d, d)`, or `None` above `cap`.
+fn taylor_count(d: usize, m: usize, cap: usize) -> Option<usize> {
+    let mut c: u128 = 1;
+    for i in 1..=m as u128 {
+        c = c * (d as u128 + i) / i;
+        if c > cap as u128 {
+            return None;
+        }
+    }
+    Some(c as usize)
+}
+
+/// Largest Taylor degree whose feature count fits `cap` (at most 12).
+fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
+    (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
+}
+
+fn make_rule(name: &str, n: usize) -> Result<AnyAggregator> {
+    Ok(match name {
+        "boa" => AnyAggregator::Boa(Boa::new(n, true)?),
+        "mlpoly" => AnyAggregator::MlPoly(MlPoly::new(n, true)?),
+        "mlprod" => AnyAggregator::MlProd(MlProd::new(n, true)?),
+        "vaw" => AnyAggregator::Vaw(VawMeta::new(n, 1.0, false)?),
+        "ewa" => AnyAggregator::Ewa(Ewa::new(n, 0.5)?),
+        _ => {
+            return crate::param_err!(
+            "rule must be one of \"boa\", \"mlpoly\", \"mlprod\", \"vaw\", \"ewa\", got {name:?}"
+        )
+        }
+    })
+}
+
+/// Kernel ridge regression with the Gaussian kernel of width `sigma` on rows `xs`
+/// (row-major, length `d`) and targets `ys`: `k(x)^T (K + lam I)^{-1} y`.
+fn krr_predict(xs: &[f64], d: usize, ys: &[f64], x: &[f64], sigma: f64, lam: f64) -> f64 {
+    let n = ys.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let k = Kernel::Gaussian { sigma };
+    let row = |i: usize| &xs[i * d..(i + 1) * d];
+    let g = nalgebra::DMatrix::from_fn(n, n, |i, j| {
+        k.eval(row(i), row(j)) + if i == j { lam } else { 0.0 }
+    });
+    let rhs = nalgebra::DVector::from_column_slice(ys);
+    match g.cholesky() {
+        Some(ch) => {
+            let alpha = ch.solve(&rhs);
+            (0..n).map(|i| k.eval(row(i), x) * alpha[i]).sum()
+        }
+        None => ys.iter().sum::<f64>() / n as f64,
+    }
+}
+
+impl AutoKernel {
+    pub fn new(cfg: AutoKernelConfig) -> Result<Self> {
+        if cfg.warmup < 3 || cfg.warmup > 5000 {
+            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
+        }
+        if cfg.widths.is_empty() || cfg.lams.is_empty() {
+            return crate::param_err!("widths and lams must each hold at least one value");
+        }
+        for &w in &cfg.widths {
+            positive("every width", w)?;
+        }
+        for &l in &cfg.lams {
+            positive("every lam", l)?;
+        }
+        let n = cfg.widths.len() * cfg.lams.len();
+        if n > 1000 {
+            return crate::param_err!("widths x lams gives {n} experts, at most 1000 are allowed");
+        }
+        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
+            return crate::param_err!(
+                "n_features must be in [1, {}], got {}",
+                MAX_RFF_FEATURES / 2,
+                cfg.n_features
+            );
+        }
+        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
+            return crate::param_err!(
+                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
+                cfg.max_taylor_features
+            );
+        }
+        if cfg.threads > 1024 {
+            return crate::param_err!("threads must be in [0, 1024], got {}", cfg.threads);
+        }
+        make_rule(&cfg.rule, n)?;
+        Ok(AutoKernel {
+            cfg,
+            d: None,
+            n_seen: 0,
+            warm_x: Vec::new(),
+            warm_y: Vec::new(),
+            fitted: None,
+        })
+    }
+
+    pub fn config(&self) -> &AutoKernelConfig {
+        &self.cfg
+    }
+
+    /// The mixture once the warm-up is over.
+    pub fn mixture(&self) -> Option<&Mixture> {
+        self.fitted.as_ref().map(|f| &f.mixture)
+    }
+
+    pub fn mixture_mut(&mut self) -> Option<&mut Mixture> {
+        self.fitted.as_mut().map(|f| &mut f.mixture)
+    }
+
+    pub fn specs(&self) -> Option<&[ExpertSpec]> {
+        self.fitted.as_ref().map(|f| f.specs.as_slice())
+    }
+
+    pub fn scaler(&self) -> Option<(&Scaler, f64)> {
+        self.fitted.as_ref().map(|f| (&f.scaler, f.rho))
+    }
+
+    /// Replayed expert predictions of the warm-up rows (original units, `warmup x N`).
+    pub fn warmup_expert_predictions(&self) -> Option<&[f64]> {
+        self.fitted.as_ref().map(|f| f.warm_z.as_slice())
+    }
+
+    /// The Taylor degree the experts use for input dimension `d` (None: random features).
+    fn degree_for(&self, d: usize) -> Result<Option<usize>> {
+        let m = taylor_degree(d, self.cfg.max_taylor_features);
+        match self.cfg.features {
+            ExpertFeatures::Rff => Ok(None),
+            ExpertFeatures::Auto => Ok(m.filter(|&m| m >= 3)),
+            ExpertFeatures::Taylor => match m {
+                Some(m) if m >= 1 => Ok(Some(m)),
+                _ => crate::input_err!(
+                    "Taylor features of degree 1 need {} features for d = {d}, more than max_taylor_features = {}",
+                    d + 1,
+                    self.cfg.max_taylor_features
+                ),
+            },
+        }
+    }
+
+    /// Geometric centres of the width and regularisation grids (the warm-up's choice).
+    fn grid_centre(&self) -> (f64, f64) {
+        let centre = |v: &[f64]| {
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(0.0, f64::max);
+            (lo * hi).sqrt()
+        };
+        (centre(&self.cfg.widths), centre(&self.cfg.lams))
+    }
+
+    /// Warm-up prediction: kernel ridge regression on the standardised rows so far.
+    fn warm_predict(&self, x: &[f64]) -> f64 {
+        let n = self.warm_y.len();
+        if n == 0 {
+            return 0.0;
+        }
+        let d = x.len();
+        let sc = Scaler::fit(&self.warm_x, d, &self.warm_y);
+        let mut xs = vec![0.0; n * d];
+        for (o, r) in xs.chunks_exact_mut(d).zip(self.warm_x.chunks_exact(d)) {
+            sc.x_into(r, o);
+        }
+        let ys: Vec<f64> = self.warm_y.iter().map(|&y| sc.y(y)).collect();
+        let mut q = vec![0.0; d];
+        sc.x_into(x, &mut q);
+        let (c, lam) = self.grid_centre();
+        let sigma = c * median_distance(&xs, d);
+        sc.y_back(krr_predict(&xs, d, &ys, &q, sigma, lam))
+    }
+
+    /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.
+    fn fit(&self, wx: &[f64], wy: &[f64], d: usize) -> Result<Fitted> {
+        let scaler = Scaler::fit(wx, d, wy);
+        let mut xs = vec![0.0; wx.len()];
+        for (o, r) in xs.chunks_exact_mut(d).zip(wx.chunks_exact(d)) {
+            scaler.x_into(r, o);
+        }
+        let ys: Vec<f64> = wy.iter().map(|&y| scaler.y(y)).collect();
+        let rho = median_distance(&xs, d);
+        let degree = self.degree_for(d)?;
+        let mut rng = Rng::new(self.cfg.seed);
+        let (mut experts, mut specs) = (Vec::new(), Vec::new());
+        for &c in &self.cfg.widths {
+            for &lam in &self.cfg.lams {
+                let sigma = c * rho;
+                let seed = rng.next_u64();
+                let (e, spec) = match degree {
+                    Some(m) => (
+                        AnyLearner::TaylorAwv(TaylorAwv::new(sigma, m, lam, false)?),
+                        ExpertSpec { taylor_degree: Some(m), n_features: 0, sigma, lam },
+                    ),
+                    None => (
+                        AnyLearner::RffAwv(RffAwv::new(
+                            Kernel::Gaussian { sigma },
+                            self.cfg.n_features,
+                            lam,
+                            RffVariant::CosSin,
+                            false,
+                            seed,
+                        )?),
+                        ExpertSpec {
+                            taylor_degree: None,
+                            n_features: self.cfg.n_features,
+                            sigma,
+                            lam,
+                        },
+                    ),
+                };
+                experts.push(e);
+                specs.push(spec);
+            }
+        }
+        let n = experts.len();
+        let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n)?)?;
+        mixture.set_threads(self.cfg.threads)?;
+        let trace = mixture.progressive_trace(&xs, ys.len(), d, &ys)?;
+        let warm_z = trace.experts.iter().map(|&z| scaler.y_back(z)).collect();
+        Ok(Fitted { scaler, rho, specs, mixture, warm_z, xs: vec![0.0; d] })
+    }
+
+    fn standardise_block(f: &Fitted, x: &[f64], d: usize, y: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let mut xs = vec![0.0; x.len()];
+        for (o, r) in xs.chunks_exact_mut(d).zip(x.chunks_exact(d)) {
+            f.scaler.x_into(r, o);
+        }
+        (xs, y.iter().map(|&v| f.scaler.y(v)).collect())
+    }
+
+    /// Validated progressive run returning the mixture's trace (rows after the
+    /// warm-up only; warm-up rows get `NaN` expert predictions and weights) in
+    /// original units.
+    pub fn progressive_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+    ) -> Result<super::Trace> {
+        crate::stream::validate(self, x, n, d, Some(y))?;
+        let mut t = super::Trace::default();
+        let mut i = 0;
+        while i < n && self.fitted.is_none() {
+            t.predictions.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            i += 1;
+        }
+        let Some(f) = self.fitted.as_mut() else {
+            let k = self.cfg.widths.len() * self.cfg.lams.len();
+            t.experts.resize(n * k, f64::NAN);
+            t.weights.resize(n * k, f64::NAN);
+            return Ok(t);
+        };
+        let k = f.mixture.n_experts();
+        t.experts.resize(i * k, f64::NAN);
+        t.weights.resize(i * k, f64::NAN);
+        if i < n {
+            let (xs, ys) = Self::standardise_block(f, &x[i * d..], d, &y[i..]);
+            let tr = f.mixture.progressive_trace(&xs, n - i, d, &ys)?;
+            t.predictions.extend(tr.predictions.iter().map(|&p| f.scaler.y_back(p)));
+            t.experts.extend(tr.experts.iter().map(|&p| f.scaler.y_back(p)));
+            t.weights.extend(tr.weights);
+            self.n_seen += (n - i) as u64;
+        }
+        Ok(t)
+    }
+}
+
+impl OnlineLearner for AutoKernel {
+    fn input_dim(&self) -> Option<usize> {
+        self.d
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        self.degree_for(d).map(|_| ())
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        match &self.fitted {
+            Some(f) => {
+                let mut q = vec![0.0; x.len()];
+                f.scaler.x_into(x, &mut q);
+                Ok(f.scaler.y_back(f.mixture.predict(&q)?))
+            }
+            None => Ok(self.warm_predict(x)),
+        }
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let d = x.len();
+        if let Some(f) = self.fitted.as_mut() {
+            let mut q = std::mem::take(&mut f.xs);
+            q.resize(d, 0.0);
+            f.scaler.x_into(x, &mut q);
+            let r = f.mixture.predict_learn(&q, f.scaler.y(y));
+            f.xs = q;
+            let p = f.scaler.y_back(r?);
+            self.n_seen += 1;
+            return Ok(p);
+        }
+        let p = self.warm_predict(x);
+        if self.warm_y.len() + 1 >= self.cfg.warmup {
+            let mut wx = self.warm_x.clone();
+            wx.extend_from_slice(x);
+            let mut wy = self.warm_y.clone();
+            wy.push(y);
+            let f = self.fit(&wx, &wy, d)?;
+            self.fitted = Some(f);
+            self.warm_x = wx;
+            self.warm_y = wy;
+        } else {
+            self.warm_x.extend_from_slice(x);
+            self.warm_y.push(y);
+        }
+        self.d = Some(d);
+        self.n_seen += 1;
+        Ok(p)
+    }
+
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let n = y.len();
+        let mut i = 0;
+        while i < n && self.fitted.is_none() {
+            out.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            i += 1;
+        }
+        if i == n {
+            return Ok(());
+        }
+        let Some(f) = self.fitted.as_mut() else { return Ok(()) };
+        // Standardised copies of at most CHUNK rows at a time (bounded extra memory).
+        const CHUNK: usize = 8192;
+        for (xc, yc) in x[i * d..].chunks(CHUNK * d).zip(y[i..].chunks(CHUNK)) {
+            let (xs, ys) = Self::standardise_block(f, xc, d, yc);
+            let start = out.len();
+            f.mixture.predict_learn_many(&xs, d, &ys, out)?;
+            for p in &mut out[start..] {
+                *p = f.scaler.y_back(*p);
+            }
+            self.n_seen += yc.len() as u64;
+        }
+        Ok(())
+    }
+
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        let mut out = Vec::with_capacity(y.len());
+        self.predict_learn_many(x, d, y, &mut out)
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+
+    fn dim(&self) -> usize {
+        self.fitted.as_ref().map_or(0, |f| f.mixture.dim())
+    }
+}

@@ -1,0 +1,302 @@
+//! [`Mixture`]: any list of learners combined online by an aggregation rule, the
+//! "experts + aggregation" scheme of the VAW2 paper (Rokhlin & Gurtovaya 2025,
+//! sec. 3-4) and of R's `opera::mixture`, with learners as the experts.
+//!
+//! Round t: every expert j predicts `z_{t,j}` for `x_t`; the rule predicts
+//! `y_hat_t` from `z_t` (its weights use rounds `< t` only); then `y_t` updates
+//! every expert and the rule. The experts never see the rule, so over a block
+//! of rows each expert can run its own whole block first (one thread per group
+//! of experts) and the rule then plays the rows in order: the results are those
+//! of the round-by-round loop, bit for bit, for any number of threads.
+
+use super::AnyLearner;
+use crate::aggregation::{Aggregator, AnyAggregator};
+use crate::error::Result;
+use crate::learners::OnlineLearner;
+use serde::{Deserialize, Serialize};
+
+/// Rows per block of the blocked path (bounds the `block x N` buffer of expert predictions).
+const BLOCK_ROWS: usize = 2048;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "MixtureState")]
+pub struct Mixture {
+    experts: Vec<AnyLearner>,
+    rule: AnyAggregator,
+    d: Option<usize>,
+    n_seen: u64,
+    /// Threads of the blocked path (1 = the calling thread only, 0 = one per core).
+    threads: usize,
+    #[serde(skip)]
+    z: Vec<f64>,
+}
+
+/// The serialised fields of a [`Mixture`], checked as a whole before a mixture is
+/// rebuilt from bytes (a corrupt state must not reach a round).
+#[derive(Deserialize)]
+struct MixtureState {
+    experts: Vec<AnyLearner>,
+    rule: AnyAggregator,
+    d: Option<usize>,
+    n_seen: u64,
+    threads: usize,
+}
+
+impl TryFrom<MixtureState> for Mixture {
+    type Error = crate::KsError;
+    fn try_from(s: MixtureState) -> Result<Self> {
+        let mut m = Mixture::new(s.experts, s.rule)?;
+        m.set_threads(s.threads)?;
+        if let (Some(d), Some(e)) = (s.d, m.d) {
+            if d != e {
+                return crate::input_err!(
+                    "corrupt mixture state: input dimension {d} vs experts' {e}"
+                );
+            }
+        }
+        if s.d == Some(0) {
+            return crate::input_err!("corrupt mixture state: input dimension 0");
+        }
+        m.d = s.d.or(m.d);
+        m.n_seen = s.n_seen;
+        Ok(m)
+    }
+}
+
+/// What [`Mixture::progressive_trace`] records: per round, the expert predictions
+/// and the rule's weights at prediction time (both row-major `n x N`).
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub predictions: Vec<f64>,
+    pub experts: Vec<f64>,
+    pub weights: Vec<f64>,
+}
+
+impl Mixture {
+    /// `experts` (at least one, already-fed experts keep their state) and a rule over
+    /// exactly that many experts.
+    pub fn new(experts: Vec<AnyLearner>, rule: AnyAggregator) -> Result<Self> {
+        if experts.is_empty() {
+            return crate::param_err!("a mixture needs at least one expert");
+        }
+        if rule.n_experts() != experts.len() {
+            return crate::param_err!(
+                "the aggregation rule has {} experts, the mixture {}",
+                rule.n_experts(),
+                experts.len()
+            );
+        }
+        let mut d = None;
+        for (j, e) in experts.iter().enumerate() {
+            match (d, e.input_dim()) {
+                (Some(d0), Some(dj)) if d0 != dj => {
+                    return crate::param_err!(
+                        "expert {j} was fed {dj}-dimensional inputs, an earlier expert {d0}-dimensional ones"
+                    )
+                }
+                (None, Some(dj)) => d = Some(dj),
+                _ => {}
+            }
+        }
+        let n = experts.len();
+        Ok(Mixture { experts, rule, d, n_seen: 0, threads: 1, z: vec![0.0; n] })
+    }
+
+    pub fn n_experts(&self) -> usize {
+        self.experts.len()
+    }
+
+    pub fn experts(&self) -> &[AnyLearner] {
+        &self.experts
+    }
+
+    pub fn rule(&self) -> &AnyAggregator {
+        &self.rule
+    }
+
+    /// The weights the rule would use next (for VAW: its ridge solution).
+    pub fn weights(&self) -> Vec<f64> {
+        self.rule.weights()
+    }
+
+    /// Threads used by the blocked path (0 = one per core; results do not depend on it).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        if threads > 1024 {
+            return crate::param_err!("threads must be in [0, 1024], got {threads}");
+        }
+        self.threads = threads;
+        Ok(())
+    }
+
+    /// Every expert's prediction for `x` as the next round (pure).
+    pub fn expert_predictions(&self, x: &[f64]) -> Result<Vec<f64>> {
+        self.experts.iter().map(|e| e.predict(x)).collect()
+    }
+
+    /// Runs every expert over one block; `cols[j]` receives expert j's predictions.
+    fn experts_block(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        cols: &mut [Vec<f64>],
+    ) -> Result<()> {
+        cols.iter_mut().for_each(Vec::clear);
+        let n_exp = self.experts.len();
+        let threads = match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            t => t,
+        };
+        let threads = threads.min(n_exp).max(1);
+        if threads == 1 {
+            for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
+                e.predict_learn_many(x, d, y, c)?;
+            }
+            return Ok(());
+        }
+        let per = n_exp.div_ceil(threads);
+        let results: Vec<Result<()>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .experts
+                .chunks_mut(per)
+                .zip(cols.chunks_mut(per))
+                .map(|(es, cs)| {
+                    s.spawn(move || -> Result<()> {
+                        for (e, c) in es.iter_mut().zip(cs.iter_mut()) {
+                            e.predict_learn_many(x, d, y, c)?;
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        crate::input_err!("an expert's thread stopped unexpectedly")
+                    })
+                })
+                .collect()
+        });
+        results.into_iter().collect()
+    }
+
+    /// The online protocol over the rows of `x`, block by block; with `trace`, also
+    /// records the expert predictions and the rule's weights of every round.
+    fn run(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+        mut trace: Option<&mut Trace>,
+    ) -> Result<()> {
+        let n_exp = self.experts.len();
+        let mut cols = vec![Vec::new(); n_exp];
+        let mut z = std::mem::take(&mut self.z);
+        z.resize(n_exp, 0.0);
+        for (xb, yb) in x.chunks(BLOCK_ROWS * d).zip(y.chunks(BLOCK_ROWS)) {
+            self.experts_block(xb, d, yb, &mut cols)?;
+            self.d = Some(d);
+            for (i, &yt) in yb.iter().enumerate() {
+                for (zj, c) in z.iter_mut().zip(&cols) {
+                    *zj = c[i];
+                }
+                if let Some(t) = trace.as_deref_mut() {
+                    t.experts.extend_from_slice(&z);
+                    t.weights.extend(self.rule.weights());
+                }
+                let p = self.rule.predict_update(&z, yt);
+                out.push(p);
+                if let Some(t) = trace.as_deref_mut() {
+                    t.predictions.push(p);
+                }
+                self.n_seen += 1;
+            }
+        }
+        self.z = z;
+        Ok(())
+    }
+
+    /// Validated progressive run that also returns the expert predictions and the
+    /// weights of every round.
+    pub fn progressive_trace(&mut self, x: &[f64], n: usize, d: usize, y: &[f64]) -> Result<Trace> {
+        crate::stream::validate(self, x, n, d, Some(y))?;
+        let mut trace = Trace::default();
+        let mut out = Vec::with_capacity(n);
+        self.run(x, d, y, &mut out, Some(&mut trace))?;
+        Ok(trace)
+    }
+}
+
+impl OnlineLearner for Mixture {
+    fn input_dim(&self) -> Option<usize> {
+        self.d
+    }
+
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        self.experts.iter().try_for_each(|e| e.check_row(x, y))
+    }
+
+    fn check_capacity(&self, n_new: usize) -> Result<()> {
+        self.experts.iter().try_for_each(|e| e.check_capacity(n_new))
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        self.experts.iter().try_for_each(|e| e.check_input_dim(d))
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        Ok(self.rule.predict(&self.expert_predictions(x)?))
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let mut z = std::mem::take(&mut self.z);
+        z.clear();
+        for e in self.experts.iter_mut() {
+            match e.predict_learn(x, y) {
+                Ok(p) => z.push(p),
+                Err(err) => {
+                    self.z = z;
+                    return Err(err);
+                }
+            }
+        }
+        self.d = Some(x.len());
+        let p = self.rule.predict_update(&z, y);
+        self.n_seen += 1;
+        self.z = z;
+        Ok(p)
+    }
+
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.run(x, d, y, out, None)
+    }
+
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        let mut out = Vec::with_capacity(y.len());
+        self.run(x, d, y, &mut out, None)
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+
+    fn dim(&self) -> usize {
+        self.experts.iter().map(|e| e.dim()).sum()
+    }
+}

@@ -1,0 +1,13 @@
+//! Mixtures of learners: [`Mixture`] combines any learners of the crate online by
+//! an aggregation rule of [`crate::aggregation`]; [`AutoKernel`] is a mixture of
+//! kernel experts whose widths and regularisations come from the stream's own
+//! scale. [`AnyLearner`] is the one dynamic-dispatch interface over the learners.
+
+pub mod any;
+pub mod autokernel;
+pub mod experts;
+pub mod scale;
+
+pub use any::AnyLearner;
+pub use autokernel::{AutoKernel, AutoKernelConfig, ExpertFeatures, ExpertSpec};
+pub use experts::{Mixture, Trace};

@@ -1,0 +1,241 @@
+//! Bindings of [`crate::mixture::Mixture`] and [`crate::mixture::AutoKernel`].
+//! The experts arrive as the core objects of the Python learners (`learner._core`)
+//! and are copied, state included, into the Rust mixture.
+use super::aggregation::{PyAa, PyBoa, PyEwa, PyMlPoly, PyMlProd, PyVawMeta};
+use crate::aggregation::AnyAggregator;
+use crate::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture, Trace};
+use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use pyo3::prelude::*;
+
+/// The core learner inside a Python core object, copied.
+fn any_learner(obj: &Bound<'_, PyAny>) -> PyResult<AnyLearner> {
+    macro_rules! try_as {
+        ($($py:ty => $var:ident),* $(,)?) => {
+            $(if let Ok(r) = obj.extract::<PyRef<'_, $py>>() {
+                return Ok(AnyLearner::$var(r.inner.clone().into()));
+            })*
+        };
+    }
+    use super::{
+        averaged_sgd::PyAveragedKernelSgd, fogd::PyFogd, fogd::PyNogd, kernel_awv::PyKernelAwv,
+        multi_kernel_awv::PyMultiKernelAwv, multi_kernel_awv::PyOmklGf, multi_kernel_awv::PyRaker,
+        nystrom_awv::PyNystromAwv, online_projection::PyOnlineProjection, pros_n_kons::PyProsNKons,
+        rff_awv::PyRffAwv, taylor_awv::PyTaylorAwv,
+    };
+    try_as!(
+        PyTaylorAwv => TaylorAwv,
+        PyKernelAwv => KernelAwv,
+        PyNystromAwv => NystromAwv,
+        PyRffAwv => RffAwv,
+        PyMultiKernelAwv => MultiKernelAwv,
+        PyRaker => Raker,
+        PyOmklGf => OmklGf,
+        PyFogd => Fogd,
+        PyNogd => Nogd,
+        PyProsNKons => ProsNKons,
+        PyOnlineProjection => OnlineProjection,
+        PyAveragedKernelSgd => AveragedKernelSgd,
+        PyMixture => Mixture,
+        PyAutoKernel => AutoKernel,
+    );
+    Err(PyErr::from(crate::KsError::Parameter(format!(
+        "an expert must be a kernelstream learner, got {}",
+        obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+    ))))
+}
+
+/// The core rule inside a Python aggregator core object, copied.
+fn any_rule(obj: &Bound<'_, PyAny>) -> PyResult<AnyAggregator> {
+    macro_rules! try_as {
+        ($($py:ty => $var:ident),* $(,)?) => {
+            $(if let Ok(r) = obj.extract::<PyRef<'_, $py>>() {
+                return Ok(AnyAggregator::$var(r.inner.clone()));
+            })*
+        };
+    }
+    try_as!(PyVawMeta => Vaw, PyEwa => Ewa, PyAa => Aa, PyBoa => Boa, PyMlPoly => MlPoly, PyMlProd => MlProd);
+    Err(PyErr::from(crate::KsError::Parameter("rule must be a kernelstream aggregator".into())))
+}
+
+/// `(predictions, Z, W)` of a traced run.
+type TraceArrays<'py> =
+    (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
+/// An AutoKernel expert: `(taylor_degree, n_features, sigma, lam)`.
+type SpecTuple = (Option<usize>, usize, f64, f64);
+/// `(x_loc, x_scale, y_loc, y_scale, rho)`.
+type ScaleTuple = (Vec<f64>, Vec<f64>, f64, f64, f64);
+
+fn trace_arrays<'py>(py: Python<'py>, t: Trace, k: usize) -> PyResult<TraceArrays<'py>> {
+    let n = t.predictions.len();
+    let z = PyArray1::from_vec(py, t.experts).reshape([n, k])?;
+    let w = PyArray1::from_vec(py, t.weights).reshape([n, k])?;
+    Ok((PyArray1::from_vec(py, t.predictions), z, w))
+}
+
+#[pyclass(module = "kernelstream._core", name = "Mixture")]
+pub struct PyMixture {
+    pub inner: Mixture,
+}
+
+#[pymethods]
+impl PyMixture {
+    #[new]
+    #[pyo3(signature = (experts, rule, threads))]
+    fn new(
+        experts: Vec<Bound<'_, PyAny>>,
+        rule: &Bound<'_, PyAny>,
+        threads: usize,
+    ) -> PyResult<Self> {
+        let experts = experts.iter().map(any_learner).collect::<PyResult<Vec<_>>>()?;
+        let mut inner = Mixture::new(experts, any_rule(rule)?)?;
+        inner.set_threads(threads)?;
+        Ok(PyMixture { inner })
+    }
+
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec(py, self.inner.weights())
+    }
+
+    #[getter]
+    fn n_experts(&self) -> usize {
+        self.inner.n_experts()
+    }
+
+    fn expert_predictions<'py>(
+        &self,
+        py: Python<'py>,
+        x: numpy::PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let x = crate::python::convert::vec1(&x);
+        crate::stream::validate(&self.inner, &x, 1, x.len(), None)?;
+        Ok(PyArray1::from_vec(py, self.inner.expert_predictions(&x)?))
+    }
+
+    /// The online protocol (GIL released) returning `(predictions, Z, W)`.
+    fn progressive_trace<'py>(
+        &mut self,
+        py: Python<'py>,
+        x: numpy::PyReadonlyArray2<'py, f64>,
+        y: numpy::PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<TraceArrays<'py>> {
+        let (xs, n, d) = crate::python::convert::mat2(&x);
+        let ys = crate::python::convert::vec1(&y);
+        let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+        let inner = &mut self.inner;
+        let k = inner.n_experts();
+        let t = py.detach(|| inner.progressive_trace(xs, n, d, ys))?;
+        trace_arrays(py, t, k)
+    }
+}
+
+crate::learner_protocol!(PyMixture, Mixture);
+
+#[pyclass(module = "kernelstream._core", name = "AutoKernel")]
+pub struct PyAutoKernel {
+    pub inner: AutoKernel,
+}
+
+#[pymethods]
+impl PyAutoKernel {
+    #[new]
+    #[pyo3(signature = (warmup, widths, lams, features, n_features, max_taylor_features, rule, seed, threads))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        warmup: usize,
+        widths: Vec<f64>,
+        lams: Vec<f64>,
+        features: &str,
+        n_features: usize,
+        max_taylor_features: usize,
+        rule: String,
+        seed: u64,
+        threads: usize,
+    ) -> PyResult<Self> {
+        let features = ExpertFeatures::from_name(features)?;
+        let cfg = AutoKernelConfig {
+            warmup,
+            widths,
+            lams,
+            features,
+            n_features,
+            max_taylor_features,
+            rule,
+            seed,
+            threads,
+        };
+        Ok(PyAutoKernel { inner: AutoKernel::new(cfg)? })
+    }
+
+    #[getter]
+    fn weights<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        self.inner.mixture().map(|m| PyArray1::from_vec(py, m.weights()))
+    }
+
+    /// `[(taylor_degree or None, n_features, sigma, lam)]` in standardised units.
+    #[getter]
+    fn experts(&self) -> Option<Vec<SpecTuple>> {
+        self.inner
+            .specs()
+            .map(|s| s.iter().map(|e| (e.taylor_degree, e.n_features, e.sigma, e.lam)).collect())
+    }
+
+    /// `(x_loc, x_scale, y_loc, y_scale, rho)` fixed by the warm-up.
+    #[getter]
+    fn scale(&self) -> Option<ScaleTuple> {
+        self.inner
+            .scaler()
+            .map(|(s, rho)| (s.x_loc.clone(), s.x_scale.clone(), s.y_loc, s.y_scale, rho))
+    }
+
+    #[getter]
+    fn warmup_expert_predictions<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        let (Some(z), Some(m)) = (self.inner.warmup_expert_predictions(), self.inner.mixture())
+        else {
+            return Ok(None);
+        };
+        let k = m.n_experts();
+        Ok(Some(PyArray1::from_slice(py, z).reshape([z.len() / k, k])?))
+    }
+
+    fn expert_predictions<'py>(
+        &self,
+        py: Python<'py>,
+        x: numpy::PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+        let x = crate::python::convert::vec1(&x);
+        crate::stream::validate(&self.inner, &x, 1, x.len(), None)?;
+        let (Some(m), Some((s, _))) = (self.inner.mixture(), self.inner.scaler()) else {
+            return Ok(None);
+        };
+        let mut q = vec![0.0; x.len()];
+        s.x_into(&x, &mut q);
+        let z = m.expert_predictions(&q)?;
+        Ok(Some(PyArray1::from_vec(py, z.into_iter().map(|v| s.y_back(v)).collect())))
+    }
+
+    fn progressive_trace<'py>(
+        &mut self,
+        py: Python<'py>,
+        x: numpy::PyReadonlyArray2<'py, f64>,
+        y: numpy::PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<TraceArrays<'py>> {
+        let (xs, n, d) = crate::python::convert::mat2(&x);
+        let ys = crate::python::convert::vec1(&y);
+        let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+        let inner = &mut self.inner;
+        let k = inner.config().widths.len() * inner.config().lams.len();
+        let t = py.detach(|| inner.progressive_trace(xs, n, d, ys))?;
+        trace_arrays(py, t, k)
+    }
+}
+
+crate::learner_protocol!(PyAutoKernel, AutoKernel);
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyMixture>()?;
+    m.add_class::<PyAutoKernel>()
+}

@@ -1,0 +1,160 @@
+//! Mixture and AutoKernel (src/mixture): the mixture is exactly "run every expert,
+//! feed its predictions to the rule"; threads change nothing; AutoKernel is
+//! equivariant to rescaling inputs and targets.
+use kernelstream::aggregation::{
+    self, AggregatingAlgorithm, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
+};
+use kernelstream::features::RffVariant;
+use kernelstream::kernels::Kernel;
+use kernelstream::learners::{KernelAwv, OnlineLearner, RffAwv, TaylorAwv};
+use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture};
+use kernelstream::rng::Rng;
+use kernelstream::stream;
+
+fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = Rng::new(seed);
+    let x: Vec<f64> = (0..n * d).map(|_| 2.0 * rng.uniform() - 1.0).collect();
+    let y = x.chunks(d).map(|r| (3.0 * r[0]).sin() * r[d - 1].cos() + 0.1 * rng.normal()).collect();
+    (x, y)
+}
+
+fn experts() -> Vec<AnyLearner> {
+    vec![
+        AnyLearner::TaylorAwv(TaylorAwv::new(0.8, 3, 0.5, false).unwrap()),
+        AnyLearner::RffAwv(
+            RffAwv::new(Kernel::Gaussian { sigma: 0.5 }, 20, 1.0, RffVariant::CosSin, false, 3)
+                .unwrap(),
+        ),
+        AnyLearner::KernelAwv(
+            KernelAwv::new(Kernel::Laplacian { sigma: 1.0 }, 1.0, true, 10_000).unwrap(),
+        ),
+    ]
+}
+
+fn rules(n: usize) -> Vec<AnyAggregator> {
+    vec![
+        AnyAggregator::Vaw(VawMeta::new(n, 1.0, false).unwrap()),
+        AnyAggregator::Ewa(Ewa::new(n, 0.7).unwrap()),
+        AnyAggregator::Aa(AggregatingAlgorithm::new(n, -1.5, 1.5).unwrap()),
+        AnyAggregator::Boa(Boa::new(n, true).unwrap()),
+        AnyAggregator::MlPoly(MlPoly::new(n, false).unwrap()),
+        AnyAggregator::MlProd(MlProd::new(n, true).unwrap()),
+    ]
+}
+
+#[test]
+fn mixture_equals_rule_on_the_experts_prediction_matrix() {
+    let (n, d) = (300, 3);
+    let (x, y) = data(n, d, 1);
+    // Z: each expert alone.
+    let mut cols = Vec::new();
+    for mut e in experts() {
+        cols.push(stream::progressive_predict(&mut e, &x, n, d, &y).unwrap());
+    }
+    let k = cols.len();
+    let z: Vec<f64> = (0..n).flat_map(|i| cols.iter().map(move |c| c[i])).collect();
+    for rule in rules(k) {
+        let mut alone = rule.clone();
+        let want = aggregation::progressive_predict(&mut alone, &z, n, k, &y).unwrap();
+        for threads in [0, 1, 2, 3] {
+            let mut mix = Mixture::new(experts(), rule.clone()).unwrap();
+            mix.set_threads(threads).unwrap();
+            let got = stream::progressive_predict(&mut mix, &x, n, d, &y).unwrap();
+            for (a, b) in got.iter().zip(&want) {
+                assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{rule:?}: {a} vs {b}");
+            }
+            assert_eq!(mix.n_seen(), n as u64);
+            let w_alone = aggregation::Aggregator::weights(&alone);
+            assert_eq!(mix.weights(), w_alone);
+        }
+        // Round by round (predict_learn) gives the same as the blocked path.
+        let mut mix = Mixture::new(experts(), rule.clone()).unwrap();
+        for (i, row) in x.chunks(d).enumerate() {
+            let p = mix.predict(row).unwrap();
+            let q = mix.predict_learn(row, y[i]).unwrap();
+            assert_eq!(p, q);
+            assert!((q - want[i]).abs() <= 1e-12 * (1.0 + want[i].abs()));
+        }
+    }
+}
+
+#[test]
+fn mixture_rejects_mismatched_rule_and_empty_list() {
+    assert!(Mixture::new(vec![], AnyAggregator::Boa(Boa::new(1, true).unwrap())).is_err());
+    assert!(Mixture::new(experts(), AnyAggregator::Boa(Boa::new(2, true).unwrap())).is_err());
+}
+
+fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
+    AutoKernelConfig {
+        warmup: 40,
+        widths: vec![0.5, 1.0, 2.0],
+        lams: vec![0.1, 1.0],
+        features,
+        n_features: 20,
+        max_taylor_features: 100,
+        rule: "boa".into(),
+        seed: 7,
+        threads: 1,
+    }
+}
+
+#[test]
+fn autokernel_is_equivariant_to_scaling() {
+    let (n, d) = (400, 3);
+    let (x, y) = data(n, d, 2);
+    for f in [ExpertFeatures::Taylor, ExpertFeatures::Rff] {
+        let base = stream::progressive_predict(&mut AutoKernel::new(cfg(f)).unwrap(), &x, n, d, &y)
+            .unwrap();
+        let mse_base: f64 = base.iter().zip(&y).map(|(p, t)| (p - t).powi(2)).sum();
+        for (cx, cy) in [(1e-3, 1e3), (1e3, 1e-3), (1e3, 1e3)] {
+            let xs: Vec<f64> = x.iter().map(|v| v * cx).collect();
+            let ys: Vec<f64> = y.iter().map(|v| v * cy).collect();
+            let p =
+                stream::progressive_predict(&mut AutoKernel::new(cfg(f)).unwrap(), &xs, n, d, &ys)
+                    .unwrap();
+            // Rescaled back, the predictions agree up to rounding (the warm-up estimates
+            // scale exactly with the data, up to floating-point error).
+            for (a, b) in p.iter().zip(&base) {
+                assert!((a / cy - b).abs() <= 1e-6 * (1.0 + b.abs()), "{a} vs {b}");
+            }
+            let mse: f64 = p.iter().zip(&ys).map(|(p, t)| (p / cy - t / cy).powi(2)).sum();
+            assert!((mse / mse_base - 1.0).abs() < 1e-6);
+        }
+    }
+}
+
+#[test]
+fn autokernel_round_by_round_equals_block_and_learns() {
+    let (n, d) = (300, 2);
+    let (x, y) = data(n, d, 3);
+    let mut a = AutoKernel::new(cfg(ExpertFeatures::Auto)).unwrap();
+    let block = stream::progressive_predict(&mut a, &x, n, d, &y).unwrap();
+    let mut b = AutoKernel::new(cfg(ExpertFeatures::Auto)).unwrap();
+    let loop_: Vec<f64> =
+        x.chunks(d).zip(&y).map(|(r, &t)| b.predict_learn(r, t).unwrap()).collect();
+    assert_eq!(block, loop_);
+    let var = y.iter().map(|v| v * v).sum::<f64>() / n as f64;
+    let mse = block[150..].iter().zip(&y[150..]).map(|(p, t)| (p - t).powi(2)).sum::<f64>() / 150.0;
+    assert!(mse < 0.2 * var, "mse {mse} var {var}");
+    // The replayed warm-up predictions of each expert are those of the expert alone
+    // on the standardised warm-up rows.
+    assert_eq!(a.warmup_expert_predictions().unwrap().len(), 40 * 6);
+}
+
+#[test]
+fn mixture_state_is_validated_as_a_whole() {
+    // bincode is positional: this tuple has the fields of a Mixture, with a rule over
+    // 2 experts for 3 experts.
+    let bad =
+        (experts(), AnyAggregator::Boa(Boa::new(2, true).unwrap()), Some(3usize), 0u64, 1usize);
+    let bytes = bincode::serialize(&bad).unwrap();
+    assert!(bincode::deserialize::<Mixture>(&bytes).is_err());
+    let good =
+        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(3usize), 0u64, 1usize);
+    let bytes = bincode::serialize(&good).unwrap();
+    let m: Mixture = bincode::deserialize(&bytes).unwrap();
+    assert_eq!(m.n_experts(), 3);
+    let zero_d =
+        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(0usize), 0u64, 1usize);
+    assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&zero_d).unwrap()).is_err());
+}
