@@ -5,7 +5,7 @@
 //! format version checked on load).
 
 /// Version of the pickled state layout; bump when a learner's fields change.
-pub const STATE_FORMAT_VERSION: u32 = 1;
+pub const STATE_FORMAT_VERSION: u32 = 2;
 
 /// Serialises a learner's core state.
 pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
