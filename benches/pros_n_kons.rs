@@ -19,6 +19,7 @@ fn params(gamma: f64, budget: Option<usize>) -> ProsNKonsParams {
         beta: 1.0,
         c: 1.0,
         curvature: None,
+        eta: 1.0,
         loss: Loss::Squared,
         on_growth: OnGrowth::Restart,
         budget,

@@ -17,6 +17,7 @@ fn params(loss: Loss, on_growth: OnGrowth, budget: Option<usize>, seed: u64) -> 
         beta: 1.0,
         c: 1.0,
         curvature: None,
+        eta: 1.0,
         loss,
         on_growth,
         budget,
@@ -81,4 +82,37 @@ fn duplicate_stream_keeps_rank_one() {
     }
     assert_eq!(m.dim(), 1);
     assert!(m.dictionary_size() > 5);
+}
+
+#[test]
+fn eta_scales_the_pending_newton_step_and_is_validated() {
+    // v = w - eta A^{-1} g: the gap w - v is eta times the gap at eta = 1 after one
+    // identical round (same dictionary, same w and A before the first Newton step).
+    let (xs, ys) = stream(200, 4);
+    let mut gaps = Vec::new();
+    for eta in [1.0, 0.3, 2.0] {
+        let mut m = ProsNKons::new(ProsNKonsParams {
+            eta,
+            ..params(Loss::Squared, OnGrowth::Restart, None, 7)
+        })
+        .unwrap();
+        // Up to (and including) the first round with an embedding, nothing depends on eta.
+        let mut t = 0;
+        while m.dictionary_size() == 0 {
+            m.predict_learn(&xs[t], ys[t]).unwrap();
+            t += 1;
+        }
+        let gap: Vec<f64> = m.weights().iter().zip(m.newton_point()).map(|(w, v)| w - v).collect();
+        gaps.push(gap);
+    }
+    for (k, eta) in [(1, 0.3), (2, 2.0)] {
+        for (a, b) in gaps[k].iter().zip(&gaps[0]) {
+            assert!((a - eta * b).abs() <= 1e-15 * (1.0 + b.abs()));
+        }
+    }
+    assert!(gaps[0].iter().any(|g| g.abs() > 0.0));
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let p = ProsNKonsParams { eta: bad, ..params(Loss::Squared, OnGrowth::Restart, None, 7) };
+        assert!(ProsNKons::new(p).is_err());
+    }
 }

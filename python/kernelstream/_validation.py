@@ -111,6 +111,20 @@ def text(name: str, value) -> str:
 # --- value checks of Python-only functions (dataset generators, ...) -----------
 
 
+def positive(name: str, value) -> float:
+    value = real(name, value)
+    if not (np.isfinite(value) and value > 0):
+        raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def non_negative(name: str, value) -> float:
+    value = real(name, value)
+    if not (np.isfinite(value) and value >= 0):
+        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
+    return value
+
+
 def integer(name: str, value, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
         raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")

@@ -18,8 +18,9 @@
 //!     `A <- R (A - alpha I) R^T + alpha I = blockdiag(A, alpha)`; `Literal` mode sets
 //!     `w_t` to the mapped `w_{t-1}` and predicts `clip(phi_t^T w_t, -C, C)`; `Step`
 //!     mode maps `g` too and takes the normal step and projection;
-//! * otherwise the ONS step (paper eq. in sec. 3):
-//!   `v_t = w_{t-1} - A_{t-1}^{-1} g_{t-1}`,
+//! * otherwise the ONS step (paper eq. in sec. 3, with the step multiplier `eta`, default 1,
+//!   the box's otherwise unused `eta_t`, spec 6.1.4):
+//!   `v_t = w_{t-1} - eta A_{t-1}^{-1} g_{t-1}`,
 //!   `w_t = v_t - h(phi_t^T v_t) / (phi_t^T A_{t-1}^{-1} phi_t) A_{t-1}^{-1} phi_t`,
 //!   `h(z) = sign(z) max(|z| - C, 0)` (oblique projection: `y_hat = clip(phi_t^T v_t, -C, C)`);
 //! * `y_hat_t = phi_t^T w_t`, `g_t = l'(y_hat_t) phi_t`,
@@ -108,6 +109,8 @@ pub struct ProsNKonsParams {
     pub c: f64,
     /// `None`: the loss's default (spec 2.5).
     pub curvature: Option<f64>,
+    /// Newton step multiplier: `v = w - eta A^{-1} g` (1 is the paper's step).
+    pub eta: f64,
     pub loss: Loss,
     pub on_growth: OnGrowth,
     pub budget: Option<usize>,
@@ -168,6 +171,7 @@ impl ProsNKons {
         positive("alpha", p.alpha)?;
         positive("gamma", p.gamma)?;
         positive("C", p.c)?;
+        positive("eta", p.eta)?;
         if !(p.eps.is_finite() && p.eps > 0.0 && p.eps <= 1.0) {
             return crate::param_err!("eps must be in (0, 1], got {}", p.eps);
         }
@@ -218,11 +222,12 @@ impl ProsNKons {
     pub fn weights(&self) -> Vec<f64> {
         self.state.as_ref().map_or_else(Vec::new, |s| s.w.clone())
     }
-    /// `v_{t+1} = w_t - A_t^{-1} g_t`, the point the next round projects.
+    /// `v_{t+1} = w_t - eta A_t^{-1} g_t`, the point the next round projects.
     pub fn newton_point(&self) -> Vec<f64> {
-        self.state
-            .as_ref()
-            .map_or_else(Vec::new, |s| s.w.iter().zip(&s.step).map(|(w, st)| w - st).collect())
+        let eta = self.params.eta;
+        self.state.as_ref().map_or_else(Vec::new, |s| {
+            s.w.iter().zip(&s.step).map(|(w, st)| w - eta * st).collect()
+        })
     }
     /// `A_t^{-1}` as a dense row-major `r x r` matrix.
     pub fn ainv_dense(&self) -> Vec<f64> {
@@ -332,9 +337,9 @@ impl ProsNKons {
         } else {
             packed::symv(&st.ainv, &st.phi, &mut st.u);
         }
-        // 4. ONS step v = w - A^{-1} g_{t-1}, then the oblique projection onto |phi^T w| <= C.
+        // 4. ONS step v = w - eta A^{-1} g_{t-1}, then the oblique projection onto |phi^T w| <= C.
         for (w, s) in st.w.iter_mut().zip(st.step.iter_mut()) {
-            *w -= *s;
+            *w -= p.eta * *s;
             *s = 0.0;
         }
         let s = dot(&st.phi, &st.w);

@@ -20,7 +20,7 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, r: usize) -> PyResult<Bound<'py, Py
 #[pymethods]
 impl PyProsNKons {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, alpha, gamma, eps, beta, c, curvature, loss, on_growth, budget, reset_timing, transport, kors_weights, seed))]
+    #[pyo3(signature = (kernel_name, kernel_params, alpha, gamma, eps, beta, c, curvature, eta, loss, on_growth, budget, reset_timing, transport, kors_weights, seed))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,
@@ -31,6 +31,7 @@ impl PyProsNKons {
         beta: f64,
         c: f64,
         curvature: Option<f64>,
+        eta: f64,
         loss: &str,
         on_growth: &str,
         budget: Option<usize>,
@@ -47,6 +48,7 @@ impl PyProsNKons {
             beta,
             c,
             curvature,
+            eta,
             loss: Loss::from_name(loss)?,
             on_growth: OnGrowth::from_name(on_growth)?,
             budget,
@@ -74,6 +76,11 @@ impl PyProsNKons {
     #[getter]
     fn curvature(&self) -> f64 {
         self.inner.curvature()
+    }
+    /// Newton step multiplier `eta`.
+    #[getter]
+    fn eta(&self) -> f64 {
+        self.inner.params().eta
     }
     /// KORS dictionary: (points (m, d), 0-based round indices, probabilities, weights).
     fn dictionary<'py>(&self, py: Python<'py>) -> PyResult<Dictionary<'py>> {

@@ -319,6 +319,9 @@ CONFIGS = {
     "logistic": dict(loss="logistic", C=2.0),
     "small-alpha-C": dict(alpha=0.01, C=0.4, curvature=0.5),
     "kors-inverse-weights": dict(kors_weights="inverse"),
+    "eta-calibrated": dict(alpha=0.3, curvature=1.0, eta=0.5, beta=0.4),
+    "eta-con-kons-step": dict(on_growth="continue", transport="step", eta=2.5, curvature=1.0),
+    "eta-hinge": dict(loss="hinge", alpha=0.1, C=10.0, curvature=0.05, eta=3.0),
 }
 
 
@@ -339,6 +342,24 @@ def test_equals_reference(name):
         [ref.predict_one(x) for x in Xq], m.predict_many(Xq), atol=1e-9, rtol=0
     )
     assert np.all(np.abs(p) <= kw.get("C", 1.0) + 1e-12)
+
+
+@pytest.mark.parametrize("eta", [0.25, 1.0, 3.0])
+def test_eta_scales_the_newton_step(eta):
+    # v = w - eta A^{-1} g_t with g_t = l'(y_hat_t) phi(x_t) (squared loss: l' = 2 (y_hat - y)).
+    X, y = data(80, seed=3)
+    m = ks.ProsNKons(K, gamma=0.05, curvature=1.0, eta=eta, seed=2)
+    p = m.progressive_predict(X, y)
+    g = 2.0 * (p[-1] - y[-1]) * m.embed(X[-1])
+    assert np.linalg.norm(g) > 0
+    np.testing.assert_allclose(m.weights - m.newton_point, eta * (m.ainv @ g), atol=1e-12, rtol=0)
+    assert m.get_params()["eta"] == eta
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf"), "1", True])
+def test_eta_must_be_positive(bad):
+    with pytest.raises(ks.ParameterError, match="eta"):
+        ks.ProsNKons(K, eta=bad)
 
 
 def test_classification_label_rejected_and_state_unchanged():

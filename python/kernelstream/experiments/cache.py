@@ -89,3 +89,35 @@ def store_cached(out: Path, name: str, key: str, payload: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     clean = {k: v for k, v in payload.items() if not k.startswith("_")}
     path.write_text(json.dumps({"key": key, "payload": clean}, default=str))
+
+
+def value_path(out: Path, name: str, parts: dict, code: str, data_home) -> Path:
+    """Where the value cache keeps a JSON value computed once for its inputs.
+
+    For a per-dataset quantity that runs or entries share (e.g. the exact online ridge
+    leverage score sums): the key is ``parts`` (the parameters), ``code`` (the source of the
+    functions that compute it) and the data files' checksums, not the whole library, so edits
+    elsewhere do not recompute it. Read with :func:`load_value`, write with :func:`store_value`.
+    """
+    key = hashlib.sha256(
+        json.dumps(
+            {"parts": parts, "code": code, "data": _data_checksums(data_home)},
+            sort_keys=True,
+            default=str,
+        ).encode()
+    ).hexdigest()
+    return Path(out) / ".cache" / "values" / f"{name}-{key[:24]}.json"
+
+
+def load_value(path: Path):
+    """``(True, value)`` if ``path`` holds a stored value, else ``(False, None)``."""
+    try:
+        return True, json.loads(Path(path).read_text())["value"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        return False, None
+
+
+def store_value(path: Path, value, parts: dict | None = None) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"parts": parts, "value": value}, default=str))

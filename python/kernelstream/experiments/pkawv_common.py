@@ -223,7 +223,12 @@ def run_figure(ctx, datasets: list, figure: str, extra_notes=()) -> EntryResult:
         "prediction (the paper's code).",
         "Rows in a random order (seed 0): the paper does not state the order. Classification error counts "
         "sign(0) as +1.",
-        f"Time budget {budget:g} s per algorithm (the paper: 300 s on an i7-6700; set with --time-budget)."
+        f"Time budget {budget:g} s per algorithm"
+        + (
+            " (the paper's budget, on an i7-6700)."
+            if budget == FULL_BUDGET
+            else f" (the paper: {FULL_BUDGET:g} s on an i7-6700; set with --time-budget)."
+        )
         + (
             f" Quick run: first {QUICK_ROWS} rows only"
             + (f"; skipped: {', '.join(skipped)}." if skipped else ".")

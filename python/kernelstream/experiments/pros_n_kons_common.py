@@ -26,6 +26,12 @@ PAPER = (
 )
 BANDWIDTH = 8.0
 KERNEL = ("gaussian", BANDWIDTH)
+#: suffix of the learner names and ``variant`` of the rows run with calibrated settings
+CALIBRATED = "calibrated"
+#: the exact online RLS sums: pivoted Cholesky residual <= tol * gamma (1e-8 by default; on
+#: parkinson, against a full Cholesky, 1e-8 is off by 3e-6 and 1e-6 by 3e-4 in a sum of 22.5)
+RLS_TOL = 1e-8
+RLS_MAX_RANK = 4000
 
 
 @functools.lru_cache(maxsize=4)
@@ -44,7 +50,9 @@ def _scaled(name: str, data_home, classification: bool):
 def prosnkons_spec(
     alpha=1.0, gamma=1.0, loss="squared", on_growth="restart", budget=None, seed=0, **extra
 ):
-    """Learner spec (for :func:`make_learner`) of a PROS-N-KONS variant with the paper's KORS settings."""
+    """Learner spec (for :func:`make_learner`) of a PROS-N-KONS variant with the paper's KORS
+    settings; C = 1 and the curvature 1/(8 C^2) = 1/8 (Thm 2's constants) unless ``extra``
+    says otherwise."""
     params = dict(
         kernel=KERNEL,
         alpha=alpha,
@@ -52,6 +60,8 @@ def prosnkons_spec(
         eps=0.5,
         beta=1.0,
         C=1.0,
+        curvature=0.125,
+        eta=1.0,
         loss=loss,
         on_growth=on_growth,
         budget=budget,
@@ -59,6 +69,71 @@ def prosnkons_spec(
     )
     params.update(extra)
     return {"class": "ProsNKons", "params": params}
+
+
+def rls_task(task: dict) -> list:
+    """Exact online ridge leverage score sums ``sum_t tau_t(gamma)`` (spec sec. 2.2) of one data
+    set, one per run order (``seeds``, the orders of :func:`run_task`), first ``limit`` rows.
+
+    The Gram factor does not depend on the order, so without ``limit`` it is computed once and
+    its rows permuted for each run."""
+    from ..kernels import Gaussian
+    from ..leverage import gram_factor, scores_from_factor
+
+    cls = task["task"] == "classification"
+    X, _ = _scaled(task["dataset"], task.get("data_home"), cls)
+    kernel, gamma, limit = Gaussian(BANDWIDTH), task["gamma"], task.get("limit")
+    tol = task.get("tol", RLS_TOL)
+    n = len(X)
+    full = None
+    sums = []
+    for seed in task["seeds"]:
+        _, perm = datasets.shuffle(np.zeros((n, 1)), np.arange(n), seed)
+        perm = perm[:limit] if limit else perm
+        if limit:
+            L, e = gram_factor(kernel, X[perm], gamma, tol, RLS_MAX_RANK)
+        else:
+            if full is None:
+                full = gram_factor(kernel, X, gamma, tol, RLS_MAX_RANK)
+            L, e = full[0][perm], full[1][perm]
+        sums.append(float(np.sum(scores_from_factor(L, e, gamma))))
+    return sums
+
+
+def rls_sums(ctx, task: str, keys: list, seeds: int, limit, tol: float = RLS_TOL) -> dict:
+    """``{(dataset, gamma): [sum per run order]}`` for the first ``seeds`` run orders, each
+    computed once per data set and kept in the experiments' value cache
+    (:func:`kernelstream.experiments.cache.value_path`)."""
+    import inspect
+
+    from .. import leverage
+    from .cache import load_value, store_value, value_path
+
+    code = inspect.getsource(leverage) + inspect.getsource(rls_task) + inspect.getsource(_scaled)
+    out, missing = {}, []
+    for ds, gamma in keys:
+        t = {
+            "dataset": ds,
+            "data_home": ctx.data_home,
+            "task": task,
+            "gamma": gamma,
+            "seeds": list(range(seeds)),
+            "limit": limit,
+            "tol": tol,
+        }
+        parts = dict({k: v for k, v in t.items() if k != "data_home"}, bandwidth=BANDWIDTH)
+        path = value_path(ctx.out, f"online-rls-{ds}", parts, code, ctx.data_home)
+        hit, v = load_value(path)
+        if hit:
+            out[(ds, gamma)] = v
+        else:
+            missing.append((t, path, parts))
+    # the misses run through ctx.map (in parallel with --jobs)
+    done = ctx.map(rls_task, [m[0] for m in missing]) if missing else []
+    for (t, path, parts), v in zip(missing, done):
+        store_value(path, v, parts)
+        out[(t["dataset"], t["gamma"])] = v
+    return out
 
 
 def regression_baseline_specs(seed=0):
@@ -143,6 +218,64 @@ def summarise(results: list, key: str = "loss"):
     """Mean and sample std (ddof = 1; None for one run) of ``key`` over runs."""
     v = np.array([r[key] for r in results], dtype=float)
     return float(v.mean()), (float(v.std(ddof=1)) if len(v) > 1 else None)
+
+
+def learner_rows(Row, dataset, name, rs, metric, paper, paper_sv, paper_seconds, variant=None):
+    """The rows of one learner on one data set: its loss and, for the KORS learners (a
+    ``paper_sv`` to compare with), its dictionary size (metric ``n_sv``)."""
+    mean, std = summarise(rs)
+    sv_mean, sv_std = summarise(rs, "dictionary_size")
+    sec, _ = summarise(rs, "seconds")
+    extra = {
+        "sv_mean": sv_mean,
+        "sv_std": sv_std,
+        "paper_sv": paper_sv,
+        "paper_seconds": paper_seconds,
+        "rank_mean": summarise(rs, "dim")[0],
+        "rounds": rs[0]["n"],
+    }
+    rows = [
+        Row(
+            dataset=dataset,
+            learner=name,
+            metric=metric,
+            ours=mean,
+            ours_std=std,
+            paper=paper,
+            dim=int(round(sv_mean)),
+            seconds=sec,
+            extra=extra,
+            variant=variant,
+        )
+    ]
+    if paper_sv is not None and not name.startswith(("FOGD", "NOGD")):
+        rows.append(
+            Row(
+                dataset=dataset,
+                learner=name,
+                metric="n_sv",
+                ours=sv_mean,
+                ours_std=sv_std,
+                paper=paper_sv,
+                dim=int(round(sv_mean)),
+                variant=variant,
+            )
+        )
+    return rows
+
+
+def rls_row(Row, dataset, sums, paper_sv, gamma, tol=RLS_TOL):
+    """The exact online RLS sum as its own row: the sampler-independent reference for #SV."""
+    mean, std = summarise([{"v": v} for v in sums], "v")
+    return Row(
+        dataset=dataset,
+        learner=f"online RLS sum (gamma={gamma:g})",
+        metric="n_sv",
+        ours=mean,
+        ours_std=std,
+        paper=paper_sv,
+        extra={"run_orders": len(sums), "pivoted_cholesky_tol": tol},
+    )
 
 
 def pkawv_figure_learners(n: int, sigma: float = 1.0, lam: float = 1.0, seed: int = 0) -> dict:

@@ -9,9 +9,13 @@ Settings: see :mod:`kernelstream.experiments.pros_n_kons_common`.
 from __future__ import annotations
 
 from .pros_n_kons_common import (
+    CALIBRATED,
     PAPER,
+    learner_rows,
     prosnkons_spec,
     regression_baseline_specs,
+    rls_row,
+    rls_sums,
     run_task,
     summarise,
     table_figure,
@@ -60,6 +64,42 @@ PAPER_SECONDS = {
     "casp": {"PROS-N-KONS": 40.73, "CON-KONS": 40.91, "B-KONS": 41.13},
 }
 DATASETS = ("parkinson", "cpusmall", "cadata", "casp")
+KONS: dict[str, dict] = {
+    "PROS-N-KONS": {},
+    "CON-KONS": {"on_growth": "continue"},
+    "B-KONS": {"budget": 100},
+}
+
+#: The calibrated setting (one for the whole table), selected on TUNED_ON only: KORS beta with
+#: beta (1 + eps) = 0.6 (spec sec. 2.2: the paper's #SV match the exact online RLS sum, which
+#: Eq. 6 at beta (1 + eps) = 1.5 overshoots 1.8x), the initial regulariser alpha, the curvature
+#: sigma and the Newton step multiplier eta (spec sec. 4.1: alpha = 1 relearns too slowly after
+#: every restart). gamma stays 1.
+CALIBRATED_SETTING = dict(beta=0.4, alpha=0.3, curvature=2.0, eta=1.0)
+TUNED_ON = "cadata"
+#: The selection grid (at beta = 0.4), rerun on every data set in full runs (3 run orders) to
+#: show how far any one setting of it can move each learner: the measured context of a miss.
+GRID = [
+    dict(beta=0.4, alpha=a, curvature=s, eta=e)
+    for a in (0.1, 0.3, 1.0)
+    for s in (0.5, 1.0, 2.0)
+    for e in (0.5, 1.0, 2.0)
+]
+GRID_ORDERS = 3
+#: How it was selected (5 run orders of cadata, beta = 0.4): the grid point with the smallest
+#: largest relative deviation of the PROS-N-KONS, CON-KONS and B-KONS losses from the paper's.
+SELECTION = (
+    "grid alpha in {0.1, 0.3, 1} x curvature in {0.5, 1, 2} x eta in {0.5, 1, 2} at beta = 0.4, on the "
+    "first 5 run orders of cadata only; chosen: the smallest largest relative deviation of the "
+    "PROS-N-KONS, CON-KONS and B-KONS losses from the paper's (12%: +3%, -12%, +3%)"
+)
+
+
+def calibrated_specs(seed: int) -> dict:
+    return {
+        f"{k} ({CALIBRATED})": prosnkons_spec(seed=seed, **dict(kw, **CALIBRATED_SETTING))
+        for k, kw in KONS.items()
+    }
 
 
 def learner_specs(seed: int) -> dict:
@@ -74,14 +114,73 @@ def learner_specs(seed: int) -> dict:
     specs.update(
         {
             f"{k} [KORS 1/p]": prosnkons_spec(seed=seed, kors_weights="inverse", **kw)
-            for k, kw in (
-                ("PROS-N-KONS", {}),
-                ("CON-KONS", {"on_growth": "continue"}),
-                ("B-KONS", {"budget": 100}),
-            )
+            for k, kw in KONS.items()
         }
     )
+    specs.update(calibrated_specs(seed))
     return specs
+
+
+def grid_notes(tasks, results) -> list:
+    """Per data set: the range of the PROS-N-KONS and CON-KONS losses over the selection grid
+    (mean over GRID_ORDERS run orders per setting), beside the paper's and the calibrated row's."""
+    notes = []
+    for ds in DATASETS:
+        parts = []
+        for k in ("PROS-N-KONS", "CON-KONS"):
+            means = []
+            for i in range(len(GRID)):
+                v = [
+                    r["loss"]
+                    for t, r in zip(tasks, results)
+                    if t["dataset"] == ds and t["label"] == f"grid {i} {k}"
+                ]
+                if v:
+                    means.append(sum(v) / len(v))
+            if not means:
+                continue
+            paper = PAPER_TABLE[ds][k][0]
+            lo, hi = min(means), max(means)
+            inside = lo <= paper <= hi
+            parts.append(
+                f"{k} {lo:.4f} to {hi:.4f} ({(lo / paper - 1) * 100:+.0f}% to {(hi / paper - 1) * 100:+.0f}% "
+                f"of the paper's {paper:.4f}; the paper's number is "
+                + ("inside" if inside else "outside")
+                + " that range)"
+            )
+        if parts:
+            notes.append(
+                f"Selection grid rerun on {ds} ({len(GRID)} settings, {GRID_ORDERS} run orders each): "
+                + "; ".join(parts)
+                + "."
+            )
+    return notes
+
+
+def sv_notes(rows) -> list:
+    """The paper's #SV and our calibrated #SV as multiples of the exact online RLS sum."""
+    out = []
+    for ds in DATASETS:
+        rls = [r for r in rows if r.dataset == ds and r.learner.startswith("online RLS sum")]
+        cal = [
+            r
+            for r in rows
+            if r.dataset == ds and r.learner == f"PROS-N-KONS ({CALIBRATED})" and r.metric == "n_sv"
+        ]
+        if rls and cal and rls[0].ours > 0:
+            s = rls[0].ours
+            out.append(
+                f"{ds}: online RLS sum {s:.1f}; the paper's PROS-N-KONS #SV = {rls[0].paper / s:.2f} x that sum, "
+                f"ours calibrated = {cal[0].ours / s:.2f} x"
+            )
+    return (
+        [
+            "#SV against the sampler-independent online RLS sum (a calibrated KORS keeps about "
+            "beta (1 + eps) x the sum, whatever the learner settings): " + "; ".join(out) + "."
+        ]
+        if out
+        else []
+    )
 
 
 @register(
@@ -108,9 +207,27 @@ def run(ctx: Context) -> EntryResult:
                         "batch": name == "PROS-N-KONS",
                     }
                 )
+    if not ctx.quick:
+        for ds in DATASETS:
+            for seed in range(GRID_ORDERS):
+                for i, kw in enumerate(GRID):
+                    for k in ("PROS-N-KONS", "CON-KONS"):
+                        tasks.append(
+                            {
+                                "dataset": ds,
+                                "data_home": ctx.data_home,
+                                "task": "regression",
+                                "seed": seed,
+                                "limit": limit,
+                                "learner": prosnkons_spec(seed=seed, **dict(KONS[k], **kw)),
+                                "label": f"grid {i} {k}",
+                            }
+                        )
     results = ctx.map(run_task, tasks)
+    sums = rls_sums(ctx, "regression", [(ds, 1.0) for ds in DATASETS], n_runs, limit)
     rows = []
     for ds in DATASETS:
+        rows.append(rls_row(Row, ds, sums[(ds, 1.0)], PAPER_TABLE[ds]["PROS-N-KONS"][1], 1.0))
         for name in (
             "FOGD",
             "NOGD",
@@ -121,6 +238,7 @@ def run(ctx: Context) -> EntryResult:
             "PROS-N-KONS [KORS 1/p]",
             "CON-KONS [KORS 1/p]",
             "B-KONS [KORS 1/p]",
+            *(f"{k} ({CALIBRATED})" for k in KONS),
         ):
             if name == "BATCH":
                 rs = [
@@ -141,32 +259,29 @@ def run(ctx: Context) -> EntryResult:
                 )
                 continue
             rs = [r for t, r in zip(tasks, results) if t["dataset"] == ds and t["label"] == name]
-            mean, std = summarise(rs)
-            sv_mean, sv_std = summarise(rs, "dictionary_size")
-            sec, _ = summarise(rs, "seconds")
-            base = name.split(" [")[0]
+            base = name.split(" [")[0].split(" (")[0]
             paper_loss, paper_sv = PAPER_TABLE[ds][base]
-            rows.append(
-                Row(
-                    dataset=ds,
-                    learner=name,
-                    metric="avg_sq_loss",
-                    ours=mean,
-                    ours_std=std,
-                    paper=paper_loss,
-                    dim=int(round(sv_mean)),
-                    seconds=sec,
-                    extra={
-                        "sv_mean": sv_mean,
-                        "sv_std": sv_std,
-                        "paper_sv": paper_sv,
-                        "paper_seconds": PAPER_SECONDS[ds].get(base),
-                        "rank_mean": summarise(rs, "dim")[0],
-                        "rounds": rs[0]["n"],
-                    },
-                )
+            rows += learner_rows(
+                Row,
+                ds,
+                name,
+                rs,
+                "avg_sq_loss",
+                paper_loss,
+                paper_sv,
+                PAPER_SECONDS[ds].get(base),
+                variant=CALIBRATED if name.endswith(f"({CALIBRATED})") else None,
             )
-    notes = [
+    notes = grid_notes(tasks, results) + sv_notes(rows)
+    if notes:
+        notes.append(
+            "Reading the two notes above: where the paper's number lies outside the range the whole selection "
+            "grid reaches on a data set, no single calibrated setting of (alpha, sigma, eta) could match it, so a "
+            "miss there is not a calibration miss; and where the paper's #SV is a different multiple of the online "
+            "RLS sum than on the data set the setting was chosen on, no single beta matches every #SV. B-KONS "
+            "equals PROS-N-KONS below its budget of 100 (same seed): their rows differ only in the paper's number."
+        )
+    notes += [
         "slice and year (Table 1, bottom) are not in the project's data release and this entry does not run "
         "them yet (`kernelstream data fetch slice year` downloads them).",
         f"{n_runs} runs per setting{' (quick: first 2000 rows of each shuffled stream)' if ctx.quick else ''}; "
@@ -183,6 +298,21 @@ def run(ctx: Context) -> EntryResult:
         "FOGD/NOGD: the paper copies them from Lu et al.; we rerun them with the settings of Lu et al.'s public "
         "regression code (450 frequencies, eta 6e-4; NOGD budget 30, k = 6, eta 0.1; no update when |f - y| <= 0.1).",
         "seconds: our wall time for one whole pass (the paper's times are for its own implementation).",
+        "Row 'online RLS sum (gamma=1)' (metric n_sv): the exact online ridge leverage score sum "
+        "sum_t tau_t(gamma), tau_t = [K_t (K_t + gamma I)^{-1}]_tt over the rows seen so far, in each run's order "
+        "(kernelstream.leverage: pivoted Cholesky of the Gram matrix to a residual <= 1e-8 gamma, then one "
+        "blocked Cholesky pass; computed once per data set and cached). It depends on no sampler: the reference "
+        "for #SV. Its paper column is the paper's PROS-N-KONS #SV.",
+        "Rows with metric n_sv: the mean final KORS dictionary size, compared with the paper's #SV within 20% "
+        "(spec item 12's tolerance); the loss rows within 15%.",
+        "As stated, KORS with beta (1 + eps) = 1.5 keeps about 1.8x the online RLS sum, while the paper's #SV "
+        "are close to the sum itself (spec sec. 2.2): the as-stated #SV rows miss by that factor.",
+        f"Rows '({CALIBRATED})' (variant 'calibrated', counted apart from the as-stated rows): one setting for the "
+        f"whole table, selected on {TUNED_ON} only and applied unchanged to every data set: "
+        + ", ".join(f"{k} = {v:g}" for k, v in CALIBRATED_SETTING.items())
+        + f" (selection: {SELECTION}; beta (1 + eps) = 0.6 with eps = 0.5; gamma = 1, C = 1 as above; 'curvature' is sigma in "
+        "A <- A + (sigma/2) g g^T and eta the Newton step multiplier, v = w - eta A^{-1} g). The paper states "
+        "neither C, sigma nor an effective beta; alpha = 1 as stated relearns slowly after every restart.",
         "Rows '[KORS 1/p]': the same learners with KORS weights 1/p instead of 1/sqrt(p) (an analysis of the "
         "dictionary sizes, which with KORS as defined, 1/sqrt(p), come out about twice the paper's; the paper "
         "column repeats the paper's PROS-N-KONS / CON-KONS / B-KONS numbers).",
@@ -202,6 +332,11 @@ def run(ctx: Context) -> EntryResult:
         "x_range": [0, 1],
         "y_range": [0, 1],
         "kors_weights": "1/sqrt(p)",
+        "eta": 1.0,
+        "calibrated": dict(
+            CALIBRATED_SETTING, eps=0.5, gamma=1.0, C=1.0, chosen_on=TUNED_ON, selection=SELECTION
+        ),
+        "online_rls": {"gamma": 1.0, "pivoted_cholesky_tol": "1e-8 * gamma"},
     }
     figs = []
     with ctx.plotting():

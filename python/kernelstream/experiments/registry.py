@@ -58,10 +58,15 @@ class Row:
     dim: int | None = None
     seconds: float | None = None
     extra: dict = field(default_factory=dict)
+    #: None: the paper's text as stated; else the label of a variant (e.g. "calibrated"),
+    #: whose rows the report counts apart
+    variant: str | None = None
 
     def to_json(self) -> dict:
         d = asdict(self)
         extra = d.pop("extra")
+        if d["variant"] is None:
+            d.pop("variant")
         for k in ("ours", "ours_std", "paper", "seconds"):
             v = d[k]
             d[k] = None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
@@ -227,6 +232,7 @@ def _row_args(r: dict) -> dict:
         for k in ("dataset", "learner", "metric", "ours", "ours_std", "paper", "dim", "seconds")
     }
     args["extra"] = r.get("extra", {})
+    args["variant"] = r.get("variant")
     return args
 
 

@@ -25,7 +25,7 @@ class ProsNKons(Learner):
     dictionary points that add a direction (pivots with ``c^2 <= 1e-10 k(x, x)`` are
     skipped, so duplicates never make the system singular): ``dim`` is its rank,
     ``dictionary_size`` the number of KORS points. Between growths the learner runs the
-    online Newton step ``v = w - A^{-1} g_{t-1}``, the ``A``-norm projection that clips the
+    online Newton step ``v = w - eta A^{-1} g_{t-1}``, the ``A``-norm projection that clips the
     prediction to ``[-C, C]``, and ``A <- A + (curvature/2) g g^T`` (Sherman-Morrison).
 
     Scale: predictions are clipped to ``[-C, C]`` (``C = 1``), so the defaults assume
@@ -47,6 +47,10 @@ class ProsNKons(Learner):
         (Asm. 2, Thm. 2): squared ``1/(8 C^2)`` (the paper's Thm 2); hinge ``1/(8 C^2)``
         (hinge has no valid curvature, Asm. 2 fails: a tuning constant);
         squared_hinge ``1/(2 (1 + C)^2)``; logistic ``min(1/(8 C), e^{-C})/2``.
+        The paper states no value (spec sec. 6.1.5): pass it explicitly in experiments.
+    eta : float, default 1.0
+        Newton step multiplier, ``v = w - eta A^{-1} g`` (``1`` is the paper's step; the
+        box lists an ``eta_t`` it never uses, spec sec. 6.1.4).
     loss : {"squared", "hinge", "squared_hinge", "logistic"}, default "squared"
         Classification losses require labels ``-1`` or ``+1``.
     on_growth : {"restart", "continue"}, default "restart"
@@ -103,6 +107,7 @@ class ProsNKons(Learner):
         beta: float = 1.0,
         C: float = 1.0,
         curvature=None,
+        eta: float = 1.0,
         loss: str = "squared",
         on_growth: str = "restart",
         budget=None,
@@ -119,6 +124,7 @@ class ProsNKons(Learner):
             beta=beta,
             C=C,
             curvature=curvature,
+            eta=eta,
             loss=loss,
             on_growth=on_growth,
             budget=budget,
@@ -140,6 +146,7 @@ class ProsNKons(Learner):
             beta=real("beta", p["beta"]),
             c=real("C", p["C"]),
             curvature=None if p["curvature"] is None else real("curvature", p["curvature"]),
+            eta=real("eta", p["eta"]),
             loss=loss_name(p["loss"]),
             on_growth=text("on_growth", p["on_growth"]),
             budget=None if p["budget"] is None else whole("budget", p["budget"]),
@@ -189,7 +196,7 @@ class ProsNKons(Learner):
 
     @property
     def newton_point(self) -> np.ndarray:
-        """``v = w_t - A_t^{-1} g_t``: the point the next round projects."""
+        """``v = w_t - eta A_t^{-1} g_t``: the point the next round projects."""
         return self._core.newton_point
 
     @property

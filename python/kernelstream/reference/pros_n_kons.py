@@ -45,6 +45,7 @@ class ProsNKonsReference:
         beta=1.0,
         C=1.0,
         curvature=None,
+        eta=1.0,
         loss="squared",
         on_growth="restart",
         budget=None,
@@ -67,6 +68,7 @@ class ProsNKonsReference:
             C,
         )
         self.sigma = default_curvature(loss, C) if curvature is None else curvature
+        self.eta = eta  # Newton step multiplier: v = w - eta A^{-1} g
         self.loss, self.on_growth, self.budget = loss, on_growth, budget
         self.reset_timing, self.transport = reset_timing, transport
         self.rng = _core.Rng(seed)
@@ -153,7 +155,7 @@ class ProsNKonsReference:
             info.update(phi=None, A_before=None, y_hat=0.0)
             return info
         phi = self.phi(x)
-        v = self.w if self.g is None else self.w - np.linalg.solve(self.A, self.g)
+        v = self.w if self.g is None else self.w - self.eta * np.linalg.solve(self.A, self.g)
         s = phi @ v
         Ainv_phi = np.linalg.solve(self.A, phi)
         q = phi @ Ainv_phi
