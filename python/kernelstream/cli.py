@@ -135,14 +135,14 @@ def _load_stream(args):
                 f"--task classification needs a target with two classes; {source} has "
                 f"{len(labels)} distinct values (from {labels[0]:.6g} to {labels[-1]:.6g})"
             )
-        if task == "classification":
-            y = np.where(y == y.max(), 1.0, -1.0)
-            if not args.no_scale:
-                X, _ = datasets.scale(X, None, x_range=_x_range(args))
-        elif not args.no_scale:
-            X, y = datasets.scale(X, y, x_range=_x_range(args), y_range=(-1, 1))
-        if args.shuffle is not None:
-            X, y = datasets.shuffle(X, y, args.shuffle)
+        X, y = datasets.prepare_arrays(
+            X,
+            y,
+            x_range=_x_range(args),
+            classification=task == "classification",
+            seed=args.shuffle,
+            rescale=not args.no_scale,
+        )
     else:
         X, y = datasets.synthetic.friedman_stream(n=args.n, d=5, seed=args.shuffle or 0)
         lo, hi = _x_range(args)

@@ -10,6 +10,7 @@ directory. Files are ``NAME.csv.gz`` (or ``NAME.csv``) with a header
 from . import synthetic
 from .fetch import FetchError, fetch
 from .loaders import data_home, load, load_csv, load_libsvm
+from .pipeline import prepare, prepare_arrays
 from .preprocessing import drop_missing, impute_mean, scale, shuffle
 from .registry import DATASETS
 
@@ -21,6 +22,8 @@ __all__ = [
     "load",
     "load_csv",
     "load_libsvm",
+    "prepare",
+    "prepare_arrays",
     "scale",
     "shuffle",
     "drop_missing",

@@ -3,40 +3,7 @@ picklable tasks."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import datasets
-
-
-def prepare(
-    name: str,
-    data_home=None,
-    x_range=(-1.0, 1.0),
-    y_range=(-1.0, 1.0),
-    classification=False,
-    seed: int | None = None,
-    limit: int | None = None,
-    drop_missing=True,
-):
-    """Loads ``name``, drops rows with missing values, scales, optionally shuffles and truncates.
-
-    For classification the labels are mapped to -1/+1 (the larger value is +1) and not scaled.
-    """
-    X, y = datasets.load(name, data_home)
-    dropped = 0
-    if drop_missing:
-        X, y, dropped = datasets.drop_missing(X, y)
-    if classification:
-        top = np.max(y)
-        y = np.where(y == top, 1.0, -1.0)
-        X, _ = datasets.scale(X, None, x_range=x_range)
-    else:
-        X, y = datasets.scale(X, y, x_range=x_range, y_range=y_range)
-    if seed is not None:
-        X, y = datasets.shuffle(X, y, seed)
-    if limit is not None:
-        X, y = X[:limit], y[:limit]
-    return np.ascontiguousarray(X), np.ascontiguousarray(y), dropped
+from ..datasets import prepare
 
 
 def make_learner(spec: dict):
