@@ -59,26 +59,16 @@ def progressive_task(task: dict) -> dict:
 
 
 def plot_curves(results: list, title: str, task: str = "regression"):
-    """Loss and time panels for a list of ``progressive_task`` outputs; returns the figure."""
-    import matplotlib
+    """Loss and time panels for a list of ``progressive_task`` outputs: the evaluator's own
+    plot (:func:`kernelstream.evaluate.plots.plot_results`); returns the figure."""
+    from types import SimpleNamespace
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    from ..evaluate.plots import plot_results
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for r in results:
-        axes[0].plot(r["rounds"], r["loss"], marker=".", label=r["label"])
-        axes[1].plot(r["rounds"], r["seconds"], marker=".", label=r["label"])
-    axes[0].set_ylabel(
-        "running average squared loss" if task == "regression" else "running average error"
-    )
-    axes[1].set_ylabel("cumulative seconds")
-    for ax in axes:
-        ax.set_xscale("log")
-        ax.set_xlabel("rounds")
-        ax.grid(True, alpha=0.3)
-    axes[1].set_yscale("log")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+    curves = [
+        SimpleNamespace(
+            rounds=r["rounds"], loss=r["loss"], seconds=r["seconds"], learner=r["label"], task=task
+        )
+        for r in results
+    ]
+    return plot_results(curves, title=title)
