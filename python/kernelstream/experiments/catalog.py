@@ -7,40 +7,31 @@ module and adding it here.
 
 from __future__ import annotations
 
+import importlib
+
 from ..errors import ParameterError
-from . import (
-    pkawv_fig2,
-    pkawv_fig3,
-    pkawv_fig4,
-    projection_fig1,
-    projection_fig3,
-    projection_fig4,
-    projection_fig5,
-    pros_n_kons_table1,
-    pros_n_kons_table2,
-    taylor_casp,
-    vaw2_table2,
-)
 from .registry import Context, Entry, run
 
-_MODULES = (
-    pkawv_fig2,
-    pkawv_fig3,
-    pkawv_fig4,
-    projection_fig1,
-    projection_fig3,
-    projection_fig4,
-    projection_fig5,
-    pros_n_kons_table1,
-    pros_n_kons_table2,
-    taylor_casp,
-    vaw2_table2,
+#: The entry modules of this package, one per entry (keep alphabetical).
+ENTRY_MODULES = (
+    "pkawv_fig2",
+    "pkawv_fig3",
+    "pkawv_fig4",
+    "projection_fig1",
+    "projection_fig3",
+    "projection_fig4",
+    "projection_fig5",
+    "pros_n_kons_table1",
+    "pros_n_kons_table2",
+    "taylor_casp",
+    "vaw2_table2",
 )
 
 
 def entries() -> dict[str, Entry]:
     """Every entry by name, sorted."""
-    found = [module.run.entry for module in _MODULES]
+    modules = [importlib.import_module(f".{m}", __package__) for m in ENTRY_MODULES]
+    found = [module.run.entry for module in modules]
     return {e.name: e for e in sorted(found, key=lambda e: e.name)}
 
 
