@@ -10,6 +10,8 @@ from .errors import InputError, KernelstreamError, NumericalError, ParameterErro
 
 __version__ = _core.__version__
 
+from .buildinfo import build_info  # noqa: E402
+
 from . import (  # noqa: E402
     aggregation,  # noqa: E402
     datasets,
@@ -35,6 +37,7 @@ from .learners import (  # noqa: E402
 
 __all__ = [
     "__version__",
+    "build_info",
     "KernelstreamError",
     "InputError",
     "ParameterError",

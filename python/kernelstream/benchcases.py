@@ -10,6 +10,8 @@ from typing import Callable
 
 import numpy as np
 
+from .buildinfo import build_info
+
 _CASES: dict[str, Callable] = {}
 
 
@@ -71,6 +73,8 @@ def run_bench(names=None, quick: bool = False, printer=print) -> list:
     rows = []
     all_cases = cases()
     selected = names or list(all_cases)
+    info = build_info()
+    printer(f"SIMD path: {info['simd_path']} (CPU supports {info['simd_detected']})")
     printer(
         f"{'case':<16} {'setting':<28} {'dim':>6} {'rust us/rd':>11} {'numpy us/rd':>12} {'ratio':>8}"
     )

@@ -7,6 +7,7 @@
 
 mod aggregation;
 mod averaged_sgd;
+mod build_info;
 pub mod convert;
 pub mod errors;
 mod fogd;
@@ -41,5 +42,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pros_n_kons::register(m)?;
     online_projection::register(m)?;
     averaged_sgd::register(m)?;
+    build_info::register(m)?;
     Ok(())
 }
