@@ -10,8 +10,6 @@ from .errors import InputError, KernelstreamError, NumericalError, ParameterErro
 
 __version__ = _core.__version__
 
-from .buildinfo import build_info  # noqa: E402
-
 from . import (  # noqa: E402
     aggregation,  # noqa: E402
     datasets,
@@ -19,6 +17,7 @@ from . import (  # noqa: E402
     kernels,  # noqa: E402
     samplers,  # noqa: E402
 )
+from .buildinfo import build_info  # noqa: E402
 from .learners import (  # noqa: E402
     FOGD,
     NOGD,

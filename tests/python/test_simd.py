@@ -6,9 +6,8 @@ import os
 import subprocess
 import sys
 
-import numpy as np
-
 import kernelstream as ks
+import numpy as np
 
 PATHS = ("baseline", "avx2", "avx512")
 
