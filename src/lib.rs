@@ -12,6 +12,8 @@
 //! * [`aggregation`]: expert-aggregation rules (VAW, EWA, AA, BOA, ML-Poly, ML-Prod);
 //! * [`bases`]: eigen-bases of the online projection estimator;
 //! * [`stream`]: validated whole-stream loops (the online protocol over an array).
+//! * [`simd`]: run-time choice of the instruction set for the hot kernels (the
+//!   crate itself is compiled for baseline x86-64).
 //!
 //! The core never touches Python: the bindings live in `python` behind the
 //! `python` cargo feature.
@@ -27,6 +29,7 @@ pub mod linalg;
 pub mod mixture;
 pub mod rng;
 pub mod samplers;
+pub mod simd;
 pub mod stream;
 
 #[cfg(feature = "python")]

@@ -17,6 +17,7 @@ from . import (  # noqa: E402
     kernels,  # noqa: E402
     samplers,  # noqa: E402
 )
+from .buildinfo import build_info  # noqa: E402
 from .learners import (  # noqa: E402
     FOGD,
     NOGD,
@@ -37,6 +38,7 @@ from .learners import (  # noqa: E402
 
 __all__ = [
     "__version__",
+    "build_info",
     "KernelstreamError",
     "InputError",
     "ParameterError",

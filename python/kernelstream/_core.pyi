@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 __version__: str
 
-__all__ = ['AdditiveSobolev2', 'AggregatingAlgorithm', 'AutoKernel', 'AveragedKernelSGD', 'BOA', 'BernoulliPeriodic', 'EWA', 'FOGD', 'Gaussian', 'InputError', 'InternalError', 'KORS', 'Kernel', 'KernelAWV', 'KernelstreamError', 'Laplacian', 'MLPoly', 'MLProd', 'Min', 'Mixture', 'MultiKernelAWV', 'NOGD', 'NumericalError', 'NystromAWV', 'OMKLGF', 'OnlineProjection', 'ParameterError', 'ProsNKons', 'RFFAWV', 'Raker', 'Rng', 'STATE_FORMAT_VERSION', 'TaylorAWV', 'VAWMeta', '__version__']
+__all__ = ['AdditiveSobolev2', 'AggregatingAlgorithm', 'AutoKernel', 'AveragedKernelSGD', 'BOA', 'BernoulliPeriodic', 'EWA', 'FOGD', 'Gaussian', 'InputError', 'InternalError', 'KORS', 'Kernel', 'KernelAWV', 'KernelstreamError', 'Laplacian', 'MLPoly', 'MLProd', 'Min', 'Mixture', 'MultiKernelAWV', 'NOGD', 'NumericalError', 'NystromAWV', 'OMKLGF', 'OnlineProjection', 'ParameterError', 'ProsNKons', 'RFFAWV', 'Raker', 'Rng', 'STATE_FORMAT_VERSION', 'TaylorAWV', 'VAWMeta', '__version__', 'build_info']
 
 @final
 class AdditiveSobolev2(Kernel):
@@ -548,3 +548,5 @@ class VAWMeta:
     def update(self, z: npt.ArrayLike, y: float) -> None: ...
     @property
     def weights(self) -> npt.NDArray[np.float64]: ...
+
+def build_info() -> dict[str, Any]: ...

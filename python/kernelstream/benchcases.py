@@ -9,6 +9,7 @@ from typing import Callable
 
 from ._bench_all import CASES
 from ._benchcase import BenchCase
+from .buildinfo import build_info
 
 
 def cases() -> dict[str, Callable]:
@@ -58,6 +59,8 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
         raise InputError(
             f"unknown bench case {', '.join(map(repr, unknown))}; known: {', '.join(all_cases)}"
         )
+    info = build_info()
+    printer(f"SIMD path: {info['simd_path']} (CPU supports {info['simd_detected']})")
     printer(
         f"{'case':<16} {'setting':<28} {'dim':>6} {'rust us/rd':>11} {'numpy us/rd':>12} {'ratio':>8}"
     )

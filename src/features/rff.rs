@@ -20,6 +20,7 @@ use super::FeatureMap;
 use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::rng::Rng;
+use crate::simd::Isa;
 use serde::{Deserialize, Serialize};
 
 /// Which random-feature map (spec sec. 2.2).
@@ -142,13 +143,13 @@ impl FeatureMap for RandomFourier {
         match self.variant {
             RffVariant::Cos => {
                 let out = &mut out[..m];
-                self.project(x, out, Some(&self.offset));
+                project(&self.omega_t, m, x, out, Some(&self.offset));
                 // sqrt(2) cos(<w_k, x> + b_k)
                 trig::cos_in_place(out, std::f64::consts::SQRT_2);
             }
             RffVariant::CosSin => {
                 let (co, si) = out[..2 * m].split_at_mut(m);
-                self.project(x, si, None);
+                project(&self.omega_t, m, x, si, None);
                 // [cos<w_k, x>]_k ++ [sin<w_k, x>]_k, scaled by 1/sqrt(m)
                 trig::sincos_in_place(co, si, 1.0 / (m as f64).sqrt());
             }
@@ -156,39 +157,47 @@ impl FeatureMap for RandomFourier {
     }
 }
 
-impl RandomFourier {
-    /// `u_k = <w_k, x> (+ b_k)` for every k, summed over `i = 0..d` in order (as a
-    /// row-by-row dot product would), the phase added last; one pass per input coordinate.
-    #[inline]
-    fn project(&self, x: &[f64], u: &mut [f64], offset: Option<&[f64]>) {
-        let m = self.m;
-        let d = x.len();
-        let mut rows = self.omega_t.chunks_exact(m);
-        if let Some(first) = rows.next() {
-            let x0 = x[0];
-            match (d, offset) {
-                (1, Some(b)) => {
-                    for ((v, w), bk) in u.iter_mut().zip(first).zip(b) {
-                        *v = w * x0 + bk;
-                    }
-                    return;
+crate::dispatch! {
+    /// `u_k = <w_k, x> (+ b_k)` for every k (`omega_t` is `W^T`, `d x m` row-major),
+    /// summed over `i = 0..d` in order (as a row-by-row dot product would), the phase
+    /// added last; one pass per input coordinate. Compiled per path ([`crate::simd`]).
+    fn project(omega_t: &[f64], m: usize, x: &[f64], u: &mut [f64], offset: Option<&[f64]>) => project_impl, project_on;
+}
+
+#[inline(always)]
+fn project_impl<I: Isa>(
+    omega_t: &[f64],
+    m: usize,
+    x: &[f64],
+    u: &mut [f64],
+    offset: Option<&[f64]>,
+) {
+    let d = x.len();
+    let mut rows = omega_t.chunks_exact(m);
+    if let Some(first) = rows.next() {
+        let x0 = x[0];
+        match (d, offset) {
+            (1, Some(b)) => {
+                for ((v, w), bk) in u.iter_mut().zip(first).zip(b) {
+                    *v = I::mul_add(*w, x0, *bk);
                 }
-                _ => {
-                    for (v, w) in u.iter_mut().zip(first) {
-                        *v = w * x0;
-                    }
+                return;
+            }
+            _ => {
+                for (v, w) in u.iter_mut().zip(first) {
+                    *v = w * x0;
                 }
             }
         }
-        for (xi, row) in x[1..].iter().zip(rows) {
-            for (v, w) in u.iter_mut().zip(row) {
-                *v += w * xi;
-            }
+    }
+    for (xi, row) in x[1..].iter().zip(rows) {
+        for (v, w) in u.iter_mut().zip(row) {
+            *v = I::mul_add(*w, *xi, *v);
         }
-        if let Some(b) = offset {
-            for (v, bk) in u.iter_mut().zip(b) {
-                *v += bk;
-            }
+    }
+    if let Some(b) = offset {
+        for (v, bk) in u.iter_mut().zip(b) {
+            *v += bk;
         }
     }
 }

@@ -35,7 +35,7 @@
 use super::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
-use crate::linalg::blas::{dot4_wide, dot_wide as dot};
+use crate::linalg::blas::{dot, dot4};
 use serde::{Deserialize, Serialize};
 
 /// Column panel of the forward substitution (fixes the summation order).
@@ -286,7 +286,7 @@ impl KernelAwv {
                 let rows = &mut ls[first..];
                 let mut quads = rows.chunks_exact_mut(4);
                 for q in &mut quads {
-                    let s = dot4_wide(
+                    let s = dot4(
                         &seg[..w],
                         [&q[0][p0..p1], &q[1][p0..p1], &q[2][p0..p1], &q[3][p0..p1]],
                     );

@@ -151,7 +151,7 @@ impl NystromAwv {
         ridge: bool,
     ) -> Result<Self> {
         positive("lam", lam)?;
-        if d == 0 || dictionary.is_empty() || dictionary.len() % d != 0 {
+        if d == 0 || dictionary.is_empty() || !dictionary.len().is_multiple_of(d) {
             return crate::param_err!("dictionary must be a non-empty (m, d) array");
         }
         if let Some(i) = dictionary.iter().position(|v| !v.is_finite()) {

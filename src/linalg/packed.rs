@@ -1,9 +1,11 @@
 //! Symmetric matrices stored as the upper triangle packed by columns:
 //! entry `(i, j)` with `i <= j` lives at `j (j + 1) / 2 + i`, so column `j`
 //! (rows `0..=j`) is the contiguous slice `[j(j+1)/2, j(j+1)/2 + j]`.
-//! Both operations below stream the `r (r + 1) / 2` stored entries once.
+//! Both operations below stream the `r (r + 1) / 2` stored entries once; each
+//! is compiled per instruction-set path and chosen at run time ([`crate::simd`]).
 
-use super::blas::axpy;
+use super::blas::axpy_impl;
+use crate::simd::Isa;
 
 /// Number of stored entries of an `r x r` symmetric matrix.
 #[inline]
@@ -25,12 +27,22 @@ pub fn scaled_identity(r: usize, scale: f64) -> Vec<f64> {
     p
 }
 
-/// `h = A v` for packed symmetric `A` (order `r = v.len()`).
-///
-/// One pass per stored column: column `j` (rows `0..j`) adds `v_j col` to
-/// `h[0..j]` and, by symmetry, its dot product with `v[0..j]` to `h[j]` (four
-/// partial sums, a fixed summation order).
-pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) {
+crate::dispatch! {
+    /// `h = A v` for packed symmetric `A` (order `r = v.len()`).
+    ///
+    /// One pass per stored column: column `j` (rows `0..j`) adds `v_j col` to
+    /// `h[0..j]` and, by symmetry, its dot product with `v[0..j]` to `h[j]` (four
+    /// partial sums, a fixed summation order).
+    pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) => symv_impl, symv_on;
+}
+
+crate::dispatch! {
+    /// `A -= c h h^T` on the packed upper triangle (a symmetric rank-one update).
+    pub fn syr(a: &mut [f64], c: f64, h: &[f64]) => syr_impl, syr_on;
+}
+
+#[inline(always)]
+fn symv_impl<I: Isa>(a: &[f64], v: &[f64], h: &mut [f64]) {
     let r = v.len();
     h[..r].iter_mut().for_each(|x| *x = 0.0);
     for j in 0..r {
@@ -44,25 +56,25 @@ pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) {
         let mut hc = head.chunks_exact_mut(4);
         for ((c4, v4), h4) in cc.zip(v[..j].chunks_exact(4)).zip(&mut hc) {
             for l in 0..4 {
-                h4[l] += vj * c4[l];
-                acc[l] += c4[l] * v4[l];
+                h4[l] = I::mul_add(vj, c4[l], h4[l]);
+                acc[l] = I::mul_add(c4[l], v4[l], acc[l]);
             }
         }
         let mut tail = 0.0;
         for ((c, vi), hi) in ct.iter().zip(vt).zip(hc.into_remainder()) {
-            *hi += vj * c;
-            tail += c * vi;
+            *hi = I::mul_add(vj, *c, *hi);
+            tail = I::mul_add(*c, *vi, tail);
         }
-        rest[0] += ((acc[0] + acc[2]) + (acc[1] + acc[3])) + tail + a[s + j] * vj;
+        rest[0] += I::mul_add(a[s + j], vj, ((acc[0] + acc[2]) + (acc[1] + acc[3])) + tail);
     }
 }
 
-/// `A -= c h h^T` on the packed upper triangle (a symmetric rank-one update).
-pub fn syr(a: &mut [f64], c: f64, h: &[f64]) {
+#[inline(always)]
+fn syr_impl<I: Isa>(a: &mut [f64], c: f64, h: &[f64]) {
     let r = h.len();
     for j in 0..r {
         let s = col_start(j);
-        axpy(-c * h[j], &h[..=j], &mut a[s..=s + j]);
+        axpy_impl::<I>(-c * h[j], &h[..=j], &mut a[s..=s + j]);
     }
 }
 

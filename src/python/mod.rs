@@ -7,6 +7,7 @@
 
 mod aggregation;
 mod averaged_sgd;
+mod build_info;
 pub mod convert;
 pub mod errors;
 mod fogd;
@@ -44,5 +45,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     online_projection::register(m)?;
     averaged_sgd::register(m)?;
     mixture::register(m)?;
+    build_info::register(m)?;
     Ok(())
 }
