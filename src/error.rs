@@ -13,6 +13,8 @@ pub enum KsError {
     Parameter(String),
     /// A numerical failure that could not be repaired; says which quantity and what was tried.
     Numerical(String),
+    /// A long call was interrupted (Ctrl-C) at a round boundary; see [`crate::interrupt`].
+    Interrupted(String),
 }
 
 pub type Result<T> = std::result::Result<T, KsError>;
@@ -20,7 +22,10 @@ pub type Result<T> = std::result::Result<T, KsError>;
 impl fmt::Display for KsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            KsError::Input(m) | KsError::Parameter(m) | KsError::Numerical(m) => f.write_str(m),
+            KsError::Input(m)
+            | KsError::Parameter(m)
+            | KsError::Numerical(m)
+            | KsError::Interrupted(m) => f.write_str(m),
         }
     }
 }
@@ -39,20 +44,21 @@ macro_rules! param_err {
     ($($arg:tt)*) => { Err($crate::error::KsError::Parameter(format!($($arg)*))) };
 }
 
-/// Checks that a parameter is finite and strictly positive.
+/// Checks that a parameter is finite and strictly positive, within the range
+/// where its square and inverse square are representable
+/// ([`crate::limits::scale`]: tiny or huge values would make the math NaN).
 pub fn positive(name: &str, value: f64) -> Result<f64> {
-    if value.is_finite() && value > 0.0 {
-        Ok(value)
-    } else {
-        param_err!("{name} must be a finite number > 0, got {value}")
-    }
+    crate::limits::scale(name, value)
 }
 
-/// Checks that a parameter is finite and non-negative.
+/// Checks that a parameter is finite and non-negative (at most [`crate::limits::SCALE_MAX`]).
 pub fn non_negative(name: &str, value: f64) -> Result<f64> {
-    if value.is_finite() && value >= 0.0 {
+    if value.is_finite() && (0.0..=crate::limits::SCALE_MAX).contains(&value) {
         Ok(value)
     } else {
-        param_err!("{name} must be a finite number >= 0, got {value}")
+        param_err!(
+            "{name} must be a finite number in [0, {:e}], got {value:.6e}",
+            crate::limits::SCALE_MAX
+        )
     }
 }

@@ -11,7 +11,9 @@
 //! * [`learners`]: the online learners, all behind [`learners::OnlineLearner`];
 //! * [`aggregation`]: expert-aggregation rules (VAW, EWA, AA, BOA, ML-Poly, ML-Prod);
 //! * [`bases`]: eigen-bases of the online projection estimator;
-//! * [`stream`]: validated whole-stream loops (the online protocol over an array).
+//! * [`stream`]: validated whole-stream loops (the online protocol over an array);
+//! * [`state`], [`limits`], [`interrupt`]: validation of decoded state, the memory
+//!   ceiling and scale ranges of parameters, cooperative Ctrl-C.
 //!
 //! The core never touches Python: the bindings live in `python` behind the
 //! `python` cargo feature.
@@ -21,11 +23,14 @@ pub mod awv;
 pub mod bases;
 pub mod error;
 pub mod features;
+pub mod interrupt;
 pub mod kernels;
 pub mod learners;
+pub mod limits;
 pub mod linalg;
 pub mod rng;
 pub mod samplers;
+pub mod state;
 pub mod stream;
 
 #[cfg(feature = "python")]

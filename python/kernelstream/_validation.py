@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from ._core import SCALE_MAX, SCALE_MIN
 from .errors import InputError, ParameterError
 
 
@@ -74,14 +75,21 @@ def as_label(y) -> float:
 # --- parameter checks (constructor arguments) ---------------------------------
 
 
+# Scale parameters (widths, regularisations, step sizes) live in [SCALE_MIN, SCALE_MAX]:
+# outside, their squares or inverse squares under- or overflow (the range is the Rust
+# core's, ``kernelstream._core.SCALE_MIN`` / ``SCALE_MAX``).
+
+
 def positive(name: str, value) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
         or not np.isfinite(value)
-        or value <= 0
+        or not SCALE_MIN <= value <= SCALE_MAX
     ):
-        raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
+        raise ParameterError(
+            f"{name} must be a finite number in [{SCALE_MIN:g}, {SCALE_MAX:g}], got {value!r}"
+        )
     return float(value)
 
 
@@ -90,9 +98,9 @@ def non_negative(name: str, value) -> float:
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
         or not np.isfinite(value)
-        or value < 0
+        or not 0 <= value <= SCALE_MAX
     ):
-        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
+        raise ParameterError(f"{name} must be a finite number in [0, {SCALE_MAX:g}], got {value!r}")
     return float(value)
 
 

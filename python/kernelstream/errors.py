@@ -2,7 +2,11 @@
 
 ``InputError`` and ``ParameterError`` subclass :class:`ValueError`, so code that
 catches ``ValueError`` keeps working; ``NumericalError`` subclasses
-:class:`ArithmeticError`. All derive from :class:`KernelstreamError`.
+:class:`ArithmeticError`; ``InternalError`` (a bug: a Rust panic caught at the
+binding boundary) subclasses :class:`RuntimeError`. All derive from
+:class:`KernelstreamError`. Ctrl-C during a whole-stream call raises the usual
+:class:`KeyboardInterrupt`, with ``rounds_completed`` (and ``predictions`` of the
+completed rounds) set on it; the learner is as after the last completed round.
 """
 
 
@@ -22,4 +26,8 @@ class NumericalError(KernelstreamError, ArithmeticError):
     """A numerical failure that could not be repaired (names the quantity and what was tried)."""
 
 
-__all__ = ["KernelstreamError", "InputError", "ParameterError", "NumericalError"]
+class InternalError(KernelstreamError, RuntimeError):
+    """A bug in kernelstream (a panic of the Rust core caught at the binding boundary)."""
+
+
+__all__ = ["KernelstreamError", "InputError", "ParameterError", "NumericalError", "InternalError"]

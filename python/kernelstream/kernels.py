@@ -14,6 +14,13 @@ from ._validation import as_matrix, positive
 from .errors import InputError
 
 
+def _to_float(A, name):
+    try:
+        return np.asarray(A, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} could not be read as a numeric array: {exc}") from None
+
+
 class Kernel:
     """Base class: a named, immutable kernel with Gram matrices computed in Rust."""
 
@@ -31,8 +38,12 @@ class Kernel:
 
     def __call__(self, X, Y=None) -> np.ndarray:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` if omitted)."""
-        X = np.atleast_2d(as_matrix(np.atleast_2d(np.asarray(X, dtype=float)), "X"))
-        Y = X if Y is None else as_matrix(np.atleast_2d(np.asarray(Y, dtype=float)), "Y")
+        X = as_matrix(np.atleast_2d(_to_float(X, "X")), "X")
+        Y = X if Y is None else as_matrix(np.atleast_2d(_to_float(Y, "Y")), "Y")
+        for name, A in (("X", X), ("Y", Y)):
+            if not np.all(np.isfinite(A)):
+                i, j = np.argwhere(~np.isfinite(A))[0]
+                raise InputError(f"{name}[{i}, {j}] = {A[i, j]} is not finite")
         if X.shape[1] != Y.shape[1]:
             raise InputError(f"X has {X.shape[1]} columns but Y has {Y.shape[1]}")
         return _core.kernel_gram(self.name, list(self.spec[1]), X, Y)

@@ -19,6 +19,7 @@ import numpy as np
 from . import _core
 from ._validation import as_matrix, as_row, choice, non_negative, positive
 from ._validation import seed as check_seed
+from .errors import InputError
 from .kernels import as_kernel
 from .learners.nystrom_awv import Dictionary
 
@@ -62,9 +63,9 @@ class KORS:
         weights: str = "sqrt",
         seed: int = 0,
     ):
-        self._params = dict(kernel=kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=seed)
+        # The core first: a constructor that raises leaves nothing half-set.
         name, params = as_kernel(kernel).spec
-        self._core = _core.KORS(
+        core = _core.KORS(
             name,
             params,
             mu=positive("mu", mu),
@@ -73,6 +74,8 @@ class KORS:
             weights=choice("weights", weights, {"sqrt", "inverse"}),
             seed=check_seed(seed),
         )
+        self._params = dict(kernel=kernel, mu=mu, eps=eps, beta=beta, weights=weights, seed=seed)
+        self._core = core
         self.last_probability = None
 
     def get_params(self) -> dict:
@@ -129,9 +132,16 @@ class KORS:
         }
 
     def __setstate__(self, state):
-        self.__init__(**state["params"])
-        self._core._set_state_bytes(state["core"])
-        self.last_probability = state["last_probability"]
+        # Restore into a new object; self changes only once everything succeeded.
+        try:
+            new = type(self)(**state["params"])
+            core = state["core"]
+            last = state["last_probability"]
+        except (TypeError, KeyError) as exc:
+            raise InputError(f"corrupt pickled KORS: {exc}") from None
+        new._core._set_state_bytes(bytes(core))
+        self.__dict__.update(new.__dict__)
+        self.last_probability = last
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())

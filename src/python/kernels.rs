@@ -22,6 +22,11 @@ fn kernel_gram<'py>(
             "X has {d} columns but Y has {d2}"
         ))));
     }
+    if let Some(v) = xs.iter().chain(ys.iter()).find(|v| !v.is_finite()) {
+        return Err(crate::python::errors::to_py(crate::KsError::Input(format!(
+            "kernel inputs must be finite, got {v}"
+        ))));
+    }
     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
     let g = py.detach(|| k.gram(xs, ys, d));
     let rows: Vec<Vec<f64>> =

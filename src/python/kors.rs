@@ -108,7 +108,7 @@ impl PyKors {
     }
 
     fn _set_state_bytes(&mut self, data: &[u8]) -> PyResult<()> {
-        self.inner = crate::python::protocol::load::<Kors>(data).py()?;
+        self.inner = crate::python::protocol::load::<Kors>(data, &self.inner).py()?;
         Ok(())
     }
 

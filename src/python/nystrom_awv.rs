@@ -15,7 +15,7 @@ pub struct PyNystromAwv {
 #[pymethods]
 impl PyNystromAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, lam=1.0, mu=1.0, eps=0.5, beta=1.0, kors_weights="sqrt", seed=0, ridge=false, dictionary=None))]
+    #[pyo3(signature = (kernel_name, kernel_params, lam=1.0, mu=1.0, eps=0.5, beta=1.0, kors_weights="sqrt", seed=0, ridge=false, dictionary=None, max_dictionary=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,
@@ -28,9 +28,10 @@ impl PyNystromAwv {
         seed: u64,
         ridge: bool,
         dictionary: Option<PyReadonlyArray2<'_, f64>>,
+        max_dictionary: Option<usize>,
     ) -> PyResult<Self> {
         let kernel = Kernel::from_spec(kernel_name, &kernel_params).py()?;
-        let inner = match dictionary {
+        let mut inner = match dictionary {
             Some(dict) => {
                 let (pts, _m, d) = crate::python::convert::mat2(&dict);
                 NystromAwv::with_dictionary(kernel, lam, &pts, d, ridge).py()?
@@ -40,6 +41,12 @@ impl PyNystromAwv {
                 NystromAwv::new(kernel, lam, mu, eps, beta, w, seed, ridge).py()?
             }
         };
+        if max_dictionary == Some(0) {
+            return Err(crate::python::errors::to_py(crate::KsError::Parameter(
+                "max_dictionary must be >= 1 (or None)".into(),
+            )));
+        }
+        inner.set_kors_budget(max_dictionary);
         Ok(PyNystromAwv { inner })
     }
 

@@ -6,7 +6,15 @@ Valko (2017), App. A. The Rust core keeps a Cholesky factor of
 ``A = K_{t,m}^T K_{t,m} + lam K_{m,m}`` (a rank-one update per round, a bordering
 when a point joins) and ``q = K_{t,m}^T Y`` incrementally: a round without insertion
 costs O(m^2 + m d), independent of t. When a point joins, the whole past is
-re-projected on the enlarged dictionary (no restart).
+re-projected on the enlarged dictionary (no restart), which costs O(t (m + d)).
+
+Growth: the dictionary size m follows the effective dimension of the data seen so
+far (about ``d_eff(mu) log t`` points under KORS): on a stationary stream it levels
+off, on a drifting stream it keeps growing and so does the time per round.
+``max_dictionary`` caps it: once m reaches the cap, KORS still computes each
+inclusion probability and consumes its coin flip, but adds nothing (the fixed stop of
+B-KONS), so the time per round stays O(m^2 + m d). The cache used for insertions
+and repairs keeps O(t (m + d)) numbers.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _core
-from .._validation import choice, non_negative, positive
+from .._validation import choice, integer, non_negative, positive
 from .._validation import seed as check_seed
 from ..errors import ParameterError
 from ..kernels import as_kernel
@@ -42,6 +50,16 @@ def _as_dictionary(dictionary):
     return tuple(tuple(float(v) for v in row) for row in arr)
 
 
+def _max_dictionary(value, dictionary):
+    if value is None:
+        return None
+    if dictionary is not None:
+        raise ParameterError(
+            "max_dictionary caps the KORS dictionary; it does not apply to a fixed dictionary"
+        )
+    return integer("max_dictionary", value, 1)
+
+
 class NystromAWV(Learner):
     """PKAWV with Nystrom projections on a dictionary grown by KORS.
 
@@ -62,6 +80,9 @@ class NystromAWV(Learner):
     dictionary : array (m, d), optional
         A fixed dictionary (the "features known beforehand" variant, spec 1.7):
         no sampling; AWV on ``K_mm^{-1/2} k_m(x)``.
+    max_dictionary : int, optional
+        Largest KORS dictionary (None: unbounded, m grows with the effective
+        dimension). At the cap no point is added any more (see the module notes).
 
     Examples
     --------
@@ -91,6 +112,7 @@ class NystromAWV(Learner):
         seed: int = 0,
         ridge: bool = False,
         dictionary=None,
+        max_dictionary=None,
     ):
         super().__init__(
             kernel=kernel,
@@ -102,6 +124,7 @@ class NystromAWV(Learner):
             seed=seed,
             ridge=ridge,
             dictionary=_as_dictionary(dictionary),
+            max_dictionary=max_dictionary,
         )
 
     def _core_kwargs(self, p):
@@ -120,6 +143,7 @@ class NystromAWV(Learner):
             dictionary=None
             if dictionary is None
             else np.ascontiguousarray(dictionary, dtype=np.float64),
+            max_dictionary=_max_dictionary(p.get("max_dictionary"), dictionary),
         )
 
     @property
