@@ -30,7 +30,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     worst = 0.0
     for name, entry in sorted(ZOO.items()):
-        n = 20000 if name.startswith("KernelAWV") else args.n
+        n = entry.factory().get_params()["max_size"] if name.startswith("KernelAWV") else args.n
         rng = np.random.default_rng(0)
         X = rng.uniform(*entry.domain, size=(n, entry.d))
         y = np.sign(X[:, 0] + 0.05) if entry.task == "classification" else np.sin(3 * X[:, 0])
@@ -47,6 +47,8 @@ def main(argv=None):
             m.progressive_predict(X, y)
             print(f"{name:32s} finished before the signal ({n} rounds)")
         except KeyboardInterrupt as exc:
+            if "t" not in sent:  # (the run ended before the timer fired)
+                continue
             lat = time.perf_counter() - sent["t"]
             worst = max(worst, lat)
             print(

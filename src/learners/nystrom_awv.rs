@@ -163,6 +163,11 @@ impl NystromAwv {
             );
         }
         let m = dictionary.len() / d;
+        // K_DD, the jittered copy and the factor: about 3 m^2 doubles.
+        crate::limits::check_doubles(
+            &format!("NystromAWV with a fixed dictionary of {m} points"),
+            Some(3 * (m as u128) * (m as u128)),
+        )?;
         let mut s = Self::empty(kernel, lam, ridge, None);
         s.centers_d = d;
         s.centers = dictionary.to_vec();
@@ -534,6 +539,7 @@ impl crate::state::ValidState for NystromAwv {
         use crate::state::*;
         let m = self.center_rounds.len();
         let t = usize::try_from(self.n_seen).map_err(|_| KsError::Input("bad n_seen".into()))?;
+        ensure(self.n_seen <= i64::MAX as u64, || "the round counter is out of range".into())?;
         if let Some(d) = self.d {
             ensure(d >= 1, || "the input dimension is 0".into())?;
             ensure(self.centers_d == 0 || self.centers_d == d, || {

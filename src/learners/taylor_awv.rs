@@ -55,6 +55,11 @@ impl TaylorAwv {
     /// The feature vector `phi(x)` (length `C(M+d, d)`).
     pub fn features(&self, x: &[f64]) -> Result<Vec<f64>> {
         match &self.state {
+            Some(st) if x.len() != st.features.input_dim() => crate::input_err!(
+                "x has {} features, the learner was fed {}-dimensional inputs",
+                x.len(),
+                st.features.input_dim()
+            ),
             Some(st) => Ok(st.features.map(x)),
             None => Ok(TaylorGaussian::new(x.len(), self.degree, self.sigma)?.map(x)),
         }

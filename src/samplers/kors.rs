@@ -407,6 +407,8 @@ impl crate::state::ValidState for Kors {
             })?,
         }
         ensure(m as u64 <= self.n_seen, || "more dictionary points than steps".into())?;
+        // Round indices are exposed as int64.
+        ensure(self.n_seen <= i64::MAX as u64, || "the step counter is out of range".into())?;
         ensure(self.indices.windows(2).all(|w| w[0] < w[1]), || {
             "dictionary indices are not increasing".into()
         })?;

@@ -411,3 +411,15 @@ def test_load_libsvm_refuses_absurd_indices(tmp_path):
     f.write_text("1 1:0.5 4000000000:1.0\n-1 2:0.25\n")
     with pytest.raises(InputError, match="4000000000.*line 1"):
         ks.datasets.load_libsvm(f)
+
+
+def test_feature_maps_check_the_input_length():
+    X, y = _data(ZOO["TaylorAWV"], 10)
+    t = ks.TaylorAWV(degree=2)
+    t.learn_many(X, y)
+    with pytest.raises(InputError):
+        t.features(np.zeros(1))
+    f = ks.FOGD(Gaussian(1.0), n_features=5)
+    f.learn_many(X, y)
+    with pytest.raises(InputError):
+        f.features(np.zeros(1))
