@@ -103,7 +103,7 @@ pub fn switch_on_index(c: f64, kappa: f64, n_unit: usize) -> f64 {
 
 /// Most columns switched on before any data: a smaller `c` asks for more units at
 /// round 0 than there will be samples for a long time (and a warm-up that never ends).
-pub const MAX_START_COLUMNS: usize = 200;
+pub const MAX_START_COLUMNS: usize = 500;
 
 impl OnlineProjection {
     fn kappa(&self, d: usize) -> f64 {
@@ -321,6 +321,13 @@ impl State {
         if p == 0 {
             self.ready = true;
             self.phi.clear();
+            return;
+        }
+        if self.n == 0 {
+            // No data: G = 0 and r = 0, so the minimum-norm solution is 0 (no eigen-solve).
+            self.ready = false;
+            self.phi.clear();
+            self.theta = vec![0.0; p];
             return;
         }
         let g = dense_of(&self.gram, p);
