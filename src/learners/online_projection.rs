@@ -101,9 +101,10 @@ pub fn switch_on_index(c: f64, kappa: f64, n_unit: usize) -> f64 {
     (c * (n_unit as f64).powf(kappa) * (1.0 + 1e-12)).floor()
 }
 
-/// Most columns switched on before any data: a smaller `c` asks for more units at
-/// round 0 than there will be samples for a long time (and a warm-up that never ends).
-pub const MAX_START_COLUMNS: usize = 500;
+/// Most columns switched on before any data, and while the columns outnumber the
+/// samples: a smaller `c` makes the schedule outrun the data (the warm-up, an
+/// eigen-solve per round, never ends).
+pub const MAX_START_COLUMNS: usize = 600;
 
 impl OnlineProjection {
     fn kappa(&self, d: usize) -> f64 {
@@ -142,6 +143,13 @@ impl OnlineProjection {
             );
         }
         let p = self.columns_after(d, n as f64)?;
+        if p > (MAX_START_COLUMNS as f64).max(n as f64) {
+            return crate::param_err!(
+                "c = {:.6e} switches on about {p:.3e} columns by round {n}, more than the samples \
+                 (the warm-up would never end): raise c (the schedule is t_N = floor(c N^kappa))",
+                self.cfg.c
+            );
+        }
         // G and Phi (packed) plus the stored data.
         let doubles = p * (p + 1.0) + (n as f64) * (d as f64 + 1.0);
         let need = if doubles < 1e30 { Some(doubles as u128) } else { None };
