@@ -415,14 +415,17 @@ impl State {
     fn add_scheduled(&mut self, cfg: &ProjectionConfig) -> Result<()> {
         while self.unit_due(cfg) {
             crate::interrupt::poll()?;
-            self.add_unit(cfg);
+            let more = switch_on_index(cfg.c, self.kappa, self.n_units + 2) <= self.n as f64;
+            self.add_unit(cfg, more);
             self.n_units += 1;
         }
         Ok(())
     }
 
     /// Column step: eq. (21) / (74) in block form for the q columns of the next unit.
-    fn add_unit(&mut self, cfg: &ProjectionConfig) {
+    /// `more`: another unit follows in this round (a warm-up solve that the next unit's
+    /// solve would overwrite is skipped).
+    fn add_unit(&mut self, cfg: &ProjectionConfig, more: bool) {
         let p0 = self.p();
         let q = self.design.push_unit();
         let p1 = p0 + q;
@@ -489,7 +492,11 @@ impl State {
         self.r.extend_from_slice(&ry);
         if !self.ready || self.n == 0 {
             self.theta.resize(p1, 0.0);
-            self.try_init(cfg.tol);
+            // With more columns than samples the solve cannot leave the warm-up, and the
+            // next unit's solve replaces its theta: only the last one of the round runs.
+            if !(more && !self.ready && p1 > self.n as usize) {
+                self.try_init(cfg.tol);
+            }
             return;
         }
         // Q = Phi B, S = C - B^T Q.
