@@ -15,6 +15,8 @@ pub enum KsError {
     Numerical(String),
     /// A broken internal invariant (a bug, never the user's input).
     Internal(String),
+    /// A long call was interrupted (Ctrl-C) at a round boundary; see [`crate::interrupt`].
+    Interrupted(String),
 }
 
 pub type Result<T> = std::result::Result<T, KsError>;
@@ -25,7 +27,8 @@ impl fmt::Display for KsError {
             KsError::Input(m)
             | KsError::Parameter(m)
             | KsError::Numerical(m)
-            | KsError::Internal(m) => f.write_str(m),
+            | KsError::Internal(m)
+            | KsError::Interrupted(m) => f.write_str(m),
         }
     }
 }
@@ -44,20 +47,21 @@ macro_rules! param_err {
     ($($arg:tt)*) => { Err($crate::error::KsError::Parameter(format!($($arg)*))) };
 }
 
-/// Checks that a parameter is finite and strictly positive.
+/// Checks that a parameter is finite and strictly positive, within the range
+/// where its square and inverse square are representable
+/// ([`crate::limits::scale`]: tiny or huge values would make the math NaN).
 pub fn positive(name: &str, value: f64) -> Result<f64> {
-    if value.is_finite() && value > 0.0 {
-        Ok(value)
-    } else {
-        param_err!("{name} must be a finite number > 0, got {value}")
-    }
+    crate::limits::scale(name, value)
 }
 
-/// Checks that a parameter is finite and non-negative.
+/// Checks that a parameter is finite and non-negative (at most [`crate::limits::SCALE_MAX`]).
 pub fn non_negative(name: &str, value: f64) -> Result<f64> {
-    if value.is_finite() && value >= 0.0 {
+    if value.is_finite() && (0.0..=crate::limits::SCALE_MAX).contains(&value) {
         Ok(value)
     } else {
-        param_err!("{name} must be a finite number >= 0, got {value}")
+        param_err!(
+            "{name} must be a finite number in [0, {:e}], got {value:.6e}",
+            crate::limits::SCALE_MAX
+        )
     }
 }

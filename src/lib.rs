@@ -11,9 +11,11 @@
 //! * [`learners`]: the online learners, all behind [`learners::OnlineLearner`];
 //! * [`aggregation`]: expert-aggregation rules (VAW, EWA, AA, BOA, ML-Poly, ML-Prod);
 //! * [`bases`]: eigen-bases of the online projection estimator;
-//! * [`stream`]: validated whole-stream loops (the online protocol over an array).
+//! * [`stream`]: validated whole-stream loops (the online protocol over an array);
 //! * [`simd`]: run-time choice of the instruction set for the hot kernels (the
-//!   crate itself is compiled for baseline x86-64).
+//!   crate itself is compiled for baseline x86-64);
+//! * [`state`], [`limits`], [`interrupt`]: validation of decoded state, the memory
+//!   ceiling and scale ranges of parameters, cooperative Ctrl-C.
 //!
 //! The core never touches Python: the bindings live in `python` behind the
 //! `python` cargo feature.
@@ -23,13 +25,16 @@ pub mod awv;
 pub mod bases;
 pub mod error;
 pub mod features;
+pub mod interrupt;
 pub mod kernels;
 pub mod learners;
+pub mod limits;
 pub mod linalg;
 pub mod mixture;
 pub mod rng;
 pub mod samplers;
 pub mod simd;
+pub mod state;
 pub mod stream;
 
 #[cfg(feature = "python")]

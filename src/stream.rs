@@ -4,6 +4,12 @@
 //! dimension fixed by earlier calls, the learner's own row and capacity checks)
 //! and only then touches the learner, so a call that fails leaves the learner
 //! exactly as it was. Arrays are row-major `(n, d)` slices.
+//!
+//! The loops honour interrupts ([`crate::interrupt`]): every few milliseconds they
+//! ask whether Ctrl-C was pressed and, if so, stop at a round boundary with
+//! [`crate::KsError::Interrupted`]; the learner is then exactly as after the last
+//! completed round, and the `_into` variants have pushed the predictions of the
+//! completed rounds.
 
 use crate::error::Result;
 use crate::learners::OnlineLearner;
@@ -34,6 +40,15 @@ pub fn validate<L: OnlineLearner + ?Sized>(
                 return crate::input_err!("y = {} is not finite", y[i]);
             }
             return crate::input_err!("y[{i}] = {} is not finite", y[i]);
+        }
+        // The losses square y (and sum squares over the stream): beyond Y_MAX the
+        // result is not representable, so refuse before any state change.
+        if let Some(i) = y.iter().position(|v| v.abs() > crate::limits::Y_MAX) {
+            return Err(crate::KsError::Numerical(format!(
+                "y[{i}] = {:.6e} is too large: its square would overflow double precision (|y| <= {:e})",
+                y[i],
+                crate::limits::Y_MAX
+            )));
         }
     }
     match learner.input_dim() {
@@ -70,6 +85,7 @@ fn prefix_row(e: crate::KsError, i: usize, n: usize) -> crate::KsError {
         Parameter(m) => Parameter(format!("row {i}: {m}")),
         Numerical(m) => Numerical(format!("row {i}: {m}")),
         Internal(m) => Internal(format!("row {i}: {m}")),
+        Interrupted(m) => Interrupted(m),
     }
 }
 
@@ -82,13 +98,29 @@ pub fn progressive_predict<L: OnlineLearner + ?Sized>(
     d: usize,
     y: &[f64],
 ) -> Result<Vec<f64>> {
-    validate(learner, x, n, d, Some(y))?;
-    let mut out = Vec::with_capacity(n);
-    learner.predict_learn_many(x, d, y, &mut out)?;
+    let mut out = Vec::new();
+    progressive_predict_into(learner, x, n, d, y, &mut out)?;
     Ok(out)
 }
 
-/// Learns every row in order (equals a loop of single-row learning).
+/// [`progressive_predict`] pushing onto `out`: after an error (an interrupt) `out`
+/// holds the predictions of the rounds that completed.
+pub fn progressive_predict_into<L: OnlineLearner + ?Sized>(
+    learner: &mut L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    y: &[f64],
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    validate(learner, x, n, d, Some(y))?;
+    crate::interrupt::start();
+    out.reserve(n);
+    learner.predict_learn_many(x, d, y, out)
+}
+
+/// Learns every row in order (equals a loop of single-row learning). After an
+/// interrupt, the learner has learned the rows before the one it stopped at.
 pub fn learn_many<L: OnlineLearner + ?Sized>(
     learner: &mut L,
     x: &[f64],
@@ -97,6 +129,7 @@ pub fn learn_many<L: OnlineLearner + ?Sized>(
     y: &[f64],
 ) -> Result<()> {
     validate(learner, x, n, d, Some(y))?;
+    crate::interrupt::start();
     learner.learn_batch(x, d, y)
 }
 
@@ -107,8 +140,27 @@ pub fn predict_many<L: OnlineLearner + ?Sized>(
     n: usize,
     d: usize,
 ) -> Result<Vec<f64>> {
+    let mut out = Vec::new();
+    predict_many_into(learner, x, n, d, &mut out)?;
+    Ok(out)
+}
+
+/// [`predict_many`] pushing onto `out` (partial after an interrupt).
+pub fn predict_many_into<L: OnlineLearner + ?Sized>(
+    learner: &L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    out: &mut Vec<f64>,
+) -> Result<()> {
     validate(learner, x, n, d, None)?;
-    x.chunks_exact(d).map(|row| learner.predict(row)).collect()
+    crate::interrupt::start();
+    out.reserve(n);
+    for row in x.chunks_exact(d) {
+        crate::interrupt::poll()?;
+        out.push(learner.predict(row)?);
+    }
+    Ok(())
 }
 
 /// One prediction (validated).

@@ -6,9 +6,32 @@ see ``docs/api.md`` and the README.
 """
 
 from . import _core
-from .errors import InputError, KernelstreamError, NumericalError, ParameterError
+from .errors import InputError, InternalError, KernelstreamError, NumericalError, ParameterError
 
 __version__ = _core.__version__
+
+
+def set_memory_limit(bytes: int) -> None:
+    """Sets the memory ceiling (bytes) that every configuration is checked against.
+
+    Constructors (and decoded states) whose memory would exceed it raise
+    :class:`ParameterError` naming the memory needed. The default is the
+    environment variable ``KERNELSTREAM_MEMORY_LIMIT`` (bytes, or with a K/M/G/T
+    suffix) or half of the physical memory, at most 8 GiB.
+    """
+    import numbers
+
+    if isinstance(bytes, bool) or not isinstance(bytes, numbers.Integral) or not 0 < bytes < 2**64:
+        raise ParameterError(
+            f"the memory limit must be an integer number of bytes in [1, 2^64), got {bytes!r}"
+        )
+    _core.set_memory_limit(int(bytes))
+
+
+def get_memory_limit() -> int:
+    """The memory ceiling in bytes (see :func:`set_memory_limit`)."""
+    return int(_core.get_memory_limit())
+
 
 from . import (  # noqa: E402
     aggregation,  # noqa: E402
@@ -43,6 +66,9 @@ __all__ = [
     "InputError",
     "ParameterError",
     "NumericalError",
+    "InternalError",
+    "set_memory_limit",
+    "get_memory_limit",
     "kernels",
     "datasets",
     "evaluate",

@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from ._core import SCALE_MAX, SCALE_MIN
 from .errors import InputError, ParameterError
 
 
@@ -111,17 +112,24 @@ def text(name: str, value) -> str:
 # --- value checks of Python-only functions (dataset generators, ...) -----------
 
 
+# Scale parameters (widths, regularisations, step sizes) live in [SCALE_MIN, SCALE_MAX]:
+# outside, their squares or inverse squares under- or overflow (the range is the Rust
+# core's, ``kernelstream._core.SCALE_MIN`` / ``SCALE_MAX``).
+
+
 def positive(name: str, value) -> float:
     value = real(name, value)
-    if not (np.isfinite(value) and value > 0):
-        raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
+    if not (np.isfinite(value) and SCALE_MIN <= value <= SCALE_MAX):
+        raise ParameterError(
+            f"{name} must be a finite number in [{SCALE_MIN:g}, {SCALE_MAX:g}], got {value!r}"
+        )
     return value
 
 
 def non_negative(name: str, value) -> float:
     value = real(name, value)
-    if not (np.isfinite(value) and value >= 0):
-        raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
+    if not (np.isfinite(value) and 0 <= value <= SCALE_MAX):
+        raise ParameterError(f"{name} must be a finite number in [0, {SCALE_MAX:g}], got {value!r}")
     return value
 
 

@@ -11,7 +11,7 @@ import inspect
 import warnings
 from typing import Any
 
-from .errors import InputError, ParameterError
+from .errors import InputError, KernelstreamError, ParameterError
 
 #: Version of the pickled Python-side envelope; the Rust state carries its own.
 PICKLE_FORMAT_VERSION = 1
@@ -69,8 +69,17 @@ class CoreWrapper:
                 setattr(cls, name, _Hyperparameter(name))
 
     def __init__(self, **params):
-        self._params = dict(params)
-        self._core = self._core_class(**self._core_kwargs(self._params))
+        self._params, self._core = self._build(params)
+
+    def _build(self, params: dict):
+        """``(params, core)`` for ``params``, or an exception; changes nothing on ``self``.
+
+        The one place where a core object is made from parameters: the constructor,
+        ``__setstate__`` (and ``set_params``) assign both only once this succeeded, so
+        a failed call leaves the object as it was.
+        """
+        params = dict(params)
+        return params, self._core_class(**self._core_kwargs(params))
 
     def _core_kwargs(self, params: dict) -> dict:  # pragma: no cover - overridden
         return dict(params)
@@ -158,9 +167,19 @@ class CoreWrapper:
                 f"with kernelstream {__version__}",
                 stacklevel=2,
             )
-        self._params = dict(state["params"])
-        self._core = self._core_class(**self._core_kwargs(self._params))
-        self._core._set_state_bytes(state["core"])
+        params = state.get("params")
+        if not isinstance(params, dict) or not isinstance(state.get("core"), (bytes, bytearray)):
+            raise InputError(f"corrupt pickled {type(self).__name__}: no params dict or core bytes")
+        # Build and fill a new core first: on any error self is untouched.
+        try:
+            params, core = self._build(params)
+        except KernelstreamError:
+            raise
+        except (TypeError, ValueError, KeyError) as exc:
+            raise InputError(f"corrupt pickled {type(self).__name__} parameters: {exc}") from None
+        core._set_state_bytes(bytes(state["core"]))
+        self._check_extra_state(state.get("extra"))
+        self._params, self._core = params, core
         self._set_extra_state(state.get("extra"))
 
     def __reduce__(self):
@@ -169,6 +188,9 @@ class CoreWrapper:
     def _extra_state(self):
         """Python-side state beyond the core (none by default)."""
         return None
+
+    def _check_extra_state(self, extra) -> None:
+        """Raises if ``extra`` cannot be restored (called before anything changes)."""
 
     def _set_extra_state(self, extra) -> None:
         pass

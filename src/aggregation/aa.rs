@@ -14,6 +14,9 @@ use super::{check_n, logsumexp, renormalise_log, Aggregator};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
+/// Vectors of `n_experts` doubles in the state (for the memory check).
+const VECTORS: u128 = 2;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AggregatingAlgorithm {
     lo: f64,
@@ -27,7 +30,7 @@ pub struct AggregatingAlgorithm {
 
 impl AggregatingAlgorithm {
     pub fn new(n_experts: usize, lo: f64, hi: f64) -> Result<Self> {
-        let n = check_n(n_experts)?;
+        let n = check_n(n_experts, VECTORS)?;
         if !(lo.is_finite() && hi.is_finite() && hi > lo) {
             return crate::param_err!("need finite lo < hi, got lo = {lo}, hi = {hi}");
         }
@@ -91,5 +94,20 @@ impl Aggregator for AggregatingAlgorithm {
     }
     fn n_seen(&self) -> u64 {
         self.n_seen
+    }
+}
+
+impl crate::state::ValidState for AggregatingAlgorithm {
+    fn validate(&self) -> Result<()> {
+        use super::no_nan_or_pos_inf;
+        no_nan_or_pos_inf("log-weights", &self.logw)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("n_experts", &self.logw.len(), &fresh.logw.len())?;
+        crate::state::same(
+            "(lo, hi, eta)",
+            &(self.lo, self.hi, self.eta),
+            &(fresh.lo, fresh.hi, fresh.eta),
+        )
     }
 }

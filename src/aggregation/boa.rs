@@ -15,6 +15,9 @@ use super::{check_n, softmax_in_place, RegretRule};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
+/// Vectors of `n_experts` doubles in the state (for the memory check).
+const VECTORS: u128 = 6;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Boa {
     gradient: bool,
@@ -31,7 +34,7 @@ pub struct Boa {
 
 impl Boa {
     pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
-        let n = check_n(n_experts)?;
+        let n = check_n(n_experts, VECTORS)?;
         Ok(Boa {
             gradient,
             rreg: vec![0.0; n],
@@ -83,5 +86,20 @@ impl RegretRule for Boa {
             self.rreg[j] += 0.5 * (r[j] - e * r[j] * r[j] + jump);
         }
         self.n_seen += 1;
+    }
+}
+
+impl crate::state::ValidState for Boa {
+    fn validate(&self) -> Result<()> {
+        let n = self.rreg.len();
+        for (name, v) in [("eta", &self.eta), ("v", &self.v), ("b", &self.b)] {
+            crate::state::len_is(name, v.len(), n)?;
+            crate::state::finite(name, v)?;
+        }
+        crate::state::finite("regrets", &self.rreg)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("n_experts", &self.rreg.len(), &fresh.rreg.len())?;
+        crate::state::same("gradient", &self.gradient, &fresh.gradient)
     }
 }

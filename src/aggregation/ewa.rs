@@ -10,6 +10,9 @@ use super::{check_n, combine, renormalise_log, softmax_into, Aggregator};
 use crate::error::{positive, Result};
 use serde::{Deserialize, Serialize};
 
+/// Vectors of `n_experts` doubles in the state (for the memory check).
+const VECTORS: u128 = 2;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ewa {
     eta: f64,
@@ -22,7 +25,7 @@ pub struct Ewa {
 
 impl Ewa {
     pub fn new(n_experts: usize, eta: f64) -> Result<Self> {
-        let n = check_n(n_experts)?;
+        let n = check_n(n_experts, VECTORS)?;
         Ok(Ewa { eta: positive("eta", eta)?, logw: vec![0.0; n], n_seen: 0, p: vec![0.0; n] })
     }
     pub fn eta(&self) -> f64 {
@@ -62,5 +65,16 @@ impl Aggregator for Ewa {
     }
     fn n_seen(&self) -> u64 {
         self.n_seen
+    }
+}
+
+impl crate::state::ValidState for Ewa {
+    fn validate(&self) -> Result<()> {
+        use super::no_nan_or_pos_inf;
+        no_nan_or_pos_inf("log-weights", &self.logw)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("n_experts", &self.logw.len(), &fresh.logw.len())?;
+        crate::state::same("eta", &self.eta, &fresh.eta)
     }
 }

@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 /// opera's initial learning rate `exp(700)` (finite in float64).
 pub const OPERA_ETA0: f64 = 1.0142320547350045e304;
 
+/// Vectors of `n_experts` doubles in the state (for the memory check).
+const VECTORS: u128 = 4;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MlPoly {
     gradient: bool,
@@ -28,7 +31,7 @@ pub struct MlPoly {
 
 impl MlPoly {
     pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
-        let n = check_n(n_experts)?;
+        let n = check_n(n_experts, VECTORS)?;
         Ok(MlPoly {
             gradient,
             regret: vec![0.0; n],
@@ -86,5 +89,18 @@ impl RegretRule for MlPoly {
         }
         self.b = b_new;
         self.n_seen += 1;
+    }
+}
+
+impl crate::state::ValidState for MlPoly {
+    fn validate(&self) -> Result<()> {
+        crate::state::len_is("eta", self.eta.len(), self.regret.len())?;
+        crate::state::finite("regrets", &self.regret)?;
+        crate::state::finite("eta", &self.eta)?;
+        crate::state::finite("b", &[self.b])
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("n_experts", &self.regret.len(), &fresh.regret.len())?;
+        crate::state::same("gradient", &self.gradient, &fresh.gradient)
     }
 }

@@ -13,6 +13,9 @@ use super::{check_n, softmax_in_place, RegretRule};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
+/// Vectors of `n_experts` doubles in the state (for the memory check).
+const VECTORS: u128 = 6;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MlProd {
     gradient: bool,
@@ -29,7 +32,7 @@ pub struct MlProd {
 
 impl MlProd {
     pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
-        let n = check_n(n_experts)?;
+        let n = check_n(n_experts, VECTORS)?;
         Ok(MlProd {
             gradient,
             big_r: vec![-(n as f64).ln(); n],
@@ -79,5 +82,20 @@ impl RegretRule for MlProd {
             self.eta[j] = e_new;
         }
         self.n_seen += 1;
+    }
+}
+
+impl crate::state::ValidState for MlProd {
+    fn validate(&self) -> Result<()> {
+        let n = self.big_r.len();
+        for (name, v) in [("L", &self.l), ("maxloss", &self.maxloss), ("eta", &self.eta)] {
+            crate::state::len_is(name, v.len(), n)?;
+            crate::state::finite(name, v)?;
+        }
+        crate::state::finite("R", &self.big_r)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("n_experts", &self.big_r.len(), &fresh.big_r.len())?;
+        crate::state::same("gradient", &self.gradient, &fresh.gradient)
     }
 }

@@ -42,6 +42,23 @@ pub trait Aggregator {
     /// The weights the next prediction would use.
     fn weights(&self) -> Vec<f64>;
     fn n_seen(&self) -> u64;
+    /// Refuses (before any change) a round whose square losses would overflow:
+    /// `(z_j - y)^2` and `(y_hat - y)(y_hat - z_j)` must be representable.
+    fn check_update(&self, z: &[f64], y: f64) -> Result<()> {
+        check_square_losses(z, y)
+    }
+}
+
+/// `|y|` and every `|z_j - y|` small enough for their squares (times the bounded
+/// factors of the rules) to stay finite.
+pub fn check_square_losses(z: &[f64], y: f64) -> Result<()> {
+    let big = crate::limits::Y_MAX;
+    if y.abs() > big || z.iter().any(|v| v.abs() > big) {
+        return Err(crate::KsError::Numerical(format!(
+            "expert predictions or y above {big:e} in magnitude: the square losses would overflow"
+        )));
+    }
+    Ok(())
 }
 
 /// `log sum_j exp(a_j)`, stable; `-inf` if every `a_j` is `-inf`.
@@ -169,11 +186,23 @@ pub(crate) fn renormalise_log(logw: &mut [f64]) {
 }
 
 /// Checks `n_experts >= 1`.
-pub(crate) fn check_n(n: usize) -> Result<usize> {
+/// Checks `n_experts >= 1` and that `vectors` vectors of `n` doubles fit in the memory ceiling.
+pub(crate) fn check_n(n: usize, vectors: u128) -> Result<usize> {
     if n == 0 {
         return crate::param_err!("n_experts must be >= 1, got 0");
     }
+    crate::limits::check_doubles(
+        &format!("an aggregator of {n} experts"),
+        Some(n as u128 * vectors),
+    )?;
     Ok(n)
+}
+
+/// Log-weights may be `-inf` (an expert ruled out) but never NaN or `+inf`.
+pub(crate) fn no_nan_or_pos_inf(name: &str, v: &[f64]) -> Result<()> {
+    crate::state::ensure(v.iter().all(|x| !x.is_nan() && *x != f64::INFINITY), || {
+        format!("{name} hold NaN or +inf")
+    })
 }
 
 /// Any of the rules, for learners that choose one at construction (enum dispatch,
@@ -201,6 +230,26 @@ macro_rules! dispatch {
     };
 }
 
+impl crate::state::ValidState for AnyAggregator {
+    fn validate(&self) -> Result<()> {
+        dispatch!(self, a => a.validate())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use AnyAggregator::*;
+        match (self, fresh) {
+            (Vaw(a), Vaw(b)) => a.check_config(b),
+            (Ewa(a), Ewa(b)) => a.check_config(b),
+            (Aa(a), Aa(b)) => a.check_config(b),
+            (Boa(a), Boa(b)) => a.check_config(b),
+            (MlPoly(a), MlPoly(b)) => a.check_config(b),
+            (MlProd(a), MlProd(b)) => a.check_config(b),
+            _ => crate::input_err!(
+                "the pickled parameters do not match the learner state: another aggregation rule"
+            ),
+        }
+    }
+}
+
 impl Aggregator for AnyAggregator {
     fn n_experts(&self) -> usize {
         dispatch!(self, a => a.n_experts())
@@ -216,6 +265,9 @@ impl Aggregator for AnyAggregator {
     }
     fn n_seen(&self) -> u64 {
         dispatch!(self, a => a.n_seen())
+    }
+    fn check_update(&self, z: &[f64], y: f64) -> Result<()> {
+        dispatch!(self, a => a.check_update(z, y))
     }
 }
 
@@ -265,6 +317,7 @@ pub fn predict_checked<A: Aggregator + ?Sized>(agg: &A, z: &[f64]) -> Result<f64
 /// Validated round with one vector of expert predictions and its label.
 pub fn update_checked<A: Aggregator + ?Sized>(agg: &mut A, z: &[f64], y: f64) -> Result<()> {
     validate_block(agg.n_experts(), z, 1, z.len(), Some(&[y]))?;
+    agg.check_update(z, y)?;
     agg.predict_update(z, y);
     Ok(())
 }
@@ -277,8 +330,30 @@ pub fn progressive_predict<A: Aggregator + ?Sized>(
     ncols: usize,
     y: &[f64],
 ) -> Result<Vec<f64>> {
+    let mut out = Vec::new();
+    progressive_predict_into(agg, z, n, ncols, y, &mut out)?;
+    Ok(out)
+}
+
+/// [`progressive_predict`] pushing onto `out`; stops at a round boundary on Ctrl-C
+/// ([`crate::interrupt`]) with the completed rounds' predictions in `out`.
+pub fn progressive_predict_into<A: Aggregator + ?Sized>(
+    agg: &mut A,
+    z: &[f64],
+    n: usize,
+    ncols: usize,
+    y: &[f64],
+    out: &mut Vec<f64>,
+) -> Result<()> {
     validate_block(agg.n_experts(), z, n, ncols, Some(y))?;
-    Ok(z.chunks_exact(ncols).zip(y).map(|(row, &yt)| agg.predict_update(row, yt)).collect())
+    crate::interrupt::start();
+    out.reserve(n);
+    for (row, &yt) in z.chunks_exact(ncols).zip(y) {
+        crate::interrupt::poll()?;
+        agg.check_update(row, yt)?;
+        out.push(agg.predict_update(row, yt));
+    }
+    Ok(())
 }
 
 /// [`softmax_into`] for the learners (Raker, OMKL-GF).

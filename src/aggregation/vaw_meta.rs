@@ -18,7 +18,7 @@ pub struct VawMeta {
 
 impl VawMeta {
     pub fn new(n_experts: usize, lam: f64, ridge: bool) -> Result<Self> {
-        Ok(VawMeta { engine: LinearAwv::new(check_n(n_experts)?, lam, ridge)? })
+        Ok(VawMeta { engine: LinearAwv::new(check_n(n_experts, 1)?, lam, ridge)? })
     }
     pub fn lam(&self) -> f64 {
         self.engine.lam()
@@ -47,5 +47,15 @@ impl Aggregator for VawMeta {
     }
     fn n_seen(&self) -> u64 {
         self.engine.n_seen()
+    }
+}
+
+impl crate::state::ValidState for VawMeta {
+    fn validate(&self) -> Result<()> {
+        self.engine.validate()
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("n_experts", &self.engine.dim(), &fresh.engine.dim())?;
+        self.engine.check_config(&fresh.engine)
     }
 }

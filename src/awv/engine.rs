@@ -17,7 +17,8 @@
 //! Accuracy over long streams is checked in `tests/awv_engine.rs` (relative
 //! error of `A^{-1}` against a fresh inverse after 10^5 rounds).
 
-use crate::error::{positive, Result};
+use crate::error::Result;
+use crate::limits::{check_doubles, packed, scale};
 use crate::linalg::blas::{axpy, dot};
 use crate::linalg::packed;
 use serde::{Deserialize, Serialize};
@@ -45,7 +46,11 @@ pub struct LinearAwv {
 impl LinearAwv {
     /// Engine on `r` features with ridge parameter `lam > 0`.
     pub fn new(r: usize, lam: f64, ridge: bool) -> Result<Self> {
-        let lam = positive("lam", lam)?;
+        let lam = scale("lam", lam)?;
+        check_doubles(
+            &format!("the AWV state on {r} features (r(r+1)/2 + 2r doubles)"),
+            Some(packed(r) + 2 * r as u128),
+        )?;
         Ok(LinearAwv {
             r,
             lam,
@@ -138,5 +143,28 @@ impl LinearAwv {
         let mut w = vec![0.0; self.r];
         packed::symv(&self.ainv, &self.b, &mut w);
         w
+    }
+}
+
+impl crate::state::ValidState for LinearAwv {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        within_memory("the AWV state", packed(self.r) + 2 * self.r as u128)?;
+        scale("lam", self.lam)?;
+        len_is("A^-1 (packed)", self.ainv.len(), packed::packed_len(self.r))?;
+        len_is("b", self.b.len(), self.r)?;
+        finite("A^-1", &self.ainv)?;
+        finite("b", &self.b)?;
+        // A^-1 is positive definite: its diagonal is positive.
+        ensure((0..self.r).all(|j| packed::get(&self.ainv, j, j) > 0.0), || {
+            "A^-1 has a diagonal entry <= 0".into()
+        })?;
+        ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {
+            "a diagnostic is NaN".into()
+        })
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("lam", &self.lam, &fresh.lam)?;
+        crate::state::same("ridge", &self.ridge, &fresh.ridge)
     }
 }

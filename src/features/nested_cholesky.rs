@@ -53,6 +53,10 @@ impl NestedCholesky {
         self.d
     }
 
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
     /// Pivot points, row-major `r x d`.
     pub fn pivots(&self) -> &[f64] {
         &self.pivots
@@ -110,6 +114,26 @@ impl NestedCholesky {
         self.pivots.extend_from_slice(x);
         self.r += 1;
         true
+    }
+}
+
+impl crate::state::ValidState for NestedCholesky {
+    fn validate(&self) -> crate::Result<()> {
+        use crate::state::*;
+        ensure(self.d >= 1, || "the input dimension is 0".into())?;
+        ensure(self.tol > 0.0 && self.tol < 1.0, || "bad pivot tolerance".into())?;
+        len_is("pivots", self.pivots.len(), product("pivots", self.r, self.d)?)?;
+        let packed = self.r.checked_mul(self.r + 1).map(|v| v / 2);
+        len_is("factor", self.l.len(), packed.unwrap_or(usize::MAX))?;
+        finite("pivots", &self.pivots)?;
+        finite("factor", &self.l)?;
+        ensure((0..self.r).all(|i| self.l[row_start(i) + i] > 0.0), || {
+            "the embedding factor has a pivot <= 0".into()
+        })
+    }
+    fn check_config(&self, fresh: &Self) -> crate::Result<()> {
+        crate::state::same("kernel", &self.kernel, &fresh.kernel)?;
+        crate::state::same("tol", &self.tol, &fresh.tol)
     }
 }
 

@@ -64,6 +64,9 @@ pub struct RandomFourier {
     omega_t: Vec<f64>,
     /// Phases `b_k` (empty for `CosSin`).
     offset: Vec<f64>,
+    /// `max_k ||w_k||_1 + max_k |b_k|`, computed on first use (bounds `|<w_k, x> + b_k|`).
+    #[serde(skip)]
+    bound: std::sync::OnceLock<f64>,
 }
 
 impl RandomFourier {
@@ -109,7 +112,7 @@ impl RandomFourier {
                 omega_t[i * m + k] = omega[k * d + i];
             }
         }
-        Ok(RandomFourier { d, m, variant, omega, omega_t, offset })
+        Ok(RandomFourier { d, m, variant, omega, omega_t, offset, bound: Default::default() })
     }
 
     pub fn n_frequencies(&self) -> usize {
@@ -126,6 +129,40 @@ impl RandomFourier {
     pub fn offset(&self) -> &[f64] {
         &self.offset
     }
+
+    /// `NumericalError` if a projection `<w_k, x> + b_k` of the finite input `x`
+    /// overflows (its cosine would be NaN). O(d) unless `x` is huge: the bound
+    /// `||w_k||_1 ||x||_inf + |b_k|` decides, else the projections are computed.
+    pub fn check_input(&self, x: &[f64]) -> Result<()> {
+        let bound = *self.bound.get_or_init(|| {
+            let w1 = self
+                .omega
+                .chunks_exact(self.d.max(1))
+                .map(|w| w.iter().map(|v| v.abs()).sum::<f64>())
+                .fold(0.0, f64::max);
+            w1 + self.offset.iter().fold(0.0f64, |a, b| a.max(b.abs()))
+        });
+        let xmax = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        if xmax * bound < 1e300 {
+            return Ok(());
+        }
+        let mut u = vec![0.0; self.m];
+        let b = (self.variant == RffVariant::Cos).then_some(self.offset.as_slice());
+        project(&self.omega_t, self.m, x, &mut u, b);
+        if u.iter().all(|v| v.is_finite()) {
+            Ok(())
+        } else {
+            Err(crate::KsError::Numerical(format!(
+                "x (largest |x_i| = {xmax:.6e}) is too large for the random features: \
+                 a projection <w, x> overflows double precision"
+            )))
+        }
+    }
+}
+
+/// [`RandomFourier::check_input`] for every map.
+pub fn check_inputs(maps: &[RandomFourier], x: &[f64]) -> Result<()> {
+    maps.iter().try_for_each(|f| f.check_input(x))
 }
 
 impl FeatureMap for RandomFourier {
@@ -199,6 +236,35 @@ fn project_impl<I: Isa>(
         for (v, bk) in u.iter_mut().zip(b) {
             *v += bk;
         }
+    }
+}
+
+impl crate::state::ValidState for RandomFourier {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        ensure(self.d >= 1, || "the input dimension is 0".into())?;
+        ensure((1..=MAX_RFF_FEATURES).contains(&self.m), || {
+            format!("{} random features (at most {MAX_RFF_FEATURES})", self.m)
+        })?;
+        let md = product("frequencies", self.m, self.d)?;
+        len_is("frequencies", self.omega.len(), md)?;
+        len_is("transposed frequencies", self.omega_t.len(), md)?;
+        let nb = if self.variant == RffVariant::Cos { self.m } else { 0 };
+        len_is("phases", self.offset.len(), nb)?;
+        finite("frequencies", &self.omega)?;
+        finite("phases", &self.offset)?;
+        for k in 0..self.m {
+            for i in 0..self.d {
+                ensure(self.omega_t[i * self.m + k] == self.omega[k * self.d + i], || {
+                    "the transposed frequencies disagree with the frequencies".into()
+                })?;
+            }
+        }
+        Ok(())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("features", &self.variant, &fresh.variant)?;
+        crate::state::same("n_features", &self.m, &fresh.m)
     }
 }
 

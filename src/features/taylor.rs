@@ -127,6 +127,31 @@ impl FeatureMap for TaylorGaussian {
     }
 }
 
+impl crate::state::ValidState for TaylorGaussian {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        ensure(self.d >= 1, || "the input dimension is 0".into())?;
+        positive("sigma", self.sigma)?;
+        let r = self.parent.len();
+        ensure(
+            taylor_feature_count(self.d, self.degree) == Some(r) && r <= MAX_TAYLOR_FEATURES,
+            || format!("{r} Taylor features for d = {}, degree {}", self.d, self.degree),
+        )?;
+        len_is("coordinates", self.coord.len(), r)?;
+        len_is("scales", self.scale.len(), r)?;
+        for k in 1..r {
+            ensure((self.parent[k] as usize) < k && (self.coord[k] as usize) < self.d, || {
+                format!("Taylor feature {k} has a bad parent or coordinate")
+            })?;
+        }
+        finite("scales", &self.scale)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("sigma", &self.sigma, &fresh.sigma)?;
+        crate::state::same("degree", &self.degree, &fresh.degree)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -90,3 +90,25 @@ impl OnlineLearner for AveragedKernelSgd {
         self.a.len()
     }
 }
+
+impl crate::state::ValidState for AveragedKernelSgd {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        let t = self.a.len();
+        match self.d {
+            Some(d) => {
+                ensure(d >= 1, || "the input dimension is 0".into())?;
+                len_is("past inputs", self.xs.len(), product("past inputs", t, d)?)?;
+            }
+            None => ensure(t == 0 && self.xs.is_empty(), || "data without a dimension".into())?,
+        }
+        finite("past inputs", &self.xs)?;
+        finite("coefficients", &self.a)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernel", &self.kernel, &fresh.kernel)?;
+        same("gamma0", &self.gamma0, &fresh.gamma0)?;
+        same("zeta", &self.zeta, &fresh.zeta)
+    }
+}

@@ -90,6 +90,10 @@ impl Fogd {
         }
         positive("lr", lr)?;
         non_negative("epsilon", epsilon)?;
+        crate::limits::check_doubles(
+            &format!("FOGD with {n_features} features"),
+            Some(4 * n_features as u128),
+        )?;
         if epsilon > 0.0 && loss != Loss::Squared {
             return crate::param_err!(
                 "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
@@ -165,6 +169,17 @@ impl Fogd {
     }
 }
 
+/// Finite inputs whose projections `<u, x>` overflow give NaN features: refuse them.
+fn finite_features(z: &[f64]) -> Result<()> {
+    if z.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(crate::KsError::Numerical(
+            "x is too large for the random features: a projection <u, x> overflows".into(),
+        ))
+    }
+}
+
 impl OnlineLearner for Fogd {
     fn input_dim(&self) -> Option<usize> {
         self.state.as_ref().map(|s| s.d)
@@ -194,6 +209,7 @@ impl OnlineLearner for Fogd {
             Some(st) => {
                 let mut z = vec![0.0; st.w.len()];
                 Self::features_into(&st.freqs, st.d, x, &mut z);
+                finite_features(&z)?;
                 Ok(dot(&st.w, &z))
             }
         }
@@ -201,8 +217,17 @@ impl OnlineLearner for Fogd {
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let (lr, loss, epsilon) = (self.lr, self.loss, self.epsilon);
+        let rng0 = self.state.is_none().then(|| self.rng.clone());
         let st = self.ensure_state(x.len())?;
         Self::features_into(&st.freqs, st.d, x, &mut st.z);
+        if let Err(e) = finite_features(&st.z) {
+            // Nothing learned: undo the first round's draw too.
+            if let Some(r) = rng0 {
+                self.state = None;
+                self.rng = r;
+            }
+            return Err(e);
+        }
         let f = dot(&st.w, &st.z);
         let active = loss != Loss::Squared || (f - y).abs() > epsilon;
         if active {
@@ -222,5 +247,29 @@ impl OnlineLearner for Fogd {
 
     fn dim(&self) -> usize {
         2 * self.n_features
+    }
+}
+
+impl crate::state::ValidState for Fogd {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        if let Some(st) = &self.state {
+            ensure(st.d >= 1, || "the input dimension is 0".into())?;
+            self.check_input_dim(st.d)?;
+            len_is("frequencies", st.freqs.len(), product("frequencies", self.n_features, st.d)?)?;
+            len_is("weights", st.w.len(), 2 * self.n_features)?;
+            finite("frequencies", &st.freqs)?;
+            finite("weights", &st.w)?;
+        }
+        Ok(())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernel", &self.kernel, &fresh.kernel)?;
+        same("n_features", &self.n_features, &fresh.n_features)?;
+        same("lr", &self.lr, &fresh.lr)?;
+        same("loss", &self.loss, &fresh.loss)?;
+        same("epsilon", &self.epsilon, &fresh.epsilon)?;
+        same("seed", &self.seed, &fresh.seed)
     }
 }

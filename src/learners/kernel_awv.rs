@@ -79,6 +79,11 @@ impl KernelAwv {
         if max_size == 0 {
             return crate::param_err!("max_size must be >= 1, got 0");
         }
+        // At capacity the factor holds max_size (max_size + 1) / 2 doubles.
+        crate::limits::check_doubles(
+            &format!("KernelAWV with max_size = {max_size} (a factor of max_size^2 / 2 doubles)"),
+            Some(crate::limits::packed(max_size) + 3 * max_size as u128),
+        )?;
         Ok(KernelAwv {
             kernel,
             lam,
@@ -207,26 +212,29 @@ impl KernelAwv {
 
     /// A batch of rounds: rows `xs` (row-major, `n x d`) with targets `ys`. Returns
     /// the predictions made before each target. Bit-identical to single rounds.
-    fn rounds(&mut self, xs: &[f64], d: usize, ys: &[f64], out: &mut Vec<f64>) {
+    /// Stops with `Interrupted` between blocks or inside one (before its rows are appended).
+    fn rounds(&mut self, xs: &[f64], d: usize, ys: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let n = ys.len();
         let mut b0 = 0;
         while b0 < n {
+            crate::interrupt::poll()?;
             let b1 = (b0 + BLOCK).min(n);
-            self.block(&xs[b0 * d..b1 * d], d, &ys[b0..b1], out);
+            self.block(&xs[b0 * d..b1 * d], d, &ys[b0..b1], out)?;
             b0 = b1;
         }
+        Ok(())
     }
 
     /// Solves `b` new rows together (right-looking panel sweep), then predicts and
     /// appends them in order. Every entry of every row gets exactly the operations
     /// of [`KernelAwv::forward`], in the same order (see the module header).
-    fn block(&mut self, xs: &[f64], d: usize, ys: &[f64], out: &mut Vec<f64>) {
+    fn block(&mut self, xs: &[f64], d: usize, ys: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let b = ys.len();
         let t0 = self.t();
         if b == 1 {
             let row = self.new_row(xs);
             out.push(self.push(xs, ys[0], row));
-            return;
+            return Ok(());
         }
         let xr = |r: usize| &xs[r * d..(r + 1) * d];
         // Row r (global row t0 + r) has t0 + r entries, initialised to the kernel row.
@@ -253,6 +261,8 @@ impl KernelAwv {
         let mut seg = vec![0.0; PANEL];
         let mut p0 = 0;
         while p0 < total - 1 {
+            // Nothing is appended before the end of the block: stopping here keeps the state.
+            crate::interrupt::poll()?;
             let p1 = (p0 + PANEL).min(total);
             // Within-panel steps, rows in order.
             for r in 0..b {
@@ -305,6 +315,7 @@ impl KernelAwv {
             let row = NewRow { l, s: ss[r] };
             out.push(self.push(xr(r), ys[r], row));
         }
+        Ok(())
     }
 }
 
@@ -344,8 +355,7 @@ impl OnlineLearner for KernelAwv {
         out: &mut Vec<f64>,
     ) -> Result<()> {
         self.check_capacity(y.len())?;
-        self.rounds(x, d, y, out);
-        Ok(())
+        self.rounds(x, d, y, out)
     }
 
     fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
@@ -359,5 +369,37 @@ impl OnlineLearner for KernelAwv {
 
     fn dim(&self) -> usize {
         self.t()
+    }
+}
+
+impl crate::state::ValidState for KernelAwv {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        let t = self.ys.len();
+        at_most("rounds stored", t, self.max_size)?;
+        match self.d {
+            Some(d) => {
+                ensure(d >= 1, || "the input dimension is 0".into())?;
+                len_is("past inputs", self.xs.len(), product("past inputs", t, d)?)?;
+            }
+            None => ensure(t == 0 && self.xs.is_empty(), || "data without a dimension".into())?,
+        }
+        len_is("factor", self.chol.len(), t.checked_mul(t + 1).map_or(usize::MAX, |v| v / 2))?;
+        len_is("z", self.z.len(), t)?;
+        finite("past inputs", &self.xs)?;
+        finite("past targets", &self.ys)?;
+        finite("factor", &self.chol)?;
+        finite("z", &self.z)?;
+        ensure((0..t).all(|i| self.chol[row_start(i) + i] > 0.0), || {
+            "the Cholesky factor has a pivot <= 0".into()
+        })?;
+        ensure(!self.regret_term.is_nan(), || "the regret diagnostic is NaN".into())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernel", &self.kernel, &fresh.kernel)?;
+        same("lam", &self.lam, &fresh.lam)?;
+        same("ridge", &self.ridge, &fresh.ridge)?;
+        same("max_size", &self.max_size, &fresh.max_size)
     }
 }

@@ -73,7 +73,8 @@ pub trait OnlineLearner {
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64>;
 
     /// A run of full rounds over row-major `x` (`y.len()` rows of length `d`),
-    /// pushing each prediction onto `out`. The default loops
+    /// pushing each prediction onto `out`. Stops at a round boundary with
+    /// `Interrupted` when [`crate::interrupt::poll`] says so. The default loops
     /// [`OnlineLearner::predict_learn`]; a learner may override it with a batched
     /// path that must give the same results as that loop.
     fn predict_learn_many(
@@ -84,6 +85,7 @@ pub trait OnlineLearner {
         out: &mut Vec<f64>,
     ) -> Result<()> {
         for (row, &yt) in x.chunks_exact(d).zip(y) {
+            crate::interrupt::poll()?;
             out.push(self.predict_learn(row, yt)?);
         }
         Ok(())
@@ -92,6 +94,7 @@ pub trait OnlineLearner {
     /// Learns every row of `x` in order. The default loops [`OnlineLearner::learn`].
     fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
         for (row, &yt) in x.chunks_exact(d).zip(y) {
+            crate::interrupt::poll()?;
             self.learn(row, yt)?;
         }
         Ok(())

@@ -136,6 +136,15 @@ impl MultiKernelAwv {
                 "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
             );
         }
+        // Every kernel has its own AWV expert: n_kernels x r(r+1)/2 doubles.
+        let r = match variant {
+            RffVariant::Cos => n_features,
+            RffVariant::CosSin => 2 * n_features,
+        };
+        crate::limits::check_doubles(
+            &format!("MultiKernelAWV with {} kernels x {r} features", kernels.len()),
+            Some(kernels.len() as u128 * (crate::limits::packed(r) + 2 * r as u128)),
+        )?;
         let me = MultiKernelAwv {
             kernels,
             n_features,
@@ -274,6 +283,14 @@ impl OnlineLearner for MultiKernelAwv {
         self.state.as_ref().map(|s| s.features[0].input_dim())
     }
 
+    /// Finite inputs whose random-feature projections overflow are refused before any change.
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        match &self.state {
+            Some(st) => crate::features::rff::check_inputs(&st.features, x),
+            None => Ok(()),
+        }
+    }
+
     fn predict(&self, x: &[f64]) -> Result<f64> {
         let mut z = self.expert_predictions(x);
         self.clip_in_place(&mut z);
@@ -284,6 +301,16 @@ impl OnlineLearner for MultiKernelAwv {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        // The first round draws the features: check x against them, else undo the draw.
+        if self.state.is_none() {
+            self.state_mut(x.len())?;
+            if let Some(Err(e)) =
+                self.state.as_ref().map(|st| crate::features::rff::check_inputs(&st.features, x))
+            {
+                self.state = None;
+                return Err(e);
+            }
+        }
         let clip = self.clip;
         let st = self.state_mut(x.len())?;
         let State { features, experts, meta, v, z, raw } = st;
@@ -305,5 +332,37 @@ impl OnlineLearner for MultiKernelAwv {
 
     fn dim(&self) -> usize {
         self.kernels.len() * self.feature_dim()
+    }
+}
+
+impl crate::state::ValidState for MultiKernelAwv {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        let Some(st) = &self.state else { return Ok(()) };
+        let n = self.kernels.len();
+        len_is("feature maps", st.features.len(), n)?;
+        len_is("experts", st.experts.len(), n)?;
+        for (f, e) in st.features.iter().zip(&st.experts) {
+            f.validate()?;
+            e.validate()?;
+            same("n_features", &f.n_frequencies(), &self.n_features)?;
+            same("features", &f.variant(), &self.variant)?;
+            same("input dimension", &f.input_dim(), &st.features[0].input_dim())?;
+            len_is("an expert's dimension", e.dim(), f.dim())?;
+            same("lam", &e.lam(), &self.lam)?;
+        }
+        st.meta.validate()?;
+        st.meta.check_config(&self.make_meta()?)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernels", &self.kernels, &fresh.kernels)?;
+        same("n_features", &self.n_features, &fresh.n_features)?;
+        same("lam", &self.lam, &fresh.lam)?;
+        same("features", &self.variant, &fresh.variant)?;
+        same("ridge", &self.ridge, &fresh.ridge)?;
+        same("aggregator", &self.rule, &fresh.rule)?;
+        same("clip", &self.clip, &fresh.clip)?;
+        same("seed", &self.seed, &fresh.seed)
     }
 }

@@ -81,6 +81,11 @@ impl Nogd {
                 "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
             );
         }
+        // The embedding step forms the budget x budget kernel matrix and its eigenvectors.
+        crate::limits::check_doubles(
+            &format!("NOGD with budget = {budget} (two budget x budget matrices)"),
+            Some(2 * (budget as u128) * (budget as u128)),
+        )?;
         Ok(Nogd {
             kernel,
             budget,
@@ -249,5 +254,37 @@ impl OnlineLearner for Nogd {
         } else {
             self.alpha.len()
         }
+    }
+}
+
+impl crate::state::ValidState for Nogd {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        let b = self.alpha.len();
+        at_most("support size", b, self.budget)?;
+        match self.d {
+            Some(d) => {
+                ensure(d >= 1, || "the input dimension is 0".into())?;
+                len_is("support points", self.sv.len(), product("support", b, d)?)?;
+            }
+            None => ensure(b == 0 && self.sv.is_empty(), || "support without a dimension".into())?,
+        }
+        let k = self.w.len();
+        at_most("embedding rank", k, self.rank)?;
+        len_is("embedding", self.m.len(), product("embedding", k, b)?)?;
+        ensure(self.m.is_empty() == self.w.is_empty(), || "embedding without weights".into())?;
+        finite("support points", &self.sv)?;
+        finite("coefficients", &self.alpha)?;
+        finite("embedding", &self.m)?;
+        finite("weights", &self.w)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernel", &self.kernel, &fresh.kernel)?;
+        same("budget", &self.budget, &fresh.budget)?;
+        same("rank", &self.rank, &fresh.rank)?;
+        same("lr", &self.lr, &fresh.lr)?;
+        same("loss", &self.loss, &fresh.loss)?;
+        same("epsilon", &self.epsilon, &fresh.epsilon)
     }
 }

@@ -163,6 +163,11 @@ impl NystromAwv {
             );
         }
         let m = dictionary.len() / d;
+        // K_DD, the jittered copy and the factor: about 3 m^2 doubles.
+        crate::limits::check_doubles(
+            &format!("NystromAWV with a fixed dictionary of {m} points"),
+            Some(3 * (m as u128) * (m as u128)),
+        )?;
         let mut s = Self::empty(kernel, lam, ridge, None);
         s.centers_d = d;
         s.centers = dictionary.to_vec();
@@ -526,5 +531,78 @@ impl OnlineLearner for NystromAwv {
 
     fn dim(&self) -> usize {
         self.size()
+    }
+}
+
+impl crate::state::ValidState for NystromAwv {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        let m = self.center_rounds.len();
+        let t = usize::try_from(self.n_seen).map_err(|_| KsError::Input("bad n_seen".into()))?;
+        ensure(self.n_seen <= i64::MAX as u64, || "the round counter is out of range".into())?;
+        if let Some(d) = self.d {
+            ensure(d >= 1, || "the input dimension is 0".into())?;
+            ensure(self.centers_d == 0 || self.centers_d == d, || {
+                "the dictionary and the inputs have different dimensions".into()
+            })?;
+        } else {
+            ensure(t == 0, || "rounds without an input dimension".into())?;
+        }
+        self.chol.validate()?;
+        len_is("factor order", self.chol.dim(), m)?;
+        len_is("q", self.q.len(), m)?;
+        finite("q", &self.q)?;
+        finite("dictionary", &self.centers)?;
+        ensure(self.fixed_jitter.is_finite() && self.fixed_jitter >= 0.0, || "bad jitter".into())?;
+        match &self.kors {
+            None => {
+                ensure(self.centers_d >= 1, || "a fixed dictionary without a dimension".into())?;
+                len_is(
+                    "dictionary",
+                    self.centers.len(),
+                    product("dictionary", m, self.centers_d)?,
+                )?;
+                ensure(self.center_rounds.iter().all(|r| r.is_none()), || {
+                    "a fixed dictionary point has a round index".into()
+                })?;
+                ensure(self.kcols.is_empty() && self.xs.is_empty() && self.ys.is_empty(), || {
+                    "a fixed-dictionary learner holds a data cache".into()
+                })
+            }
+            Some(kors) => {
+                kors.validate()?;
+                same("KORS steps", &kors.n_seen(), &self.n_seen)?;
+                same("KORS input dimension", &kors.input_dim(), &self.d)?;
+                at_most("dictionary size", m, kors.size())?;
+                ensure(self.centers_d == 0, || "a KORS learner with a fixed dimension".into())?;
+                let d = self.d.unwrap_or(0);
+                len_is("dictionary", self.centers.len(), product("dictionary", m, d)?)?;
+                ensure(
+                    self.center_rounds.iter().all(|r| r.is_some_and(|r| r < self.n_seen)),
+                    || "a dictionary point without a past round".into(),
+                )?;
+                len_is("past inputs", self.xs.len(), product("past inputs", t, d)?)?;
+                len_is("past targets", self.ys.len(), t)?;
+                len_is("kernel columns", self.kcols.len(), m)?;
+                for c in &self.kcols {
+                    len_is("a kernel column", c.len(), t)?;
+                    finite("a kernel column", c)?;
+                }
+                finite("past inputs", &self.xs)?;
+                finite("past targets", &self.ys)
+            }
+        }
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernel", &self.kernel, &fresh.kernel)?;
+        same("lam", &self.lam, &fresh.lam)?;
+        same("ridge", &self.ridge, &fresh.ridge)?;
+        same("centers_d", &self.centers_d, &fresh.centers_d)?;
+        if self.kors.is_none() {
+            same("dictionary", &self.centers, &fresh.centers)?;
+            same("jitter", &self.fixed_jitter, &fresh.fixed_jitter)?;
+        }
+        self.kors.check_config(&fresh.kors)
     }
 }

@@ -34,6 +34,9 @@ use crate::linalg::blas::dot;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
+/// Largest number of draws per graph.
+pub const MAX_SAMPLES: usize = 100_000;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OmklGf {
     kernels: Vec<Kernel>,
@@ -75,8 +78,11 @@ impl OmklGf {
         seed: u64,
     ) -> Result<Self> {
         check_ogd_params(&kernels, n_features, lr, reg)?;
-        if n_samples == 0 {
-            return crate::param_err!("n_samples must be >= 1, got 0");
+        if n_samples == 0 || n_samples > MAX_SAMPLES {
+            return crate::param_err!(
+                "n_samples must be in [1, {MAX_SAMPLES}] (each graph costs n_samples draws; \
+                 beyond that every kernel is drawn anyway), got {n_samples}"
+            );
         }
         if !(explore.is_finite() && (0.0..=1.0).contains(&explore)) {
             return crate::param_err!("explore must be in [0, 1], got {explore}");
@@ -169,6 +175,14 @@ impl OnlineLearner for OmklGf {
         self.state.as_ref().map(|s| s.features[0].input_dim())
     }
 
+    /// Finite inputs whose random-feature projections overflow are refused before any change.
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        match &self.state {
+            Some(st) => crate::features::rff::check_inputs(&st.features, x),
+            None => Ok(()),
+        }
+    }
+
     fn predict(&self, x: &[f64]) -> Result<f64> {
         let st = match &self.state {
             Some(st) => st,
@@ -184,6 +198,16 @@ impl OnlineLearner for OmklGf {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        // The first round draws the features: check x against them, else undo the draw.
+        if self.state.is_none() {
+            self.state_mut(x.len())?;
+            if let Some(Err(e)) =
+                self.state.as_ref().map(|st| crate::features::rff::check_inputs(&st.features, x))
+            {
+                self.state = None;
+                return Err(e);
+            }
+        }
         let (lr, reg, ns, ex, gr) =
             (self.lr, self.reg, self.n_samples, self.explore, self.graph_rounds);
         let n = self.kernels.len();
@@ -223,5 +247,33 @@ impl OnlineLearner for OmklGf {
 
     fn dim(&self) -> usize {
         self.kernels.len() * 2 * self.n_features
+    }
+}
+
+impl crate::state::ValidState for OmklGf {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        let Some(st) = &self.state else { return Ok(()) };
+        let n = self.kernels.len();
+        super::raker::validate_ogd_parts(n, self.n_features, &st.features, &st.theta, &st.logw)?;
+        len_is("inclusion probabilities", st.q.len(), n)?;
+        ensure(st.q.iter().all(|q| q.is_finite() && *q >= 0.0), || {
+            "an inclusion probability is not finite".into()
+        })?;
+        ensure(
+            st.chosen.windows(2).all(|w| w[0] < w[1]) && st.chosen.iter().all(|&j| j < n),
+            || "the chosen kernels are not distinct kernel indices".into(),
+        )
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernels", &self.kernels, &fresh.kernels)?;
+        same("n_features", &self.n_features, &fresh.n_features)?;
+        same("lr", &self.lr, &fresh.lr)?;
+        same("reg", &self.reg, &fresh.reg)?;
+        same("n_samples", &self.n_samples, &fresh.n_samples)?;
+        same("explore", &self.explore, &fresh.explore)?;
+        same("graph_rounds", &self.graph_rounds, &fresh.graph_rounds)?;
+        same("seed", &self.seed, &fresh.seed)
     }
 }

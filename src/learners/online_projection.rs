@@ -101,7 +101,64 @@ pub fn switch_on_index(c: f64, kappa: f64, n_unit: usize) -> f64 {
     (c * (n_unit as f64).powf(kappa) * (1.0 + 1e-12)).floor()
 }
 
+/// Most columns switched on before any data, and while the columns outnumber the
+/// samples: a smaller `c` makes the schedule outrun the data (the warm-up, an
+/// eigen-solve per round, never ends).
+pub const MAX_START_COLUMNS: usize = 600;
+
 impl OnlineProjection {
+    fn kappa(&self, d: usize) -> f64 {
+        if self.cfg.additive {
+            2.0 * self.cfg.alpha + 1.0
+        } else {
+            (2.0 * self.cfg.alpha + d as f64) / d as f64
+        }
+    }
+
+    /// Upper bound on the columns active after `n` rounds (prefix + units x columns per unit).
+    fn columns_after(&self, d: usize, n: f64) -> Result<f64> {
+        let design = Design::new(
+            d,
+            self.cfg.basis,
+            self.cfg.additive,
+            self.cfg.pairs,
+            self.cfg.prefix_degree,
+        )?;
+        let per =
+            if self.cfg.pairs { 2.0 } else { 1.0 } * if self.cfg.additive { d as f64 } else { 1.0 };
+        // floor(c N^kappa) <= n  =>  N <= ((n + 1) / c)^(1 / kappa).
+        let units = ((n + 1.0) / self.cfg.c).powf(1.0 / self.kappa(d)).floor() + 1.0;
+        Ok(design.n_columns() as f64 + units * per)
+    }
+
+    /// Refuses (before any change) a schedule that switches on more columns than allowed
+    /// at the start, or more than the memory ceiling holds after `n` rounds.
+    fn check_growth(&self, d: usize, n: u64) -> Result<()> {
+        let p0 = self.columns_after(d, 0.0)?;
+        if p0 > MAX_START_COLUMNS as f64 {
+            return crate::param_err!(
+                "c = {:.6e} switches on about {p0:.3e} columns before any data (at most {MAX_START_COLUMNS}): \
+                 raise c (the schedule is t_N = floor(c N^kappa))",
+                self.cfg.c
+            );
+        }
+        let p = self.columns_after(d, n as f64)?;
+        if p > (MAX_START_COLUMNS as f64).max(n as f64) {
+            return crate::param_err!(
+                "c = {:.6e} switches on about {p:.3e} columns by round {n}, more than the samples \
+                 (the warm-up would never end): raise c (the schedule is t_N = floor(c N^kappa))",
+                self.cfg.c
+            );
+        }
+        // G and Phi (packed) plus the stored data.
+        let doubles = p * (p + 1.0) + (n as f64) * (d as f64 + 1.0);
+        let need = if doubles < 1e30 { Some(doubles as u128) } else { None };
+        crate::limits::check_doubles(
+            &format!("OnlineProjection with about {p:.3e} columns after {n} rounds"),
+            need,
+        )
+    }
+
     pub fn new(cfg: ProjectionConfig) -> Result<Self> {
         positive("alpha", cfg.alpha)?;
         positive("c", cfg.c)?;
@@ -127,11 +184,7 @@ impl OnlineProjection {
             self.cfg.pairs,
             self.cfg.prefix_degree,
         )?;
-        let kappa = if self.cfg.additive {
-            2.0 * self.cfg.alpha + 1.0
-        } else {
-            (2.0 * self.cfg.alpha + d as f64) / d as f64
-        };
+        let kappa = self.kappa(d);
         let p = design.n_columns();
         let mut st = State {
             design,
@@ -153,7 +206,7 @@ impl OnlineProjection {
             v: Vec::new(),
         };
         // Units with t_N = 0 are active before any data (c < 1).
-        st.add_scheduled(&self.cfg);
+        st.add_scheduled(&self.cfg)?;
         Ok(st)
     }
 
@@ -281,6 +334,13 @@ impl State {
             self.phi.clear();
             return;
         }
+        if self.n == 0 {
+            // No data: G = 0 and r = 0, so the minimum-norm solution is 0 (no eigen-solve).
+            self.ready = false;
+            self.phi.clear();
+            self.theta = vec![0.0; p];
+            return;
+        }
         let g = dense_of(&self.gram, p);
         if self.n as usize >= p {
             if let Some(inv) = guarded_inverse(g.clone(), tol) {
@@ -348,16 +408,27 @@ impl State {
         }
     }
 
+    /// Will this round's `add_scheduled` switch on a unit?
+    fn unit_due(&self, cfg: &ProjectionConfig) -> bool {
+        switch_on_index(cfg.c, self.kappa, self.n_units + 1) <= self.n as f64
+    }
+
     /// The `while` loop of spec sec. 3.3 (b): switches on every unit with `t_N <= n`.
-    fn add_scheduled(&mut self, cfg: &ProjectionConfig) {
-        while switch_on_index(cfg.c, self.kappa, self.n_units + 1) <= self.n as f64 {
-            self.add_unit(cfg);
+    /// Honours Ctrl-C between units (the caller restores its snapshot).
+    fn add_scheduled(&mut self, cfg: &ProjectionConfig) -> Result<()> {
+        while self.unit_due(cfg) {
+            crate::interrupt::poll()?;
+            let more = switch_on_index(cfg.c, self.kappa, self.n_units + 2) <= self.n as f64;
+            self.add_unit(cfg, more);
             self.n_units += 1;
         }
+        Ok(())
     }
 
     /// Column step: eq. (21) / (74) in block form for the q columns of the next unit.
-    fn add_unit(&mut self, cfg: &ProjectionConfig) {
+    /// `more`: another unit follows in this round (a warm-up solve that the next unit's
+    /// solve would overwrite is skipped).
+    fn add_unit(&mut self, cfg: &ProjectionConfig, more: bool) {
         let p0 = self.p();
         let q = self.design.push_unit();
         let p1 = p0 + q;
@@ -424,7 +495,11 @@ impl State {
         self.r.extend_from_slice(&ry);
         if !self.ready || self.n == 0 {
             self.theta.resize(p1, 0.0);
-            self.try_init(cfg.tol);
+            // With more columns than samples the solve cannot leave the warm-up, and the
+            // next unit's solve replaces its theta: only the last one of the round runs.
+            if !(more && !self.ready && p1 > self.n as usize) {
+                self.try_init(cfg.tol);
+            }
             return;
         }
         // Q = Phi B, S = C - B^T Q.
@@ -500,8 +575,15 @@ impl OnlineLearner for OnlineProjection {
     }
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
-        Design::new(d, self.cfg.basis, self.cfg.additive, self.cfg.pairs, self.cfg.prefix_degree)
-            .map(|_| ())
+        Design::new(d, self.cfg.basis, self.cfg.additive, self.cfg.pairs, self.cfg.prefix_degree)?;
+        self.check_growth(d, 1)
+    }
+
+    fn check_capacity(&self, n_new: usize) -> Result<()> {
+        match &self.state {
+            Some(st) => self.check_growth(st.design.input_dim(), st.n.saturating_add(n_new as u64)),
+            None => Ok(()),
+        }
     }
 
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
@@ -531,9 +613,19 @@ impl OnlineLearner for OnlineProjection {
         let p = st.p();
         st.design.eval_into(x, &mut st.scratch, &mut st.u[..p]);
         let pred = dot(&st.u[..p], &st.theta);
+        // A round that switches on units may be long: keep a snapshot to restore on Ctrl-C.
+        st.n += 1;
+        let due = st.unit_due(&cfg);
+        st.n -= 1;
+        let snapshot = if due { Some(st.clone()) } else { None };
         // First the row, then the scheduled columns (paper's order, so B, C include the new sample).
         st.add_row(x, y, cfg.tol);
-        st.add_scheduled(&cfg);
+        if let Err(e) = st.add_scheduled(&cfg) {
+            if let Some(s) = snapshot {
+                *st = s;
+            }
+            return Err(e);
+        }
         Ok(pred)
     }
 
@@ -543,5 +635,56 @@ impl OnlineLearner for OnlineProjection {
 
     fn dim(&self) -> usize {
         self.state.as_ref().map_or(0, |s| s.p())
+    }
+}
+
+impl crate::state::ValidState for OnlineProjection {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        let Some(st) = &self.state else { return Ok(()) };
+        let cfg = &self.cfg;
+        let d = st.design.input_dim();
+        ensure(d >= 1, || "the input dimension is 0".into())?;
+        same("kappa", &st.kappa, &self.kappa(d))?;
+        let n = usize::try_from(st.n).map_err(|_| crate::KsError::Input("bad n".into()))?;
+        // The schedule: after round n exactly the units with t_N <= n are on.
+        ensure(
+            !st.unit_due(cfg)
+                && (st.n_units == 0 || switch_on_index(cfg.c, st.kappa, st.n_units) <= st.n as f64),
+            || format!("{} units do not follow the schedule at round {n}", st.n_units),
+        )?;
+        let p = st.p();
+        self.check_growth(d, st.n)
+            .map_err(|e| crate::KsError::Input(format!("invalid learner state: {e}")))?;
+        len_is("G (packed)", st.gram.len(), p.checked_mul(p + 1).map_or(usize::MAX, |v| v / 2))?;
+        len_is("r", st.r.len(), p)?;
+        let phi_len = if st.ready && p > 0 { p * (p + 1) / 2 } else { 0 };
+        len_is("Phi (packed)", st.phi.len(), phi_len)?;
+        len_is("past inputs", st.xs.len(), product("past inputs", n, d)?)?;
+        len_is("past targets", st.ys.len(), n)?;
+        for (name, v) in [
+            ("G", &st.gram),
+            ("r", &st.r),
+            ("Phi", &st.phi),
+            ("theta", &st.theta),
+            ("past targets", &st.ys),
+        ] {
+            finite(name, v)?;
+        }
+        for row in st.xs.chunks_exact(d) {
+            check_domain(&cfg.basis, row)?;
+        }
+        // The design is a function of (d, configuration, units): rebuild and compare.
+        let mut design = Design::new(d, cfg.basis, cfg.additive, cfg.pairs, cfg.prefix_degree)?;
+        for _ in 0..st.n_units {
+            design.push_unit();
+            ensure(design.n_columns() <= p, || "more columns than coefficients".into())?;
+        }
+        len_is("coefficients", p, design.n_columns())?;
+        let same_design = bincode::serialize(&design).ok() == bincode::serialize(&st.design).ok();
+        ensure(same_design, || "the active basis does not follow from the configuration".into())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("configuration", &self.cfg, &fresh.cfg)
     }
 }

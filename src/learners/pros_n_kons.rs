@@ -99,7 +99,7 @@ impl Transport {
 }
 
 /// Constructor parameters.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProsNKonsParams {
     pub kernel: Kernel,
     pub alpha: f64,
@@ -416,5 +416,55 @@ impl OnlineLearner for ProsNKons {
     /// Embedding rank `r` (<= dictionary size).
     fn dim(&self) -> usize {
         self.state.as_ref().map_or(0, |s| s.emb.rank())
+    }
+}
+
+impl crate::state::ValidState for ProsNKons {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        self.kors.validate()?;
+        ensure(self.kors.n_seen() <= self.n_seen && self.n_resets <= self.n_seen, || {
+            "the counters disagree".into()
+        })?;
+        let Some(st) = &self.state else {
+            return ensure(self.kors.size() == 0 && self.n_seen == 0, || {
+                "a dictionary without an embedding".into()
+            });
+        };
+        st.emb.validate()?;
+        if let Some(d) = self.kors.input_dim() {
+            same("input dimension", &st.emb.input_dim(), &d)?;
+        }
+        let r = st.emb.rank();
+        let m = self.kors.size();
+        if let Some(b) = self.params.budget {
+            at_most("dictionary size", m, b)?;
+        }
+        len_is("pivot indices", st.pivot_index.len(), r)?;
+        ensure(st.pivot_index.iter().all(|&i| i < m), || {
+            "a pivot index is not in the dictionary".into()
+        })?;
+        if let Some((pt, idx)) = &st.pending {
+            len_is("the pending point", pt.len(), st.emb.input_dim())?;
+            finite("the pending point", pt)?;
+            ensure(*idx < m, || "the pending point is not in the dictionary".into())?;
+        }
+        let k = st.w.len();
+        ensure(k == r || (k == 0 && st.ainv.is_empty()), || format!("{k} weights for rank {r}"))?;
+        len_is("step", st.step.len(), k)?;
+        len_is("A^-1 (packed)", st.ainv.len(), k * (k + 1) / 2)?;
+        finite("weights", &st.w)?;
+        finite("step", &st.step)?;
+        finite("A^-1", &st.ainv)
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("parameters", &self.params, &fresh.params)?;
+        same("curvature", &self.sigma, &fresh.sigma)?;
+        self.kors.check_config(&fresh.kors)?;
+        if let Some(st) = &self.state {
+            same("kernel", &st.emb.kernel(), &self.params.kernel)?;
+        }
+        Ok(())
     }
 }

@@ -130,6 +130,14 @@ impl OnlineLearner for Raker {
         self.state.as_ref().map(|s| s.features[0].input_dim())
     }
 
+    /// Finite inputs whose random-feature projections overflow are refused before any change.
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        match &self.state {
+            Some(st) => crate::features::rff::check_inputs(&st.features, x),
+            None => Ok(()),
+        }
+    }
+
     fn predict(&self, x: &[f64]) -> Result<f64> {
         let st = match &self.state {
             Some(st) => st,
@@ -146,6 +154,16 @@ impl OnlineLearner for Raker {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        // The first round draws the features: check x against them, else undo the draw.
+        if self.state.is_none() {
+            self.state_mut(x.len())?;
+            if let Some(Err(e)) =
+                self.state.as_ref().map(|st| crate::features::rff::check_inputs(&st.features, x))
+            {
+                self.state = None;
+                return Err(e);
+            }
+        }
         let (lr, reg) = (self.lr, self.reg);
         let st = self.state_mut(x.len())?;
         st.t += 1;
@@ -175,5 +193,52 @@ impl OnlineLearner for Raker {
 
     fn dim(&self) -> usize {
         self.kernels.len() * 2 * self.n_features
+    }
+}
+
+/// The parts shared by Raker and OMKL-GF: one cos/sin map and one weight vector per kernel.
+pub(crate) fn validate_ogd_parts(
+    n_kernels: usize,
+    n_features: usize,
+    features: &[RandomFourier],
+    theta: &[Vec<f64>],
+    logw: &[f64],
+) -> Result<()> {
+    use crate::state::ValidState;
+    use crate::state::*;
+    len_is("feature maps", features.len(), n_kernels)?;
+    len_is("weight vectors", theta.len(), n_kernels)?;
+    len_is("log-weights", logw.len(), n_kernels)?;
+    for (f, th) in features.iter().zip(theta) {
+        f.validate()?;
+        same("n_features", &f.n_frequencies(), &n_features)?;
+        same("features", &f.variant(), &RffVariant::CosSin)?;
+        same("input dimension", &f.input_dim(), &features[0].input_dim())?;
+        len_is("a weight vector", th.len(), 2 * n_features)?;
+        finite("weights", th)?;
+    }
+    crate::aggregation::no_nan_or_pos_inf("log-weights", logw)
+}
+
+impl crate::state::ValidState for Raker {
+    fn validate(&self) -> Result<()> {
+        match &self.state {
+            Some(st) => validate_ogd_parts(
+                self.kernels.len(),
+                self.n_features,
+                &st.features,
+                &st.theta,
+                &st.logw,
+            ),
+            None => Ok(()),
+        }
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernels", &self.kernels, &fresh.kernels)?;
+        same("n_features", &self.n_features, &fresh.n_features)?;
+        same("lr", &self.lr, &fresh.lr)?;
+        same("reg", &self.reg, &fresh.reg)?;
+        same("seed", &self.seed, &fresh.seed)
     }
 }

@@ -51,6 +51,14 @@ impl RffAwv {
                 "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
             );
         }
+        let r = match variant {
+            RffVariant::Cos => n_features,
+            RffVariant::CosSin => 2 * n_features,
+        };
+        crate::limits::check_doubles(
+            &format!("RFFAWV with {r} features (the AWV state is r(r+1)/2 doubles)"),
+            Some(crate::limits::packed(r) + 2 * r as u128),
+        )?;
         Ok(RffAwv { kernel, n_features, lam, variant, ridge, seed, state: None })
     }
 
@@ -89,6 +97,14 @@ impl OnlineLearner for RffAwv {
         self.state.as_ref().map(|s| s.features.input_dim())
     }
 
+    /// Finite inputs whose random-feature projections overflow are refused before any change.
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        match &self.state {
+            Some(st) => crate::features::rff::check_inputs(std::slice::from_ref(&st.features), x),
+            None => Ok(()),
+        }
+    }
+
     fn predict(&self, x: &[f64]) -> Result<f64> {
         match &self.state {
             Some(st) => Ok(st.engine.predict(&st.features.map(x))),
@@ -98,6 +114,18 @@ impl OnlineLearner for RffAwv {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        // The first round draws the features: check x against them, else undo the draw.
+        if self.state.is_none() {
+            self.state_mut(x.len())?;
+            if let Some(Err(e)) = self
+                .state
+                .as_ref()
+                .map(|st| crate::features::rff::check_inputs(std::slice::from_ref(&st.features), x))
+            {
+                self.state = None;
+                return Err(e);
+            }
+        }
         let st = self.state_mut(x.len())?;
         st.features.map_into(x, &mut st.v);
         Ok(st.engine.predict_learn(&st.v, y))
@@ -112,5 +140,29 @@ impl OnlineLearner for RffAwv {
             RffVariant::Cos => self.n_features,
             RffVariant::CosSin => 2 * self.n_features,
         }
+    }
+}
+
+impl crate::state::ValidState for RffAwv {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        if let Some(st) = &self.state {
+            st.features.validate()?;
+            st.engine.validate()?;
+            len_is("AWV dimension", st.engine.dim(), st.features.dim())?;
+            same("n_features", &st.features.n_frequencies(), &self.n_features)?;
+            same("features", &st.features.variant(), &self.variant)?;
+            same("lam", &st.engine.lam(), &self.lam)?;
+        }
+        Ok(())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernel", &self.kernel, &fresh.kernel)?;
+        same("n_features", &self.n_features, &fresh.n_features)?;
+        same("lam", &self.lam, &fresh.lam)?;
+        same("features", &self.variant, &fresh.variant)?;
+        same("ridge", &self.ridge, &fresh.ridge)?;
+        same("seed", &self.seed, &fresh.seed)
     }
 }

@@ -55,6 +55,11 @@ impl TaylorAwv {
     /// The feature vector `phi(x)` (length `C(M+d, d)`).
     pub fn features(&self, x: &[f64]) -> Result<Vec<f64>> {
         match &self.state {
+            Some(st) if x.len() != st.features.input_dim() => crate::input_err!(
+                "x has {} features, the learner was fed {}-dimensional inputs",
+                x.len(),
+                st.features.input_dim()
+            ),
             Some(st) => Ok(st.features.map(x)),
             None => Ok(TaylorGaussian::new(x.len(), self.degree, self.sigma)?.map(x)),
         }
@@ -66,6 +71,17 @@ impl TaylorAwv {
     }
 }
 
+/// `v` if every feature is finite; otherwise the input overflowed the monomials.
+fn finite_features(v: Vec<f64>) -> Result<Vec<f64>> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(v)
+    } else {
+        Err(crate::KsError::Numerical(
+            "x is too large for the Taylor features: a monomial (x_i / sigma)^k overflows".into(),
+        ))
+    }
+}
+
 impl OnlineLearner for TaylorAwv {
     fn input_dim(&self) -> Option<usize> {
         self.state.as_ref().map(|s| s.features.input_dim())
@@ -73,14 +89,17 @@ impl OnlineLearner for TaylorAwv {
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
         match taylor_feature_count(d, self.degree) {
-            Some(r) if r <= MAX_TAYLOR_FEATURES => Ok(()),
+            Some(r) if r <= MAX_TAYLOR_FEATURES => crate::limits::check_doubles(
+                &format!("TaylorAWV with {r} features (the AWV state is r(r+1)/2 doubles)"),
+                Some(crate::limits::packed(r) + 2 * r as u128),
+            ),
             _ => TaylorGaussian::new(d, self.degree, self.sigma).map(|_| ()),
         }
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
         match &self.state {
-            Some(st) => Ok(st.engine.predict(&st.features.map(x))),
+            Some(st) => Ok(st.engine.predict(&finite_features(st.features.map(x))?)),
             // b_0 = 0: the first prediction is 0 (spec sec. 1.3).
             None => {
                 self.check_input_dim(x.len())?;
@@ -90,8 +109,15 @@ impl OnlineLearner for TaylorAwv {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let fresh = self.state.is_none();
         let st = self.state_mut(x.len())?;
         st.features.map_into(x, &mut st.v);
+        if !st.v.iter().all(|v| v.is_finite()) {
+            if fresh {
+                self.state = None;
+            }
+            return finite_features(vec![f64::NAN]).map(|_| 0.0);
+        }
         Ok(st.engine.predict_learn(&st.v, y))
     }
 
@@ -104,5 +130,28 @@ impl OnlineLearner for TaylorAwv {
             Some(s) => s.engine.dim(),
             None => 0,
         }
+    }
+}
+
+impl crate::state::ValidState for TaylorAwv {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        if let Some(st) = &self.state {
+            st.features.validate()?;
+            st.engine.validate()?;
+            len_is("AWV dimension", st.engine.dim(), st.features.dim())?;
+            same("degree", &st.features.degree(), &self.degree)?;
+            same("sigma", &st.features.sigma(), &self.sigma)?;
+            same("lam", &st.engine.lam(), &self.lam)?;
+            same("ridge", &st.engine.ridge(), &self.ridge)?;
+        }
+        Ok(())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("sigma", &self.sigma, &fresh.sigma)?;
+        same("degree", &self.degree, &fresh.degree)?;
+        same("lam", &self.lam, &fresh.lam)?;
+        same("ridge", &self.ridge, &fresh.ridge)
     }
 }

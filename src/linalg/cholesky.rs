@@ -130,6 +130,19 @@ impl ColCholesky {
     }
 }
 
+impl ColCholesky {
+    /// Invariants of a decoded factor: column `k` holds `m - k` finite values, a positive pivot first.
+    pub fn validate(&self) -> crate::Result<()> {
+        let m = self.dim();
+        for (k, c) in self.cols.iter().enumerate() {
+            crate::state::len_is("a Cholesky column", c.len(), m - k)?;
+            crate::state::finite("a Cholesky column", c)?;
+            crate::state::ensure(c[0] > 0.0, || format!("Cholesky pivot {k} is <= 0"))?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

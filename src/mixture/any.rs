@@ -8,6 +8,7 @@ use crate::learners::{
     AveragedKernelSgd, Fogd, KernelAwv, MultiKernelAwv, Nogd, NystromAwv, OmklGf, OnlineLearner,
     OnlineProjection, ProsNKons, Raker, RffAwv, TaylorAwv,
 };
+use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
 /// One expert of a mixture: any learner of the crate (mixtures nest).
@@ -89,5 +90,40 @@ impl OnlineLearner for AnyLearner {
     }
     fn dim(&self) -> usize {
         each!(self, l => l.dim())
+    }
+}
+
+impl ValidState for AnyLearner {
+    fn validate(&self) -> Result<()> {
+        each!(self, l => l.validate())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        macro_rules! pair {
+            ($($v:ident),*) => {
+                match (self, fresh) {
+                    $((AnyLearner::$v(a), AnyLearner::$v(b)) => a.check_config(b),)*
+                    _ => Err(crate::KsError::Input(
+                        "invalid learner state: an expert of another class than its parameters say"
+                            .into(),
+                    )),
+                }
+            };
+        }
+        pair!(
+            TaylorAwv,
+            KernelAwv,
+            NystromAwv,
+            RffAwv,
+            MultiKernelAwv,
+            Raker,
+            OmklGf,
+            Fogd,
+            Nogd,
+            ProsNKons,
+            OnlineProjection,
+            AveragedKernelSgd,
+            Mixture,
+            AutoKernel
+        )
     }
 }

@@ -32,6 +32,7 @@ use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use crate::kernels::Kernel;
 use crate::learners::{OnlineLearner, RffAwv, TaylorAwv};
 use crate::rng::Rng;
+use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
 /// Which feature map the experts use.
@@ -533,5 +534,21 @@ impl OnlineLearner for AutoKernel {
 
     fn dim(&self) -> usize {
         self.fitted.as_ref().map_or(0, |f| f.mixture.dim())
+    }
+}
+
+impl ValidState for AutoKernel {
+    fn validate(&self) -> Result<()> {
+        match &self.fitted {
+            Some(f) => f.mixture.validate(),
+            None => Ok(()),
+        }
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        // The configuration is compared through its serialised form (it holds floats).
+        let (a, b) = (bincode::serialize(&self.cfg), bincode::serialize(&fresh.cfg));
+        crate::state::ensure(a.is_ok() && a.ok() == b.ok(), || {
+            "the AutoKernel configuration differs from its parameters".into()
+        })
     }
 }

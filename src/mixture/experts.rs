@@ -13,6 +13,7 @@ use super::AnyLearner;
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
 use crate::learners::OnlineLearner;
+use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
 /// Rows per block of the blocked path (bounds the `block x N` buffer of expert predictions).
@@ -298,5 +299,21 @@ impl OnlineLearner for Mixture {
 
     fn dim(&self) -> usize {
         self.experts.iter().map(|e| e.dim()).sum()
+    }
+}
+
+/// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
+/// here each part checks its own invariants and configuration.
+impl ValidState for Mixture {
+    fn validate(&self) -> Result<()> {
+        self.experts.iter().try_for_each(|e| e.validate())?;
+        self.rule.validate()
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("n_experts", &self.experts.len(), &fresh.experts.len())?;
+        for (a, b) in self.experts.iter().zip(&fresh.experts) {
+            a.check_config(b)?;
+        }
+        self.rule.check_config(&fresh.rule)
     }
 }

@@ -5,6 +5,7 @@
 use crate::aggregation::{
     self, AggregatingAlgorithm, Aggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
 };
+use crate::python::errors::guard;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
@@ -13,13 +14,17 @@ macro_rules! aggregator_protocol {
         #[pymethods]
         impl $py_ty {
             fn predict(&self, z: numpy::PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
-                let z = crate::python::convert::vec1(&z);
-                Ok(aggregation::predict_checked(&self.inner, &z)?)
+                guard(|| {
+                    let z = crate::python::convert::vec1(&z);
+                    Ok(aggregation::predict_checked(&self.inner, &z)?)
+                })
             }
 
             fn update(&mut self, z: numpy::PyReadonlyArray1<'_, f64>, y: f64) -> PyResult<()> {
-                let z = crate::python::convert::vec1(&z);
-                Ok(aggregation::update_checked(&mut self.inner, &z, y)?)
+                guard(|| {
+                    let z = crate::python::convert::vec1(&z);
+                    Ok(aggregation::update_checked(&mut self.inner, &z, y)?)
+                })
             }
 
             fn progressive_predict<'py>(
@@ -28,12 +33,18 @@ macro_rules! aggregator_protocol {
                 z: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray1<'py, f64>,
             ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-                let (zs, n, d) = crate::python::convert::mat2(&z);
-                let ys = crate::python::convert::vec1(&y);
-                let (zs, ys): (&[f64], &[f64]) = (&zs, &ys);
-                let inner = &mut self.inner;
-                let out = py.detach(|| aggregation::progressive_predict(inner, zs, n, d, ys))?;
-                Ok(PyArray1::from_vec(py, out))
+                guard(|| {
+                    let (zs, n, d) = crate::python::convert::mat2(&z);
+                    let ys = crate::python::convert::vec1(&y);
+                    let (zs, ys): (&[f64], &[f64]) = (&zs, &ys);
+                    let inner = &mut self.inner;
+                    let mut out = Vec::new();
+                    let res = py.detach(|| {
+                        aggregation::progressive_predict_into(inner, zs, n, d, ys, &mut out)
+                    });
+                    crate::python::errors::stream_result(py, res, out.len(), Some(&out))?;
+                    Ok(PyArray1::from_vec(py, out))
+                })
             }
 
             #[getter]
@@ -60,14 +71,10 @@ macro_rules! aggregator_protocol {
             }
 
             fn _set_state_bytes(&mut self, data: &[u8]) -> PyResult<()> {
-                let new: $core_ty = crate::python::protocol::load::<$core_ty>(data)?;
-                if new.n_experts() != self.inner.n_experts() {
-                    return Err(PyErr::from(crate::KsError::Input(
-                        "pickled aggregator state has a different number of experts".into(),
-                    )));
-                }
-                self.inner = new;
-                Ok(())
+                guard(|| {
+                    self.inner = crate::python::protocol::load::<$core_ty>(data, &self.inner)?;
+                    Ok(())
+                })
             }
 
             fn __copy__(&self) -> Self {

@@ -9,13 +9,19 @@
 //! └── InternalError(KernelstreamError, RuntimeError)   a broken invariant: a bug
 //! ```
 //!
-//! `From<KsError> for PyErr` lets binding code use `?` on core results.
+//! `From<KsError> for PyErr` lets binding code use `?` on core results. A panic is
+//! turned into `InternalError` at the boundary ([`guard`]); an interrupted call
+//! (`KsError::Interrupted`) re-raises the `KeyboardInterrupt` the signal handler raised
+//! ([`signal_hook`], [`stream_result`]).
 
 use crate::error::KsError;
-use pyo3::exceptions::{PyArithmeticError, PyException, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyArithmeticError, PyException, PyKeyboardInterrupt, PyRuntimeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
+use std::cell::RefCell;
 
 struct Classes {
     base: Py<PyType>,
@@ -92,8 +98,74 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+thread_local! {
+    /// The exception raised by a signal handler during a poll, re-raised by `From`.
+    static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+}
+
+/// The hook of [`crate::interrupt`]: takes the GIL briefly and runs Python's signal
+/// handlers; an exception they raise (Ctrl-C: `KeyboardInterrupt`) is kept for `From`.
+pub fn signal_hook() -> bool {
+    Python::attach(|py| match py.check_signals() {
+        Ok(()) => false,
+        Err(e) => {
+            PENDING.with(|p| *p.borrow_mut() = Some(e));
+            true
+        }
+    })
+}
+
+/// The result of a whole-stream call: an interrupt becomes the pending
+/// `KeyboardInterrupt` with `rounds_completed` and (if given) `predictions` of the
+/// completed rounds set on it.
+pub fn stream_result(
+    py: Python<'_>,
+    res: crate::Result<()>,
+    done: usize,
+    preds: Option<&[f64]>,
+) -> PyResult<()> {
+    match res {
+        Ok(()) => Ok(()),
+        Err(e @ KsError::Interrupted(_)) => {
+            let err = PyErr::from(e);
+            let v = err.value(py);
+            let _ = v.setattr("rounds_completed", done);
+            if let Some(p) = preds {
+                let _ = v.setattr("predictions", numpy::PyArray1::from_slice(py, &p[..done]));
+            }
+            Err(err)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Runs `f`, turning a panic (a bug: nothing reachable from Python should panic)
+/// into `kernelstream.InternalError` instead of unwinding into Python.
+pub fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(KsError::Internal(format!(
+                "internal error in kernelstream (please report it): {what}; the object may be \
+                 inconsistent, rebuild it"
+            ))
+            .into())
+        }
+    }
+}
+
 impl From<KsError> for PyErr {
     fn from(e: KsError) -> PyErr {
+        if let KsError::Interrupted(msg) = &e {
+            return PENDING
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or_else(|| PyKeyboardInterrupt::new_err(msg.clone()));
+        }
         Python::attach(|py| {
             let msg = e.to_string();
             match classes(py) {
@@ -103,6 +175,7 @@ impl From<KsError> for PyErr {
                         KsError::Parameter(_) => &c.parameter,
                         KsError::Numerical(_) => &c.numerical,
                         KsError::Internal(_) => &c.internal,
+                        KsError::Interrupted(_) => &c.base, // returned above
                     };
                     PyErr::from_type(ty.bind(py).clone(), msg)
                 }

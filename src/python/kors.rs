@@ -105,7 +105,7 @@ impl PyKors {
     }
 
     fn _set_state_bytes(&mut self, data: &[u8]) -> PyResult<()> {
-        self.inner = crate::python::protocol::load::<Kors>(data)?;
+        self.inner = crate::python::protocol::load::<Kors>(data, &self.inner)?;
         Ok(())
     }
 

@@ -26,11 +26,35 @@ mod taylor_awv;
 
 use pyo3::prelude::*;
 
+/// Sets the memory ceiling in bytes (see `crate::limits`).
+#[pyfunction]
+fn set_memory_limit(bytes: u64) -> PyResult<()> {
+    Ok(crate::limits::set_memory_limit(bytes)?)
+}
+
+/// The memory ceiling in bytes.
+#[pyfunction]
+fn get_memory_limit() -> u64 {
+    crate::limits::memory_limit()
+}
+
+/// Test hook: panics inside the binding guard (must raise `InternalError`).
+#[pyfunction]
+fn _test_panic() -> PyResult<()> {
+    errors::guard(|| -> PyResult<()> { panic!("deliberate panic of _core._test_panic") })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    crate::interrupt::set_hook(errors::signal_hook);
+    m.add_function(wrap_pyfunction!(set_memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(get_memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(_test_panic, m)?)?;
     m.add("STATE_FORMAT_VERSION", protocol::STATE_FORMAT_VERSION)?;
     errors::register(m)?;
+    m.add("SCALE_MIN", crate::limits::SCALE_MIN)?;
+    m.add("SCALE_MAX", crate::limits::SCALE_MAX)?;
     rng::register(m)?;
     kernels::register(m)?;
     taylor_awv::register(m)?;

@@ -14,7 +14,7 @@ pub struct PyNystromAwv {
 #[pymethods]
 impl PyNystromAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, lam, mu, eps, beta, kors_weights, seed, ridge, dictionary))]
+    #[pyo3(signature = (kernel_name, kernel_params, lam, mu, eps, beta, kors_weights, seed, ridge, dictionary, max_dictionary))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,
@@ -27,9 +27,11 @@ impl PyNystromAwv {
         seed: u64,
         ridge: bool,
         dictionary: Option<PyReadonlyArray2<'_, f64>>,
+        max_dictionary: Option<usize>,
     ) -> PyResult<Self> {
         let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
-        let inner = match dictionary {
+        let dictionary_given = dictionary.is_some();
+        let mut inner = match dictionary {
             Some(dict) => {
                 let (pts, _m, d) = crate::python::convert::mat2(&dict);
                 NystromAwv::with_dictionary(kernel, lam, &pts, d, ridge)?
@@ -39,6 +41,18 @@ impl PyNystromAwv {
                 NystromAwv::new(kernel, lam, mu, eps, beta, w, seed, ridge)?
             }
         };
+        if dictionary_given && max_dictionary.is_some() {
+            return Err(PyErr::from(crate::KsError::Parameter(
+                "max_dictionary caps the KORS dictionary; it does not apply to a fixed dictionary"
+                    .into(),
+            )));
+        }
+        if max_dictionary == Some(0) {
+            return Err(PyErr::from(crate::KsError::Parameter(
+                "max_dictionary must be >= 1 (or None)".into(),
+            )));
+        }
+        inner.set_kors_budget(max_dictionary);
         Ok(PyNystromAwv { inner })
     }
 

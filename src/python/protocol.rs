@@ -1,8 +1,14 @@
 //! The learner protocol of the API contract, generated for every learner class
 //! by [`learner_protocol!`]: `predict_one`, `learn_one`, `progressive_predict`
 //! (GIL released), `predict_many`, `learn_many`, `n_seen`, `dim`, and the state
-//! bytes used by pickling (`_state_bytes` / `_from_state_bytes`, bincode with a
-//! format version checked on load).
+//! bytes used by pickling (`_state_bytes` / `_set_state_bytes`, bincode with a
+//! format version checked on load, then the state validated as a whole:
+//! [`crate::state::ValidState`]).
+//!
+//! Every method runs inside [`crate::python::errors::guard`] (a panic becomes
+//! `InternalError`), and the whole-stream methods stop on Ctrl-C at a round
+//! boundary with a `KeyboardInterrupt` that carries `rounds_completed` (and
+//! `predictions`, those of the completed rounds).
 
 /// Version of the pickled state layout; bump when a learner's fields change.
 pub const STATE_FORMAT_VERSION: u32 = 2;
@@ -14,15 +20,31 @@ pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
     })
 }
 
-/// Restores a learner's core state, refusing other format versions.
-pub fn load<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> crate::Result<T> {
-    let (version, value): (u32, T) = bincode::deserialize(bytes)
+/// Restores a core state: no trailing bytes, the format version, the invariants of
+/// the state, and a configuration equal to that of `fresh` (built from the pickled
+/// parameters). Anything else is an `InputError`; nothing is changed by the caller
+/// until this succeeds.
+pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
+    bytes: &[u8],
+    fresh: &T,
+) -> crate::Result<T> {
+    use bincode::Options;
+    // The encoding of `bincode::serialize` (fixed-width integers), but refusing
+    // trailing bytes and reading at most the input's length.
+    let opts = bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .reject_trailing_bytes()
+        .with_limit(bytes.len() as u64);
+    let (version, value): (u32, T) = opts
+        .deserialize(bytes)
         .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
     if version != STATE_FORMAT_VERSION {
         return crate::input_err!(
             "learner state has format version {version}, this build reads version {STATE_FORMAT_VERSION}"
         );
     }
+    value.validate()?;
+    value.check_config(fresh)?;
     Ok(value)
 }
 
@@ -34,8 +56,10 @@ macro_rules! learner_protocol {
         #[pyo3::pymethods]
         impl $py_ty {
             fn predict_one(&self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
-                let x = $crate::python::convert::vec1(&x);
-                Ok($crate::stream::predict_one(&self.inner, &x)?)
+                $crate::python::errors::guard(|| {
+                    let x = $crate::python::convert::vec1(&x);
+                    Ok($crate::stream::predict_one(&self.inner, &x)?)
+                })
             }
 
             fn learn_one(
@@ -43,8 +67,11 @@ macro_rules! learner_protocol {
                 x: numpy::PyReadonlyArray1<'_, f64>,
                 y: f64,
             ) -> pyo3::PyResult<()> {
-                let x = $crate::python::convert::vec1(&x);
-                Ok($crate::stream::learn_one(&mut self.inner, &x, y)?)
+                $crate::python::errors::guard(|| {
+                    let x = $crate::python::convert::vec1(&x);
+                    $crate::interrupt::start();
+                    Ok($crate::stream::learn_one(&mut self.inner, &x, y)?)
+                })
             }
 
             fn progressive_predict<'py>(
@@ -53,12 +80,18 @@ macro_rules! learner_protocol {
                 x: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray1<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
-                let (xs, n, d) = $crate::python::convert::mat2(&x);
-                let ys = $crate::python::convert::vec1(&y);
-                let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
-                let inner = &mut self.inner;
-                let out = py.detach(|| $crate::stream::progressive_predict(inner, xs, n, d, ys))?;
-                Ok(numpy::PyArray1::from_vec(py, out))
+                $crate::python::errors::guard(|| {
+                    let (xs, n, d) = $crate::python::convert::mat2(&x);
+                    let ys = $crate::python::convert::vec1(&y);
+                    let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let inner = &mut self.inner;
+                    let mut out = Vec::new();
+                    let res = py.detach(|| {
+                        $crate::stream::progressive_predict_into(inner, xs, n, d, ys, &mut out)
+                    });
+                    $crate::python::errors::stream_result(py, res, out.len(), Some(&out))?;
+                    Ok(numpy::PyArray1::from_vec(py, out))
+                })
             }
 
             fn predict_many<'py>(
@@ -66,11 +99,16 @@ macro_rules! learner_protocol {
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
-                let (xs, n, d) = $crate::python::convert::mat2(&x);
-                let xs: &[f64] = &xs;
-                let inner = &self.inner;
-                let out = py.detach(|| $crate::stream::predict_many(inner, xs, n, d))?;
-                Ok(numpy::PyArray1::from_vec(py, out))
+                $crate::python::errors::guard(|| {
+                    let (xs, n, d) = $crate::python::convert::mat2(&x);
+                    let xs: &[f64] = &xs;
+                    let inner = &self.inner;
+                    let mut out = Vec::new();
+                    let res =
+                        py.detach(|| $crate::stream::predict_many_into(inner, xs, n, d, &mut out));
+                    $crate::python::errors::stream_result(py, res, out.len(), Some(&out))?;
+                    Ok(numpy::PyArray1::from_vec(py, out))
+                })
             }
 
             fn learn_many<'py>(
@@ -79,11 +117,16 @@ macro_rules! learner_protocol {
                 x: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray1<'py, f64>,
             ) -> pyo3::PyResult<()> {
-                let (xs, n, d) = $crate::python::convert::mat2(&x);
-                let ys = $crate::python::convert::vec1(&y);
-                let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
-                let inner = &mut self.inner;
-                Ok(py.detach(|| $crate::stream::learn_many(inner, xs, n, d, ys))?)
+                $crate::python::errors::guard(|| {
+                    let (xs, n, d) = $crate::python::convert::mat2(&x);
+                    let ys = $crate::python::convert::vec1(&y);
+                    let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let inner = &mut self.inner;
+                    let before = $crate::learners::OnlineLearner::n_seen(&*inner);
+                    let res = py.detach(|| $crate::stream::learn_many(inner, xs, n, d, ys));
+                    let done = $crate::learners::OnlineLearner::n_seen(&self.inner) - before;
+                    $crate::python::errors::stream_result(py, res, done as usize, None)
+                })
             }
 
             #[getter]
@@ -105,13 +148,19 @@ macro_rules! learner_protocol {
                 &self,
                 py: pyo3::Python<'py>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyBytes>> {
-                let bytes = $crate::python::protocol::dump(&self.inner)?;
-                Ok(pyo3::types::PyBytes::new(py, &bytes))
+                $crate::python::errors::guard(|| {
+                    let bytes = $crate::python::protocol::dump(&self.inner)?;
+                    Ok(pyo3::types::PyBytes::new(py, &bytes))
+                })
             }
 
+            /// Replaces the state by decoded `data` (validated against this object's
+            /// configuration); on any error the object is unchanged.
             fn _set_state_bytes(&mut self, data: &[u8]) -> pyo3::PyResult<()> {
-                self.inner = $crate::python::protocol::load::<$core_ty>(data)?;
-                Ok(())
+                $crate::python::errors::guard(|| {
+                    self.inner = $crate::python::protocol::load::<$core_ty>(data, &self.inner)?;
+                    Ok(())
+                })
             }
 
             fn __copy__(&self) -> Self {

@@ -385,3 +385,56 @@ impl Kors {
         self.weights.push(w);
     }
 }
+
+impl crate::state::ValidState for Kors {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        let m = self.indices.len();
+        len_is("probabilities", self.probs.len(), m)?;
+        len_is("weights", self.weights.len(), m)?;
+        len_is(
+            "(W K W + mu I)^-1",
+            self.minv.len(),
+            m.checked_mul(m + 1).map_or(usize::MAX, |v| v / 2),
+        )?;
+        match self.d {
+            Some(d) => {
+                ensure(d >= 1, || "the input dimension is 0".into())?;
+                len_is("dictionary points", self.points.len(), product("points", m, d)?)?;
+            }
+            None => ensure(m == 0 && self.points.is_empty(), || {
+                "a dictionary without an input dimension".into()
+            })?,
+        }
+        ensure(m as u64 <= self.n_seen, || "more dictionary points than steps".into())?;
+        // Round indices are exposed as int64.
+        ensure(self.n_seen <= i64::MAX as u64, || "the step counter is out of range".into())?;
+        ensure(self.indices.windows(2).all(|w| w[0] < w[1]), || {
+            "dictionary indices are not increasing".into()
+        })?;
+        ensure(self.indices.last().is_none_or(|&i| i < self.n_seen), || {
+            "a dictionary index is not a past step".into()
+        })?;
+        if let Some(b) = self.budget {
+            at_most("dictionary size", m, b)?;
+        }
+        finite("dictionary points", &self.points)?;
+        finite("(W K W + mu I)^-1", &self.minv)?;
+        ensure(self.probs.iter().all(|p| *p > 0.0 && *p <= 1.0), || {
+            "an inclusion probability is outside (0, 1]".into()
+        })?;
+        ensure(self.weights.iter().all(|w| w.is_finite() && *w > 0.0), || {
+            "a dictionary weight is not a finite number > 0".into()
+        })
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        same("kernel", &self.kernel, &fresh.kernel)?;
+        same("mu", &self.mu, &fresh.mu)?;
+        same("eps", &self.eps, &fresh.eps)?;
+        same("beta", &self.beta, &fresh.beta)?;
+        same("weights", &self.weights_kind, &fresh.weights_kind)?;
+        same("seed", &self.seed, &fresh.seed)?;
+        same("budget", &self.budget, &fresh.budget)
+    }
+}

@@ -185,16 +185,26 @@ def load_libsvm(path, n_features: int | None = None):
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
-    labels, rows, width = [], [], 0
-    for label, entries in iter_libsvm(path):
+    labels, rows, width, width_row = [], [], 0, 0
+    for row_no, (label, entries) in enumerate(iter_libsvm(path), 1):
         labels.append(label)
-        if entries:
-            width = max(width, max(entries) + 1)
+        if entries and max(entries) + 1 > width:
+            width, width_row = max(entries) + 1, row_no
         rows.append(entries)
     if n_features is not None:
         if n_features < width:
             raise InputError(f"{path} has feature index {width} > n_features={n_features}")
         width = n_features
+    # The array is dense: refuse absurd indices before allocating (one memory ceiling).
+    from .. import _core
+
+    need, limit = 8 * len(rows) * width, int(_core.get_memory_limit())
+    if need > limit:
+        raise InputError(
+            f"{path}: feature index {width} (data row {width_row}) would make a dense "
+            f"{len(rows)} x {width} array of {need / 2**30:.3g} GiB, above the memory limit of "
+            f"{limit / 2**30:.3g} GiB (kernelstream.set_memory_limit); is the index right?"
+        )
     X = np.zeros((len(rows), width))
     for r, entries in enumerate(rows):
         for i, v in entries.items():

@@ -56,6 +56,8 @@ class ProgressiveResult:
     n_rounds: int
     stopped_by_budget: bool = False
     params: dict = field(default_factory=dict)
+    #: The run was stopped by Ctrl-C (the result covers the completed rounds).
+    interrupted: bool = False
 
     @property
     def final_loss(self) -> float:
@@ -122,6 +124,10 @@ def progressive(
         result covers the rounds actually run (``n_rounds``; ``stopped_by_budget``)
     progress : show a tqdm progress bar (default: when stderr is a terminal)
 
+    Ctrl-C stops the run at a round boundary: the ``KeyboardInterrupt`` is re-raised
+    with ``result`` set to the result of the rounds completed (``interrupted=True``),
+    and the learner is as after the last of them.
+
     Examples
     --------
     >>> from kernelstream import TaylorAWV
@@ -158,6 +164,7 @@ def progressive(
     stopped = False
     bar = _progress_bar(n, type(learner).__name__, progress)
     chunk = 64
+    interrupt = None
     try:
         for cp in cps:
             while done < cp:
@@ -186,6 +193,20 @@ def progressive(
             mems.append(_memory_mb())
             if stopped:
                 break
+    except KeyboardInterrupt as exc:
+        # Keep what was computed: the completed rounds of the interrupted chunk too.
+        interrupt = exc
+        part = np.asarray(getattr(exc, "predictions", np.empty(0)), dtype=float)
+        if part.size:
+            preds[done : done + part.size] = part
+            cum_loss += float(loss_fn(part, y[done : done + part.size]).sum())
+            done += int(part.size)
+        if done > 0 and (not rounds or rounds[-1] != done):
+            rounds.append(int(done))
+            losses.append(cum_loss / done)
+            secs.append(elapsed)
+            dims.append(int(learner.dim))
+            mems.append(_memory_mb())
     finally:
         if bar is not None:
             bar.close()
@@ -193,7 +214,7 @@ def progressive(
     rounds_arr = np.asarray(rounds, dtype=np.int64)
     keep = np.r_[True, np.diff(rounds_arr) > 0] if rounds_arr.size else np.array([], dtype=bool)
     params = learner.get_params() if hasattr(learner, "get_params") else {}
-    return ProgressiveResult(
+    result = ProgressiveResult(
         learner=type(learner).__name__,
         task=task,
         rounds=rounds_arr[keep],
@@ -205,4 +226,9 @@ def progressive(
         n_rounds=done,
         stopped_by_budget=stopped,
         params=params,
+        interrupted=interrupt is not None,
     )
+    if interrupt is not None:
+        interrupt.result = result  # type: ignore[attr-defined]
+        raise interrupt
+    return result

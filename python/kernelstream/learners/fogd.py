@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_row, real, whole
+from ..errors import InputError
 from ..kernels import as_kernel
 from ._losses import loss_name, task_of
 from .base import Learner
@@ -90,7 +91,12 @@ class FOGD(Learner):
 
     def features(self, x):
         """``z(x)`` (``None`` before the first call fixes the input dimension)."""
-        return self._core.features(as_row(x))
+        x = as_row(x)
+        if self.input_dim is not None and x.shape[0] != self.input_dim:
+            raise InputError(
+                f"x has {x.shape[0]} features, the learner was fed {self.input_dim}-dimensional inputs"
+            )
+        return self._core.features(x)
 
     @property
     def weights(self):

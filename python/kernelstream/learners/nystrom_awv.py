@@ -6,7 +6,15 @@ Valko (2017), App. A. The Rust core keeps a Cholesky factor of
 ``A = K_{t,m}^T K_{t,m} + lam K_{m,m}`` (a rank-one update per round, a bordering
 when a point joins) and ``q = K_{t,m}^T Y`` incrementally: a round without insertion
 costs O(m^2 + m d), independent of t. When a point joins, the whole past is
-re-projected on the enlarged dictionary (no restart).
+re-projected on the enlarged dictionary (no restart), which costs O(t (m + d)).
+
+Growth: the dictionary size m follows the effective dimension of the data seen so
+far (about ``d_eff(mu) log t`` points under KORS): on a stationary stream it levels
+off, on a drifting stream it keeps growing and so does the time per round.
+``max_dictionary`` caps it: once m reaches the cap, KORS still computes each
+inclusion probability and consumes its coin flip, but adds nothing (the fixed stop of
+B-KONS), so the time per round stays O(m^2 + m d). The cache used for insertions
+and repairs keeps O(t (m + d)) numbers.
 """
 
 from __future__ import annotations
@@ -66,6 +74,9 @@ class NystromAWV(Learner):
     dictionary : array (m, d), optional
         A fixed dictionary (the "features known beforehand" variant, Cor. 8):
         no sampling; AWV on ``K_mm^{-1/2} k_m(x)``.
+    max_dictionary : int, optional
+        Largest KORS dictionary (None: unbounded, m grows with the effective
+        dimension). At the cap no point is added any more (see the module notes).
 
     Examples
     --------
@@ -95,6 +106,7 @@ class NystromAWV(Learner):
         seed: int = 0,
         ridge: bool = False,
         dictionary=None,
+        max_dictionary=None,
     ):
         super().__init__(
             kernel=kernel,
@@ -106,6 +118,7 @@ class NystromAWV(Learner):
             seed=seed,
             ridge=ridge,
             dictionary=dictionary,
+            max_dictionary=max_dictionary,
         )
 
     def _core_kwargs(self, p):
@@ -122,6 +135,9 @@ class NystromAWV(Learner):
             seed=whole("seed", p["seed"]),
             ridge=flag("ridge", p["ridge"]),
             dictionary=dictionary,
+            max_dictionary=None
+            if p["max_dictionary"] is None
+            else whole("max_dictionary", p["max_dictionary"]),
         )
 
     @property

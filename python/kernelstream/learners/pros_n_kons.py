@@ -59,7 +59,9 @@ class ProsNKons(Learner):
         ``w <- [w; 0]``, ``A <- blockdiag(A, alpha)`` in Cholesky coordinates).
     budget : int or None, default None
         An integer makes B-KONS: KORS is no longer called once the dictionary holds
-        ``budget`` points.
+        ``budget`` points. Without it the dictionary (and the O(m^2) cost of a round)
+        grows with the effective dimension of the data seen so far: it levels off on a
+        stationary stream, keeps growing on a drifting one.
     reset_timing : {"same_round", "next_round"}, default "same_round"
         ``"same_round"`` resets in the round whose point KORS accepts (the paper's text
         and proofs); ``"next_round"`` reproduces Figure 1 literally (reset one round later).

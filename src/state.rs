@@ -1,0 +1,85 @@
+//! Decoded state is validated as a whole before it is accepted.
+//!
+//! Every type that can be restored from bytes (learners, aggregators, the KORS
+//! sampler and their parts) implements [`ValidState`]: `validate` checks the
+//! invariants a constructor and the updates maintain (dimensions agree with each
+//! other and with the buffers' lengths, sizes within the constructor's caps,
+//! finite numbers where the math needs them), and `check_config` checks that the
+//! configuration carried by the state equals that of a fresh object built from
+//! the pickled parameters (which went through the constructor's checks). The
+//! bindings call both from their one decoding path (`python::protocol::load`).
+
+use crate::error::{KsError, Result};
+
+pub trait ValidState {
+    /// The invariants of the state (sizes agree, caps, finiteness).
+    fn validate(&self) -> Result<()>;
+    /// The configuration equals that of `fresh`, an object built from the same parameters.
+    fn check_config(&self, fresh: &Self) -> Result<()>;
+}
+
+fn bad(msg: String) -> KsError {
+    KsError::Input(format!("invalid learner state: {msg}"))
+}
+
+/// `Err` with `msg` unless `cond`.
+pub fn ensure(cond: bool, msg: impl FnOnce() -> String) -> Result<()> {
+    if cond {
+        Ok(())
+    } else {
+        Err(bad(msg()))
+    }
+}
+
+/// `v.len() == n`.
+pub fn len_is(name: &str, v: usize, n: usize) -> Result<()> {
+    ensure(v == n, || format!("{name} holds {v} values, expected {n}"))
+}
+
+/// `n` is at most `cap`.
+pub fn at_most(name: &str, n: usize, cap: usize) -> Result<()> {
+    ensure(n <= cap, || format!("{name} = {n} is above its limit {cap}"))
+}
+
+/// Every value is finite.
+pub fn finite(name: &str, v: &[f64]) -> Result<()> {
+    match v.iter().position(|x| !x.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(bad(format!("{name}[{i}] = {} is not finite", v[i]))),
+    }
+}
+
+/// A configuration field equals the one built from the pickled parameters.
+pub fn same<T: PartialEq + std::fmt::Debug>(name: &str, got: &T, want: &T) -> Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(KsError::Input(format!(
+            "the pickled parameters do not match the learner state: {name} is {want:?} in the \
+             parameters but {got:?} in the state"
+        )))
+    }
+}
+
+/// `rows x cols` without overflow, or an error.
+pub fn product(name: &str, rows: usize, cols: usize) -> Result<usize> {
+    rows.checked_mul(cols).ok_or_else(|| bad(format!("{name}: {rows} x {cols} overflows")))
+}
+
+/// Number of doubles the state may hold at most (the memory ceiling).
+pub fn within_memory(name: &str, doubles: u128) -> Result<()> {
+    crate::limits::check_doubles(name, Some(doubles)).map_err(|e| bad(e.to_string()))
+}
+
+impl<T: ValidState> ValidState for Option<T> {
+    fn validate(&self) -> Result<()> {
+        self.as_ref().map_or(Ok(()), |s| s.validate())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        match (self, fresh) {
+            (Some(a), Some(b)) => a.check_config(b),
+            (None, None) => Ok(()),
+            _ => Err(bad("a part of the state is present in one and missing in the other".into())),
+        }
+    }
+}

@@ -1,0 +1,390 @@
+"""Shared machinery of the fuzzers (``tools/fuzz_state.py``, ``tools/fuzz_params.py``).
+
+Cases run in a worker subprocess (``python tools/fuzzlib.py --worker``) so that an abort
+or a hang is a recorded failure, not the end of the run. The parent streams one case per
+line (base64 pickle) and reads one verdict per line; a worker that dies is restarted and
+the case it died on is recorded as ``abort``, one that does not answer within the per-case
+timeout is killed and recorded as ``hang``.
+
+Verdicts: ``ok`` (accepted and usable), ``refused`` (a ``KernelstreamError``: the intended
+outcome for bad input), ``panic`` (``PanicException``), ``error`` (any other exception,
+i.e. the wrong type), ``nan`` (accepted, then NaN predictions on ordinary data),
+``untouched`` (a failed ``__setstate__`` changed the trained object), ``abort``, ``hang``.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import pickle
+import select
+import subprocess
+import sys
+import time
+import traceback
+
+FAILURES = ("panic", "error", "nan", "untouched", "abort", "hang")
+
+# --- the catalog: every class, a few configurations each --------------------------
+
+
+def catalog():
+    """``{name: (factory, kind, d, domain, task)}`` for every learner, aggregator and sampler."""
+    import kernelstream as ks
+    import numpy as np
+    from kernelstream import aggregation as agg
+    from kernelstream.kernels import Gaussian, Laplacian, Min
+    from kernelstream.samplers import KORS
+
+    fixed = np.random.default_rng(42).uniform(-1.0, 1.0, size=(6, 3))
+    L = "learner"
+    return {
+        "TaylorAWV": (lambda: ks.TaylorAWV(sigma=1.0, degree=2, lam=0.5), L, 3, (-1, 1), "r"),
+        "TaylorAWV-d3": (lambda: ks.TaylorAWV(sigma=0.8, degree=3, ridge=True), L, 3, (-1, 1), "r"),
+        "KernelAWV": (
+            lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5, max_size=200),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "NystromAWV": (lambda: ks.NystromAWV(Gaussian(0.8), lam=0.5, seed=3), L, 3, (-1, 1), "r"),
+        "NystromAWV-inverse": (
+            lambda: ks.NystromAWV(
+                Gaussian(1.0), kors_weights="inverse", beta=3.0, ridge=True, seed=1
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "NystromAWV-fixed": (
+            lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "ProsNKons": (lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, seed=4), L, 3, (-1, 1), "r"),
+        "CON-KONS": (
+            lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "B-KONS": (
+            lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, loss="hinge", budget=6, seed=6),
+            L,
+            3,
+            (-1, 1),
+            "c",
+        ),
+        "FOGD": (lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, seed=2), L, 3, (-1, 1), "r"),
+        "NOGD": (
+            lambda: ks.NOGD(Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "RFFAWV": (lambda: ks.RFFAWV(Gaussian(0.7), n_features=20, seed=3), L, 3, (-1, 1), "r"),
+        "MultiKernelAWV": (
+            lambda: ks.MultiKernelAWV([Gaussian(0.3), Laplacian(1.0)], n_features=10, seed=1),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "MultiKernelAWV-boa": (
+            lambda: ks.MultiKernelAWV(
+                [Gaussian(0.5), Laplacian(2.0)],
+                n_features=8,
+                aggregator="boa",
+                clip=(-1, 1),
+                seed=2,
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "MultiKernelAWV-mlprod": (
+            lambda: ks.MultiKernelAWV(
+                [Gaussian(0.5), Laplacian(2.0)], n_features=8, aggregator="mlprod", clip=(-1, 1)
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "Raker": (
+            lambda: ks.Raker([Gaussian(0.5), Laplacian(1.0)], n_features=10, seed=5),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "OMKLGF": (
+            lambda: ks.OMKLGF(
+                [Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)],
+                n_features=10,
+                n_samples=2,
+                graph_rounds=5,
+                seed=6,
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "OnlineProjection": (
+            lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5),
+            L,
+            1,
+            (0, 1),
+            "r",
+        ),
+        "OnlineProjection-tensor": (
+            lambda: ks.OnlineProjection(basis="trig", alpha=1.5, c=0.3, prefix="linear"),
+            L,
+            2,
+            (0, 1),
+            "r",
+        ),
+        "OnlineProjection-gaussian": (
+            lambda: ks.OnlineProjection(basis="gaussian", alpha=1.0, c=1.0, a=1.0, eps=0.5),
+            L,
+            1,
+            (-1, 1),
+            "r",
+        ),
+        "AveragedKernelSGD": (lambda: ks.AveragedKernelSGD(Min(), gamma0=2.0), L, 2, (0, 1), "r"),
+        "VAWMeta": (lambda: agg.VAWMeta(3), "agg", 3, (-1, 1), "r"),
+        "EWA": (lambda: agg.EWA(3), "agg", 3, (-1, 1), "r"),
+        "AggregatingAlgorithm": (
+            lambda: agg.AggregatingAlgorithm(3, lo=-2, hi=2),
+            "agg",
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "BOA": (lambda: agg.BOA(3), "agg", 3, (-1, 1), "r"),
+        "MLPoly": (lambda: agg.MLPoly(3), "agg", 3, (-1, 1), "r"),
+        "MLProd": (lambda: agg.MLProd(3, gradient=False), "agg", 3, (-1, 1), "r"),
+        "KORS": (lambda: KORS(Gaussian(0.7), mu=0.1, seed=2), "sampler", 3, (-1, 1), "r"),
+    }
+
+
+def data(entry, n=12, seed=0):
+    import numpy as np
+
+    _, _, d, (lo, hi), task = entry
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(lo, hi, size=(n, d))
+    y = np.sign(X[:, 0] + 0.1) if task == "c" else np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=n)
+    y[y == 0] = 1.0
+    return X, y
+
+
+def train(obj, kind, X, y):
+    if kind == "learner":
+        obj.learn_many(X, y)
+    elif kind == "agg":
+        obj.progressive_predict(X, y)
+    else:
+        obj.step_many(X)
+
+
+def state_bytes(obj, kind):
+    return bytes(obj._core._state_bytes())
+
+
+def exercise(obj, kind, X, y):
+    """Uses an object that was accepted; returns True if its outputs are finite."""
+    import numpy as np
+
+    finite = True
+    if kind == "learner":
+        finite &= bool(np.isfinite(obj.predict_one(X[0])))
+        obj.learn_one(X[1], y[1])
+        finite &= bool(np.all(np.isfinite(obj.progressive_predict(X[2:6], y[2:6]))))
+        finite &= bool(np.all(np.isfinite(obj.predict_many(X[6:8]))))
+        obj.get_params()
+        pickle.loads(pickle.dumps(obj)).predict_one(X[0])
+    elif kind == "agg":
+        finite &= bool(np.isfinite(obj.predict(X[0])))
+        obj.update(X[1], y[1])
+        finite &= bool(np.all(np.isfinite(obj.progressive_predict(X[2:6], y[2:6]))))
+        _ = obj.weights
+        pickle.loads(pickle.dumps(obj)).predict(X[0])
+    else:
+        obj.step(X[0])
+        obj.probability(X[1])
+        obj.step_many(X[2:6])
+        _ = obj.dictionary
+        obj.minv()
+        pickle.loads(pickle.dumps(obj)).probability(X[0])
+    return finite
+
+
+# --- worker side ---------------------------------------------------------------------
+
+
+def _classify(exc) -> str:
+    from kernelstream.errors import KernelstreamError
+
+    if isinstance(exc, KernelstreamError):
+        return "refused"
+    if type(exc).__name__ == "PanicException":
+        return "panic"
+    return "error"
+
+
+def _kernels(v):
+    """``("__kernel__", name, sigma)`` markers (and lists of them) -> kernels."""
+    from kernelstream import kernels
+
+    if isinstance(v, tuple) and len(v) == 3 and v[0] == "__kernel__":
+        return getattr(kernels, v[1])(v[2])
+    if isinstance(v, list):
+        return [_kernels(u) for u in v]
+    return v
+
+
+def run_case(case: dict) -> str:
+    """Runs one case in this process; returns a verdict (see the module docstring)."""
+    cat = catalog()
+    if case["kind"] == "state":
+        entry = cat[case["name"]]
+        X, y = data(entry)
+        obj = entry[0]()
+        train(obj, entry[1], X[:6], y[:6])
+        before = state_bytes(obj, entry[1])
+        try:
+            obj.__setstate__(case["state"])
+        except BaseException as exc:  # noqa: BLE001 - classified below
+            verdict = _classify(exc)
+            if verdict == "refused" and state_bytes(obj, entry[1]) != before:
+                return "untouched"
+            return verdict
+        try:
+            ok = exercise(obj, entry[1], X, y)
+        except BaseException as exc:  # noqa: BLE001
+            return _classify(exc)
+        return "ok" if ok else "ok"  # corrupted numbers may legitimately give NaN
+    # parameters
+    import importlib
+
+    mod = importlib.import_module(case["module"])
+    cls = getattr(mod, case["cls"])
+    kwargs = pickle.loads(case["kwargs"])
+    X, y = case["X"], case["y"]
+    try:
+        kwargs = {k: _kernels(v) for k, v in kwargs.items()}
+        obj = cls(**kwargs)
+    except BaseException as exc:  # noqa: BLE001
+        return _classify(exc)
+    try:
+        ok = exercise(obj, case["objkind"], X, y)
+    except BaseException as exc:  # noqa: BLE001
+        return _classify(exc)
+    return "ok" if ok else "nan"
+
+
+def worker_main():
+    import resource
+
+    limit = int(os.environ.get("FUZZ_RLIMIT_AS", str(6 << 30)))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    catalog()  # imports everything before the first case (not timed)
+    out = sys.stdout
+    out.write("ready\n")
+    out.flush()
+    for line in sys.stdin:
+        case = pickle.loads(base64.b64decode(line))
+        try:
+            verdict = run_case(case)
+        except BaseException:  # noqa: BLE001 - a bug of the harness itself
+            traceback.print_exc()
+            verdict = "error"
+        out.write(verdict + "\n")
+        out.flush()
+
+
+# --- parent side ---------------------------------------------------------------------
+
+
+class Pool:
+    """One worker subprocess, restarted after an abort or a hang."""
+
+    def __init__(self, timeout: float = 10.0):
+        self.timeout = timeout
+        self.proc = None
+
+    def _start(self):
+        env = dict(os.environ)
+        env.setdefault("KERNELSTREAM_MEMORY_LIMIT", str(1 << 30))
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        # Start-up (imports) is not part of any case's time.
+        ready, _, _ = select.select([self.proc.stdout], [], [], 300)
+        if not ready or self.proc.stdout.readline().strip() != b"ready":
+            raise RuntimeError("the fuzz worker did not start")
+
+    def run(self, case: dict) -> str:
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        line = base64.b64encode(pickle.dumps(case)) + b"\n"
+        try:
+            self.proc.stdin.write(line)
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.close()
+            return "abort"
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        if not ready:
+            self.close()
+            return "hang"
+        answer = self.proc.stdout.readline().decode().strip()
+        if not answer:
+            self.close()
+            return "abort"
+        return answer
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+def report(counts: dict, failures: list, seconds: float, label: str) -> str:
+    lines = [f"{label}: {sum(sum(v.values()) for v in counts.values())} cases in {seconds:.0f} s"]
+    for name in sorted(counts):
+        c = counts[name]
+        bad = sum(c.get(f, 0) for f in FAILURES)
+        lines.append(
+            f"  {name:28s} cases {sum(c.values()):6d}  failures {bad:4d}  "
+            + " ".join(f"{k}={v}" for k, v in sorted(c.items()))
+        )
+    for f in failures[:20]:
+        lines.append(f"  FAIL {f}")
+    return "\n".join(lines)
+
+
+class Deadline:
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+
+    def __bool__(self):
+        return time.monotonic() < self.end
+
+
+if __name__ == "__main__" and "--worker" in sys.argv:
+    worker_main()
