@@ -38,9 +38,12 @@ pub fn poll() -> Result<()> {
         return Ok(());
     };
     let now = Instant::now();
+    // Only the thread that started the call consults the hook: a helper thread (a
+    // Mixture's experts run on several) never takes the GIL, which its caller may hold.
     let due = LAST.with(|l| match l.get() {
+        None => false,
         Some(t) if now.duration_since(t) < POLL_INTERVAL => false,
-        _ => {
+        Some(_) => {
             l.set(Some(now));
             true
         }
