@@ -352,10 +352,12 @@ def test_huge_targets_are_refused_before_any_change():
 
 
 def test_kernel_call_validates_its_inputs():
-    with pytest.raises(InputError, match="not finite"):
+    with pytest.raises(InputError, match="NaN or infinity"):
         Gaussian(1.0)([[np.nan, 0.0]], [[0.0, 0.0]])
     with pytest.raises(InputError):
-        ks._core.kernel_gram("gaussian", [1.0], np.array([[np.inf]]), np.array([[0.0]]))
+        Gaussian(1.0).gram(np.array([[np.inf]]), np.array([[0.0]]))
+    with pytest.raises(InputError):
+        Gaussian(1.0).diag(np.array([[np.nan]]))
     assert Gaussian(1.0)([[1.7e308, 0.0]], [[-1.7e308, 0.0]])[0, 0] == 0.0
 
 
