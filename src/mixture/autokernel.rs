@@ -514,11 +514,14 @@ impl OnlineLearner for AutoKernel {
         for (xc, yc) in x[i * d..].chunks(CHUNK * d).zip(y[i..].chunks(CHUNK)) {
             let (xs, ys) = Self::standardise_block(f, xc, d, yc);
             let start = out.len();
-            f.mixture.predict_learn_many(&xs, d, &ys, out)?;
+            // On an interrupt the mixture stops at a round boundary: count and convert
+            // the rounds it completed before passing the error on.
+            let res = f.mixture.predict_learn_many(&xs, d, &ys, out);
             for p in &mut out[start..] {
                 *p = f.scaler.y_back(*p);
             }
-            self.n_seen += yc.len() as u64;
+            self.n_seen += (out.len() - start) as u64;
+            res?;
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
 /// Rows per block of the blocked path (bounds the `block x N` buffer of expert predictions).
-const BLOCK_ROWS: usize = 2048;
+const BLOCK_ROWS: usize = 256;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "MixtureState")]
@@ -201,6 +201,11 @@ impl Mixture {
         let mut z = std::mem::take(&mut self.z);
         z.resize(n_exp, 0.0);
         for (xb, yb) in x.chunks(BLOCK_ROWS * d).zip(y.chunks(BLOCK_ROWS)) {
+            // Ctrl-C between blocks: every completed round is in `out` and in the state.
+            if let Err(e) = crate::interrupt::poll() {
+                self.z = z;
+                return Err(e);
+            }
             self.experts_block(xb, d, yb, &mut cols)?;
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
