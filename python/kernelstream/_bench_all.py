@@ -364,6 +364,95 @@ def _averaged_sgd(quick):
     ]
 
 
+# -- issue 16: Mixture, AutoKernel ---------------------------------------------------------
+
+
+class _MixtureReference:
+    """A mixture written out in Python: the experts' NumPy references, each asked for its
+    prediction, then the rule's NumPy reference (the scheme of ``Mixture``, round by round).
+    ``scale``: ``(x_loc, x_scale, y_loc, y_scale)`` applied around it (AutoKernel's)."""
+
+    def __init__(self, experts, rule, scale=None):
+        self.experts, self.rule, self.scale = experts, rule, scale
+        self._z = None  # the experts' predictions of the round under way
+
+    def _x(self, x):
+        return x if self.scale is None else (x - self.scale[0]) / self.scale[1]
+
+    def predict_one(self, x):
+        xs = self._x(np.asarray(x, dtype=float))
+        self._z = np.array([e.predict_one(xs) for e in self.experts])
+        p = self.rule.predict(self._z)
+        return p if self.scale is None else self.scale[2] + self.scale[3] * p
+
+    def learn_one(self, x, y):
+        xs = self._x(np.asarray(x, dtype=float))
+        if self._z is None:  # a round without a prediction (a replayed warm-up row)
+            self._z = np.array([e.predict_one(xs) for e in self.experts])
+        if self.scale is not None:
+            y = (y - self.scale[2]) / self.scale[3]
+        for e in self.experts:
+            e.learn_one(xs, y)
+        self.rule.update(self._z, y)
+        self._z = None
+
+
+def _mixture(quick):
+    """Mixture (experts and rule in Rust, blocks of rows) against the same experts and rule
+    as NumPy references in a Python loop; AutoKernel (d = 5: twelve Taylor experts) after
+    its warm-up against the NumPy replica of its fitted mixture."""
+    from . import AutoKernel, Mixture, TaylorAWV
+    from .reference import BOAReference, TaylorAWVReference
+
+    n = 2000 if quick else 20000
+    X, y = _uniform_stream(n, 5, seed=4)
+    sigmas = (0.5, 1.0, 2.0, 4.0)
+
+    def taylor_ref(sigma, degree, lam):
+        return TaylorAWVReference(
+            sigma=sigma, degree=degree, lam=lam, features="monomial", solver="sherman-morrison"
+        )
+
+    def autokernel_replica():
+        # The fitted experts and scale of an AutoKernel that has seen the warm-up; the
+        # bench runner then replays the warm-up rows through the replica (learn_one),
+        # as AutoKernel replays them through its experts.
+        ak = AutoKernel()
+        ak.learn_many(X[:100], y[:100])
+        sc = ak.scale
+        experts = [
+            taylor_ref(e["sigma"], int(e["features"].split("-")[1]), e["lam"]) for e in ak.experts
+        ]
+        ref = _MixtureReference(
+            experts,
+            BOAReference(len(experts)),
+            scale=(sc["x_loc"], sc["x_scale"], sc["y_loc"], sc["y_scale"]),
+        )
+        return ref
+
+    return [
+        BenchCase(
+            label="N=4 Taylor M=3 d=5 boa",
+            make_fast=lambda: Mixture([TaylorAWV(sigma=s, degree=3) for s in sigmas]),
+            make_reference=lambda: _MixtureReference(
+                [taylor_ref(s, 3, 1.0) for s in sigmas], BOAReference(len(sigmas))
+            ),
+            X=X,
+            y=y,
+            reference_rounds=300,
+        ),
+        BenchCase(
+            label="AutoKernel d=5 (12 experts)",
+            make_fast=AutoKernel,
+            make_reference=autokernel_replica,
+            X=X,
+            y=y,
+            reference_rounds=100,
+            warmup=100,
+        ),
+    ]
+
+
 # Every case by name (the order of `kernelstream bench`).
 CASES = {
     "taylor-awv": _taylor,
@@ -377,4 +466,5 @@ CASES = {
     "fogd-nogd": _fogd_nogd,
     "projection": _projection,
     "averaged-sgd": _averaged_sgd,
+    "mixture": _mixture,
 }

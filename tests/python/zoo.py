@@ -232,6 +232,14 @@ ADAPTER_REGRESSION: dict[str, tuple] = {
         ),
         False,
     ),
+    "Mixture": (
+        lambda: ks.Mixture(
+            [ks.TaylorAWV(sigma=3.0, degree=2), ks.RFFAWV(Gaussian(3.0), n_features=30, seed=1)]
+        ),
+        False,
+    ),
+    # No scaling: AutoKernel takes its scale from the stream.
+    "AutoKernel-defaults": (ks.AutoKernel, False),
 }
 ADAPTER_CLASSIFICATION: dict[str, tuple] = {
     "TaylorAWV-defaults+scale": (ks.TaylorAWV, True),
@@ -249,4 +257,5 @@ ADAPTER_CLASSIFICATION: dict[str, tuple] = {
         lambda: ks.FOGD(Gaussian(3.0), n_features=30, lr=0.3, loss="hinge", seed=1),
         False,
     ),
+    "AutoKernel-defaults": (ks.AutoKernel, False),
 }
