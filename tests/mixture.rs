@@ -89,6 +89,8 @@ fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
         warmup: 40,
         widths: vec![0.5, 1.0, 2.0],
         lams: vec![0.1, 1.0],
+        nystrom_widths: vec![0.5, 1.0],
+        nystrom_lams: vec![0.1],
         features,
         n_features: 20,
         max_taylor_features: 100,
@@ -138,7 +140,9 @@ fn autokernel_round_by_round_equals_block_and_learns() {
     assert!(mse < 0.2 * var, "mse {mse} var {var}");
     // The replayed warm-up predictions of each expert are those of the expert alone
     // on the standardised warm-up rows.
-    assert_eq!(a.warmup_expert_predictions().unwrap().len(), 40 * 6);
+    // 3 x 2 feature experts and 2 x 1 Nystrom experts.
+    assert_eq!(a.n_experts(), 8);
+    assert_eq!(a.warmup_expert_predictions().unwrap().len(), 40 * 8);
 }
 
 #[test]

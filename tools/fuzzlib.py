@@ -160,6 +160,55 @@ def catalog():
             "r",
         ),
         "AveragedKernelSGD": (lambda: ks.AveragedKernelSGD(Min(), gamma0=2.0), L, 2, (0, 1), "r"),
+        "Mixture": (
+            lambda: ks.Mixture(
+                [ks.TaylorAWV(sigma=1.0, degree=2), ks.RFFAWV(Gaussian(0.7), n_features=8, seed=3)]
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "Mixture-vaw": (
+            lambda: ks.Mixture(
+                [ks.TaylorAWV(sigma=0.5, degree=2), ks.NystromAWV(Gaussian(1.0), seed=1)],
+                rule="vaw",
+                lam=2.0,
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "Mixture-aa": (
+            lambda: ks.Mixture(
+                [ks.FOGD(Gaussian(0.8), n_features=8, lr=0.3, seed=2), ks.TaylorAWV(degree=2)],
+                rule="aa",
+                lo=-2.0,
+                hi=2.0,
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        # warmup 5: the experts exist after the 6 training rows of the state fuzzer.
+        "AutoKernel": (
+            lambda: ks.AutoKernel(warmup=5, widths=(0.5, 2.0), lams=(0.1, 1.0)),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "AutoKernel-rff": (
+            lambda: ks.AutoKernel(
+                warmup=5, widths=(1.0,), features="rff", n_features=8, rule="mlpoly", seed=2
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
         "VAWMeta": (lambda: agg.VAWMeta(3), "agg", 3, (-1, 1), "r"),
         "EWA": (lambda: agg.EWA(3), "agg", 3, (-1, 1), "r"),
         "AggregatingAlgorithm": (

@@ -14,13 +14,18 @@
 //!    (Jezequel et al. 2019, sec. 3.1) when `C(M + d, d)` features of degree
 //!    `M >= 3` fit the budget, by random Fourier features (VAW2 paper, eq. (8))
 //!    otherwise, each run by the VAW forecaster on the standardised stream;
+//!    and one expert per pair in `nystrom_widths x nystrom_lams`: PKAWV on the
+//!    Nystrom dictionary of the standardised warm-up rows (PKAWV paper sec. 3.2, the
+//!    fixed-dictionary variant), whose kernels centred on past points capture local
+//!    structure that a few global features miss;
 //! 4. the warm-up rows are replayed through the experts and the rule in order
 //!    (each expert prediction still uses earlier rows only), then the stream
 //!    goes on through the mixture. Predictions are mapped back to the original units.
 //!
-//! Cost per round after the warm-up: `O(N (D^2 + D d))` for `N` experts of `D`
-//! features (`D = C(M+d, d)` for Taylor, `2 n_features` for cos-sin RFF), plus
-//! `O(N)` for the rule; memory `O(N D^2)`. The warm-up costs `O(t^3 + t^2 d)` at
+//! Cost per round after the warm-up: `O(N (D^2 + D d) + N' (m^2 + m d))` for `N`
+//! feature experts of `D` features (`D = C(M+d, d)` for Taylor, `2 n_features` for
+//! cos-sin RFF) and `N'` Nystrom experts on `m = warmup` points, plus `O(N + N')`
+//! for the rule; memory `O(N D^2 + N' m^2)`. The warm-up costs `O(t^3 + t^2 d)` at
 //! round `t <= warmup`, once `O(warmup^2 d)` for the median.
 
 use super::scale::{median_distance, Scaler};
@@ -30,7 +35,7 @@ use crate::error::{positive, Result};
 use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use crate::kernels::Kernel;
-use crate::learners::{OnlineLearner, RffAwv, TaylorAwv};
+use crate::learners::{NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
 use crate::rng::Rng;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
@@ -66,6 +71,10 @@ pub struct AutoKernelConfig {
     pub widths: Vec<f64>,
     /// Ridge parameters of the experts (targets are standardised).
     pub lams: Vec<f64>,
+    /// Widths (multiples of `rho`) of the Nystrom experts on the warm-up rows.
+    pub nystrom_widths: Vec<f64>,
+    /// Ridge parameters of the Nystrom experts.
+    pub nystrom_lams: Vec<f64>,
     pub features: ExpertFeatures,
     /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
     pub n_features: usize,
@@ -83,6 +92,8 @@ pub struct AutoKernelConfig {
 pub struct ExpertSpec {
     pub taylor_degree: Option<usize>,
     pub n_features: usize,
+    /// Dictionary size of a Nystrom expert (0: a feature expert).
+    pub dictionary: usize,
     pub sigma: f64,
     pub lam: f64,
 }
@@ -126,7 +137,7 @@ impl TryFrom<AutoKernelState> for AutoKernel {
     fn try_from(s: AutoKernelState) -> Result<Self> {
         let bad = |what: &str| crate::input_err!("corrupt AutoKernel state: {what}");
         let mut a = AutoKernel::new(s.cfg)?;
-        let n_exp = a.cfg.widths.len() * a.cfg.lams.len();
+        let n_exp = a.n_experts();
         let d = match s.d {
             Some(0) => return bad("input dimension 0"),
             Some(d) => d,
@@ -237,9 +248,16 @@ impl AutoKernel {
         for &l in &cfg.lams {
             positive("every lam", l)?;
         }
-        let n = cfg.widths.len() * cfg.lams.len();
+        for &w in &cfg.nystrom_widths {
+            positive("every nystrom width", w)?;
+        }
+        for &l in &cfg.nystrom_lams {
+            positive("every nystrom lam", l)?;
+        }
+        let n =
+            cfg.widths.len() * cfg.lams.len() + cfg.nystrom_widths.len() * cfg.nystrom_lams.len();
         if n > 1000 {
-            return crate::param_err!("widths x lams gives {n} experts, at most 1000 are allowed");
+            return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
         }
         if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
             return crate::param_err!(
@@ -270,6 +288,13 @@ impl AutoKernel {
 
     pub fn config(&self) -> &AutoKernelConfig {
         &self.cfg
+    }
+
+    /// Number of experts: `widths x lams` feature experts, then `nystrom_widths x
+    /// nystrom_lams` Nystrom experts.
+    pub fn n_experts(&self) -> usize {
+        self.cfg.widths.len() * self.cfg.lams.len()
+            + self.cfg.nystrom_widths.len() * self.cfg.nystrom_lams.len()
     }
 
     /// The mixture once the warm-up is over.
@@ -360,7 +385,13 @@ impl AutoKernel {
                 let (e, spec) = match degree {
                     Some(m) => (
                         AnyLearner::TaylorAwv(TaylorAwv::new(sigma, m, lam, false)?),
-                        ExpertSpec { taylor_degree: Some(m), n_features: 0, sigma, lam },
+                        ExpertSpec {
+                            taylor_degree: Some(m),
+                            n_features: 0,
+                            dictionary: 0,
+                            sigma,
+                            lam,
+                        },
                     ),
                     None => (
                         AnyLearner::RffAwv(RffAwv::new(
@@ -374,6 +405,7 @@ impl AutoKernel {
                         ExpertSpec {
                             taylor_degree: None,
                             n_features: self.cfg.n_features,
+                            dictionary: 0,
                             sigma,
                             lam,
                         },
@@ -381,6 +413,23 @@ impl AutoKernel {
                 };
                 experts.push(e);
                 specs.push(spec);
+            }
+        }
+        // PKAWV on the fixed Nystrom dictionary of the standardised warm-up rows.
+        let m = ys.len();
+        for &c in &self.cfg.nystrom_widths {
+            for &lam in &self.cfg.nystrom_lams {
+                let sigma = c * rho;
+                let e =
+                    NystromAwv::with_dictionary(Kernel::Gaussian { sigma }, lam, &xs, d, false)?;
+                experts.push(AnyLearner::NystromAwv(e));
+                specs.push(ExpertSpec {
+                    taylor_degree: None,
+                    n_features: 0,
+                    dictionary: m,
+                    sigma,
+                    lam,
+                });
             }
         }
         let n = experts.len();
@@ -416,8 +465,8 @@ impl AutoKernel {
             t.predictions.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
             i += 1;
         }
+        let k = self.n_experts();
         let Some(f) = self.fitted.as_mut() else {
-            let k = self.cfg.widths.len() * self.cfg.lams.len();
             t.experts.resize(n * k, f64::NAN);
             t.weights.resize(n * k, f64::NAN);
             return Ok(t);

@@ -60,8 +60,8 @@ fn any_rule(obj: &Bound<'_, PyAny>) -> PyResult<AnyAggregator> {
 /// `(predictions, Z, W)` of a traced run.
 type TraceArrays<'py> =
     (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
-/// An AutoKernel expert: `(taylor_degree, n_features, sigma, lam)`.
-type SpecTuple = (Option<usize>, usize, f64, f64);
+/// An AutoKernel expert: `(taylor_degree, n_features, dictionary, sigma, lam)`.
+type SpecTuple = (Option<usize>, usize, usize, f64, f64);
 /// `(x_loc, x_scale, y_loc, y_scale, rho)`.
 type ScaleTuple = (Vec<f64>, Vec<f64>, f64, f64, f64);
 
@@ -139,12 +139,14 @@ pub struct PyAutoKernel {
 #[pymethods]
 impl PyAutoKernel {
     #[new]
-    #[pyo3(signature = (warmup, widths, lams, features, n_features, max_taylor_features, rule, seed, threads))]
+    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         warmup: usize,
         widths: Vec<f64>,
         lams: Vec<f64>,
+        nystrom_widths: Vec<f64>,
+        nystrom_lams: Vec<f64>,
         features: &str,
         n_features: usize,
         max_taylor_features: usize,
@@ -157,6 +159,8 @@ impl PyAutoKernel {
             warmup,
             widths,
             lams,
+            nystrom_widths,
+            nystrom_lams,
             features,
             n_features,
             max_taylor_features,
@@ -172,12 +176,19 @@ impl PyAutoKernel {
         self.inner.mixture().map(|m| PyArray1::from_vec(py, m.weights()))
     }
 
-    /// `[(taylor_degree or None, n_features, sigma, lam)]` in standardised units.
+    #[getter]
+    fn n_experts(&self) -> usize {
+        self.inner.n_experts()
+    }
+
+    /// `[(taylor_degree or None, n_features, dictionary, sigma, lam)]` in standardised units.
     #[getter]
     fn experts(&self) -> Option<Vec<SpecTuple>> {
-        self.inner
-            .specs()
-            .map(|s| s.iter().map(|e| (e.taylor_degree, e.n_features, e.sigma, e.lam)).collect())
+        self.inner.specs().map(|s| {
+            s.iter()
+                .map(|e| (e.taylor_degree, e.n_features, e.dictionary, e.sigma, e.lam))
+                .collect()
+        })
     }
 
     /// `(x_loc, x_scale, y_loc, y_scale, rho)` fixed by the warm-up.
@@ -227,7 +238,7 @@ impl PyAutoKernel {
         let ys = crate::python::convert::vec1(&y);
         let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
         let inner = &mut self.inner;
-        let k = inner.config().widths.len() * inner.config().lams.len();
+        let k = inner.n_experts();
         let t = py.detach(|| inner.progressive_trace(xs, n, d, ys))?;
         trace_arrays(py, t, k)
     }

@@ -159,22 +159,37 @@ def test_autokernel_warmup_replay_equals_experts_alone():
     """After the warm-up, the experts are the grid's learners run on the standardised
     stream from round 1; the mixture's rule then plays their predictions."""
     X, y = stream(300, d=2, seed=5)
-    ak = ks.AutoKernel(warmup=30, widths=(0.5, 2.0), lams=(0.1, 1.0), features="taylor")
+    ak = ks.AutoKernel(
+        warmup=30,
+        widths=(0.5, 2.0),
+        lams=(0.1, 1.0),
+        nystrom_widths=(0.7,),
+        nystrom_lams=(0.1, 1.0),
+        features="taylor",
+    )
     tr = ak.progressive_trace(X, y)
     s = ak.scale
     Xs = (X - s["x_loc"]) / s["x_scale"]
     ys = (y - s["y_loc"]) / s["y_scale"]
     Z = np.vstack([ak.warmup_expert_predictions, tr.expert_predictions[30:]])
+    kinds = [e["features"].split("-") for e in ak.experts]
+    assert [k for k, _ in kinds] == ["taylor"] * 4 + ["nystrom"] * 2
+    assert [int(m) for _, m in kinds[4:]] == [30, 30]  # the warm-up rows
     for j, e in enumerate(ak.experts):
-        deg = int(e["features"].split("-")[1])
-        alone = ks.TaylorAWV(sigma=e["sigma"], degree=deg, lam=e["lam"])
+        if e["features"].startswith("taylor"):
+            deg = int(kinds[j][1])
+            alone = ks.TaylorAWV(sigma=e["sigma"], degree=deg, lam=e["lam"])
+        else:  # PKAWV on the fixed dictionary of the standardised warm-up rows
+            kernel = ks.kernels.Gaussian(e["sigma"])
+            alone = ks.NystromAWV(kernel, lam=e["lam"], dictionary=Xs[:30])
         want = s["y_loc"] + s["y_scale"] * alone.progressive_predict(Xs, ys)
         np.testing.assert_allclose(Z[:, j], want, rtol=1e-9, atol=1e-9 * np.std(y))
     # the widths are multiples of the median distance between standardised warm-up rows
     W = Xs[:30]
     dist = np.sqrt(((W[:, None, :] - W[None, :, :]) ** 2).sum(-1))[np.triu_indices(30, 1)]
     sigmas = sorted({e["sigma"] for e in ak.experts})
-    np.testing.assert_allclose(sigmas, [0.5 * s["rho"], 2.0 * s["rho"]], rtol=1e-12)
+    want_sigmas = [0.5 * s["rho"], 0.7 * s["rho"], 2.0 * s["rho"]]
+    np.testing.assert_allclose(sigmas, want_sigmas, rtol=1e-12)
     assert s["rho"] == pytest.approx(np.sort(dist)[len(dist) // 2], rel=1e-12)
     np.testing.assert_allclose(s["x_loc"], X[:30].mean(0), rtol=1e-12)
     np.testing.assert_allclose(s["x_scale"], X[:30].std(0), rtol=1e-12)
@@ -184,13 +199,14 @@ def test_autokernel_features_choice():
     X, y = stream(60, d=12, seed=6)
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X, y)
-    assert all(e["features"] == "rff-50" for e in ak.experts)  # C(3 + 12, 12) > 200
+    feats = [e["features"] for e in ak.experts]
+    assert feats == ["rff-50"] * 12 + ["nystrom-20"] * 4  # C(3 + 12, 12) > 200
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X[:, :4], y)
     # the largest degree M with C(M + 4, 4) <= 200 is 5 (126; M = 6 gives 210)
     assert math.comb(5 + 4, 4) <= 200 < math.comb(6 + 4, 4)
-    assert all(e["features"] == "taylor-5" for e in ak.experts)
-    assert ak.n_seen == 60 and ak.weights.shape == (12,)
+    assert [e["features"] for e in ak.experts][:12] == ["taylor-5"] * 12
+    assert ak.n_seen == 60 and ak.weights.shape == (16,)
 
 
 @pytest.mark.parametrize(
@@ -199,6 +215,9 @@ def test_autokernel_features_choice():
         dict(warmup=2),
         dict(widths=()),
         dict(widths=(1.0, -1.0)),
+        dict(nystrom_widths=(0.0,)),
+        dict(nystrom_lams=(1.0, float("nan"))),
+        dict(nystrom_lams=None),
         dict(lams="abc"),
         dict(features="poly"),
         dict(rule="aa"),

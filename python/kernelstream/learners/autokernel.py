@@ -2,7 +2,8 @@
 
 A :class:`~kernelstream.Mixture` of kernel experts (PKAWV's Taylor features,
 Jezequel et al. 2019 sec. 3.1, for low dimension; random Fourier features, VAW2
-paper eq. (8), otherwise) whose widths and ridge parameters are multiples of the
+paper eq. (8), otherwise; PKAWV on the Nystrom dictionary of the warm-up rows,
+sec. 3.2) whose widths and ridge parameters are multiples of the
 stream's own scale, estimated on a short warm-up that is itself part of the stream.
 The method and its cost are described in ``docs/autokernel.md``; the defaults were
 chosen as that page says.
@@ -33,23 +34,33 @@ class AutoKernel(Learner):
     standardised rows seen so far): then the per-feature mean and spread, the
     target's, and ``rho``, the median distance between standardised warm-up points,
     are fixed; one VAW expert per pair ``(c, lam)`` in ``widths x lams`` uses the
-    Gaussian kernel of width ``c * rho``; the warm-up rows are replayed through the
-    experts and the rule; the rest of the stream runs through the mixture.
+    Gaussian kernel of width ``c * rho``; one PKAWV expert per pair in
+    ``nystrom_widths x nystrom_lams`` uses the Nystrom dictionary of the
+    standardised warm-up rows (kernels centred on past points: local structure);
+    the warm-up rows are replayed through the experts and the rule; the rest of the
+    stream runs through the mixture.
     Predictions are in the original units. Multiplying the inputs or the targets by
     a constant changes nothing but rounding.
 
-    Cost per round after the warm-up: ``O(N (D^2 + D d))`` with ``N = len(widths) *
-    len(lams)`` experts of ``D`` features (``D = C(M + d, d)`` Taylor features of
-    the largest degree ``M`` with ``D <= max_taylor_features`` if ``M >= 3``, else
-    ``D = 2 n_features`` random Fourier features); memory ``O(N D^2)``.
+    Cost per round after the warm-up: ``O(N (D^2 + D d) + N' (m^2 + m d))`` with
+    ``N = len(widths) * len(lams)`` experts of ``D`` features (``D = C(M + d, d)``
+    Taylor features of the largest degree ``M`` with ``D <= max_taylor_features`` if
+    ``M >= 3``, else ``D = 2 n_features`` random Fourier features) and ``N' =
+    len(nystrom_widths) * len(nystrom_lams)`` Nystrom experts on ``m = warmup``
+    points; memory ``O(N D^2 + N' m^2)``, independent of the number of rounds.
 
     Parameters
     ----------
-    warmup : int, default 100
+    warmup : int, default 200
+        Also the size of the Nystrom experts' dictionary.
     widths : sequence of float, default (0.5, 1.0, 2.0, 4.0)
         Kernel widths as multiples of ``rho``.
     lams : sequence of float, default (0.01, 0.1, 1.0)
         Ridge parameters (the targets are standardised, so these are scale-free).
+    nystrom_widths : sequence of float, default (0.5, 1.0)
+        Widths of the Nystrom experts (multiples of ``rho``; empty: none).
+    nystrom_lams : sequence of float, default (0.01, 0.1)
+        Ridge parameters of the Nystrom experts (empty: none).
     features : {"auto", "taylor", "rff"}, default "auto"
     n_features : int, default 50
         Random Fourier frequencies per expert (cos-sin pairs).
@@ -77,9 +88,11 @@ class AutoKernel(Learner):
 
     def __init__(
         self,
-        warmup: int = 100,
+        warmup: int = 200,
         widths=(0.5, 1.0, 2.0, 4.0),
         lams=(0.01, 0.1, 1.0),
+        nystrom_widths=(0.5, 1.0),
+        nystrom_lams=(0.01, 0.1),
         features: str = "auto",
         n_features: int = 50,
         max_taylor_features: int = 200,
@@ -91,6 +104,8 @@ class AutoKernel(Learner):
             warmup=warmup,
             widths=widths,
             lams=lams,
+            nystrom_widths=nystrom_widths,
+            nystrom_lams=nystrom_lams,
             features=features,
             n_features=n_features,
             max_taylor_features=max_taylor_features,
@@ -104,6 +119,8 @@ class AutoKernel(Learner):
             warmup=whole("warmup", p["warmup"]),
             widths=_numbers("widths", p["widths"]),
             lams=_numbers("lams", p["lams"]),
+            nystrom_widths=_numbers("nystrom_widths", p["nystrom_widths"]),
+            nystrom_lams=_numbers("nystrom_lams", p["nystrom_lams"]),
             features=text("features", p["features"]),
             n_features=whole("n_features", p["n_features"]),
             max_taylor_features=whole("max_taylor_features", p["max_taylor_features"]),
@@ -124,18 +141,22 @@ class AutoKernel(Learner):
 
     @property
     def experts(self):
-        """One dict per expert: ``features`` ("taylor-M" or "rff-m"), ``sigma`` and ``lam``
-        (in standardised units); None during the warm-up."""
+        """One dict per expert: ``features`` ("taylor-M", "rff-m" or "nystrom-m"), ``sigma``
+        and ``lam`` (in standardised units); None during the warm-up."""
         specs = self._core.experts
         if specs is None:
             return None
         return [
             dict(
-                features=f"taylor-{deg}" if deg is not None else f"rff-{m}",
+                features=f"taylor-{deg}"
+                if deg is not None
+                else f"nystrom-{k}"
+                if k
+                else f"rff-{m}",
                 sigma=float(s),
                 lam=float(lam),
             )
-            for deg, m, s, lam in specs
+            for deg, m, k, s, lam in specs
         ]
 
     @property
@@ -159,7 +180,7 @@ class AutoKernel(Learner):
     def expert_labels(self) -> list:
         specs = self.experts
         if specs is None:
-            n = len(self._core_kwargs(self._params)["widths"]) * len(self._params["lams"])
+            n = int(self._core.n_experts)
             return [f"expert {j}" for j in range(n)]
         return [f"{e['features']} sigma={e['sigma']:.3g} lam={e['lam']:g}" for e in specs]
 
