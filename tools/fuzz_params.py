@@ -62,7 +62,7 @@ def extreme(name, default, rng):
             ("__kernel__", rng.choice(["Gaussian", "Laplacian"]), rng.choice(FLOATS))
             for _ in range(rng.randint(1, 3))
         ]
-    if name in ("widths", "lams"):  # AutoKernel's grids: sequences of extreme floats
+    if name.endswith(("widths", "lams")):  # AutoKernel's grids: sequences of extreme floats
         return [rng.choice(FLOATS) for _ in range(rng.randint(0, 3))]
     if default is None and name in ("rank", "budget", "max_dictionary"):
         return rng.choice(INTS)
