@@ -264,6 +264,33 @@ def learner_rows(Row, dataset, name, rs, metric, paper, paper_sv, paper_seconds,
     return rows
 
 
+def block_rows(Row, dataset, metric, names, runs, paper, paper_seconds) -> list:
+    """The rows of one block of Table 1 or 2 (one data set, one setting), learner by learner.
+
+    ``runs(label)`` gives the results of a learner's runs, ``paper[base]`` the paper's
+    (value, #SV) and ``paper_seconds`` its times, by the name without its ``[...]`` or
+    ``(...)`` suffix. BATCH is the batch comparator of the PROS-N-KONS runs; a name ending
+    in ``(calibrated)`` gives rows of that variant."""
+    rows = []
+    for name in names:
+        if name == "BATCH":
+            mean, std = summarise([dict(loss=r["batch"]) for r in runs("PROS-N-KONS")])
+            rows.append(Row(dataset, name, metric, mean, std, paper[name][0]))
+            continue
+        base = name.split(" [")[0].split(" (")[0]
+        rows += learner_rows(
+            Row,
+            dataset,
+            name,
+            runs(name),
+            metric,
+            *paper[base],
+            paper_seconds.get(base),
+            variant=CALIBRATED if name.endswith(f"({CALIBRATED})") else None,
+        )
+    return rows
+
+
 def rls_row(Row, dataset, sums, paper_sv, gamma, tol=RLS_TOL):
     """The exact online RLS sum as its own row: the sampler-independent reference for #SV."""
     mean, std = summarise([{"v": v} for v in sums], "v")

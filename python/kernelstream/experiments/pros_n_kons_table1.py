@@ -11,13 +11,12 @@ from __future__ import annotations
 from .pros_n_kons_common import (
     CALIBRATED,
     PAPER,
-    learner_rows,
+    block_rows,
     prosnkons_spec,
     regression_baseline_specs,
     rls_row,
     rls_sums,
     run_task,
-    summarise,
     table_figure,
 )
 from .registry import Context, EntryResult, Row, register
@@ -228,7 +227,7 @@ def run(ctx: Context) -> EntryResult:
     rows = []
     for ds in DATASETS:
         rows.append(rls_row(Row, ds, sums[(ds, 1.0)], PAPER_TABLE[ds]["PROS-N-KONS"][1], 1.0))
-        for name in (
+        names = (
             "FOGD",
             "NOGD",
             "PROS-N-KONS",
@@ -239,39 +238,12 @@ def run(ctx: Context) -> EntryResult:
             "CON-KONS [KORS 1/p]",
             "B-KONS [KORS 1/p]",
             *(f"{k} ({CALIBRATED})" for k in KONS),
-        ):
-            if name == "BATCH":
-                rs = [
-                    dict(loss=r["batch"])
-                    for t, r in zip(tasks, results)
-                    if t["dataset"] == ds and t["label"] == "PROS-N-KONS"
-                ]
-                mean, std = summarise(rs)
-                rows.append(
-                    Row(
-                        dataset=ds,
-                        learner=name,
-                        metric="avg_sq_loss",
-                        ours=mean,
-                        ours_std=std,
-                        paper=PAPER_TABLE[ds][name][0],
-                    )
-                )
-                continue
-            rs = [r for t, r in zip(tasks, results) if t["dataset"] == ds and t["label"] == name]
-            base = name.split(" [")[0].split(" (")[0]
-            paper_loss, paper_sv = PAPER_TABLE[ds][base]
-            rows += learner_rows(
-                Row,
-                ds,
-                name,
-                rs,
-                "avg_sq_loss",
-                paper_loss,
-                paper_sv,
-                PAPER_SECONDS[ds].get(base),
-                variant=CALIBRATED if name.endswith(f"({CALIBRATED})") else None,
-            )
+        )
+
+        def runs(label, ds=ds):
+            return [r for t, r in zip(tasks, results) if t["dataset"] == ds and t["label"] == label]
+
+        rows += block_rows(Row, ds, "avg_sq_loss", names, runs, PAPER_TABLE[ds], PAPER_SECONDS[ds])
     notes = grid_notes(tasks, results) + sv_notes(rows)
     if notes:
         notes.append(
