@@ -5,7 +5,7 @@
 //! * Gaussian `exp(-||x-y||^2 / (2 sigma^2))`: `w ~ N(0, sigma^-2 I_d)` (eq. 3);
 //! * Laplacian `exp(-||x-y||_1 / sigma)`: `w_i` i.i.d. Cauchy(0, 1/sigma) (eq. 4).
 //!
-//! Two maps (docs/choices.md, VAW2, "Random features"):
+//! Two maps (both in sec. 2; docs/choices.md, "Random features"):
 //! * `Cos` (variant A, the paper's analysis): `phi_k(x) = sqrt(2) cos(<w_k, x> + b_k)`,
 //!   `b_k ~ U(0, 2 pi)`, `k = 1..m`, **unnormalised**: `E phi(x).phi(y) = m k(x, y)`;
 //! * `CosSin` (variant B, eq. 5, normalised as in the OMKL-GF code):
@@ -23,7 +23,7 @@ use crate::rng::Rng;
 use crate::simd::Isa;
 use serde::{Deserialize, Serialize};
 
-/// Which random-feature map (docs/choices.md, VAW2, "Random features").
+/// Which random-feature map (VAW2 paper, sec. 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RffVariant {
     /// `sqrt(2) cos(<w, x> + b)`, m features, unnormalised.
@@ -293,7 +293,8 @@ mod tests {
 
     #[test]
     fn unbiased_gaussian_and_laplacian() {
-        // Bochner (eqs. (3)-(4)): E 2 cos(w.x+b) cos(w.y+b) = k(x, y); 20 x 20,000 features.
+        // VAW2 paper, sec. 2 (after eq. (4)): E 2 cos(w.x+b) cos(w.y+b) = k(x, y);
+        // 20 x 20,000 features.
         let mut rng = Rng::new(4);
         let (m, chunks) = (20_000, 20);
         let x = [0.3, -0.2];

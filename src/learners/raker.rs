@@ -2,7 +2,7 @@
 //! learning in environments with unknown dynamics"): online gradient descent
 //! experts on random features, exponential weights on top ("OGD-EWA" in the
 //! VAW2 paper, sec. 3-4). Form as in the OMKL-GF authors' code, which the VAW2
-//! paper ran for its baselines (docs/choices.md, VAW2, "Raker and OMKL-GF"):
+//! paper ran for its baselines (sec. 4; docs/choices.md, "Raker and OMKL-GF"):
 //!
 //! features `v_j(x) = [cos(W_j x), sin(W_j x)] / sqrt(m)` (2m per kernel; the
 //! code's [sin, cos] order is a permutation, irrelevant for OGD from 0);
