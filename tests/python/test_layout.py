@@ -153,8 +153,8 @@ OUTSIDE_CITATION = re.compile(
 GENERATED = {"REPRODUCTION.md"}
 #: Not citations: the CI job's default data location, beside its clone.
 NOT_CITATIONS = {".ci/run"}
-#: Still citing the notes, being cleaned on other branches (the engine, linear algebra and
-#: TaylorAWV/RFFAWV rework, PROS-N-KONS calibration, VAW2 Table 2); empty this list once merged.
+#: Still citing the notes, being cleaned on other branches (the engine and linear algebra,
+#: PROS-N-KONS calibration, VAW2 Table 2); empty this list once merged.
 ALLOWED = {
     "python/kernelstream/experiments/pros_n_kons_common.py",
     "python/kernelstream/experiments/pros_n_kons_table1.py",
@@ -162,14 +162,8 @@ ALLOWED = {
     "python/kernelstream/experiments/vaw2_table2.py",
     "python/kernelstream/learners/pros_n_kons.py",
     "python/kernelstream/leverage.py",
-    "python/kernelstream/reference/rff_awv.py",
     "src/awv/engine.rs",
-    "src/learners/multi_kernel_awv.rs",
-    "src/learners/omkl_gf.rs",
-    "src/learners/rff_awv.rs",
-    "src/learners/taylor_awv.rs",
     "src/linalg/cholesky.rs",
-    "src/python/taylor_awv.rs",
 }
 
 

@@ -264,6 +264,10 @@ def learner_rows(Row, dataset, name, rs, metric, paper, paper_sv, paper_seconds,
     return rows
 
 
+#: The learners of both tables, in the paper's order (each table adds its variants).
+TABLE_LEARNERS = ("FOGD", "NOGD", "PROS-N-KONS", "CON-KONS", "B-KONS", "BATCH")
+
+
 def block_rows(Row, dataset, metric, names, runs, paper, paper_seconds) -> list:
     """The rows of one block of Table 1 or 2 (one data set, one setting), learner by learner.
 
@@ -278,13 +282,15 @@ def block_rows(Row, dataset, metric, names, runs, paper, paper_seconds) -> list:
             rows.append(Row(dataset, name, metric, mean, std, paper[name][0]))
             continue
         base = name.split(" [")[0].split(" (")[0]
+        value, sv = paper[base]
         rows += learner_rows(
             Row,
             dataset,
             name,
             runs(name),
             metric,
-            *paper[base],
+            value,
+            sv,
             paper_seconds.get(base),
             variant=CALIBRATED if name.endswith(f"({CALIBRATED})") else None,
         )
@@ -332,6 +338,15 @@ def pkawv_figure_learners(n: int, sigma: float = 1.0, lam: float = 1.0, seed: in
             ),
         },
     }
+
+
+def table_figures(ctx, rows: list, title: str, ylabel: str, filename: str) -> list:
+    """The entry's figure list: :func:`table_figure` saved as ``filename`` (none without
+    plotting)."""
+    figs = []
+    with ctx.plotting():
+        figs = [ctx.savefig(table_figure(rows, title, ylabel), filename)]
+    return figs
 
 
 def table_figure(rows: list, title: str, ylabel: str):

@@ -11,13 +11,14 @@ from __future__ import annotations
 from .pros_n_kons_common import (
     CALIBRATED,
     PAPER,
+    TABLE_LEARNERS,
     block_rows,
     prosnkons_spec,
     regression_baseline_specs,
     rls_row,
     rls_sums,
     run_task,
-    table_figure,
+    table_figures,
 )
 from .registry import Context, EntryResult, Row, register
 
@@ -228,12 +229,7 @@ def run(ctx: Context) -> EntryResult:
     for ds in DATASETS:
         rows.append(rls_row(Row, ds, sums[(ds, 1.0)], PAPER_TABLE[ds]["PROS-N-KONS"][1], 1.0))
         names = (
-            "FOGD",
-            "NOGD",
-            "PROS-N-KONS",
-            "CON-KONS",
-            "B-KONS",
-            "BATCH",
+            *TABLE_LEARNERS,
             "PROS-N-KONS [KORS 1/p]",
             "CON-KONS [KORS 1/p]",
             "B-KONS [KORS 1/p]",
@@ -310,16 +306,11 @@ def run(ctx: Context) -> EntryResult:
         ),
         "online_rls": {"gamma": 1.0, "pivoted_cholesky_tol": "1e-8 * gamma"},
     }
-    figs = []
-    with ctx.plotting():
-        figs = [
-            ctx.savefig(
-                table_figure(
-                    rows,
-                    "PROS-N-KONS Table 1 (regression, alpha = gamma = 1)",
-                    "average squared loss",
-                ),
-                "pros-n-kons-table1.png",
-            )
-        ]
+    figs = table_figures(
+        ctx,
+        rows,
+        "PROS-N-KONS Table 1 (regression, alpha = gamma = 1)",
+        "average squared loss",
+        "pros-n-kons-table1.png",
+    )
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

@@ -11,13 +11,14 @@ from __future__ import annotations
 from .pros_n_kons_common import (
     CALIBRATED,
     PAPER,
+    TABLE_LEARNERS,
     block_rows,
     classification_baseline_specs,
     prosnkons_spec,
     rls_row,
     rls_sums,
     run_task,
-    table_figure,
+    table_figures,
 )
 from .registry import Context, EntryResult, Row, register
 
@@ -151,15 +152,7 @@ def run(ctx: Context) -> EntryResult:
                     Row, setting, sums[(ds, alpha)], PAPER_TABLE[alpha][ds]["PROS-N-KONS"][1], alpha
                 )
             ]
-            names = (
-                "FOGD",
-                "NOGD",
-                "PROS-N-KONS",
-                "CON-KONS",
-                "B-KONS",
-                "BATCH",
-                *(f"{k} ({CALIBRATED})" for k in KONS),
-            )
+            names = (*TABLE_LEARNERS, *(f"{k} ({CALIBRATED})" for k in KONS))
 
             def runs(label, ds=ds, alpha=alpha):
                 # FOGD and NOGD do not depend on alpha: their runs serve both blocks.
@@ -228,12 +221,7 @@ def run(ctx: Context) -> EntryResult:
         "limit": limit,
         "x_range": [0, 1],
     }
-    figs = []
-    with ctx.plotting():
-        figs = [
-            ctx.savefig(
-                table_figure(rows, "PROS-N-KONS Table 2 (hinge loss)", "online error (%)"),
-                "pros-n-kons-table2.png",
-            )
-        ]
+    figs = table_figures(
+        ctx, rows, "PROS-N-KONS Table 2 (hinge loss)", "online error (%)", "pros-n-kons-table2.png"
+    )
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)
