@@ -1,6 +1,6 @@
 //! Criterion benchmarks of one PROS-N-KONS round against the dictionary size j
-//! (spec `pros-n-kons.md` sec. 2.11 and Tier C item 16: per-round cost O(j d + j^2),
-//! at most quadratic in j), and of one FOGD / NOGD round.
+//! (PROS-N-KONS paper, sec. 3 "Computational complexity": per-round cost O(j d + j^2) with
+//! incremental updates, so at most quadratic in j), and of one FOGD / NOGD round.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{

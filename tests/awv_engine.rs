@@ -1,4 +1,5 @@
-//! Linear AWV engine (PKAWV paper Algorithm 1, spec `pkawv.md` sec. 1.3):
+//! Linear AWV engine (PKAWV paper, App. H.1 Algorithm 1, with `A_{t-1}^{-1}` on the right of
+//! its Sherman-Morrison line: docs/choices.md):
 //! identities and long-stream accuracy of the Sherman-Morrison inverse.
 use kernelstream::awv::LinearAwv;
 use kernelstream::rng::Rng;

@@ -1,6 +1,6 @@
-//! KernelAWV (PKAWV paper eq. (3), Prop. 1; spec `pkawv.md` sec. 1.1 and 4.A.7-8):
-//! the closed forms of spec 1.1 against dense solves, the regret inequality, the
-//! batched path against single rounds, capacity handling.
+//! KernelAWV (PKAWV paper eq. (3), Prop. 1 and its proof, App. C.1): the closed forms
+//! `y_hat = -lam [(K_t + lam I)^{-1} (Y_{t-1}, 0)]_t = lam / s_t * p_KRR` against dense
+//! solves, the regret inequality, the batched path against single rounds, capacity handling.
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{KernelAwv, OnlineLearner};
 use kernelstream::rng::Rng;

@@ -1,4 +1,4 @@
-//! KORS (PROS-N-KONS paper App. A, Algorithm 1 and Eq. 6; spec `pkawv.md` sec. 1.6):
+//! KORS (PROS-N-KONS paper App. A, Algorithm 1 and Eq. 6):
 //! the closed form against the temporary-dictionary formula, the first inclusion
 //! probability, the maintained inverse, reproducibility, robustness.
 use kernelstream::kernels::Kernel;

@@ -1,7 +1,7 @@
-//! NystromAWV (PKAWV paper sec. 3.2, App. H; spec `pkawv.md` sec. 1.5, 1.7, 4.A.10-11):
+//! NystromAWV (PKAWV paper sec. 3.2, eqs. (4) and (7), Cor. 8, App. H.1 Algorithm 2):
 //! equality with KernelAWV when every point is in the dictionary, the incremental
-//! Cholesky path against a dense solve of spec 1.5 at every round, the fixed
-//! dictionary against linear AWV on `K_mm^{-1/2} k_m(x)`, robustness.
+//! Cholesky path against a dense solve of eq. (4) on the dictionary's span at every
+//! round, the fixed dictionary against linear AWV on `K_mm^{-1/2} k_m(x)`, robustness.
 use kernelstream::awv::LinearAwv;
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{KernelAwv, NystromAwv, OnlineLearner};
@@ -38,7 +38,8 @@ fn full_dictionary_equals_kernel_awv() {
     }
 }
 
-/// Dense spec 1.5: A = K_{t,D}^T K_{t,D} + lam K_DD, q = K_{t,D}^T (Y_{t-1}, 0), y_hat = k_D(x_t)^T A^{-1} q.
+/// Eq. (4) on span{phi(x_j), j in D}, dense: A = K_{t,D}^T K_{t,D} + lam K_DD,
+/// q = K_{t,D}^T (Y_{t-1}, 0), y_hat = k_D(x_t)^T A^{-1} q.
 #[allow(clippy::too_many_arguments)]
 fn dense_prediction(
     k: &Kernel,

@@ -1,5 +1,6 @@
-//! Online projection estimator (Zhang and Simon, Algorithm 2; spec `projection.md` sec. 7-8):
-//! schedule counts, online == batch least squares, basis identities, domain checks.
+//! Online projection estimator (Zhang and Simon, Algorithm 2, eqs. (19)-(22) and (74)):
+//! schedule counts (Tables 2-3: `n = floor(0.2 N^5)`, `floor(0.5 N^3)`), online == batch
+//! least squares, basis identities, domain checks.
 use kernelstream::bases::{Basis1D, HermiteParams};
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::online_projection::switch_on_index;
@@ -25,7 +26,8 @@ fn b4(x: f64) -> f64 {
 }
 
 #[test]
-fn switch_on_indices_match_spec_7b() {
+fn switch_on_indices_are_floor_c_n_kappa() {
+    // t_N = floor(c N^kappa): Example 1 (c = 0.2, kappa = 5), Example 2 (c = 0.5, kappa = 3).
     let ex1: Vec<f64> = (1..=10).map(|n| switch_on_index(0.2, 5.0, n)).collect();
     assert_eq!(ex1, vec![0.0, 6.0, 48.0, 204.0, 625.0, 1555.0, 3361.0, 6553.0, 11809.0, 20000.0]);
     let ex2: Vec<f64> = (1..=10).map(|n| switch_on_index(0.5, 3.0, n)).collect();

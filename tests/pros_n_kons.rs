@@ -1,6 +1,6 @@
-//! PROS-N-KONS identities in Rust (spec `pros-n-kons.md` sec. 5): reset semantics,
-//! label independence of the dictionary, B-KONS == PROS-N-KONS below the budget,
-//! predictions bounded by C, rank-one embedding on a duplicate stream.
+//! PROS-N-KONS identities in Rust (PROS-N-KONS paper, sec. 3 and Figure 1, sec. 5):
+//! reset semantics, label independence of the dictionary, B-KONS == PROS-N-KONS below
+//! the budget, predictions bounded by C, rank-one embedding on a duplicate stream.
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{
     Loss, OnGrowth, OnlineLearner, ProsNKons, ProsNKonsParams, ResetTiming, Transport,

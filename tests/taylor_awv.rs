@@ -1,4 +1,4 @@
-//! TaylorAWV in Rust alone (PKAWV paper sec. 3.1; spec pkawv.md sec. 1.4, 4.A).
+//! TaylorAWV in Rust alone (PKAWV paper sec. 3.1, eq. (6), Lemma 11, App. H.1 Algorithm 1).
 use kernelstream::features::taylor::{taylor_feature_count, TaylorGaussian};
 use kernelstream::features::FeatureMap;
 use kernelstream::learners::{OnlineLearner, TaylorAwv};
@@ -11,7 +11,8 @@ fn factorial(n: usize) -> f64 {
 }
 
 #[test]
-fn feature_counts_match_the_spec_table() {
+fn feature_counts_are_binomial_m_plus_d() {
+    // r = C(M + d, d); 190 for d = 18, M = 2 is the count the PKAWV paper quotes for SUSY (sec. 4).
     for (d, m, r) in
         [(8, 2, 45), (18, 2, 190), (5, 2, 21), (5, 3, 56), (5, 4, 126), (9, 4, 715), (22, 2, 276)]
     {

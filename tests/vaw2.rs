@@ -1,5 +1,6 @@
 //! VAW2 paper (Rokhlin & Gurtovaya 2025): identities of the RFF-VAW experts, the
-//! aggregation rules and MultiKernelAWV (spec `vaw2.md` sec. 3.3, 3.4, 9).
+//! aggregation rules and MultiKernelAWV (VAW of eqs. (9)-(10), regret bound (11)-(12),
+//! Theorems 2-3).
 use kernelstream::aggregation::{
     progressive_predict, AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd,
     VawMeta,
@@ -13,7 +14,8 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 #[test]
 fn vaw_worked_example_m1() {
-    // spec sec. 3.3: m = 1, lam = 1, phi = 1, y_1 = 1: y_hat_1 = 0, y_hat_2 = 1/3 (ridge would give 1/2).
+    // Eq. (9) by hand: m = 1, lam = 1, phi = 1, y_1 = 1: y_hat_1 = 0, y_hat_2 = 1 / (1 + 2) = 1/3
+    // (ridge would give 1/2).
     let mut e = LinearAwv::new(1, 1.0, false).unwrap();
     assert_eq!(e.predict_learn(&[1.0], 1.0), 0.0);
     assert!((e.predict(&[1.0]) - 1.0 / 3.0).abs() < 1e-15);
@@ -32,11 +34,12 @@ fn rffawv_first_prediction_is_zero_and_features_bounded() {
     let f = l.feature_map().unwrap();
     let v = f.map(&[0.5, 0.5, -0.3]);
     assert_eq!(v.len(), 30);
-    // ||Phi(x)||^2 <= 2m (spec sec. 2.2).
+    // ||Phi(x)||^2 <= 2m (sec. 2: |sqrt(2) cos| <= sqrt(2); rho^2 = 2m in eq. (12)).
     assert!(v.iter().map(|a| a * a).sum::<f64>() <= 60.0 + 1e-12);
 }
 
-/// Deterministic VAW regret bound (spec sec. 3.4 / sec. 9 item 5) on random bounded streams:
+/// Deterministic VAW regret bound (eqs. (11)-(12), from Cesa-Bianchi & Lugosi 2006, Theorem 11.8)
+/// on random bounded streams:
 /// 1/2 sum (y_hat - y)^2 - min_u [1/2 sum (u.phi - y)^2 + lam/2 |u|^2]
 ///   <= (Y^2/2) sum_i ln(1 + mu_i/lam) <= (m Y^2 / 2) ln(1 + 2T/lam).
 #[test]
@@ -200,7 +203,7 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
 
 #[test]
 fn ridge_worked_example_m1() {
-    // spec sec. 3.3: m = 1, lam = 1, phi = 1, y_1 = 1: ridge (current point left out of the
+    // m = 1, lam = 1, phi = 1, y_1 = 1: ridge (current point left out of the
     // matrix) gives y_hat_2 = 1 / (1 + 1) = 1/2 where VAW gives 1/3.
     let mut meta = VawMeta::new(1, 1.0, true).unwrap();
     assert_eq!(meta.predict_update(&[1.0], 1.0), 0.0);

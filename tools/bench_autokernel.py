@@ -16,7 +16,7 @@ dropped, shuffled with seed 0) and on river's bundled regression streams, and wr
 a markdown table (default ``docs/autokernel-benchmark.md``). Not a test: timings
 depend on the machine.
 
-    KERNELSTREAM_DATA=/work/shared/data python tools/bench_autokernel.py [--quick]
+    KERNELSTREAM_DATA=/path/to/data python tools/bench_autokernel.py [--quick]
 """
 
 from __future__ import annotations

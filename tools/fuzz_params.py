@@ -14,14 +14,10 @@ failure.
 
 from __future__ import annotations
 
-import argparse
 import inspect
-import json
 import os
 import pickle
-import random
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzzlib  # noqa: E402
@@ -69,34 +65,15 @@ def extreme(name, default, rng):
     return default
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("--seconds", type=float, default=15.0)
-    ap.add_argument("--minutes", type=float, default=None)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--timeout", type=float, default=10.0)
-    ap.add_argument("--json", default=None)
-    args = ap.parse_args(argv)
-    seconds = args.minutes * 60 if args.minutes is not None else args.seconds
-    rng = random.Random(args.seed)
-    cat = fuzzlib.catalog()
+def setup(cat):
+    """Each class's parameters and data; a case replaces one to three parameters."""
     specs = {}
     for name, entry in cat.items():
         obj = entry[0]()
         X, y = fuzzlib.data(entry)
         specs[name] = (type(obj), obj.get_params(), entry[1], X, y)
-    counts = {name: {} for name in cat}
-    failures = []
-    pool = fuzzlib.Pool(timeout=args.timeout)
-    deadline = fuzzlib.Deadline(seconds)
-    start = time.monotonic()
-    names = sorted(cat)
-    i = 0
-    while deadline:
-        name = names[i % len(names)]
-        i += 1
+
+    def make_case(name, rng):
         cls, params, objkind, X, y = specs[name]
         sig = inspect.signature(cls.__init__)
         keys = [k for k in sig.parameters if k != "self" and k in params]
@@ -113,18 +90,13 @@ def main(argv=None) -> int:
             "X": X,
             "y": y,
         }
-        verdict = pool.run(case)
-        counts[name][verdict] = counts[name].get(verdict, 0) + 1
-        if verdict in fuzzlib.FAILURES:
-            shown = {k: kwargs[k] for k in chosen}
-            failures.append(f"{name} {shown} -> {verdict}")
-    pool.close()
-    text = fuzzlib.report(counts, failures, time.monotonic() - start, "parameter fuzzer")
-    print(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"counts": counts, "failures": failures}, f, indent=1)
-    return 1 if failures else 0
+        return case, {k: kwargs[k] for k in chosen}
+
+    return make_case
+
+
+def main(argv=None) -> int:
+    return fuzzlib.run_fuzzer(argv, __doc__, "parameter fuzzer", setup)
 
 
 if __name__ == "__main__":

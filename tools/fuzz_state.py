@@ -13,13 +13,10 @@ usable. An abort, a hang, a panic or another exception type is a failure.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import random
 import struct
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzzlib  # noqa: E402
@@ -68,19 +65,8 @@ def mutate(core: bytes, rng: random.Random) -> tuple[str, bytes]:
     return op, bytes(b)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("--seconds", type=float, default=15.0)
-    ap.add_argument("--minutes", type=float, default=None)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--timeout", type=float, default=10.0, help="per-case timeout (a hang)")
-    ap.add_argument("--json", default=None, help="write the counts here")
-    args = ap.parse_args(argv)
-    seconds = args.minutes * 60 if args.minutes is not None else args.seconds
-    rng = random.Random(args.seed)
-    cat = fuzzlib.catalog()
+def setup(cat):
+    """Each class's trained state; a case mutates its core bytes or swaps in a sibling's params."""
     states = {}
     for name, entry in cat.items():
         X, y = fuzzlib.data(entry)
@@ -91,16 +77,8 @@ def main(argv=None) -> int:
     by_cls = {}
     for name, entry in cat.items():
         by_cls.setdefault(type(entry[0]()).__name__, []).append(name)
-    counts = {name: {} for name in cat}
-    failures = []
-    pool = fuzzlib.Pool(timeout=args.timeout)
-    deadline = fuzzlib.Deadline(seconds)
-    start = time.monotonic()
-    names = sorted(cat)
-    i = 0
-    while deadline:
-        name = names[i % len(names)]
-        i += 1
+
+    def make_case(name, rng):
         state = dict(states[name])
         siblings = [s for s in by_cls[type(cat[name][0]()).__name__] if s != name]
         if siblings and rng.random() < 0.05:
@@ -108,17 +86,13 @@ def main(argv=None) -> int:
             state["params"] = states[rng.choice(siblings)]["params"]
         else:
             op, state["core"] = mutate(state["core"], rng)
-        verdict = pool.run({"kind": "state", "name": name, "state": state})
-        counts[name][verdict] = counts[name].get(verdict, 0) + 1
-        if verdict in fuzzlib.FAILURES:
-            failures.append(f"{name} {op} -> {verdict}")
-    pool.close()
-    text = fuzzlib.report(counts, failures, time.monotonic() - start, "state fuzzer")
-    print(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"counts": counts, "failures": failures}, f, indent=1)
-    return 1 if failures else 0
+        return {"kind": "state", "name": name, "state": state}, op
+
+    return make_case
+
+
+def main(argv=None) -> int:
+    return fuzzlib.run_fuzzer(argv, __doc__, "state fuzzer", setup)
 
 
 if __name__ == "__main__":

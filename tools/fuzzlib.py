@@ -14,9 +14,12 @@ i.e. the wrong type), ``nan`` (accepted, then NaN predictions on ordinary data),
 
 from __future__ import annotations
 
+import argparse
 import base64
+import json
 import os
 import pickle
+import random
 import select
 import subprocess
 import sys
@@ -433,6 +436,46 @@ class Deadline:
 
     def __bool__(self):
         return time.monotonic() < self.end
+
+
+def run_fuzzer(argv, doc: str, label: str, setup) -> int:
+    """The command line and the loop of a fuzzer: ``setup(catalog())`` returns
+    ``make_case(name, rng) -> (case, what)``; the classes take turns until the time is up,
+    each case runs in the worker, and the report counts the verdicts (exit 1 on a failure)."""
+    ap = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--seconds", type=float, default=15.0)
+    ap.add_argument("--minutes", type=float, default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=10.0, help="per-case timeout (a hang)")
+    ap.add_argument("--json", default=None, help="write the counts here")
+    args = ap.parse_args(argv)
+    seconds = args.minutes * 60 if args.minutes is not None else args.seconds
+    rng = random.Random(args.seed)
+    cat = catalog()
+    make_case = setup(cat)
+    counts: dict = {name: {} for name in cat}
+    failures = []
+    pool = Pool(timeout=args.timeout)
+    deadline = Deadline(seconds)
+    start = time.monotonic()
+    names = sorted(cat)
+    i = 0
+    while deadline:
+        name = names[i % len(names)]
+        i += 1
+        case, what = make_case(name, rng)
+        verdict = pool.run(case)
+        counts[name][verdict] = counts[name].get(verdict, 0) + 1
+        if verdict in FAILURES:
+            failures.append(f"{name} {what} -> {verdict}")
+    pool.close()
+    print(report(counts, failures, time.monotonic() - start, label))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"counts": counts, "failures": failures}, f, indent=1)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__" and "--worker" in sys.argv:

@@ -12,13 +12,19 @@ point iff ``u < p_t``.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from . import _core
 from ._validation import as_matrix, as_row, real, text, whole
 from ._wrapped import CoreWrapper
 from .kernels import as_kernel
-from .learners.nystrom_awv import Dictionary
+
+#: A KORS dictionary, the ``dictionary`` property of ``KORS``, ``NystromAWV`` and
+#: ``ProsNKons``: points ``(m, d)``, 0-based round indices (-1 for points given
+#: beforehand), inclusion probabilities and weights (NaN for points given beforehand).
+Dictionary = namedtuple("Dictionary", ["points", "indices", "probabilities", "weights"])
 
 
 class KORS(CoreWrapper):
@@ -122,4 +128,4 @@ class KORS(CoreWrapper):
         self.last_probability = (extra or {}).get("last_probability")
 
 
-__all__ = ["KORS"]
+__all__ = ["KORS", "Dictionary"]

@@ -1,6 +1,6 @@
 //! Vovk's Aggregating Algorithm for the square loss on `[lo, hi]` (Cesa-Bianchi
-//! & Lugosi 2006, sec. 3.5-3.6; the "VAW-Aggr" rule of the VAW2 paper, sec. 4);
-//! spec `vaw2.md` sec. 4.6.
+//! & Lugosi 2006, sec. 3.5-3.6; the "VAW-Aggr" rule of the VAW2 paper, sec. 4,
+//! which gives no formulas).
 //!
 //! The square loss is eta-mixable on `[lo, hi]` with `eta = 2 / (hi - lo)^2`.
 //! With `alpha = softmax(logw)` and clipped predictions `zc = clip(z, lo, hi)`,

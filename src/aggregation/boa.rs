@@ -1,6 +1,6 @@
 //! BOA, Bernstein Online Aggregation (Wintenberger 2017), as implemented by the
-//! R package opera 1.2.0/1.2.1 (the VAW-BOA rule of the VAW2 paper, sec. 4);
-//! spec `vaw2.md` sec. 4.7. (opera's development version 1.2.2 changed BOA to
+//! R package opera 1.2.0/1.2.1 (the VAW-BOA rule of the VAW2 paper, sec. 4;
+//! docs/choices.md). (opera's development version 1.2.2 changed BOA to
 //! an `eta_inv2 += 2.2 r^2` scheme; this is the earlier one.)
 //!
 //! Uniform prior `w0_j = 1/N`; per expert `Rreg_j = 0`, `eta_j = 1`, `V_j = 0`,

@@ -1,5 +1,6 @@
 //! Exponentially weighted average with a fixed rate: VAW2 paper (Rokhlin &
-//! Gurtovaya 2025), eq. (29)-(30) and Theorem 3 (VAW-EWA); spec `vaw2.md` sec. 4.5.
+//! Gurtovaya 2025), eq. (29)-(30) and Theorem 3 (VAW-EWA); the experiments' rate
+//! `eta` is not given (docs/choices.md, "EWA").
 //!
 //! `alpha_{t,j} prop exp(-eta sum_{s<t} (z_{s,j} - y_s)^2)`, `y_hat_t = <alpha_t, z_t>`.
 //! Eq. (29) of the paper uses round t's own label in `alpha_t`; that is a typo

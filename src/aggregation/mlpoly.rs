@@ -1,6 +1,6 @@
 //! ML-Poly: polynomial potential with per-expert adaptive rates (Gaillard,
 //! Stoltz, van Erven 2014), as implemented by the R package opera (`MLpol`);
-//! the VAW-ML-Poly rule of the VAW2 paper, sec. 4; spec `vaw2.md` sec. 4.7.
+//! the VAW-ML-Poly rule of the VAW2 paper, sec. 4 (docs/choices.md).
 //!
 //! `R_j = 0`, `eta_j = exp(700)` (opera's "infinite" start), `B = 0`. Each round:
 //! `p_j prop eta_j (R_j)_+` if some `R_j > 0`, else uniform; `y_hat = <p, z>`;

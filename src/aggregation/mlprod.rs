@@ -1,6 +1,6 @@
 //! ML-Prod: product weights with per-expert adaptive rates (Gaillard, Stoltz,
 //! van Erven 2014), as implemented by the R package opera (`MLprod`); the
-//! VAW-ML-Prod rule of the VAW2 paper, sec. 4; spec `vaw2.md` sec. 4.7.
+//! VAW-ML-Prod rule of the VAW2 paper, sec. 4 (docs/choices.md).
 //!
 //! `R_j = log(1/N)`, `L_j = 1`, `maxloss_j = 0`, `eta_j = exp(700)`. Each round:
 //! `p_j prop eta_j exp(R_j)` (log domain), `y_hat = <p, z>`; `L_j += r_j^2`;

@@ -1,5 +1,5 @@
-//! Expert-aggregation rules (VAW2 paper, Rokhlin & Gurtovaya 2025, sec. 3-4;
-//! spec `vaw2.md` sec. 4.3-4.7), usable on any stream of expert predictions
+//! Expert-aggregation rules (VAW2 paper, Rokhlin & Gurtovaya 2025, sec. 3-4),
+//! usable on any stream of expert predictions
 //! `z_t in R^N`, like R's `opera::mixture`:
 //!
 //! * [`VawMeta`]: a second VAW on the raw expert predictions (VAW2, Theorem 2);
@@ -109,7 +109,8 @@ pub(crate) fn combine(p: &[f64], z: &[f64]) -> f64 {
 }
 
 /// Instantaneous regrets `r_j = l_t(y_hat) - l_t(z_j)` for the square loss
-/// (spec sec. 4.7): linearised (`gradient`, opera's default)
+/// (opera's `loss.gradient`; docs/choices.md, "BOA, ML-Poly, ML-Prod"): linearised
+/// (`gradient`, opera's default)
 /// `r_j = 2 (y_hat - y)(y_hat - z_j)`, else `(y_hat - y)^2 - (z_j - y)^2`.
 pub(crate) fn regrets_into(z: &[f64], y: f64, y_hat: f64, gradient: bool, r: &mut [f64]) {
     for (rj, zj) in r.iter_mut().zip(z) {

@@ -1,9 +1,10 @@
-//! VAW as a meta-learner: VAW2 paper (Rokhlin & Gurtovaya 2025), Theorem 2,
-//! spec `vaw2.md` sec. 4.3. The inputs are the expert predictions `z_t in R^N`:
+//! VAW as a meta-learner: VAW2 paper (Rokhlin & Gurtovaya 2025), sec. 3, Theorem 2
+//! (the VAW of eqs. (9)-(10) run on the experts' outputs). The inputs are the expert
+//! predictions `z_t in R^N`:
 //! `alpha_t = (lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<t} y_s z_s`,
 //! `y_hat_t = <alpha_t, z_t>`. No simplex constraint: weights may be negative.
 //! `ridge = true` leaves the current `z_t` out of the matrix (online ridge, the
-//! forecaster of the second author's public code; spec sec. 10):
+//! forecaster of the second author's public code; docs/choices.md, "Random features"):
 //! `y_hat_t = sum_{s<t} y_s z_s^T (lam I + sum_{s<t} z_s z_s^T)^{-1} z_t`.
 
 use super::{check_n, Aggregator};
@@ -39,9 +40,8 @@ impl Aggregator for VawMeta {
         self.engine.predict_learn(z, y)
     }
     /// The ridge solution after the last round,
-    /// `(lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<=t} y_s z_s` (spec sec. 3.3
-    /// `weights()`; the VAW prediction at `z` is `<A_{t+1}^{-1} b_t, z>`, which
-    /// depends on `z` through `A_{t+1}`).
+    /// `(lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<=t} y_s z_s` (the VAW prediction at `z`
+    /// is `<A_{t+1}^{-1} b_t, z>`, which depends on `z` through `A_{t+1}`).
     fn weights(&self) -> Vec<f64> {
         self.engine.weights()
     }

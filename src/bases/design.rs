@@ -1,5 +1,5 @@
 //! Column layout of the online projection estimator (Zhang and Simon, Algorithm 2,
-//! sec. 5 / Appendix D, Appendix F; spec `projection.md` sec. 3.3, 3.5, 9.1).
+//! sec. 5 / Appendix D, Appendix F; choices in docs/choices.md, "Projection").
 //!
 //! Columns are, in order: the always-on prefix (global intercept, then shifted Legendre
 //! polynomials `P~_1..P~_m` of each coordinate), then the scheduled *units*. A unit is what

@@ -1,14 +1,13 @@
 //! Gaussian-kernel eigenbasis (Hermite functions). Zhang and Simon, Appendix A,
-//! eqs. (29)-(32); spec `projection.md` sec. 2.5. Kernel `exp(-eps^2 (x - z)^2)`, working
-//! measure density `(a / sqrt(pi)) exp(-a^2 x^2)`:
+//! eqs. (29)-(32). Kernel `exp(-eps^2 (x - z)^2)`, working measure density
+//! `(a / sqrt(pi)) exp(-a^2 x^2)`:
 //! `beta = (1 + (2 eps / a)^2)^(1/4)`, `delta^2 = a^2 (beta^2 - 1) / 2`,
 //! `psi_j(x) = sqrt(beta / (2^(j-1) (j-1)!)) exp(-delta^2 x^2) H_{j-1}(a beta x)` (physicists' Hermite),
 //! `lambda_j = sqrt(a^2 / (a^2 + delta^2 + eps^2)) (eps^2 / (a^2 + delta^2 + eps^2))^(j-1)`.
 //!
 //! Evaluation uses the normalised recurrence `h_k = H_k / sqrt(2^k k!)`:
 //! `h_{k+1} = sqrt(2/(k+1)) z h_k - sqrt(k/(k+1)) h_{k-1}`, `h_0 = 1`, `h_1 = sqrt(2) z`, with a
-//! running power-of-ten scale so that neither `2^(j-1) (j-1)!` nor `H_{j-1}` ever overflows
-//! (spec sec. 9.3 item 7).
+//! running power-of-ten scale so that neither `2^(j-1) (j-1)!` nor `H_{j-1}` ever overflows.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +16,8 @@ pub const MAX_SCALED_INPUT: f64 = 30.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HermiteParams {
-    /// Scale `a` of the working measure (the paper's "alpha", renamed: spec sec. 2.5).
+    /// Scale `a` of the working measure (the paper's "alpha" in eqs. (29)-(30), renamed
+    /// to avoid a clash with the smoothness index alpha).
     pub a: f64,
     /// Shape `eps` of the kernel `exp(-eps^2 (x - z)^2)`.
     pub eps: f64,

@@ -1,5 +1,5 @@
 //! Eigen-bases of the online projection estimator (Zhang and Simon, sec. 2, 5,
-//! Appendices A, D, F; spec `projection.md` sec. 2).
+//! Appendices A, D, F).
 //!
 //! * [`sine`]: `sqrt(2) sin((2j-1) pi x / 2)`, eigenbasis of `min(s, t)` on [0, 1];
 //! * [`trig`]: `sqrt(2) sin / cos(2 pi k x)`, eigenbasis of `-B4({s-t}) / 24`;

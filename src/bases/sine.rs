@@ -1,5 +1,5 @@
 //! Sine eigenbasis of the kernel `min(s, t)` on [0, 1] (first-order Sobolev space
-//! with `f(0) = 0`). Zhang and Simon, eq. (11) and Table 1; spec `projection.md` sec. 2.1:
+//! with `f(0) = 0`). Zhang and Simon, eq. (11) and Table 1:
 //! `psi_j(x) = sqrt(2) sin((2j - 1) pi x / 2)`, `lambda_j = 4 / ((2j - 1)^2 pi^2)`, orthonormal
 //! under Unif[0, 1]. (Table 3's `2 sin`, `2 / ((2j-1)^2 pi^2)` gives the same kernel; by span
 //! invariance the projection estimator does not depend on the normalisation.)

@@ -1,8 +1,8 @@
 //! Tensor-product eigenfunctions in d dimensions (Zhang and Simon, sec. 5 and
-//! Appendix A eq. (32); spec `projection.md` sec. 2.6): `psi*_J(x) = prod_l psi_{j_l}(x_l)`,
+//! Appendix A eq. (32)): `psi*_J(x) = prod_l psi_{j_l}(x_l)`,
 //! `lambda*_J = prod_l lambda_{j_l}`. The paper gives no order; we switch multi-indices on by
-//! decreasing product eigenvalue, ties broken by the lexicographic order of `J` (spec sec. 9.1
-//! item 9). The comparison uses exact integer keys ([`Basis1D::order_key`]).
+//! decreasing product eigenvalue, ties broken by the lexicographic order of `J` (docs/choices.md,
+//! "Multivariate order"). The comparison uses exact integer keys ([`Basis1D::order_key`]).
 //!
 //! Enumeration is best-first: the frontier holds the successors `J + e_l` of the indices
 //! already emitted. Since increasing one coordinate never increases the eigenvalue and makes

@@ -1,11 +1,11 @@
 //! Periodic trigonometric eigenbasis of the kernel `-B4({s - t}) / 24` (periodic
-//! second-order Sobolev space on [0, 1]). Zhang and Simon, Table 2; spec `projection.md`
-//! sec. 2.2: `-B4({s-t})/24 = sum_k 2/(2 pi k)^4 [cos(2 pi k s) cos(2 pi k t) + sin(2 pi k s) sin(2 pi k t)]`.
+//! second-order Sobolev space on [0, 1]). Zhang and Simon, Table 2 and Example 1:
+//! `-B4({s-t})/24 = sum_k 2/(2 pi k)^4 [cos(2 pi k s) cos(2 pi k t) + sin(2 pi k s) sin(2 pi k t)]`.
 //! We evaluate the orthonormal functions `sqrt(2) sin(2 pi k x)`, `sqrt(2) cos(2 pi k x)`,
 //! operator eigenvalue `1 / (2 pi k)^4` (the paper's `2/(2 pi k)^4` pairs with the
 //! non-normalised sin/cos: same kernel). Function index `j = 1, 2, ...` maps to frequency
 //! `k = ceil(j / 2)`; within a frequency the sine comes first (paper's order) unless
-//! `cos_first` (spec sec. 9.1 item 1).
+//! `cos_first` (docs/choices.md, "What N counts").
 
 use std::f64::consts::{PI, SQRT_2};
 

@@ -1,6 +1,7 @@
 //! Nested-Cholesky Nystrom embedding with rank-revealing pivot skipping.
 //! PROS-N-KONS paper (Calandriello, Lazaric, Valko 2017), sec. 2 "Nystrom
-//! approximation"; spec `pros-n-kons.md` sec. 2.1 and 6.3.1.
+//! approximation" (Figure 1 line 7 uses an eigendecomposition; docs/choices.md,
+//! "Embedding").
 //!
 //! For pivots `P = {p_1..p_r}` with `K_P = L L^T` (lower-triangular `L`), the
 //! embedding is `phi(x) = L^{-1} k_P(x)`, so `phi(x).phi(x') = k_P(x)^T K_P^{-1} k_P(x')`,
@@ -12,14 +13,14 @@
 //! are unchanged and one coordinate is appended (nested coordinates; the CON-KONS
 //! transport map is `[I; 0]`). If `c^2 <= tol k(x, x)` the point adds no new
 //! direction (a duplicate or near-duplicate): it is skipped and the rank stays `r`
-//! (the pseudo-inverse `K_I^+` of the paper's proof). Cost `O(r^2 + r d)` per
+//! (the pseudo-inverse `K_I^+` of the paper's proof, App. B). Cost `O(r^2 + r d)` per
 //! append or embedding.
 
 use crate::kernels::Kernel;
 use crate::linalg::blas::dot;
 use serde::{Deserialize, Serialize};
 
-/// Default relative pivot tolerance: `c^2 <= 1e-10 k(x, x)` adds no direction (spec sec. 6.3.1).
+/// Default relative pivot tolerance: `c^2 <= 1e-10 k(x, x)` adds no direction.
 pub const DEFAULT_PIVOT_TOL: f64 = 1e-10;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

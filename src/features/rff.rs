@@ -1,11 +1,11 @@
 //! Random Fourier features (Rahimi & Recht 2007) as used by the VAW2 paper
-//! (Rokhlin & Gurtovaya 2025), sec. 2, eqs. (3)-(5); spec `vaw2.md` sec. 2.
+//! (Rokhlin & Gurtovaya 2025), sec. 2, eqs. (3)-(5).
 //!
 //! Bochner: `kappa(z) = int q(w) cos<w, z> dw`. Frequencies are drawn once:
 //! * Gaussian `exp(-||x-y||^2 / (2 sigma^2))`: `w ~ N(0, sigma^-2 I_d)` (eq. 3);
 //! * Laplacian `exp(-||x-y||_1 / sigma)`: `w_i` i.i.d. Cauchy(0, 1/sigma) (eq. 4).
 //!
-//! Two maps (spec sec. 2.2):
+//! Two maps (both in sec. 2; docs/choices.md, "Random features"):
 //! * `Cos` (variant A, the paper's analysis): `phi_k(x) = sqrt(2) cos(<w_k, x> + b_k)`,
 //!   `b_k ~ U(0, 2 pi)`, `k = 1..m`, **unnormalised**: `E phi(x).phi(y) = m k(x, y)`;
 //! * `CosSin` (variant B, eq. 5, normalised as in the OMKL-GF code):
@@ -23,7 +23,7 @@ use crate::rng::Rng;
 use crate::simd::Isa;
 use serde::{Deserialize, Serialize};
 
-/// Which random-feature map (spec sec. 2.2).
+/// Which random-feature map (VAW2 paper, sec. 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RffVariant {
     /// `sqrt(2) cos(<w, x> + b)`, m features, unnormalised.
@@ -165,6 +165,25 @@ pub fn check_inputs(maps: &[RandomFourier], x: &[f64]) -> Result<()> {
     maps.iter().try_for_each(|f| f.check_input(x))
 }
 
+/// [`check_inputs`] once the maps are drawn (`None`: not yet, nothing to check).
+pub fn check_drawn(maps: Option<&[RandomFourier]>, x: &[f64]) -> Result<()> {
+    maps.map_or(Ok(()), |m| check_inputs(m, x))
+}
+
+/// After a first round drew the maps of `state`: checks `x` against them and, if
+/// it does not fit, drops the state again (the learner is as before the call).
+pub fn keep_draw_if_fits<S>(
+    state: &mut Option<S>,
+    maps: impl Fn(&S) -> &[RandomFourier],
+    x: &[f64],
+) -> Result<()> {
+    let fits = check_drawn(state.as_ref().map(maps), x);
+    if fits.is_err() {
+        *state = None;
+    }
+    fits
+}
+
 impl FeatureMap for RandomFourier {
     fn input_dim(&self) -> usize {
         self.d
@@ -274,7 +293,8 @@ mod tests {
 
     #[test]
     fn unbiased_gaussian_and_laplacian() {
-        // spec sec. 9 item 2: E 2 cos(w.x+b) cos(w.y+b) = k(x, y); 20 x 20,000 features.
+        // VAW2 paper, sec. 2 (after eq. (4)): E 2 cos(w.x+b) cos(w.y+b) = k(x, y);
+        // 20 x 20,000 features.
         let mut rng = Rng::new(4);
         let (m, chunks) = (20_000, 20);
         let x = [0.3, -0.2];

@@ -1,5 +1,6 @@
-//! Taylor basis of the Gaussian kernel: PKAWV paper sec. 3.1 and Lemma 11
-//! (spec `pkawv.md` sec. 1.4).
+//! Taylor basis of the Gaussian kernel: PKAWV paper sec. 3.1 (eq. (6)) and Lemma 11;
+//! the multi-index basis, not the paper code's Kronecker powers (docs/choices.md,
+//! "Taylor features").
 //!
 //! For a multi-index `k` with `|k| <= M`,
 //! `g_k(x) = exp(-||x||^2 / (2 sigma^2)) prod_i (x_i / sigma)^{k_i} / sqrt(k_i!)`.

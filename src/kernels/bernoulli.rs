@@ -1,8 +1,8 @@
 //! Periodic second-order Sobolev kernel `-B4({s - t}) / 24`, with the 4th Bernoulli
 //! polynomial `B4(x) = x^4 - 2x^3 + x^2 - 1/30` and `{.}` the fractional part: Zhang and
-//! Simon, Table 2, Example 1; spec `projection.md` sec. 2.2. Also the corrected kernel of the
+//! Simon, Table 2, Example 1. Also the corrected kernel of the
 //! additive example, `s t + s^2 t^2 - B4({s - t}) / 24` (eq. (85) / Table 4 print
-//! `+ B4({s - t})`, which is not positive semi-definite: spec sec. 9.2 item 1).
+//! `+ B4({s - t})`, which is not positive semi-definite: docs/choices.md).
 
 /// `B4(x) = x^4 - 2x^3 + x^2 - 1/30`.
 #[inline]

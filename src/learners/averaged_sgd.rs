@@ -1,9 +1,8 @@
 //! Averaged functional (kernel) stochastic gradient descent, the competitor of Zhang and
-//! Simon's experiments (Appendix E.1, eqs. (87)-(88), after Dieuleveut and Bach 2016);
-//! spec `projection.md` sec. 3.6:
+//! Simon's experiments (Appendix E.1, eqs. (87)-(88), after Dieuleveut and Bach 2016):
 //! `f~_n = f~_{n-1} + gamma_n (Y_n - f~_{n-1}(X_n)) K(X_n, .)`, `f^_n = (1/(n+1)) sum_{k=0}^n f~_k`
 //! (Polyak-Ruppert average including `f~_0 = 0`), `gamma_n = gamma0 n^(-zeta)` with n the
-//! iteration index (spec sec. 9.1 item 5).
+//! iteration index (docs/choices.md, "SGD step").
 //!
 //! Representation: `f~_n = sum_{i<=n} a_i K(X_i, .)` and
 //! `f^_n = sum_{i<=n} a_i (n + 1 - i) / (n + 1) K(X_i, .) = S1 - S2 / (n + 1)` with

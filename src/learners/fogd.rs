@@ -1,7 +1,7 @@
 //! FOGD: Fourier Online Gradient Descent. Lu, Hoi, Wang, Zhao, Liu (2016),
 //! *Large Scale Online Kernel Learning*, JMLR 17, Algorithm 1 (FOGD); the
-//! first-order baseline of the PROS-N-KONS paper (Tables 1-2) and of the PKAWV
-//! paper (spec `pros-n-kons.md` sec. 4.2, `pkawv.md` sec. 1.8).
+//! first-order baseline of the PROS-N-KONS paper (sec. 5, Tables 1-2) and of the PKAWV
+//! paper (sec. 4).
 //!
 //! * `D` frequencies drawn once (when `d` is known) from the kernel's spectral
 //!   density: `u_i ~ N(0, I_d / sigma^2)` for the Gaussian kernel (Bochner), and

@@ -1,8 +1,8 @@
 //! KernelAWV: the exact kernel Vovk-Azoury-Warmuth forecaster (and online kernel
 //! ridge regression with `ridge = true`).
 //!
-//! PKAWV paper (Jezequel, Gaillard, Rudi 2019), eq. (3) and Prop. 1; spec `pkawv.md`
-//! sec. 1.1. With `G = K_{t-1} + lam I` (Gram matrix of the past inputs),
+//! PKAWV paper (Jezequel, Gaillard, Rudi 2019), eq. (3) and Prop. 1. With
+//! `G = K_{t-1} + lam I` (Gram matrix of the past inputs),
 //! `k = (k(x_s, x_t))_{s<t}` and `kappa_t = k(x_t, x_t)`:
 //! ```text
 //! p_KRR = k^T G^{-1} Y_{t-1}                 (online kernel ridge regression)
@@ -14,7 +14,7 @@
 //! `K_t + lam I` by one point appends one row to `L`: `l = L^{-1} k` (forward
 //! substitution), pivot `rho = sqrt(s_t)` (`s_t = kappa_t + lam - l^T l`), and
 //! `p_KRR = l^T z`; after `y_t` is revealed `z` grows by `(y_t - p_KRR) / rho`.
-//! This is the same O(t^2) per round as the bordered inverse of spec 1.1, but reads
+//! This is the same O(t^2) per round as a bordered inverse of `G`, but reads
 //! half the matrix once per round instead of three times (mat-vec + rank-one
 //! update), and it is backward stable. `s_t` is clipped at `lam` from below (its
 //! exact value is `>= lam`), so predictions never blow up.

@@ -1,9 +1,10 @@
 //! Losses of the gradient-based learners (PROS-N-KONS, FOGD, NOGD), with their
 //! derivatives in the prediction and the default curvature constants.
 //!
-//! PROS-N-KONS paper (Calandriello, Lazaric, Valko 2017), Asm. 1-2 and Thm 2;
-//! spec `pros-n-kons.md` sec. 2.5. Every loss is a function `l(z, y)` of the
-//! prediction `z` and the label `y`; the learners use `l'(z) = d l / d z`.
+//! PROS-N-KONS paper (Calandriello, Lazaric, Valko 2017), Asm. 1-2 and Thm 2; the paper
+//! gives `sigma` for the squared loss only (docs/choices.md, "Curvature"). Every loss is a
+//! function `l(z, y)` of the prediction `z` and the label `y`; the learners use
+//! `l'(z) = d l / d z`.
 //!
 //! | loss | `l(z, y)` | `l'(z)` | default curvature `sigma` for predictions in `[-C, C]` |
 //! |---|---|---|---|
@@ -90,7 +91,7 @@ impl Loss {
         }
     }
 
-    /// The default curvature `sigma` of spec sec. 2.5 for predictions bounded by `c`.
+    /// The default curvature `sigma` (table above) for predictions bounded by `c`.
     pub fn default_curvature(&self, c: f64) -> f64 {
         match self {
             // Thm 2: sigma = 1/(8 C^2).

@@ -3,6 +3,7 @@
 //! protocol over whole arrays for any of them.
 
 pub mod averaged_sgd;
+pub mod feature_awv;
 pub mod fogd;
 pub mod kernel_awv;
 pub mod losses;
@@ -17,6 +18,7 @@ pub mod rff_awv;
 pub mod taylor_awv;
 
 pub use averaged_sgd::AveragedKernelSgd;
+pub use feature_awv::{FeatureAwv, LazyFeatureMap};
 pub use fogd::Fogd;
 pub use kernel_awv::KernelAwv;
 pub use losses::Loss;
@@ -27,8 +29,8 @@ pub use omkl_gf::OmklGf;
 pub use online_projection::{OnlineProjection, ProjectionConfig};
 pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
 pub use raker::Raker;
-pub use rff_awv::RffAwv;
-pub use taylor_awv::TaylorAwv;
+pub use rff_awv::{RffAwv, RffParams};
+pub use taylor_awv::{TaylorAwv, TaylorParams};
 
 use crate::error::Result;
 

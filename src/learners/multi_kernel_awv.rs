@@ -1,13 +1,13 @@
 //! MultiKernelAWV: one RFF-VAW expert per kernel, combined online by an
 //! aggregation rule. VAW2 paper (Rokhlin & Gurtovaya 2025), sec. 3 (Theorems 2
-//! and 3) and sec. 4; spec `vaw2.md` sec. 4.2-4.7.
+//! and 3) and sec. 4; choices in docs/choices.md (VAW2).
 //!
-//! Round t (spec sec. 10, "ordering inside a round"):
+//! Round t (docs/choices.md, VAW2, "Order inside a round"):
 //! 1. features `phi_{t,j} = Phi_j(x_t)` of every kernel (independent draws per
 //!    kernel, taken in kernel order from the learner's one `Rng`);
 //! 2. expert predictions `z_{t,j} = <w_{t,j}, phi_{t,j}>` (VAW, current point in
 //!    the covariance; with `ridge`, online ridge: the current point left out,
-//!    the forecaster of the second author's public code, spec sec. 10);
+//!    the forecaster of the second author's public code, docs/choices.md);
 //! 3. meta input `z_t`, or `clip(z_t, lo, hi)` if `clip` is set (eq. 28);
 //! 4. meta prediction `y_hat_t` (VAW2: `aggregator = vaw`, itself VAW or, with
 //!    `MetaRule::Vaw { ridge: true }`, online ridge; VAW-EWA, -Aggr, -BOA,
@@ -280,15 +280,12 @@ impl MultiKernelAwv {
 
 impl OnlineLearner for MultiKernelAwv {
     fn input_dim(&self) -> Option<usize> {
-        self.state.as_ref().map(|s| s.features[0].input_dim())
+        self.feature_maps().map(|f| f[0].input_dim())
     }
 
     /// Finite inputs whose random-feature projections overflow are refused before any change.
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
-        match &self.state {
-            Some(st) => crate::features::rff::check_inputs(&st.features, x),
-            None => Ok(()),
-        }
+        crate::features::rff::check_drawn(self.feature_maps(), x)
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
@@ -304,12 +301,7 @@ impl OnlineLearner for MultiKernelAwv {
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
-            if let Some(Err(e)) =
-                self.state.as_ref().map(|st| crate::features::rff::check_inputs(&st.features, x))
-            {
-                self.state = None;
-                return Err(e);
-            }
+            crate::features::rff::keep_draw_if_fits(&mut self.state, |s| &s.features, x)?;
         }
         let clip = self.clip;
         let st = self.state_mut(x.len())?;

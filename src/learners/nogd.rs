@@ -1,6 +1,6 @@
 //! NOGD: Nystrom Online Gradient Descent. Lu, Hoi, Wang, Zhao, Liu (2016),
 //! *Large Scale Online Kernel Learning*, JMLR 17, Algorithm 2 (NOGD); the
-//! first-order baseline of the PROS-N-KONS paper (spec `pros-n-kons.md` sec. 4.2).
+//! first-order baseline of the PROS-N-KONS paper (sec. 5, Tables 1-2).
 //!
 //! Stage 1 (budget not full): kernel online gradient descent,
 //! `f(x) = sum_i alpha_i k(s_i, x)`; on a round with a nonzero loss gradient

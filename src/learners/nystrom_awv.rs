@@ -1,10 +1,10 @@
 //! NystromAWV: PKAWV on a Nystrom dictionary grown by KORS.
 //!
-//! PKAWV paper (Jezequel, Gaillard, Rudi 2019), sec. 3.2, Theorem 6 and App. H
-//! (Algorithm 2, corrected as in spec `pkawv.md` sec. 1.5 and sec. 5 items 2-3);
-//! the fixed-dictionary variant is sec. 3.2 / Cor. 8 (spec 1.7).
+//! PKAWV paper (Jezequel, Gaillard, Rudi 2019), sec. 3.2 (eqs. (4), (7)), Theorem 6 and
+//! App. H.1 (Algorithm 2, corrected: docs/choices.md, "Nyström variant"); the
+//! fixed-dictionary variant is Cor. 8 ("features known beforehand").
 //!
-//! alpha-parametrisation (spec 1.5): `f = sum_{j in D} alpha_j phi(x_j)`,
+//! alpha-parametrisation of eq. (4) on the span (7): `f = sum_{j in D} alpha_j phi(x_j)`,
 //! ```text
 //! A_t = K_{t,D}^T K_{t,D} + lam K_{D,D}      (rows s <= t: includes the current point)
 //! q_t = K_{t,D}^T (Y_{t-1}, 0)
@@ -17,12 +17,13 @@
 //! (kept incrementally: `q += y_t k_D(x_t)`), the cache `K_{t,D}` (one column per
 //! dictionary point, needed to border `A` when a point joins), the past inputs and
 //! targets. One round on `x_t`:
-//! 1. `krow = k_D(x_t)` (`m` kernel evaluations); KORS decides on `x_t` (spec 1.6).
+//! 1. `krow = k_D(x_t)` (`m` kernel evaluations); KORS (PROS-N-KONS paper, App. A)
+//!    decides on `x_t`.
 //! 2. If `x_t` joins: border `A_{t-1}` with the column of `x_t` over the past rows,
 //!    `c = K_{t-1,D}^T a + lam krow`, `dd = a^T a + lam k(x_t, x_t)`
 //!    (`a = (k(x_s, x_t))_{s<t}`), i.e. the new factor row `r = L^{-1} c`, pivot
-//!    `rho = sqrt(dd - r^T r)` (the direct extension recommended by spec 1.5,
-//!    no hyperbolic downdate); `q` gains `sum_{s<t} y_s a_s`.
+//!    `rho = sqrt(dd - r^T r)` (a direct extension of the factor in place of
+//!    Algorithm 2's `cholup` update + hyperbolic downdate); `q` gains `sum_{s<t} y_s a_s`.
 //! 3. Prediction by Sherman-Morrison on the factor of `A_{t-1}`: with
 //!    `w = L^{-1} krow`, `u = L^{-1} q`: AWV `y_hat = w.u / (1 + w.w)`
 //!    (`= krow^T (A_{t-1} + krow krow^T)^{-1} q`), ridge `y_hat = w.u`.
@@ -32,7 +33,8 @@
 //! A round without insertion costs `O(m d + m^2)`, independent of `t`; an
 //! insertion adds `O(t (d + m))`. Memory `O(m^2 + t (d + m))`.
 //!
-//! **Repairs** (spec 1.9.2), each counted in [`NystromStats`]:
+//! **Repairs** (not in the paper, which only notes that `A` can be ill-conditioned and
+//! so uses Cholesky, App. H.1), each counted in [`NystromStats`]:
 //! * an insertion whose Schur complement `dd - r^T r` is not above
 //!   `INSERT_TOL * dd` (the new column is numerically in the span of the others,
 //!   e.g. a repeated point) is refused by the forecaster: KORS keeps it (its own
@@ -58,7 +60,7 @@ use serde::{Deserialize, Serialize};
 /// Relative threshold on the Schur complement below which an insertion is refused.
 const INSERT_TOL: f64 = 1e-10;
 
-/// Counts of the numerical repairs (spec 1.9.2).
+/// Counts of the numerical repairs (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NystromStats {
     /// Points KORS added and the forecaster took.
@@ -141,7 +143,7 @@ impl NystromAwv {
         Ok(Self::empty(kernel, lam, ridge, Some(kors)))
     }
 
-    /// The "features known beforehand" variant (spec 1.7): a fixed dictionary
+    /// The "features known beforehand" variant (PKAWV paper, Cor. 8): a fixed dictionary
     /// (row-major `m x d`, `m >= 1`), no sampling.
     pub fn with_dictionary(
         kernel: Kernel,
@@ -342,7 +344,7 @@ impl NystromAwv {
             u.push((e.q_new - dot(&e.r, &u[..m])) / e.rho);
         }
         if w.is_empty() {
-            return 0.0; // empty dictionary: predict 0 (spec 1.5)
+            return 0.0; // empty dictionary: predict 0 (as the paper's code, App. H.2)
         }
         let wu = dot(w, u);
         if self.ridge {

@@ -1,7 +1,7 @@
 //! OMKL-GF (Ghari & Shen 2023, "Graph-aided online multi-kernel learning"), the
-//! second OGD-based baseline of the VAW2 paper (sec. 4); spec `vaw2.md` sec. 4.8.
-//! The OMKL-GF paper is not in our sources; this follows the spec's description
-//! of the authors' code, with these choices made explicit:
+//! second OGD-based baseline of the VAW2 paper (sec. 4). The OMKL-GF paper is not
+//! in our sources; this follows the description of the authors' code
+//! (docs/choices.md, VAW2, "Raker and OMKL-GF"), with these choices made explicit:
 //!
 //! * experts as in [`super::Raker`]: OGD on `[cos, sin] / sqrt(m)` features,
 //!   `eta_t = lr / sqrt(t)`, ridge `reg`, kernel log-weights `logw`;
@@ -172,15 +172,12 @@ impl OmklGf {
 
 impl OnlineLearner for OmklGf {
     fn input_dim(&self) -> Option<usize> {
-        self.state.as_ref().map(|s| s.features[0].input_dim())
+        self.feature_maps().map(|f| f[0].input_dim())
     }
 
     /// Finite inputs whose random-feature projections overflow are refused before any change.
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
-        match &self.state {
-            Some(st) => crate::features::rff::check_inputs(&st.features, x),
-            None => Ok(()),
-        }
+        crate::features::rff::check_drawn(self.feature_maps(), x)
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
@@ -201,12 +198,7 @@ impl OnlineLearner for OmklGf {
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
-            if let Some(Err(e)) =
-                self.state.as_ref().map(|st| crate::features::rff::check_inputs(&st.features, x))
-            {
-                self.state = None;
-                return Err(e);
-            }
+            crate::features::rff::keep_draw_if_fits(&mut self.state, |s| &s.features, x)?;
         }
         let (lr, reg, ns, ex, gr) =
             (self.lr, self.reg, self.n_samples, self.explore, self.graph_rounds);

@@ -1,7 +1,8 @@
 //! Online projection estimator: Zhang and Simon, "An Online Projection Estimator for
 //! Nonparametric Regression in Reproducing Kernel Hilbert Spaces", Algorithm 2 with the
-//! recursions of Appendix C, eqs. (19)-(22) and (74); spec `projection.md` sec. 3.3 (corrected
-//! algorithm), 3.5 (additive model), 9 (choices).
+//! recursions of Appendix C, eqs. (19)-(22) and (74), and the additive model of
+//! sec. 5 / Appendix D (eqs. (82)-(83)); the choices the paper leaves open (trigger, warm-up,
+//! prefix columns) are in docs/choices.md, "Projection".
 //!
 //! The estimate after n samples is ordinary least squares of Y on the p active columns of
 //! the design ([`crate::bases::Design`]): `theta = Phi r`, `Phi = (Psi^T Psi)^{-1}`, `r = Psi^T Y`.
@@ -12,17 +13,18 @@
 //!   `Phi <- [[Phi + Q S^-1 Q^T, -Q S^-1], [-S^-1 Q^T, S^-1]]`, `z = W^T Y - B^T theta`,
 //!   `theta <- [theta - Q S^-1 z ; S^-1 z]`.
 //! * Schedule: the N-th unit switches on at `t_N = floor(c N^kappa)`, `kappa = (2 alpha + d) / d`
-//!   (`2 alpha + 1` for the additive model); prefix columns are always on (spec sec. 9.1 item 2).
-//! * Exact warm-up (spec sec. 3.3, 9.3 item 1): while the stored Gram matrix `G = Psi^T Psi` is
+//!   (`2 alpha + 1` for the additive model); prefix columns are always on.
+//! * Exact warm-up (docs/choices.md, "Warm-up"): while the stored Gram matrix `G = Psi^T Psi` is
 //!   singular (or its Cholesky pivots fall below `tol` relative to its diagonal) there is no
 //!   `Phi`; we keep `G` and `r`, predict with the minimum-norm least-squares solution, and set
 //!   `Phi = G^-1` the first round `G` is well conditioned.
-//! * Schur-complement guard (spec sec. 9.3 item 2): if a pivot of `S` is below `tol` times the
+//! * Schur-complement guard (not in the paper): if a pivot of `S` is below `tol` times the
 //!   diagonal of `C` (the new columns are numerically in the span of the old ones on the
 //!   sample), the columns are still switched on, as scheduled, and the learner goes back to the
 //!   exact warm-up until `G` is well conditioned again.
-//! * Drift guard (spec sec. 9.3 item 3): with `refresh = true`, at each addition step `Phi` is
-//!   recomputed as `G^-1` from the stored Gram matrix (Cholesky) and `theta = Phi r`.
+//! * Drift guard against Sherman-Morrison round-off (not in the paper): with `refresh = true`,
+//!   at each addition step `Phi` is recomputed as `G^-1` from the stored Gram matrix (Cholesky)
+//!   and `theta = Phi r`.
 
 use super::OnlineLearner;
 use crate::bases::design::{check_domain, Scratch};
@@ -413,7 +415,8 @@ impl State {
         switch_on_index(cfg.c, self.kappa, self.n_units + 1) <= self.n as f64
     }
 
-    /// The `while` loop of spec sec. 3.3 (b): switches on every unit with `t_N <= n`.
+    /// Algorithm 2's column step as a `while` loop (docs/choices.md, "Trigger"): switches on
+    /// every unit with `t_N <= n`.
     /// Honours Ctrl-C between units (the caller restores its snapshot).
     fn add_scheduled(&mut self, cfg: &ProjectionConfig) -> Result<()> {
         while self.unit_due(cfg) {
@@ -512,7 +515,7 @@ impl State {
         let sinv = match guarded_inverse(s, cfg.tol) {
             Some(m) => m,
             None => {
-                // Schur guard: fall back to the exact warm-up (spec sec. 9.3 item 2).
+                // Schur guard: fall back to the exact warm-up.
                 self.n_guard += 1;
                 self.theta.resize(p1, 0.0);
                 self.ready = false;

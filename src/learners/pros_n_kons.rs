@@ -1,10 +1,11 @@
 //! PROS-N-KONS, CON-KONS and B-KONS: the kernel online Newton step in a Nystrom
 //! embedding grown by KORS. Calandriello, Lazaric, Valko (2017), *Efficient
 //! second-order online kernel learning with adaptive embedding*, sec. 3
-//! (update rules, Figure 1) and sec. 5 (CON-KONS, B-KONS); spec `pros-n-kons.md`
-//! sec. 2.3-2.8 (the pseudo-code of 2.4 fixes Figure 1's defects) and 6.3.
+//! (update rules, Figure 1) and sec. 5 (CON-KONS, B-KONS). Figure 1 resets one round
+//! late and never computes `phi_t` in a reset round; the text and proofs (App. B) fix
+//! both, see docs/choices.md, "PROS-N-KONS".
 //!
-//! One round on `x_t` (spec 2.4):
+//! One round on `x_t`:
 //! * KORS (`src/samplers/kors.rs`, regulariser `gamma`) decides `z_t`; it sees only `x_t`;
 //! * a reset happens when `z_t = 1` (`reset_timing = SameRound`, text and proofs) or
 //!   when `z_{t-1} = 1` (`NextRound`, Figure 1 literally, with the dictionary update
@@ -13,13 +14,13 @@
 //!   (`src/features/nested_cholesky.rs`, rank `r <= j`), then
 //!   - `Restart` (PROS-N-KONS): `w = 0`, `A = alpha I_r`, the previous gradient is
 //!     dropped, `y_hat = 0`;
-//!   - `Continue` (CON-KONS, sec. 5 and spec 2.7): in Cholesky coordinates the
+//!   - `Continue` (CON-KONS, sec. 5; docs/choices.md): in Cholesky coordinates the
 //!     transport map is `R = [I; 0]`, so `w <- [w; 0]` and
 //!     `A <- R (A - alpha I) R^T + alpha I = blockdiag(A, alpha)`; `Literal` mode sets
 //!     `w_t` to the mapped `w_{t-1}` and predicts `clip(phi_t^T w_t, -C, C)`; `Step`
 //!     mode maps `g` too and takes the normal step and projection;
 //! * otherwise the ONS step (paper eq. in sec. 3, with the step multiplier `eta`, default 1,
-//!   the box's otherwise unused `eta_t`, spec 6.1.4):
+//!   the box's otherwise unused `eta_t`; docs/choices.md, "Curvature"):
 //!   `v_t = w_{t-1} - eta A_{t-1}^{-1} g_{t-1}`,
 //!   `w_t = v_t - h(phi_t^T v_t) / (phi_t^T A_{t-1}^{-1} phi_t) A_{t-1}^{-1} phi_t`,
 //!   `h(z) = sign(z) max(|z| - C, 0)` (oblique projection: `y_hat = clip(phi_t^T v_t, -C, C)`);
@@ -32,7 +33,7 @@
 //! for `phi_t`, and the KORS step: `O(j d + j^2)`.
 //!
 //! B-KONS (`budget = Some(J)`): once the dictionary holds `J` points KORS is no
-//! longer called (spec 2.8), so there are no more resets.
+//! longer called (docs/choices.md, "B-KONS"), so there are no more resets.
 
 use super::losses::Loss;
 use super::OnlineLearner;
@@ -107,7 +108,7 @@ pub struct ProsNKonsParams {
     pub eps: f64,
     pub beta: f64,
     pub c: f64,
-    /// `None`: the loss's default (spec 2.5).
+    /// `None`: the loss's default ([`Loss::default_curvature`]).
     pub curvature: Option<f64>,
     /// Newton step multiplier: `v = w - eta A^{-1} g` (1 is the paper's step).
     pub eta: f64,
@@ -117,7 +118,7 @@ pub struct ProsNKonsParams {
     pub reset_timing: ResetTiming,
     pub transport: Transport,
     /// KORS weight convention: `Sqrt` (`S = diag(1/sqrt(p))`, KORS as defined; default) or
-    /// `Inverse` (`1/p`, the paper's "adds (t, 1/p)" read literally, spec 6.1.9).
+    /// `Inverse` (`1/p`, App. A's "adds (t, 1/p)" read literally; docs/choices.md, "KORS weights").
     pub kors_weights: KorsWeights,
     pub seed: u64,
 }
@@ -263,7 +264,7 @@ impl ProsNKons {
             .as_mut()
             .ok_or_else(|| KsError::Internal("PROS-N-KONS state missing".into()))?;
         let m = self.kors.size();
-        // 1. KORS on x_t (only x_t: label independence, spec 2.2).
+        // 1. KORS on x_t (only x_t: the dictionary does not depend on the labels).
         st.krow.resize(m, 0.0);
         let accepted = if budget_reached {
             false
@@ -296,7 +297,7 @@ impl ProsNKons {
         st.phi.resize(r, 0.0);
         st.u.resize(r, 0.0);
         if r == 0 {
-            // No dictionary yet: predict 0, no update (spec 2.4 / 6.1.3).
+            // No dictionary yet: predict 0, no update (docs/choices.md, "Reset rounds").
             return Ok(RoundOut { y_hat: 0.0, has_phi: false });
         }
         if budget_reached || reset_point.is_some() {
@@ -345,7 +346,7 @@ impl ProsNKons {
         let s = dot(&st.phi, &st.w);
         let q = dot(&st.phi, &st.u);
         let y_hat = if s.abs() > c && q > 0.0 {
-            // Guard (spec 2.3, 6.3.4): q = 0 only if phi = 0, then s = 0 too.
+            // Guard: q = 0 only if phi = 0, then s = 0 too (no 0/0).
             axpy(-h_clip(s, c) / q, &st.u, &mut st.w);
             // phi^T w = s - h(s) = clip(s, -C, C) exactly (not up to rounding: a hinge
             // loss at C = 1 sits on its kink there, so the subgradient must not depend

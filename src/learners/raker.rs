@@ -2,7 +2,7 @@
 //! learning in environments with unknown dynamics"): online gradient descent
 //! experts on random features, exponential weights on top ("OGD-EWA" in the
 //! VAW2 paper, sec. 3-4). Form as in the OMKL-GF authors' code, which the VAW2
-//! paper ran for its baselines; spec `vaw2.md` sec. 4.8:
+//! paper ran for its baselines (sec. 4; docs/choices.md, "Raker and OMKL-GF"):
 //!
 //! features `v_j(x) = [cos(W_j x), sin(W_j x)] / sqrt(m)` (2m per kernel; the
 //! code's [sin, cos] order is a permutation, irrelevant for OGD from 0);
@@ -127,15 +127,12 @@ impl Raker {
 
 impl OnlineLearner for Raker {
     fn input_dim(&self) -> Option<usize> {
-        self.state.as_ref().map(|s| s.features[0].input_dim())
+        self.feature_maps().map(|f| f[0].input_dim())
     }
 
     /// Finite inputs whose random-feature projections overflow are refused before any change.
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
-        match &self.state {
-            Some(st) => crate::features::rff::check_inputs(&st.features, x),
-            None => Ok(()),
-        }
+        crate::features::rff::check_drawn(self.feature_maps(), x)
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
@@ -157,12 +154,7 @@ impl OnlineLearner for Raker {
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
-            if let Some(Err(e)) =
-                self.state.as_ref().map(|st| crate::features::rff::check_inputs(&st.features, x))
-            {
-                self.state = None;
-                return Err(e);
-            }
+            crate::features::rff::keep_draw_if_fits(&mut self.state, |s| &s.features, x)?;
         }
         let (lr, reg) = (self.lr, self.reg);
         let st = self.state_mut(x.len())?;

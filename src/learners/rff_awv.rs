@@ -1,39 +1,32 @@
 //! RFFAWV: the Vovk-Azoury-Warmuth forecaster on random Fourier features of one
 //! kernel: VAW2 paper (Rokhlin & Gurtovaya 2025), sec. 2, eqs. (8)-(12) (the
-//! "expert" of Theorems 2-3); spec `vaw2.md` sec. 3.
+//! "expert" of Theorems 2-3).
 //!
 //! `w_t = (lam I + sum_{s<=t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s`,
 //! `y_hat_t = <w_t, phi_t>` with `phi_t = Phi(x_t)` the random features drawn
-//! once from the learner's seed when the input dimension becomes known.
-//! `ridge = true` is online ridge instead (the current `phi_t` left out of the
-//! matrix, spec sec. 10): `y_hat_t = sum_{s<t} y_s phi_s^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} phi_t`.
+//! once from the learner's seed when the input dimension becomes known
+//! ([`FeatureAwv`]). `ridge = true` is online ridge instead (the current `phi_t`
+//! left out of the matrix; docs/choices.md, "AWV or ridge"):
+//! `y_hat_t = sum_{s<t} y_s phi_s^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} phi_t`.
 
+use super::feature_awv::{check_awv_memory, FeatureAwv, LazyFeatureMap};
 use super::OnlineLearner;
-use crate::awv::LinearAwv;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
-use crate::features::FeatureMap;
 use crate::kernels::Kernel;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
+/// The VAW2 expert: AWV on `n_features` random Fourier features of `kernel`.
+pub type RffAwv = FeatureAwv<RandomFourier>;
+
+/// The parameters of the random features: kernel, frequency count, map, seed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RffAwv {
+pub struct RffParams {
     kernel: Kernel,
     n_features: usize,
-    lam: f64,
     variant: RffVariant,
-    ridge: bool,
     seed: u64,
-    state: Option<State>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct State {
-    features: RandomFourier,
-    engine: LinearAwv,
-    #[serde(skip)]
-    v: Vec<f64>,
 }
 
 impl RffAwv {
@@ -45,124 +38,51 @@ impl RffAwv {
         ridge: bool,
         seed: u64,
     ) -> Result<Self> {
-        positive("lam", lam)?;
+        let learner =
+            FeatureAwv::with_params(RffParams { kernel, n_features, variant, seed }, lam, ridge)?;
         if n_features == 0 || n_features > MAX_RFF_FEATURES {
             return crate::param_err!(
                 "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
             );
         }
-        let r = match variant {
-            RffVariant::Cos => n_features,
-            RffVariant::CosSin => 2 * n_features,
-        };
-        crate::limits::check_doubles(
-            &format!("RFFAWV with {r} features (the AWV state is r(r+1)/2 doubles)"),
-            Some(crate::limits::packed(r) + 2 * r as u128),
-        )?;
-        Ok(RffAwv { kernel, n_features, lam, variant, ridge, seed, state: None })
-    }
-
-    fn state_mut(&mut self, d: usize) -> Result<&mut State> {
-        if self.state.is_none() {
-            let mut rng = Rng::new(self.seed);
-            let features =
-                RandomFourier::draw(&self.kernel, d, self.n_features, self.variant, &mut rng)?;
-            let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?;
-            let v = vec![0.0; features.dim()];
-            self.state = Some(State { features, engine, v });
-        }
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("RFFAWV state missing".into()))?;
-        if st.v.len() != st.engine.dim() {
-            st.v = vec![0.0; st.engine.dim()];
-        }
-        Ok(st)
-    }
-
-    /// The drawn features (None before the first round).
-    pub fn feature_map(&self) -> Option<&RandomFourier> {
-        self.state.as_ref().map(|s| &s.features)
-    }
-
-    /// The AWV engine (None before the first round).
-    pub fn engine(&self) -> Option<&LinearAwv> {
-        self.state.as_ref().map(|s| &s.engine)
+        check_awv_memory(RandomFourier::LEARNER, learner.dim())?;
+        Ok(learner)
     }
 }
 
-impl OnlineLearner for RffAwv {
-    fn input_dim(&self) -> Option<usize> {
-        self.state.as_ref().map(|s| s.features.input_dim())
+impl LazyFeatureMap for RandomFourier {
+    type Params = RffParams;
+    const LEARNER: &'static str = "RFFAWV";
+
+    /// Draws the features from a fresh RNG seeded with `seed`.
+    fn build(p: &RffParams, d: usize) -> Result<Self> {
+        let mut rng = Rng::new(p.seed);
+        RandomFourier::draw(&p.kernel, d, p.n_features, p.variant, &mut rng)
     }
 
-    /// Finite inputs whose random-feature projections overflow are refused before any change.
-    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
-        match &self.state {
-            Some(st) => crate::features::rff::check_inputs(std::slice::from_ref(&st.features), x),
-            None => Ok(()),
-        }
+    fn known_dim(p: &RffParams) -> Option<usize> {
+        Some(match p.variant {
+            RffVariant::Cos => p.n_features,
+            RffVariant::CosSin => 2 * p.n_features,
+        })
     }
 
-    fn predict(&self, x: &[f64]) -> Result<f64> {
-        match &self.state {
-            Some(st) => Ok(st.engine.predict(&st.features.map(x))),
-            // b_0 = 0: the first prediction is 0.
-            None => Ok(0.0),
-        }
+    /// Finite inputs whose random-feature projections overflow are refused.
+    fn check_input(&self, x: &[f64]) -> Result<()> {
+        RandomFourier::check_input(self, x)
     }
 
-    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        // The first round draws the features: check x against them, else undo the draw.
-        if self.state.is_none() {
-            self.state_mut(x.len())?;
-            if let Some(Err(e)) = self
-                .state
-                .as_ref()
-                .map(|st| crate::features::rff::check_inputs(std::slice::from_ref(&st.features), x))
-            {
-                self.state = None;
-                return Err(e);
-            }
-        }
-        let st = self.state_mut(x.len())?;
-        st.features.map_into(x, &mut st.v);
-        Ok(st.engine.predict_learn(&st.v, y))
-    }
-
-    fn n_seen(&self) -> u64 {
-        self.state.as_ref().map_or(0, |s| s.engine.n_seen())
-    }
-
-    fn dim(&self) -> usize {
-        match self.variant {
-            RffVariant::Cos => self.n_features,
-            RffVariant::CosSin => 2 * self.n_features,
-        }
-    }
-}
-
-impl crate::state::ValidState for RffAwv {
-    fn validate(&self) -> Result<()> {
-        use crate::state::*;
-        if let Some(st) = &self.state {
-            st.features.validate()?;
-            st.engine.validate()?;
-            len_is("AWV dimension", st.engine.dim(), st.features.dim())?;
-            same("n_features", &st.features.n_frequencies(), &self.n_features)?;
-            same("features", &st.features.variant(), &self.variant)?;
-            same("lam", &st.engine.lam(), &self.lam)?;
-        }
-        Ok(())
-    }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
+    fn check_built(&self, p: &RffParams) -> Result<()> {
         use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("n_features", &self.n_features, &fresh.n_features)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("features", &self.variant, &fresh.variant)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
-        same("seed", &self.seed, &fresh.seed)
+        same("n_features", &self.n_frequencies(), &p.n_features)?;
+        same("features", &self.variant(), &p.variant)
+    }
+
+    fn check_params(p: &RffParams, fresh: &RffParams) -> Result<()> {
+        use crate::state::same;
+        same("kernel", &p.kernel, &fresh.kernel)?;
+        same("n_features", &p.n_features, &fresh.n_features)?;
+        same("features", &p.variant, &fresh.variant)?;
+        same("seed", &p.seed, &fresh.seed)
     }
 }

@@ -1,157 +1,75 @@
 //! TaylorAWV: PKAWV on the degree-M Taylor basis of the Gaussian kernel.
 //! PKAWV paper (Jezequel, Gaillard, Rudi 2019), sec. 3.1, Algorithm 1 and
-//! Theorem 4; spec `pkawv.md` sec. 1.3-1.4. The basis is orthonormal in the RKHS
-//! (Lemma 11), so PKAWV is exactly linear AWV on `phi(x) = (g_k(x))_{|k|<=M}`.
+//! Theorem 4. The basis is orthonormal in the RKHS (Lemma 11), so PKAWV is
+//! exactly linear AWV on `phi(x) = (g_k(x))_{|k|<=M}` ([`FeatureAwv`]).
 
-use super::OnlineLearner;
-use crate::awv::LinearAwv;
+use super::feature_awv::{check_awv_memory, FeatureAwv, LazyFeatureMap};
 use crate::error::{positive, Result};
 use crate::features::taylor::{taylor_feature_count, TaylorGaussian, MAX_TAYLOR_FEATURES};
 use crate::features::FeatureMap;
 use serde::{Deserialize, Serialize};
 
+/// PKAWV on the Taylor features of the Gaussian kernel of width `sigma`.
+pub type TaylorAwv = FeatureAwv<TaylorGaussian>;
+
+/// The parameters of the Taylor map: kernel width and degree `M`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TaylorAwv {
+pub struct TaylorParams {
     sigma: f64,
     degree: usize,
-    lam: f64,
-    ridge: bool,
-    /// Built on the first call, when `d` becomes known.
-    state: Option<State>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct State {
-    features: TaylorGaussian,
-    engine: LinearAwv,
-    #[serde(skip)]
-    v: Vec<f64>,
 }
 
 impl TaylorAwv {
     pub fn new(sigma: f64, degree: usize, lam: f64, ridge: bool) -> Result<Self> {
         positive("sigma", sigma)?;
-        positive("lam", lam)?;
-        Ok(TaylorAwv { sigma, degree, lam, ridge, state: None })
+        FeatureAwv::with_params(TaylorParams { sigma, degree }, lam, ridge)
     }
 
-    fn state_mut(&mut self, d: usize) -> Result<&mut State> {
-        if self.state.is_none() {
-            let features = TaylorGaussian::new(d, self.degree, self.sigma)?;
-            let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?;
-            let v = vec![0.0; features.dim()];
-            self.state = Some(State { features, engine, v });
-        }
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("TaylorAWV state missing".into()))?;
-        if st.v.len() != st.engine.dim() {
-            st.v = vec![0.0; st.engine.dim()];
-        }
-        Ok(st)
-    }
-
-    /// The feature vector `phi(x)` (length `C(M+d, d)`).
+    /// The feature vector `phi(x)` (length `C(M+d, d)`), also before the first round.
     pub fn features(&self, x: &[f64]) -> Result<Vec<f64>> {
-        match &self.state {
-            Some(st) if x.len() != st.features.input_dim() => crate::input_err!(
-                "x has {} features, the learner was fed {}-dimensional inputs",
-                x.len(),
-                st.features.input_dim()
-            ),
-            Some(st) => Ok(st.features.map(x)),
-            None => Ok(TaylorGaussian::new(x.len(), self.degree, self.sigma)?.map(x)),
-        }
-    }
-
-    /// The AWV engine (None before the first round).
-    pub fn engine(&self) -> Option<&LinearAwv> {
-        self.state.as_ref().map(|s| &s.engine)
-    }
-}
-
-/// `v` if every feature is finite; otherwise the input overflowed the monomials.
-fn finite_features(v: Vec<f64>) -> Result<Vec<f64>> {
-    if v.iter().all(|x| x.is_finite()) {
-        Ok(v)
-    } else {
-        Err(crate::KsError::Numerical(
-            "x is too large for the Taylor features: a monomial (x_i / sigma)^k overflows".into(),
-        ))
-    }
-}
-
-impl OnlineLearner for TaylorAwv {
-    fn input_dim(&self) -> Option<usize> {
-        self.state.as_ref().map(|s| s.features.input_dim())
-    }
-
-    fn check_input_dim(&self, d: usize) -> Result<()> {
-        match taylor_feature_count(d, self.degree) {
-            Some(r) if r <= MAX_TAYLOR_FEATURES => crate::limits::check_doubles(
-                &format!("TaylorAWV with {r} features (the AWV state is r(r+1)/2 doubles)"),
-                Some(crate::limits::packed(r) + 2 * r as u128),
-            ),
-            _ => TaylorGaussian::new(d, self.degree, self.sigma).map(|_| ()),
-        }
-    }
-
-    fn predict(&self, x: &[f64]) -> Result<f64> {
-        match &self.state {
-            Some(st) => Ok(st.engine.predict(&finite_features(st.features.map(x))?)),
-            // b_0 = 0: the first prediction is 0 (spec sec. 1.3).
-            None => {
-                self.check_input_dim(x.len())?;
-                Ok(0.0)
-            }
-        }
-    }
-
-    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        let fresh = self.state.is_none();
-        let st = self.state_mut(x.len())?;
-        st.features.map_into(x, &mut st.v);
-        if !st.v.iter().all(|v| v.is_finite()) {
-            if fresh {
-                self.state = None;
-            }
-            return finite_features(vec![f64::NAN]).map(|_| 0.0);
-        }
-        Ok(st.engine.predict_learn(&st.v, y))
-    }
-
-    fn n_seen(&self) -> u64 {
-        self.state.as_ref().map_or(0, |s| s.engine.n_seen())
-    }
-
-    fn dim(&self) -> usize {
-        match &self.state {
-            Some(s) => s.engine.dim(),
-            None => 0,
+        match self.mapped(x)? {
+            Some(v) => Ok(v),
+            None => Ok(TaylorGaussian::build(self.params(), x.len())?.map(x)),
         }
     }
 }
 
-impl crate::state::ValidState for TaylorAwv {
-    fn validate(&self) -> Result<()> {
-        use crate::state::*;
-        if let Some(st) = &self.state {
-            st.features.validate()?;
-            st.engine.validate()?;
-            len_is("AWV dimension", st.engine.dim(), st.features.dim())?;
-            same("degree", &st.features.degree(), &self.degree)?;
-            same("sigma", &st.features.sigma(), &self.sigma)?;
-            same("lam", &st.engine.lam(), &self.lam)?;
-            same("ridge", &st.engine.ridge(), &self.ridge)?;
-        }
-        Ok(())
+impl LazyFeatureMap for TaylorGaussian {
+    type Params = TaylorParams;
+    const LEARNER: &'static str = "TaylorAWV";
+
+    fn build(p: &TaylorParams, d: usize) -> Result<Self> {
+        TaylorGaussian::new(d, p.degree, p.sigma)
     }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
+
+    fn check_input_dim(p: &TaylorParams, d: usize) -> Result<()> {
+        match taylor_feature_count(d, p.degree) {
+            Some(r) if r <= MAX_TAYLOR_FEATURES => check_awv_memory(Self::LEARNER, r),
+            _ => Self::build(p, d).map(|_| ()),
+        }
+    }
+
+    /// Finite features, else the input overflowed the monomials.
+    fn check_features(&self, v: &[f64]) -> Result<()> {
+        if v.iter().all(|x| x.is_finite()) {
+            Ok(())
+        } else {
+            Err(crate::KsError::Numerical(
+                "x is too large for the Taylor features: a monomial (x_i / sigma)^k overflows"
+                    .into(),
+            ))
+        }
+    }
+
+    fn check_built(&self, p: &TaylorParams) -> Result<()> {
         use crate::state::same;
-        same("sigma", &self.sigma, &fresh.sigma)?;
-        same("degree", &self.degree, &fresh.degree)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)
+        same("degree", &self.degree(), &p.degree)?;
+        same("sigma", &self.sigma(), &p.sigma)
+    }
+
+    fn check_params(p: &TaylorParams, fresh: &TaylorParams) -> Result<()> {
+        use crate::state::same;
+        same("sigma", &p.sigma, &fresh.sigma)?;
+        same("degree", &p.degree, &fresh.degree)
     }
 }

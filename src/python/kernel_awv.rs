@@ -23,7 +23,8 @@ impl PyKernelAwv {
         Ok(PyKernelAwv { inner: KernelAwv::new(kernel, lam, ridge, max_size)? })
     }
 
-    /// `sum_t y_t^2 <A_t^{-1} phi_t, phi_t>` (regret diagnostic, spec pkawv.md sec. 4.A.7).
+    /// `sum_t y_t^2 <A_t^{-1} phi_t, phi_t>`: the regret term of the PKAWV paper's proof of
+    /// Prop. 1 (App. C.1, Theorem 9 with `P_t = I`); `<= B^2 sum_k log(1 + lambda_k(K)/lam)`.
     #[getter]
     fn regret_term(&self) -> f64 {
         self.inner.regret_term()

@@ -107,7 +107,8 @@ impl PyNystromAwv {
         self.inner.kors().map_or(0, |k| k.size())
     }
 
-    /// Repair counters (spec pkawv.md sec. 1.9.2).
+    /// Counts of insertions and numerical repairs (refused insertions, refactorisations,
+    /// jitters), and the fixed dictionary's jitter.
     #[getter]
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.stats();

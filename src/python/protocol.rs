@@ -11,7 +11,7 @@
 //! `predictions`, those of the completed rounds).
 
 /// Version of the pickled state layout; bump when a learner's fields change.
-pub const STATE_FORMAT_VERSION: u32 = 2;
+pub const STATE_FORMAT_VERSION: u32 = 3;
 
 /// Serialises a learner's core state.
 pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {

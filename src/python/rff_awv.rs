@@ -59,15 +59,7 @@ impl PyRffAwv {
         x: PyReadonlyArray1<'py, f64>,
     ) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
         let x = crate::python::convert::vec1(&x);
-        match self.inner.feature_map() {
-            Some(f) if f.input_dim() == x.len() => Ok(Some(PyArray1::from_vec(py, f.map(&x)))),
-            Some(f) => Err(PyErr::from(crate::KsError::Input(format!(
-                "x has {} features, the learner was fed {}-dimensional inputs",
-                x.len(),
-                f.input_dim()
-            )))),
-            None => Ok(None),
-        }
+        Ok(self.inner.mapped(&x)?.map(|v| PyArray1::from_vec(py, v)))
     }
 
     /// Ridge weights `A_t^{-1} b_t` (None before the first round).

@@ -32,7 +32,7 @@ impl PyTaylorAwv {
         self.inner.engine().map_or(0.0, |e| e.last_leverage())
     }
 
-    /// `sum_t y_t^2 v_t^T A_t^{-1} v_t` (regret diagnostic, spec pkawv.md sec. 1.3).
+    /// `sum_t y_t^2 v_t^T A_t^{-1} v_t` (regret diagnostic: PKAWV paper, proof of Proposition 1).
     #[getter]
     fn regret_term(&self) -> f64 {
         self.inner.engine().map_or(0.0, |e| e.regret_term())

@@ -3,7 +3,7 @@
 //! Calandriello, Lazaric, Valko (2017), *Efficient second-order online kernel
 //! learning with adaptive embedding* (PROS-N-KONS paper), App. A, Algorithm 1 and
 //! Eq. (6); used by PKAWV (Jezequel, Gaillard, Rudi 2019, sec. 3.2, Prop. 5) and by
-//! PROS-N-KONS. Spec `pkawv.md` sec. 1.6.
+//! PROS-N-KONS (sec. 3).
 //!
 //! State: the dictionary `D` (points, round indices, inclusion probabilities
 //! `p_j`, weights `w_j`) and `Minv = (W K_DD W + mu I)^{-1}`, `W = diag(w)`.
@@ -12,15 +12,15 @@
 //! * residual `res = k(x_t, x_t) - kS^T Minv kS` (>= 0 up to rounding: the
 //!   regularised residual of `x_t` against the weighted dictionary);
 //! * Eq. (6) on the temporary dictionary `D u {(t, 1)}` reduces to the closed
-//!   form `tau_t = (1 + eps) res / (res + mu)` (spec 1.6, checked against the
-//!   temporary-dictionary formula in the tests);
+//!   form `tau_t = (1 + eps) res / (res + mu)` (by the Schur complement of the bordered
+//!   matrix; checked against the temporary-dictionary formula in the tests);
 //! * `p_t = min(beta tau_t, 1)` (clipped at 0), `z_t = 1{u_t < p_t}`;
 //! * on `z_t = 1`, add `(t, w_t)` with `w_t = 1/sqrt(p_t)` (`Sqrt`, KORS as
 //!   defined: `S = diag(1/sqrt(p))`) or `w_t = 1/p_t` (`Inverse`, the 2019
-//!   PKAWV paper's code, spec sec. 5 item 4), and grow `Minv` by the bordered
-//!   inverse with new column `w_t kS`, diagonal `w_t^2 k_tt + mu`, whose Schur
-//!   complement is `s = w_t^2 res + mu >= mu` (so the update never divides by
-//!   a small number: every eigenvalue of `W K W + mu I` is >= mu).
+//!   PKAWV paper's code, App. H.2; docs/choices.md, "KORS weights"), and grow `Minv`
+//!   by the bordered inverse with new column `w_t kS`, diagonal `w_t^2 k_tt + mu`,
+//!   whose Schur complement is `s = w_t^2 res + mu >= mu` (so the update never divides
+//!   by a small number: every eigenvalue of `W K W + mu I` is >= mu).
 //!
 //! Cost per step: `m` kernel evaluations and one packed symmetric mat-vec,
 //! `O(m d + m^2)`; an insertion adds one packed rank-one update, `O(m^2)`.
@@ -265,7 +265,7 @@ impl Kors {
         };
         // res >= 0 in exact arithmetic (posterior variance of a GP with noise mu).
         let res = (ktt - quad).max(0.0);
-        // Closed form of Eq. (6) on the temporary dictionary D u {(t, 1)} (spec 1.6).
+        // Closed form of Eq. (6) on the temporary dictionary D u {(t, 1)}.
         let tau = (1.0 + self.eps) * res / (res + self.mu);
         let p = (self.beta * tau).clamp(0.0, 1.0);
         (p, res)

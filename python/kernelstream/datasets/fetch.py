@@ -43,7 +43,7 @@ def _want_bar(progress) -> bool:
     return True
 
 
-def _download(url: str, known_hash: str | None, dest: Path, progress) -> Path:
+def _download(url: str, known_hash: str | None, dest: Path, progress, hint: str = "") -> Path:
     """``url`` -> ``dest`` through pooch: streamed to a temporary file in ``dest``'s
     directory, hash-checked, then renamed; on any failure nothing is left behind. pooch
     logs one line per download; its bar needs tqdm."""
@@ -62,7 +62,7 @@ def _download(url: str, known_hash: str | None, dest: Path, progress) -> Path:
             downloader=downloader,
         )
     except requests.exceptions.RequestException as exc:
-        raise FetchError(f"download of {url} failed: {exc}; nothing was saved") from None
+        raise FetchError(f"download of {url} failed: {exc}; nothing was saved{hint}") from None
     except ValueError as exc:  # pooch: hash mismatch
         raise FetchError(
             f"{url}: checksum mismatch, the file was refused and nothing was saved ({exc})"
@@ -122,7 +122,11 @@ def fetch(
     if force and dest.exists():
         dest.unlink()
     if ds.sha256 is not None:
-        return _download(_url(base_url, ds), "sha256:" + ds.sha256, dest, progress)
+        hint = (
+            f" (point $KERNELSTREAM_DATA_URL or --base-url at a copy of the project's "
+            f"converted files, or put {ds.filename} in {str(home)!r})"
+        )
+        return _download(_url(base_url, ds), "sha256:" + ds.sha256, dest, progress, hint)
     if dest.exists():
         return dest
     return _fetch_upstream(ds, dest, progress)

@@ -264,6 +264,39 @@ def learner_rows(Row, dataset, name, rs, metric, paper, paper_sv, paper_seconds,
     return rows
 
 
+#: The learners of both tables, in the paper's order (each table adds its variants).
+TABLE_LEARNERS = ("FOGD", "NOGD", "PROS-N-KONS", "CON-KONS", "B-KONS", "BATCH")
+
+
+def block_rows(Row, dataset, metric, names, runs, paper, paper_seconds) -> list:
+    """The rows of one block of Table 1 or 2 (one data set, one setting), learner by learner.
+
+    ``runs(label)`` gives the results of a learner's runs, ``paper[base]`` the paper's
+    (value, #SV) and ``paper_seconds`` its times, by the name without its ``[...]`` or
+    ``(...)`` suffix. BATCH is the batch comparator of the PROS-N-KONS runs; a name ending
+    in ``(calibrated)`` gives rows of that variant."""
+    rows = []
+    for name in names:
+        if name == "BATCH":
+            mean, std = summarise([dict(loss=r["batch"]) for r in runs("PROS-N-KONS")])
+            rows.append(Row(dataset, name, metric, mean, std, paper[name][0]))
+            continue
+        base = name.split(" [")[0].split(" (")[0]
+        value, sv = paper[base]
+        rows += learner_rows(
+            Row,
+            dataset,
+            name,
+            runs(name),
+            metric,
+            value,
+            sv,
+            paper_seconds.get(base),
+            variant=CALIBRATED if name.endswith(f"({CALIBRATED})") else None,
+        )
+    return rows
+
+
 def rls_row(Row, dataset, sums, paper_sv, gamma, tol=RLS_TOL):
     """The exact online RLS sum as its own row: the sampler-independent reference for #SV."""
     mean, std = summarise([{"v": v} for v in sums], "v")
@@ -305,6 +338,15 @@ def pkawv_figure_learners(n: int, sigma: float = 1.0, lam: float = 1.0, seed: in
             ),
         },
     }
+
+
+def table_figures(ctx, rows: list, title: str, ylabel: str, filename: str) -> list:
+    """The entry's figure list: :func:`table_figure` saved as ``filename`` (none without
+    plotting)."""
+    figs = []
+    with ctx.plotting():
+        figs = [ctx.savefig(table_figure(rows, title, ylabel), filename)]
+    return figs
 
 
 def table_figure(rows: list, title: str, ylabel: str):

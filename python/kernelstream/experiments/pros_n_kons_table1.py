@@ -11,14 +11,14 @@ from __future__ import annotations
 from .pros_n_kons_common import (
     CALIBRATED,
     PAPER,
-    learner_rows,
+    TABLE_LEARNERS,
+    block_rows,
     prosnkons_spec,
     regression_baseline_specs,
     rls_row,
     rls_sums,
     run_task,
-    summarise,
-    table_figure,
+    table_figures,
 )
 from .registry import Context, EntryResult, Row, register
 
@@ -228,50 +228,18 @@ def run(ctx: Context) -> EntryResult:
     rows = []
     for ds in DATASETS:
         rows.append(rls_row(Row, ds, sums[(ds, 1.0)], PAPER_TABLE[ds]["PROS-N-KONS"][1], 1.0))
-        for name in (
-            "FOGD",
-            "NOGD",
-            "PROS-N-KONS",
-            "CON-KONS",
-            "B-KONS",
-            "BATCH",
+        names = (
+            *TABLE_LEARNERS,
             "PROS-N-KONS [KORS 1/p]",
             "CON-KONS [KORS 1/p]",
             "B-KONS [KORS 1/p]",
             *(f"{k} ({CALIBRATED})" for k in KONS),
-        ):
-            if name == "BATCH":
-                rs = [
-                    dict(loss=r["batch"])
-                    for t, r in zip(tasks, results)
-                    if t["dataset"] == ds and t["label"] == "PROS-N-KONS"
-                ]
-                mean, std = summarise(rs)
-                rows.append(
-                    Row(
-                        dataset=ds,
-                        learner=name,
-                        metric="avg_sq_loss",
-                        ours=mean,
-                        ours_std=std,
-                        paper=PAPER_TABLE[ds][name][0],
-                    )
-                )
-                continue
-            rs = [r for t, r in zip(tasks, results) if t["dataset"] == ds and t["label"] == name]
-            base = name.split(" [")[0].split(" (")[0]
-            paper_loss, paper_sv = PAPER_TABLE[ds][base]
-            rows += learner_rows(
-                Row,
-                ds,
-                name,
-                rs,
-                "avg_sq_loss",
-                paper_loss,
-                paper_sv,
-                PAPER_SECONDS[ds].get(base),
-                variant=CALIBRATED if name.endswith(f"({CALIBRATED})") else None,
-            )
+        )
+
+        def runs(label, ds=ds):
+            return [r for t, r in zip(tasks, results) if t["dataset"] == ds and t["label"] == label]
+
+        rows += block_rows(Row, ds, "avg_sq_loss", names, runs, PAPER_TABLE[ds], PAPER_SECONDS[ds])
     notes = grid_notes(tasks, results) + sv_notes(rows)
     if notes:
         notes.append(
@@ -338,16 +306,11 @@ def run(ctx: Context) -> EntryResult:
         ),
         "online_rls": {"gamma": 1.0, "pivoted_cholesky_tol": "1e-8 * gamma"},
     }
-    figs = []
-    with ctx.plotting():
-        figs = [
-            ctx.savefig(
-                table_figure(
-                    rows,
-                    "PROS-N-KONS Table 1 (regression, alpha = gamma = 1)",
-                    "average squared loss",
-                ),
-                "pros-n-kons-table1.png",
-            )
-        ]
+    figs = table_figures(
+        ctx,
+        rows,
+        "PROS-N-KONS Table 1 (regression, alpha = gamma = 1)",
+        "average squared loss",
+        "pros-n-kons-table1.png",
+    )
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

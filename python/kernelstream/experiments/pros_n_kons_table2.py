@@ -11,14 +11,14 @@ from __future__ import annotations
 from .pros_n_kons_common import (
     CALIBRATED,
     PAPER,
+    TABLE_LEARNERS,
+    block_rows,
     classification_baseline_specs,
-    learner_rows,
     prosnkons_spec,
     rls_row,
     rls_sums,
     run_task,
-    summarise,
-    table_figure,
+    table_figures,
 )
 from .registry import Context, EntryResult, Row, register
 
@@ -152,54 +152,26 @@ def run(ctx: Context) -> EntryResult:
                     Row, setting, sums[(ds, alpha)], PAPER_TABLE[alpha][ds]["PROS-N-KONS"][1], alpha
                 )
             ]
-            for name in (
-                "FOGD",
-                "NOGD",
-                "PROS-N-KONS",
-                "CON-KONS",
-                "B-KONS",
-                "BATCH",
-                *(f"{k} ({CALIBRATED})" for k in KONS),
-            ):
-                if name == "BATCH":
-                    rs = [
-                        dict(loss=r["batch"])
-                        for t, r in zip(tasks, results)
-                        if t["dataset"] == ds
-                        and t["label"] == "PROS-N-KONS"
-                        and t["alpha"] == alpha
-                    ]
-                    mean, std = summarise(rs)
-                    block.append(
-                        Row(
-                            dataset=setting,
-                            learner=name,
-                            metric="error_pct",
-                            ours=mean,
-                            ours_std=std,
-                            paper=PAPER_TABLE[alpha][ds][name][0],
-                        )
-                    )
-                    continue
-                want = None if name in ("FOGD", "NOGD") else alpha
-                rs = [
+            names = (*TABLE_LEARNERS, *(f"{k} ({CALIBRATED})" for k in KONS))
+
+            def runs(label, ds=ds, alpha=alpha):
+                # FOGD and NOGD do not depend on alpha: their runs serve both blocks.
+                want = None if label in ("FOGD", "NOGD") else alpha
+                return [
                     r
                     for t, r in zip(tasks, results)
-                    if t["dataset"] == ds and t["label"] == name and t["alpha"] == want
+                    if t["dataset"] == ds and t["label"] == label and t["alpha"] == want
                 ]
-                paper_name = name.split(" (")[0]
-                paper_err, paper_sv = PAPER_TABLE[alpha][ds][paper_name]
-                block += learner_rows(
-                    Row,
-                    setting,
-                    name,
-                    rs,
-                    "error_pct",
-                    paper_err,
-                    paper_sv,
-                    PAPER_SECONDS[alpha][ds].get(paper_name),
-                    variant=CALIBRATED if name.endswith(f"({CALIBRATED})") else None,
-                )
+
+            block += block_rows(
+                Row,
+                setting,
+                "error_pct",
+                names,
+                runs,
+                PAPER_TABLE[alpha][ds],
+                PAPER_SECONDS[alpha][ds],
+            )
             if ds in NOT_COMPARABLE:
                 for r in block:
                     r.extra["match_note"] = NOT_COMPARABLE[ds]
@@ -249,12 +221,7 @@ def run(ctx: Context) -> EntryResult:
         "limit": limit,
         "x_range": [0, 1],
     }
-    figs = []
-    with ctx.plotting():
-        figs = [
-            ctx.savefig(
-                table_figure(rows, "PROS-N-KONS Table 2 (hinge loss)", "online error (%)"),
-                "pros-n-kons-table2.png",
-            )
-        ]
+    figs = table_figures(
+        ctx, rows, "PROS-N-KONS Table 2 (hinge loss)", "online error (%)", "pros-n-kons-table2.png"
+    )
     return EntryResult(rows=rows, figures=figs, notes=notes, settings=settings)

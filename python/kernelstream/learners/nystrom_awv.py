@@ -19,19 +19,14 @@ and repairs keeps O(t (m + d)) numbers.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .. import _core
 from .._validation import flag, real, text, whole
 from ..errors import ParameterError
 from ..kernels import as_kernel
+from ..samplers import Dictionary
 from .base import Learner
-
-#: A dictionary: points ``(m, d)``, round indices (-1 for points given beforehand),
-#: KORS inclusion probabilities and weights (NaN for points given beforehand).
-Dictionary = namedtuple("Dictionary", ["points", "indices", "probabilities", "weights"])
 
 
 def _as_dictionary(dictionary):

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_matrix, as_row, real, text, whole
 from ..kernels import as_kernel
+from ..samplers import Dictionary
 from ._losses import loss_name, task_of
 from .base import Learner
 
@@ -178,10 +179,16 @@ class ProsNKons(Learner):
         """The curvature ``sigma`` in use (the loss default when ``curvature=None``)."""
         return float(self._core.curvature)
 
-    def dictionary(self):
-        """KORS dictionary as ``(points (m, d), round indices (0-based), probabilities, weights)``."""
+    @property
+    def dictionary(self) -> Dictionary:
+        """The KORS dictionary: points, 0-based round indices, probabilities and weights."""
         pts, idx, p, w = self._core.dictionary()
-        return np.asarray(pts), np.asarray(idx, dtype=np.int64), np.asarray(p), np.asarray(w)
+        return Dictionary(
+            np.asarray(pts),
+            np.asarray(idx, dtype=np.int64),
+            np.asarray(p, dtype=float),
+            np.asarray(w, dtype=float),
+        )
 
     def embed(self, x) -> np.ndarray:
         """``phi(x)`` in the current embedding (length ``dim``)."""

@@ -6,7 +6,7 @@ The random features are drawn by replaying the documented draw order on the libr
 generator ``kernelstream._core.Rng`` (so that both sides use the same features); the
 forecaster solves its linear system directly at every round:
 ``w_t = (lam I + sum_{s<=t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s``, ``y_hat_t = <w_t, phi_t>``;
-with ``ridge=True`` (online ridge, spec sec. 10) the matrix stops at ``s < t``.
+with ``ridge=True`` (online ridge, docs/choices.md) the matrix stops at ``s < t``.
 """
 
 from __future__ import annotations

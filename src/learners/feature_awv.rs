@@ -1,0 +1,214 @@
+//! Linear AWV on a lazily built feature map: the learner behind [`super::TaylorAwv`]
+//! (PKAWV on the Taylor basis, PKAWV paper sec. 3.1, Algorithm 1) and
+//! [`super::RffAwv`] (the VAW2 expert on random Fourier features, VAW2 paper
+//! sec. 2, eqs. (8)-(12)).
+//!
+//! The map `phi` is built from the learner's parameters when the first input fixes
+//! the dimension `d`; every round then runs the linear AWV engine on `phi(x_t)`
+//! (`b_0 = 0`: the first prediction is 0).
+
+use super::OnlineLearner;
+use crate::awv::LinearAwv;
+use crate::error::Result;
+use crate::features::FeatureMap;
+use crate::state::ValidState;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+
+/// A feature map built from parameters fixed at construction once the input
+/// dimension is known, with the checks a [`FeatureAwv`] needs from it.
+pub trait LazyFeatureMap:
+    FeatureMap + ValidState + Clone + Debug + Serialize + DeserializeOwned
+{
+    /// The parameters the map is built from.
+    type Params: Clone + Debug + Serialize + DeserializeOwned;
+    /// The learner's name in messages.
+    const LEARNER: &'static str;
+
+    /// Builds the map for inputs of dimension `d`.
+    fn build(params: &Self::Params, d: usize) -> Result<Self>;
+    /// The feature count when it does not depend on `d`.
+    fn known_dim(_params: &Self::Params) -> Option<usize> {
+        None
+    }
+    /// Checks the parameters that depend on `d` before the first round.
+    fn check_input_dim(_params: &Self::Params, _d: usize) -> Result<()> {
+        Ok(())
+    }
+    /// Refuses a finite input whose features would overflow (before any change).
+    fn check_input(&self, _x: &[f64]) -> Result<()> {
+        Ok(())
+    }
+    /// Refuses mapped features that overflowed (a map [`Self::check_input`] cannot
+    /// screen cheaply checks after mapping).
+    fn check_features(&self, _v: &[f64]) -> Result<()> {
+        Ok(())
+    }
+    /// The built map agrees with `params` (decoded state).
+    fn check_built(&self, params: &Self::Params) -> Result<()>;
+    /// `params` equal `fresh`, field by field (decoded state).
+    fn check_params(params: &Self::Params, fresh: &Self::Params) -> Result<()>;
+}
+
+/// Linear AWV (or online ridge, `ridge = true`) with regularisation `lam` on the
+/// features `F` built from `params` at the first round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct FeatureAwv<F: LazyFeatureMap> {
+    params: F::Params,
+    lam: f64,
+    ridge: bool,
+    /// Built on the first call, when `d` becomes known.
+    state: Option<State<F>>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+struct State<F: LazyFeatureMap> {
+    features: F,
+    engine: LinearAwv,
+    #[serde(skip)]
+    v: Vec<f64>,
+}
+
+/// The memory ceiling for an AWV state on `r` features (`r(r+1)/2 + 2r` doubles).
+pub(crate) fn check_awv_memory(learner: &str, r: usize) -> Result<()> {
+    crate::limits::check_doubles(
+        &format!("{learner} with {r} features (the AWV state is r(r+1)/2 doubles)"),
+        Some(crate::limits::packed(r) + 2 * r as u128),
+    )
+}
+
+impl<F: LazyFeatureMap> FeatureAwv<F> {
+    /// The learner for already checked map parameters (`lam > 0` is checked here).
+    pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Result<Self> {
+        crate::error::positive("lam", lam)?;
+        Ok(FeatureAwv { params, lam, ridge, state: None })
+    }
+
+    pub fn params(&self) -> &F::Params {
+        &self.params
+    }
+
+    fn state_mut(&mut self, d: usize) -> Result<&mut State<F>> {
+        if self.state.is_none() {
+            let features = F::build(&self.params, d)?;
+            let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?;
+            let v = vec![0.0; features.dim()];
+            self.state = Some(State { features, engine, v });
+        }
+        let st = self
+            .state
+            .as_mut()
+            .ok_or_else(|| crate::KsError::Internal(format!("{} state missing", F::LEARNER)))?;
+        if st.v.len() != st.engine.dim() {
+            st.v = vec![0.0; st.engine.dim()];
+        }
+        Ok(st)
+    }
+
+    /// The built feature map (None before the first round).
+    pub fn feature_map(&self) -> Option<&F> {
+        self.state.as_ref().map(|s| &s.features)
+    }
+
+    /// The AWV engine (None before the first round).
+    pub fn engine(&self) -> Option<&LinearAwv> {
+        self.state.as_ref().map(|s| &s.engine)
+    }
+
+    /// `phi(x)` by the built map (None before the first round); an `InputError` if
+    /// `x` has another length than the inputs learned.
+    pub fn mapped(&self, x: &[f64]) -> Result<Option<Vec<f64>>> {
+        match self.feature_map() {
+            Some(f) if x.len() != f.input_dim() => crate::input_err!(
+                "x has {} features, the learner was fed {}-dimensional inputs",
+                x.len(),
+                f.input_dim()
+            ),
+            Some(f) => Ok(Some(f.map(x))),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
+    fn input_dim(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.features.input_dim())
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        F::check_input_dim(&self.params, d)
+    }
+
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        self.state.as_ref().map_or(Ok(()), |st| st.features.check_input(x))
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        match &self.state {
+            Some(st) => {
+                let v = st.features.map(x);
+                st.features.check_features(&v)?;
+                Ok(st.engine.predict(&v))
+            }
+            // b_0 = 0: the first prediction is 0.
+            None => {
+                self.check_input_dim(x.len())?;
+                Ok(0.0)
+            }
+        }
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let fresh = self.state.is_none();
+        let st = self.state_mut(x.len())?;
+        // check_row screened x against an existing map; a fresh one is checked here.
+        let checked = if fresh { st.features.check_input(x) } else { Ok(()) };
+        let checked = checked.and_then(|()| {
+            st.features.map_into(x, &mut st.v);
+            st.features.check_features(&st.v)
+        });
+        if let Err(e) = checked {
+            // The first round built the map: undo it, the learner is as before the call.
+            if fresh {
+                self.state = None;
+            }
+            return Err(e);
+        }
+        Ok(st.engine.predict_learn(&st.v, y))
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.state.as_ref().map_or(0, |s| s.engine.n_seen())
+    }
+
+    fn dim(&self) -> usize {
+        match &self.state {
+            Some(s) => s.engine.dim(),
+            None => F::known_dim(&self.params).unwrap_or(0),
+        }
+    }
+}
+
+impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
+    fn validate(&self) -> Result<()> {
+        use crate::state::*;
+        if let Some(st) = &self.state {
+            st.features.validate()?;
+            st.engine.validate()?;
+            len_is("AWV dimension", st.engine.dim(), st.features.dim())?;
+            st.features.check_built(&self.params)?;
+            same("lam", &st.engine.lam(), &self.lam)?;
+            same("ridge", &st.engine.ridge(), &self.ridge)?;
+        }
+        Ok(())
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        use crate::state::same;
+        F::check_params(&self.params, &fresh.params)?;
+        same("lam", &self.lam, &fresh.lam)?;
+        same("ridge", &self.ridge, &fresh.ridge)
+    }
+}
