@@ -9,7 +9,7 @@
 //! matrix, spec sec. 10): `y_hat_t = sum_{s<t} y_s phi_s^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} phi_t`.
 
 use super::OnlineLearner;
-use crate::awv::LinearAwv;
+use crate::awv::{check_block_size, LinearAwv};
 use crate::error::{positive, Result};
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
 use crate::features::FeatureMap;
@@ -25,6 +25,10 @@ pub struct RffAwv {
     variant: RffVariant,
     ridge: bool,
     seed: u64,
+    /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic
+    /// from `r`; 1: single rounds). A run-time setting, not part of the state.
+    #[serde(skip)]
+    block_size: Option<usize>,
     state: Option<State>,
 }
 
@@ -57,9 +61,58 @@ impl RffAwv {
         };
         crate::limits::check_doubles(
             &format!("RFFAWV with {r} features (the AWV state is r(r+1)/2 doubles)"),
-            Some(crate::limits::packed(r) + 2 * r as u128),
+            Some(crate::awv::state_doubles(r)),
         )?;
-        Ok(RffAwv { kernel, n_features, lam, variant, ridge, seed, state: None })
+        Ok(RffAwv { kernel, n_features, lam, variant, ridge, seed, block_size: None, state: None })
+    }
+
+    /// Sets the block size (`None`: automatic; `1`: single rounds).
+    pub fn with_block_size(mut self, block_size: Option<usize>) -> Result<Self> {
+        check_block_size(block_size)?;
+        self.block_size = block_size;
+        Ok(self)
+    }
+
+    /// Sets a checked block size (a run-time setting: see [`Self::with_block_size`]).
+    pub(crate) fn set_block_size(&mut self, block_size: Option<usize>) {
+        if check_block_size(block_size).is_ok() {
+            self.block_size = block_size;
+        }
+    }
+
+    /// Full rounds over the rows (blocks of rounds on the AWV engine); the first
+    /// round of a fresh learner goes through [`OnlineLearner::predict_learn`],
+    /// which draws the features.
+    fn run_rows(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        mut out: Option<&mut Vec<f64>>,
+    ) -> Result<()> {
+        let (mut x, mut y) = (x, y);
+        if self.state.is_none() && !y.is_empty() {
+            crate::interrupt::poll()?;
+            let p = self.predict_learn(&x[..d], y[0])?;
+            if let Some(o) = out.as_deref_mut() {
+                o.push(p);
+            }
+            (x, y) = (&x[d..], &y[1..]);
+        }
+        let Some(st) = self.state.as_mut() else { return Ok(()) };
+        let block = st.engine.block_size(self.block_size);
+        let features = &st.features;
+        st.engine.predict_learn_rows(
+            x,
+            d,
+            y,
+            block,
+            |row, f| {
+                features.map_into(row, f);
+                Ok(())
+            },
+            out,
+        )
     }
 
     fn state_mut(&mut self, d: usize) -> Result<&mut State> {
@@ -131,6 +184,45 @@ impl OnlineLearner for RffAwv {
         Ok(st.engine.predict_learn(&st.v, y))
     }
 
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.run_rows(x, d, y, Some(out))
+    }
+
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        self.run_rows(x, d, y, None)
+    }
+
+    /// One matrix-matrix product per chunk of rows ([`LinearAwv::predict_many`]) when
+    /// the learner runs blocks; single predictions (bit for bit `predict`) otherwise.
+    fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
+        let blocked = self.state.as_ref().filter(|st| st.engine.block_size(self.block_size) > 1);
+        let Some(st) = blocked else {
+            for row in x.chunks_exact(d) {
+                crate::interrupt::poll()?;
+                out.push(self.predict(row)?);
+            }
+            return Ok(());
+        };
+        let r = st.engine.dim();
+        const CHUNK: usize = 256;
+        let mut feats = vec![0.0; r * CHUNK.min(x.len() / d.max(1))];
+        for xc in x.chunks(CHUNK * d) {
+            crate::interrupt::poll()?;
+            let k = xc.len() / d;
+            for (row, f) in xc.chunks_exact(d).zip(feats.chunks_exact_mut(r)) {
+                st.features.map_into(row, f);
+            }
+            st.engine.predict_many(&feats[..k * r], out);
+        }
+        Ok(())
+    }
+
     fn n_seen(&self) -> u64 {
         self.state.as_ref().map_or(0, |s| s.engine.n_seen())
     }
@@ -164,5 +256,8 @@ impl crate::state::ValidState for RffAwv {
         same("features", &self.variant, &fresh.variant)?;
         same("ridge", &self.ridge, &fresh.ridge)?;
         same("seed", &self.seed, &fresh.seed)
+    }
+    fn adopt_settings(&mut self, fresh: &Self) {
+        self.block_size = fresh.block_size;
     }
 }

@@ -4,7 +4,7 @@
 //! (Lemma 11), so PKAWV is exactly linear AWV on `phi(x) = (g_k(x))_{|k|<=M}`.
 
 use super::OnlineLearner;
-use crate::awv::LinearAwv;
+use crate::awv::{check_block_size, LinearAwv};
 use crate::error::{positive, Result};
 use crate::features::taylor::{taylor_feature_count, TaylorGaussian, MAX_TAYLOR_FEATURES};
 use crate::features::FeatureMap;
@@ -16,6 +16,10 @@ pub struct TaylorAwv {
     degree: usize,
     lam: f64,
     ridge: bool,
+    /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic
+    /// from `r`; 1: single rounds). A run-time setting, not part of the state.
+    #[serde(skip)]
+    block_size: Option<usize>,
     /// Built on the first call, when `d` becomes known.
     state: Option<State>,
 }
@@ -32,7 +36,56 @@ impl TaylorAwv {
     pub fn new(sigma: f64, degree: usize, lam: f64, ridge: bool) -> Result<Self> {
         positive("sigma", sigma)?;
         positive("lam", lam)?;
-        Ok(TaylorAwv { sigma, degree, lam, ridge, state: None })
+        Ok(TaylorAwv { sigma, degree, lam, ridge, block_size: None, state: None })
+    }
+
+    /// Sets the block size (`None`: automatic; `1`: single rounds).
+    pub fn with_block_size(mut self, block_size: Option<usize>) -> Result<Self> {
+        check_block_size(block_size)?;
+        self.block_size = block_size;
+        Ok(self)
+    }
+
+    /// Sets a checked block size (a run-time setting: see [`Self::with_block_size`]).
+    pub(crate) fn set_block_size(&mut self, block_size: Option<usize>) {
+        if check_block_size(block_size).is_ok() {
+            self.block_size = block_size;
+        }
+    }
+
+    /// Full rounds over the rows (blocks of rounds on the AWV engine); the first
+    /// round of a fresh learner goes through [`OnlineLearner::predict_learn`],
+    /// which builds the state.
+    fn run_rows(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        mut out: Option<&mut Vec<f64>>,
+    ) -> Result<()> {
+        let (mut x, mut y) = (x, y);
+        if self.state.is_none() && !y.is_empty() {
+            crate::interrupt::poll()?;
+            let p = self.predict_learn(&x[..d], y[0])?;
+            if let Some(o) = out.as_deref_mut() {
+                o.push(p);
+            }
+            (x, y) = (&x[d..], &y[1..]);
+        }
+        let Some(st) = self.state.as_mut() else { return Ok(()) };
+        let block = st.engine.block_size(self.block_size);
+        let features = &st.features;
+        st.engine.predict_learn_rows(
+            x,
+            d,
+            y,
+            block,
+            |row, f| {
+                features.map_into(row, f);
+                check_finite(f)
+            },
+            out,
+        )
     }
 
     fn state_mut(&mut self, d: usize) -> Result<&mut State> {
@@ -73,8 +126,12 @@ impl TaylorAwv {
 
 /// `v` if every feature is finite; otherwise the input overflowed the monomials.
 fn finite_features(v: Vec<f64>) -> Result<Vec<f64>> {
+    check_finite(&v).map(|_| v)
+}
+
+fn check_finite(v: &[f64]) -> Result<()> {
     if v.iter().all(|x| x.is_finite()) {
-        Ok(v)
+        Ok(())
     } else {
         Err(crate::KsError::Numerical(
             "x is too large for the Taylor features: a monomial (x_i / sigma)^k overflows".into(),
@@ -91,7 +148,7 @@ impl OnlineLearner for TaylorAwv {
         match taylor_feature_count(d, self.degree) {
             Some(r) if r <= MAX_TAYLOR_FEATURES => crate::limits::check_doubles(
                 &format!("TaylorAWV with {r} features (the AWV state is r(r+1)/2 doubles)"),
-                Some(crate::limits::packed(r) + 2 * r as u128),
+                Some(crate::awv::state_doubles(r)),
             ),
             _ => TaylorGaussian::new(d, self.degree, self.sigma).map(|_| ()),
         }
@@ -119,6 +176,54 @@ impl OnlineLearner for TaylorAwv {
             return finite_features(vec![f64::NAN]).map(|_| 0.0);
         }
         Ok(st.engine.predict_learn(&st.v, y))
+    }
+
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.run_rows(x, d, y, Some(out))
+    }
+
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        self.run_rows(x, d, y, None)
+    }
+
+    /// One matrix-matrix product per chunk of rows ([`LinearAwv::predict_many`]) when
+    /// the learner runs blocks; single predictions (bit for bit `predict`) otherwise.
+    fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
+        let blocked = self.state.as_ref().filter(|st| st.engine.block_size(self.block_size) > 1);
+        let Some(st) = blocked else {
+            for row in x.chunks_exact(d) {
+                crate::interrupt::poll()?;
+                out.push(self.predict(row)?);
+            }
+            return Ok(());
+        };
+        let r = st.engine.dim();
+        const CHUNK: usize = 256;
+        let mut feats = vec![0.0; r * CHUNK.min(x.len() / d.max(1))];
+        for xc in x.chunks(CHUNK * d) {
+            crate::interrupt::poll()?;
+            let mut k = 0;
+            let mut failed = None;
+            for (row, f) in xc.chunks_exact(d).zip(feats.chunks_exact_mut(r)) {
+                st.features.map_into(row, f);
+                if let Err(e) = check_finite(f) {
+                    failed = Some(e);
+                    break;
+                }
+                k += 1;
+            }
+            st.engine.predict_many(&feats[..k * r], out);
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
     fn n_seen(&self) -> u64 {
@@ -153,5 +258,8 @@ impl crate::state::ValidState for TaylorAwv {
         same("degree", &self.degree, &fresh.degree)?;
         same("lam", &self.lam, &fresh.lam)?;
         same("ridge", &self.ridge, &fresh.ridge)
+    }
+    fn adopt_settings(&mut self, fresh: &Self) {
+        self.block_size = fresh.block_size;
     }
 }
