@@ -7,7 +7,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use kernelstream::awv::LinearAwv;
 use kernelstream::learners::{OnlineLearner, TaylorAwv};
 use kernelstream::linalg::blas::{axpy, dot};
-use kernelstream::linalg::packed;
+use kernelstream::linalg::{packed, upper};
 use kernelstream::rng::Rng;
 use std::hint::black_box;
 use std::time::Duration;
@@ -79,6 +79,19 @@ fn bench_single_vs_two_pass(c: &mut Criterion) {
             bch.iter(|| {
                 i = (i + 1) % 64;
                 black_box(two_pass_round(&mut ainv, &mut b, &mut h, &xs[i * r..(i + 1) * r], 0.5))
+            })
+        });
+        let mut up = upper::scaled_identity(r, 1.0);
+        g.bench_with_input(BenchmarkId::new("two_pass_panels", r), &r, |bch, _| {
+            bch.iter(|| {
+                i = (i + 1) % 64;
+                let v = &xs[i * r..(i + 1) * r];
+                upper::symv(&up, v, &mut h);
+                let delta = dot(v, &h);
+                let pred = dot(&h, &b) / (1.0 + delta);
+                upper::syr(&mut up, 1.0 / (1.0 + delta), &h);
+                axpy(0.5, v, &mut b);
+                black_box(pred)
             })
         });
         let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
