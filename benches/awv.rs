@@ -1,10 +1,16 @@
 //! Criterion benchmarks of the linear AWV engine and one TaylorAWV round.
 //! Targets (issue 2): at r = 190 one TaylorAWV round <= 10 microseconds.
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+//! Issue 15: single rounds (one fused pass) against the two-pass packed round
+//! they replaced, and blocks of rounds (matrix-matrix products) against single
+//! rounds, in one run so that the ratios share the machine's load.
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kernelstream::awv::LinearAwv;
 use kernelstream::learners::{OnlineLearner, TaylorAwv};
+use kernelstream::linalg::blas::{axpy, dot};
+use kernelstream::linalg::{packed, upper};
 use kernelstream::rng::Rng;
 use std::hint::black_box;
+use std::time::Duration;
 
 fn bench_engine(c: &mut Criterion) {
     let mut g = c.benchmark_group("awv_engine_round");
@@ -45,5 +51,84 @@ fn bench_taylor(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_engine, bench_taylor);
+fn stream(r: usize, n: usize) -> Vec<f64> {
+    let mut rng = Rng::new(3);
+    (0..n * r).map(|_| rng.normal() / (r as f64).sqrt()).collect()
+}
+
+/// The round of the engine before issue 15: packed triangle, one symmetric
+/// mat-vec, then one rank-one update (two passes over the triangle).
+fn two_pass_round(ainv: &mut [f64], b: &mut [f64], h: &mut [f64], v: &[f64], y: f64) -> f64 {
+    packed::symv(ainv, v, h);
+    let delta = dot(v, h);
+    let pred = dot(h, b) / (1.0 + delta);
+    packed::syr(ainv, 1.0 / (1.0 + delta), h);
+    axpy(y, v, b);
+    pred
+}
+
+fn bench_single_vs_two_pass(c: &mut Criterion) {
+    let mut g = c.benchmark_group("awv_round_fused_vs_two_pass");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    for &r in &[190usize, 495, 1001] {
+        let xs = stream(r, 64);
+        let mut ainv = packed::scaled_identity(r, 1.0);
+        let (mut b, mut h) = (vec![0.0; r], vec![0.0; r]);
+        let mut i = 0usize;
+        g.bench_with_input(BenchmarkId::new("two_pass_packed", r), &r, |bch, _| {
+            bch.iter(|| {
+                i = (i + 1) % 64;
+                black_box(two_pass_round(&mut ainv, &mut b, &mut h, &xs[i * r..(i + 1) * r], 0.5))
+            })
+        });
+        let mut up = upper::scaled_identity(r, 1.0);
+        g.bench_with_input(BenchmarkId::new("two_pass_panels", r), &r, |bch, _| {
+            bch.iter(|| {
+                i = (i + 1) % 64;
+                let v = &xs[i * r..(i + 1) * r];
+                upper::symv(&up, v, &mut h);
+                let delta = dot(v, &h);
+                let pred = dot(&h, &b) / (1.0 + delta);
+                upper::syr(&mut up, 1.0 / (1.0 + delta), &h);
+                axpy(0.5, v, &mut b);
+                black_box(pred)
+            })
+        });
+        let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
+        g.bench_with_input(BenchmarkId::new("fused", r), &r, |bch, _| {
+            bch.iter(|| {
+                i = (i + 1) % 64;
+                black_box(eng.predict_learn(&xs[i * r..(i + 1) * r], 0.5))
+            })
+        });
+    }
+    g.finish();
+}
+
+fn bench_blocked(c: &mut Criterion) {
+    let mut g = c.benchmark_group("awv_blocked_rounds");
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    for &r in &[190usize, 495, 1001, 2300] {
+        let n = 128;
+        let xs = stream(r, n);
+        let ys = vec![0.5; n];
+        g.throughput(Throughput::Elements(n as u64));
+        let mut out = Vec::with_capacity(n);
+        for bs in [1usize, 32, 64] {
+            let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
+            g.bench_with_input(BenchmarkId::new(format!("block{bs}"), r), &r, |bch, _| {
+                bch.iter(|| {
+                    out.clear();
+                    for (x, y) in xs.chunks(bs * r).zip(ys.chunks(bs)) {
+                        eng.predict_learn_block(x, y, &mut out);
+                    }
+                    black_box(out.last().copied())
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_engine, bench_taylor, bench_single_vs_two_pass, bench_blocked);
 criterion_main!(benches);

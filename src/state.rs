@@ -16,6 +16,9 @@ pub trait ValidState {
     fn validate(&self) -> Result<()>;
     /// The configuration equals that of `fresh`, an object built from the same parameters.
     fn check_config(&self, fresh: &Self) -> Result<()>;
+    /// Takes from `fresh` the run-time settings that are not part of the state
+    /// (they change speed, not results: a block size).
+    fn adopt_settings(&mut self, _fresh: &Self) {}
 }
 
 fn bad(msg: String) -> KsError {

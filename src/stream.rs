@@ -156,11 +156,7 @@ pub fn predict_many_into<L: OnlineLearner + ?Sized>(
     validate(learner, x, n, d, None)?;
     crate::interrupt::start();
     out.reserve(n);
-    for row in x.chunks_exact(d) {
-        crate::interrupt::poll()?;
-        out.push(learner.predict(row)?);
-    }
-    Ok(())
+    learner.predict_rows(x, d, out)
 }
 
 /// One prediction (validated).

@@ -34,6 +34,38 @@ def _taylor(quick):
                 X=X,
                 y=y,
                 reference_rounds=300,
+                flops_per_round=_awv_flops,
+            )
+        )
+    return out
+
+
+def _awv_flops(r):
+    """One AWV round: a symmetric mat-vec (2 r^2) and a rank-one update (r^2)."""
+    return 3.0 * r * r
+
+
+def _taylor_blocked(quick):
+    """TaylorAWV ``block_size=None`` (blocks of rounds) against ``block_size=1``."""
+    from . import TaylorAWV
+
+    out = []
+    # (d, M): r = C(M+d, d) = 190, 495, 1001, 2300
+    settings = [(18, 2, 20000), (8, 4, 8000), (10, 4, 4000), (22, 3, 1500)]
+    if quick:
+        settings = [(18, 2, 2000), (8, 4, 1000)]
+    for d, m, n in settings:
+        X, y = _uniform_stream(n, d)
+        out.append(
+            BenchCase(
+                label=f"d={d} M={m} (vs block_size=1)",
+                make_fast=lambda m=m: TaylorAWV(sigma=1.0, degree=m),
+                make_reference=lambda m=m: TaylorAWV(sigma=1.0, degree=m, block_size=1),
+                X=X,
+                y=y,
+                reference_rounds=n,
+                flops_per_round=_awv_flops,
+                reference_is_learner=True,
             )
         )
     return out
@@ -486,6 +518,7 @@ def _mixture(quick):
 # Every case by name (the order of `kernelstream bench`).
 CASES = {
     "taylor-awv": _taylor,
+    "taylor-blocked": _taylor_blocked,
     "kernel-awv": _kernel_awv,
     "nystrom-awv": _nystrom_awv,
     "kors": _kors,

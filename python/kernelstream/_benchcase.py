@@ -19,3 +19,8 @@ class BenchCase:
     reference_rounds: int | None = None
     #: rounds of warm-up before timing (both learners), e.g. to fill a dictionary.
     warmup: int = 0
+    #: flops of one round for a learner of dimension ``r`` (prints GFlop/s and the
+    #: single-core dgemm rate of the same run), e.g. ``3 r^2`` for the AWV engine.
+    flops_per_round: Callable[[int], float] | None = None
+    #: the reference is a learner too: time its ``progressive_predict`` like the fast one.
+    reference_is_learner: bool = False

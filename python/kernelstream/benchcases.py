@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+import numpy as np
+
 from ._bench_all import CASES
 from ._benchcase import BenchCase
 from .buildinfo import build_info
@@ -31,6 +33,14 @@ def _time_fast(case: BenchCase):
 
 
 def _time_reference(case: BenchCase):
+    if case.reference_is_learner:
+        best = float("inf")
+        for _ in range(2):
+            ref = case.make_reference()
+            t0 = time.perf_counter()
+            ref.progressive_predict(case.X, case.y)
+            best = min(best, time.perf_counter() - t0)
+        return best / case.X.shape[0]
     ref = case.make_reference()
     for x, y in zip(case.X[: case.warmup], case.y[: case.warmup]):
         ref.learn_one(x, y)
@@ -41,6 +51,30 @@ def _time_reference(case: BenchCase):
         ref.predict_one(x)
         ref.learn_one(x, y)
     return (time.perf_counter() - t0) / len(Xr)
+
+
+def dgemm_gflops(n: int = 1024, repeats: int = 3) -> float:
+    """Single-core dgemm rate of NumPy's BLAS (``n x n`` products, best of ``repeats``),
+    the bound the blocked AWV rounds are compared with. The BLAS is held to one thread
+    with ``threadpoolctl`` when it is installed."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    try:
+        from threadpoolctl import threadpool_limits
+
+        limit = threadpool_limits(limits=1, user_api="blas")
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        limit = None
+    try:
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            a @ b
+            best = min(best, time.perf_counter() - t0)
+    finally:
+        if limit is not None:
+            limit.restore_original_limits()
+    return 2.0 * n**3 / best / 1e9
 
 
 def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> list:
@@ -64,6 +98,7 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
     printer(
         f"{'case':<16} {'setting':<28} {'dim':>6} {'rust us/rd':>11} {'numpy us/rd':>12} {'ratio':>8}"
     )
+    dgemm = None
     for i, name in enumerate(selected):
         if progress is not None:
             progress(i, len(selected), name)
@@ -78,9 +113,21 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
                 "numpy_us": ref * 1e6,
                 "ratio": ref / fast,
             }
+            extra = ""
+            if case.flops_per_round is not None:
+                if dgemm is None:
+                    dgemm = dgemm_gflops()
+                flops = case.flops_per_round(dim)
+                row["gflops"] = flops / fast / 1e9
+                row["reference_gflops"] = flops / ref / 1e9
+                row["dgemm_gflops"] = dgemm
+                extra = (
+                    f"  {row['gflops']:6.1f} GFlop/s (reference {row['reference_gflops']:.1f}, "
+                    f"dgemm 1 core {dgemm:.1f})"
+                )
             rows.append(row)
             printer(
                 f"{name:<16} {case.label:<28} {dim:>6} {row['rust_us']:>11.2f} {row['numpy_us']:>12.1f} "
-                f"{row['ratio']:>7.1f}x"
+                f"{row['ratio']:>7.1f}x{extra}"
             )
     return rows

@@ -1,5 +1,5 @@
 //! Linear AWV engine: PKAWV paper (Jezequel, Gaillard, Rudi 2019), Algorithm 1,
-//! as corrected in spec `pkawv.md` sec. 1.3; VAW2 paper eq. (4)-(5).
+//! with the Sherman-Morrison update on the previous inverse; VAW2 paper eq. (4)-(5).
 //!
 //! State: `Ainv = A^{-1}` with `A = lam I + sum_s v_s v_s^T` (including the
 //! current point at prediction time, the AWV convention) and `b = sum_s y_s v_s`.
@@ -8,60 +8,111 @@
 //! * prediction `y_hat = (h . b_{t-1}) / (1 + delta)` (= `v^T A_t^{-1} b_{t-1}`,
 //!   the AWV prediction); `ridge = true` gives `h . b_{t-1}` (online ridge);
 //! * Sherman-Morrison `A_t^{-1} = A_{t-1}^{-1} - h h^T / (1 + delta)` (the
-//!   right-hand side uses `A_{t-1}^{-1}`: spec sec. 5 item 1);
+//!   right-hand side uses `A_{t-1}^{-1}`);
 //! * `b_t = b_{t-1} + y_t v`.
 //!
-//! `A^{-1}` is kept as a packed upper triangle, so it is symmetric by
-//! construction and each round streams half the matrix twice (one symmetric
-//! mat-vec, one symmetric rank-one update). Nothing is allocated per round.
-//! Accuracy over long streams is checked in `tests/awv_engine.rs` (relative
-//! error of `A^{-1}` against a fresh inverse after 10^5 rounds).
+//! Storage: the upper triangle of `A^{-1}` in column panels
+//! ([`crate::linalg::upper`]), so that single rounds read the
+//! triangle once and blocks of rounds ([`super::block`]) run as matrix-matrix
+//! products on the same array. A single round's rank-one update is kept
+//! pending and folded into the next round's mat-vec (one pass over the
+//! triangle per round instead of two, bit for bit the same numbers); every
+//! reader of `A^{-1}` sees the update applied. Serialised state holds the
+//! packed triangle with the pending update applied. Nothing is allocated per
+//! round. Accuracy over long streams: `tests/awv_engine.rs`.
 
+use super::block;
 use crate::error::Result;
-use crate::limits::{check_doubles, packed, scale};
+use crate::limits::{check_doubles, scale};
 use crate::linalg::blas::{axpy, dot};
-use crate::linalg::packed;
+use crate::linalg::upper;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct LinearAwv {
     r: usize,
     lam: f64,
     ridge: bool,
-    /// Packed upper triangle of `A^{-1}`.
+    /// `A^{-1}` (upper triangle in panel storage), before the pending update.
     ainv: Vec<f64>,
     /// `b = sum_s y_s v_s`.
     b: Vec<f64>,
-    /// Scratch for `h = A^{-1} v` (no allocation per round).
-    #[serde(skip)]
+    /// Scratch for `h = A^{-1} v`.
     h: Vec<f64>,
+    /// The pending rank-one update `A^{-1} -= pending hp hp^T` (0: none).
+    pending: f64,
+    hp: Vec<f64>,
     n_seen: u64,
-    /// `v_t^T A_t^{-1} v_t` of the last learned round (spec sec. 1.3 diagnostic).
+    /// `v_t^T A_t^{-1} v_t` of the last learned round (a leverage score).
     last_leverage: f64,
     /// `sum_t y_t^2 v_t^T A_t^{-1} v_t`: upper-bounds the estimation part of the
-    /// regret (PKAWV paper, proof of Prop. 1; spec sec. 4.A.7).
+    /// regret (PKAWV paper, proof of Prop. 1).
     regret_term: f64,
+    blk: block::Scratch,
+    deltas: Vec<f64>,
+}
+
+/// Doubles held by an engine on `r` features (`A^{-1}`, `b` and the round scratch).
+pub fn state_doubles(r: usize) -> u128 {
+    upper::stored_len(r) + 4 * r as u128
+}
+
+/// The block size `block_size=None` stands for: single rounds below 48
+/// features (the `O(B^3)` recursion would not pay), else blocks of 32 or 64
+/// rows (measured in `kernelstream bench`; see docs/choices.md).
+pub fn auto_block_size(r: usize) -> usize {
+    match r {
+        0..48 => 1,
+        48..400 => 32,
+        _ => 64,
+    }
+}
+
+/// Largest `block_size` accepted: its scratch is about `3 r block_size` doubles.
+pub const MAX_BLOCK_SIZE: usize = 1024;
+
+/// Checks a learner's `block_size` (`None`: [`auto_block_size`]; `1`: single rounds).
+pub fn check_block_size(block_size: Option<usize>) -> Result<()> {
+    match block_size {
+        Some(b) if b == 0 || b > MAX_BLOCK_SIZE => crate::param_err!(
+            "block_size must be None or a whole number in [1, {MAX_BLOCK_SIZE}], got {b}"
+        ),
+        _ => Ok(()),
+    }
 }
 
 impl LinearAwv {
+    /// The block size of `block_size` on this engine.
+    pub fn block_size(&self, block_size: Option<usize>) -> usize {
+        block_size.unwrap_or_else(|| auto_block_size(self.r))
+    }
+
     /// Engine on `r` features with ridge parameter `lam > 0`.
     pub fn new(r: usize, lam: f64, ridge: bool) -> Result<Self> {
         let lam = scale("lam", lam)?;
         check_doubles(
-            &format!("the AWV state on {r} features (r(r+1)/2 + 2r doubles)"),
-            Some(packed(r) + 2 * r as u128),
+            &format!("the AWV state on {r} features (about r(r+1)/2 + 4r doubles)"),
+            Some(state_doubles(r)),
         )?;
-        Ok(LinearAwv {
+        Ok(Self::from_parts(r, lam, ridge, upper::scaled_identity(r, 1.0 / lam), vec![0.0; r]))
+    }
+
+    fn from_parts(r: usize, lam: f64, ridge: bool, ainv: Vec<f64>, b: Vec<f64>) -> Self {
+        LinearAwv {
             r,
             lam,
             ridge,
-            ainv: packed::scaled_identity(r, 1.0 / lam),
-            b: vec![0.0; r],
+            ainv,
+            b,
             h: vec![0.0; r],
+            pending: 0.0,
+            hp: vec![0.0; r],
             n_seen: 0,
             last_leverage: 0.0,
             regret_term: 0.0,
-        })
+            blk: block::Scratch::default(),
+            deltas: Vec::new(),
+        }
     }
 
     pub fn dim(&self) -> usize {
@@ -86,18 +137,62 @@ impl LinearAwv {
     pub fn b(&self) -> &[f64] {
         &self.b
     }
-    /// Packed upper triangle of `A^{-1}`.
-    pub fn ainv_packed(&self) -> &[f64] {
-        &self.ainv
+
+    /// Column `j` (rows `0..=j`) of the upper triangle of the current `A^{-1}`.
+    fn column(&self, j: usize, col: &mut [f64]) {
+        upper::updated_column(&self.ainv, self.r, self.pending, &self.hp, j, col);
     }
+
+    /// Packed upper triangle of `A^{-1}` by columns.
+    pub fn ainv_packed(&self) -> Vec<f64> {
+        let mut col = vec![0.0; self.r];
+        let mut p = Vec::with_capacity(self.r * (self.r + 1) / 2);
+        for j in 0..self.r {
+            self.column(j, &mut col);
+            p.extend_from_slice(&col[..=j]);
+        }
+        p
+    }
+
     /// `A^{-1}` as a dense row-major matrix.
     pub fn ainv_dense(&self) -> Vec<f64> {
-        packed::to_dense(&self.ainv, self.r)
+        let r = self.r;
+        let mut m = vec![0.0; r * r];
+        let mut col = vec![0.0; r];
+        for j in 0..r {
+            self.column(j, &mut col);
+            for i in 0..=j {
+                m[i * r + j] = col[i];
+                m[j * r + i] = col[i];
+            }
+        }
+        m
+    }
+
+    /// Applies the pending rank-one update to the stored triangle.
+    fn flush(&mut self) {
+        if self.pending != 0.0 {
+            upper::syr(&mut self.ainv, self.pending, &self.hp);
+            self.pending = 0.0;
+        }
     }
 
     fn ensure_scratch(&mut self) {
         if self.h.len() != self.r {
             self.h = vec![0.0; self.r];
+        }
+        if self.hp.len() != self.r {
+            self.hp = vec![0.0; self.r];
+        }
+    }
+
+    /// `h = A^{-1} v` for the current `A^{-1}` (pure).
+    fn apply(&self, v: &[f64], h: &mut [f64]) {
+        if self.pending != 0.0 {
+            let mut col = vec![0.0; self.r];
+            upper::syr_symv_peek(&self.ainv, self.pending, &self.hp, v, h, &mut col);
+        } else {
+            upper::symv(&self.ainv, v, h);
         }
     }
 
@@ -105,7 +200,7 @@ impl LinearAwv {
     /// AWV: `v^T A_t^{-1} b_{t-1}` with `A_t` including `v`; ridge: `v^T A_{t-1}^{-1} b_{t-1}`.
     pub fn predict(&self, v: &[f64]) -> f64 {
         let mut h = vec![0.0; self.r];
-        packed::symv(&self.ainv, v, &mut h);
+        self.apply(v, &mut h);
         let delta = dot(v, &h);
         let p = dot(&h, &self.b);
         if self.ridge {
@@ -115,48 +210,264 @@ impl LinearAwv {
         }
     }
 
+    /// Predictions for the `n` rows of row-major `x` (`n x r`) as the next round
+    /// each (pure), pushed onto `out`: `P = A^{-1} X^T` as matrix-matrix
+    /// products over chunks of rows, then `delta_i = x_i . P_i` and
+    /// `x_i^T A^{-1} b = x_i . w` with `w = A^{-1} b` (equal to [`Self::predict`]
+    /// up to rounding).
+    pub fn predict_many(&self, x: &[f64], out: &mut Vec<f64>) {
+        let r = self.r;
+        if r == 0 {
+            out.extend(std::iter::repeat_n(0.0, x.len()));
+            return;
+        }
+        let mut w = vec![0.0; r];
+        self.apply(&self.b, &mut w);
+        const CHUNK: usize = 256;
+        let (mut p, mut tile) = (vec![0.0; r * CHUNK.min(x.len() / r)], Vec::new());
+        for xc in x.chunks(CHUNK * r) {
+            let n = xc.len() / r;
+            upper::symm_rows(&self.ainv, r, xc, n, &mut p, &mut tile);
+            for (xi, pi) in xc.chunks_exact(r).zip(p.chunks_exact_mut(r)) {
+                if self.pending != 0.0 {
+                    axpy(-self.pending * dot(&self.hp, xi), &self.hp, pi);
+                }
+                let delta = dot(xi, pi);
+                let hb = dot(xi, &w);
+                out.push(if self.ridge { hb } else { hb / (1.0 + delta) });
+            }
+        }
+    }
+
     /// Reveals `y` for features `v` and updates (no prediction).
     pub fn learn(&mut self, v: &[f64], y: f64) {
         self.predict_learn(v, y);
     }
 
     /// One full round: predict with the current state, then learn `(v, y)`.
-    /// One symmetric mat-vec and one rank-one update. Returns the prediction.
+    /// One pass over the triangle: the previous round's pending update, then
+    /// the mat-vec. Returns the prediction.
     pub fn predict_learn(&mut self, v: &[f64], y: f64) -> f64 {
         self.ensure_scratch();
-        packed::symv(&self.ainv, v, &mut self.h);
+        if self.pending != 0.0 {
+            upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
+        } else {
+            upper::symv(&self.ainv, v, &mut self.h);
+        }
         let delta = dot(v, &self.h);
         let hb = dot(&self.h, &self.b);
         let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
-        // Sherman-Morrison: A_t^{-1} = A_{t-1}^{-1} - h h^T / (1 + delta).
-        packed::syr(&mut self.ainv, 1.0 / (1.0 + delta), &self.h);
+        // Sherman-Morrison: A_t^{-1} = A_{t-1}^{-1} - h h^T / (1 + delta), applied
+        // at the next pass over the triangle.
+        self.pending = 1.0 / (1.0 + delta);
+        std::mem::swap(&mut self.h, &mut self.hp);
         axpy(y, v, &mut self.b);
+        self.finish_round(delta, y);
+        pred
+    }
+
+    fn finish_round(&mut self, delta: f64, y: f64) {
         // v^T A_t^{-1} v = delta - delta^2 / (1 + delta) = delta / (1 + delta).
         self.last_leverage = delta / (1.0 + delta);
         self.regret_term += y * y * self.last_leverage;
         self.n_seen += 1;
-        pred
+    }
+
+    /// `y.len()` consecutive full rounds on the rows of row-major `x`
+    /// (`y.len() x r`) as one block of matrix-matrix products ([`super::block`]),
+    /// pushing the predictions onto `out`: the same predictions and state as
+    /// [`Self::predict_learn`] row by row, up to rounding. A block whose
+    /// recursion is ill-conditioned runs as single rounds. Returns whether the
+    /// block ran blocked.
+    pub fn predict_learn_block(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> bool {
+        let (r, n) = (self.r, y.len());
+        assert_eq!(x.len(), n * r, "predict_learn_block: x is not y.len() x r");
+        if n >= 2 && r > 0 {
+            self.flush();
+            let start = out.len();
+            out.resize(start + n, 0.0);
+            self.deltas.resize(n, 0.0);
+            let ok = block::run(
+                &mut self.ainv,
+                r,
+                &self.b,
+                self.ridge,
+                x,
+                y,
+                &mut out[start..],
+                &mut self.deltas,
+                &mut self.blk,
+            );
+            if ok {
+                for (i, (xi, &yi)) in x.chunks_exact(r).zip(y).enumerate() {
+                    axpy(yi, xi, &mut self.b);
+                    self.finish_round(self.deltas[i], yi);
+                }
+                return true;
+            }
+            out.truncate(start);
+        }
+        for (xi, &yi) in x.chunks_exact(r.max(1)).zip(y) {
+            out.push(self.predict_learn(xi, yi));
+        }
+        false
+    }
+
+    /// Full rounds over the rows of row-major `x` (`y.len()` rows of `d` inputs),
+    /// features from `map(row, features)`, in blocks of `block` rows (1: single
+    /// rounds); predictions pushed onto `out` when given. Polls Ctrl-C between
+    /// blocks. If `map` fails on a row, the rows before it are learned and the
+    /// error is returned (as a loop of single rounds would).
+    pub fn predict_learn_rows(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        block: usize,
+        mut map: impl FnMut(&[f64], &mut [f64]) -> Result<()>,
+        mut out: Option<&mut Vec<f64>>,
+    ) -> Result<()> {
+        let (r, block) = (self.r, block.max(1));
+        let mut feats = vec![0.0; r * block.min(y.len())];
+        let mut scratch = Vec::new();
+        for (xc, yc) in x.chunks(block * d.max(1)).zip(y.chunks(block)) {
+            crate::interrupt::poll()?;
+            let mut failed = None;
+            let mut k = 0;
+            for (row, f) in xc.chunks_exact(d.max(1)).zip(feats.chunks_exact_mut(r.max(1))) {
+                if let Err(e) = map(row, f) {
+                    failed = Some(e);
+                    break;
+                }
+                k += 1;
+            }
+            let o = match out.as_deref_mut() {
+                Some(o) => o,
+                None => {
+                    scratch.clear();
+                    &mut scratch
+                }
+            };
+            if block == 1 || r == 0 {
+                for (f, &yi) in feats.chunks_exact(r.max(1)).zip(&yc[..k]) {
+                    o.push(self.predict_learn(&f[..r], yi));
+                }
+            } else {
+                self.predict_learn_block(&feats[..k * r], &yc[..k], o);
+            }
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
     /// The weight vector `w_t = A_t^{-1} b_t` after the last round (ridge solution).
     pub fn weights(&self) -> Vec<f64> {
         let mut w = vec![0.0; self.r];
-        packed::symv(&self.ainv, &self.b, &mut w);
+        self.apply(&self.b, &mut w);
         w
+    }
+}
+
+/// The serialised form: the packed upper triangle of `A^{-1}` (pending update
+/// applied), so a state is `r (r + 1) / 2 + r` doubles plus scalars.
+#[derive(Serialize)]
+#[serde(rename = "LinearAwv")]
+struct StoredRef<'a> {
+    r: usize,
+    lam: f64,
+    ridge: bool,
+    ainv: PackedTriangle<'a>,
+    b: &'a [f64],
+    n_seen: u64,
+    last_leverage: f64,
+    regret_term: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "LinearAwv")]
+struct Stored {
+    r: usize,
+    lam: f64,
+    ridge: bool,
+    ainv: Vec<f64>,
+    b: Vec<f64>,
+    n_seen: u64,
+    last_leverage: f64,
+    regret_term: f64,
+}
+
+struct PackedTriangle<'a>(&'a LinearAwv);
+
+impl Serialize for PackedTriangle<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let e = self.0;
+        let mut seq = s.serialize_seq(Some(e.r * (e.r + 1) / 2))?;
+        let mut col = vec![0.0; e.r];
+        for j in 0..e.r {
+            e.column(j, &mut col);
+            for v in &col[..=j] {
+                seq.serialize_element(v)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for LinearAwv {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        StoredRef {
+            r: self.r,
+            lam: self.lam,
+            ridge: self.ridge,
+            ainv: PackedTriangle(self),
+            b: &self.b,
+            n_seen: self.n_seen,
+            last_leverage: self.last_leverage,
+            regret_term: self.regret_term,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for LinearAwv {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = Stored::deserialize(d)?;
+        // The panel storage is allocated only once the packed triangle (already in
+        // memory) has the length `r` implies: about the same size.
+        if s.ainv.len() as u128 != crate::limits::packed(s.r) {
+            return Err(serde::de::Error::custom(format!(
+                "A^-1 (packed) has {} entries, {} features need {}",
+                s.ainv.len(),
+                s.r,
+                crate::limits::packed(s.r)
+            )));
+        }
+        let mut e =
+            LinearAwv::from_parts(s.r, s.lam, s.ridge, upper::from_packed(&s.ainv, s.r), s.b);
+        e.n_seen = s.n_seen;
+        e.last_leverage = s.last_leverage;
+        e.regret_term = s.regret_term;
+        Ok(e)
     }
 }
 
 impl crate::state::ValidState for LinearAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
-        within_memory("the AWV state", packed(self.r) + 2 * self.r as u128)?;
+        within_memory("the AWV state", state_doubles(self.r))?;
         scale("lam", self.lam)?;
-        len_is("A^-1 (packed)", self.ainv.len(), packed::packed_len(self.r))?;
+        ensure(self.ainv.len() as u128 == upper::stored_len(self.r), || {
+            "A^-1 has the wrong length".into()
+        })?;
         len_is("b", self.b.len(), self.r)?;
-        finite("A^-1", &self.ainv)?;
+        let tri = self.ainv_packed();
+        finite("A^-1", &tri)?;
         finite("b", &self.b)?;
         // A^-1 is positive definite: its diagonal is positive.
-        ensure((0..self.r).all(|j| packed::get(&self.ainv, j, j) > 0.0), || {
+        ensure((0..self.r).all(|j| tri[j * (j + 1) / 2 + j] > 0.0), || {
             "A^-1 has a diagonal entry <= 0".into()
         })?;
         ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {

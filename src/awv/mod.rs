@@ -1,6 +1,8 @@
 //! The linear Vovk-Azoury-Warmuth forecaster on fixed features: the engine of
 //! every fixed-embedding learner (PKAWV on the Taylor basis or a fixed Nystrom
-//! dictionary, RFF experts of VAW2).
+//! dictionary, RFF experts of VAW2), with single rounds and blocks of rounds.
+mod block;
 mod engine;
 
-pub use engine::LinearAwv;
+pub use block::MAX_CANCELLATION;
+pub use engine::{auto_block_size, check_block_size, state_doubles, LinearAwv, MAX_BLOCK_SIZE};

@@ -8,7 +8,7 @@
 //! (`b_0 = 0`: the first prediction is 0).
 
 use super::OnlineLearner;
-use crate::awv::LinearAwv;
+use crate::awv::{check_block_size, LinearAwv};
 use crate::error::Result;
 use crate::features::FeatureMap;
 use crate::state::ValidState;
@@ -59,6 +59,10 @@ pub struct FeatureAwv<F: LazyFeatureMap> {
     params: F::Params,
     lam: f64,
     ridge: bool,
+    /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic
+    /// from `r`; 1: single rounds). A run-time setting, not part of the state.
+    #[serde(skip)]
+    block_size: Option<usize>,
     /// Built on the first call, when `d` becomes known.
     state: Option<State<F>>,
 }
@@ -72,11 +76,11 @@ struct State<F: LazyFeatureMap> {
     v: Vec<f64>,
 }
 
-/// The memory ceiling for an AWV state on `r` features (`r(r+1)/2 + 2r` doubles).
+/// The memory ceiling for an AWV state on `r` features (about `r(r+1)/2` doubles).
 pub(crate) fn check_awv_memory(learner: &str, r: usize) -> Result<()> {
     crate::limits::check_doubles(
         &format!("{learner} with {r} features (the AWV state is r(r+1)/2 doubles)"),
-        Some(crate::limits::packed(r) + 2 * r as u128),
+        Some(crate::awv::state_doubles(r)),
     )
 }
 
@@ -84,7 +88,56 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
     /// The learner for already checked map parameters (`lam > 0` is checked here).
     pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Result<Self> {
         crate::error::positive("lam", lam)?;
-        Ok(FeatureAwv { params, lam, ridge, state: None })
+        Ok(FeatureAwv { params, lam, ridge, block_size: None, state: None })
+    }
+
+    /// Sets the block size (`None`: automatic; `1`: single rounds).
+    pub fn with_block_size(mut self, block_size: Option<usize>) -> Result<Self> {
+        check_block_size(block_size)?;
+        self.block_size = block_size;
+        Ok(self)
+    }
+
+    /// Sets a checked block size (a run-time setting: see [`Self::with_block_size`]).
+    pub(crate) fn set_block_size(&mut self, block_size: Option<usize>) {
+        if check_block_size(block_size).is_ok() {
+            self.block_size = block_size;
+        }
+    }
+
+    /// Full rounds over the rows (blocks of rounds on the AWV engine); the first
+    /// round of a fresh learner goes through [`OnlineLearner::predict_learn`],
+    /// which builds the map. The rows were screened by `check_row` beforehand.
+    fn run_rows(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        mut out: Option<&mut Vec<f64>>,
+    ) -> Result<()> {
+        let (mut x, mut y) = (x, y);
+        if self.state.is_none() && !y.is_empty() {
+            crate::interrupt::poll()?;
+            let p = self.predict_learn(&x[..d], y[0])?;
+            if let Some(o) = out.as_deref_mut() {
+                o.push(p);
+            }
+            (x, y) = (&x[d..], &y[1..]);
+        }
+        let Some(st) = self.state.as_mut() else { return Ok(()) };
+        let block = st.engine.block_size(self.block_size);
+        let features = &st.features;
+        st.engine.predict_learn_rows(
+            x,
+            d,
+            y,
+            block,
+            |row, f| {
+                features.map_into(row, f);
+                features.check_features(f)
+            },
+            out,
+        )
     }
 
     pub fn params(&self) -> &F::Params {
@@ -180,6 +233,55 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         Ok(st.engine.predict_learn(&st.v, y))
     }
 
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.run_rows(x, d, y, Some(out))
+    }
+
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        self.run_rows(x, d, y, None)
+    }
+
+    /// One matrix-matrix product per chunk of rows ([`LinearAwv::predict_many`]) when
+    /// the learner runs blocks; single predictions (bit for bit `predict`) otherwise.
+    fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
+        let blocked = self.state.as_ref().filter(|st| st.engine.block_size(self.block_size) > 1);
+        let Some(st) = blocked else {
+            for row in x.chunks_exact(d) {
+                crate::interrupt::poll()?;
+                out.push(self.predict(row)?);
+            }
+            return Ok(());
+        };
+        let r = st.engine.dim();
+        const CHUNK: usize = 256;
+        let mut feats = vec![0.0; r * CHUNK.min(x.len() / d.max(1))];
+        for xc in x.chunks(CHUNK * d) {
+            crate::interrupt::poll()?;
+            // Rows up to the first whose features overflow are predicted, then the error.
+            let mut k = 0;
+            let mut failed = None;
+            for (row, f) in xc.chunks_exact(d).zip(feats.chunks_exact_mut(r)) {
+                st.features.map_into(row, f);
+                if let Err(e) = st.features.check_features(f) {
+                    failed = Some(e);
+                    break;
+                }
+                k += 1;
+            }
+            st.engine.predict_many(&feats[..k * r], out);
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     fn n_seen(&self) -> u64 {
         self.state.as_ref().map_or(0, |s| s.engine.n_seen())
     }
@@ -210,5 +312,8 @@ impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
         F::check_params(&self.params, &fresh.params)?;
         same("lam", &self.lam, &fresh.lam)?;
         same("ridge", &self.ridge, &fresh.ridge)
+    }
+    fn adopt_settings(&mut self, fresh: &Self) {
+        self.block_size = fresh.block_size;
     }
 }

@@ -102,6 +102,17 @@ pub trait OnlineLearner {
         Ok(())
     }
 
+    /// Predictions for every row of row-major `x` as the next round (pure), pushed
+    /// onto `out`; polls Ctrl-C. The default loops [`OnlineLearner::predict`]; a
+    /// learner may batch it (for example as one matrix-matrix product).
+    fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
+        for row in x.chunks_exact(d) {
+            crate::interrupt::poll()?;
+            out.push(self.predict(row)?);
+        }
+        Ok(())
+    }
+
     /// Rounds learned so far.
     fn n_seen(&self) -> u64;
 

@@ -1,6 +1,6 @@
 //! A growing lower Cholesky factor `L L^T = A` stored by columns (`cols[k]` holds
-//! `L[k..m, k]`, the diagonal first), for the Nystrom forecaster (spec `pkawv.md`
-//! sec. 1.5, 1.9.2): every column is a contiguous slice, so the rank-one update
+//! `L[k..m, k]`, the diagonal first), for the Nystrom forecaster (PKAWV paper
+//! sec. 3.2 and App. H, Algorithm 2; docs/choices.md, "Nyström variant"): every column is a contiguous slice, so the rank-one update
 //! (Givens form) and the forward substitution (axpy form) stream it once, and a
 //! bordering `A -> [[A, c], [c^T, dd]]` appends one entry per column plus a new
 //! column, O(m) moves.

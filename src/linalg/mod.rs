@@ -6,9 +6,15 @@
 //!   columns, with a symmetric matrix-vector product and a symmetric rank-one
 //!   update that each read the triangle once ("touch half the matrix").
 //!
+//! * [`upper`]: the same symmetric matrices in a dense column-major array
+//!   (upper triangle authoritative), for kernels that also need matrix-matrix
+//!   products ([`gemm`], run-time dispatched `matrixmultiply`).
+//!
 //! Larger factorisations (Cholesky with rank-one updates, bordered inverses)
 //! use nalgebra or live next to the learner that needs them.
 
 pub mod blas;
 pub mod cholesky;
+pub mod gemm;
 pub mod packed;
+pub mod upper;

@@ -309,6 +309,19 @@ impl OnlineLearner for Mixture {
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.
+impl Mixture {
+    /// Sets `block_size = 1` on every expert built on the AWV engine.
+    pub(crate) fn single_rounds(&mut self) {
+        for e in &mut self.experts {
+            match e {
+                AnyLearner::TaylorAwv(t) => t.set_block_size(Some(1)),
+                AnyLearner::RffAwv(r) => r.set_block_size(Some(1)),
+                _ => {}
+            }
+        }
+    }
+}
+
 impl ValidState for Mixture {
     fn validate(&self) -> Result<()> {
         self.experts.iter().try_for_each(|e| e.validate())?;

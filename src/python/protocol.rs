@@ -35,7 +35,7 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
         .with_fixint_encoding()
         .reject_trailing_bytes()
         .with_limit(bytes.len() as u64);
-    let (version, value): (u32, T) = opts
+    let (version, mut value): (u32, T) = opts
         .deserialize(bytes)
         .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
     if version != STATE_FORMAT_VERSION {
@@ -45,6 +45,7 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
     }
     value.validate()?;
     value.check_config(fresh)?;
+    value.adopt_settings(fresh);
     Ok(value)
 }
 

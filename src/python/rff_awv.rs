@@ -25,7 +25,8 @@ pub struct PyRffAwv {
 #[pymethods]
 impl PyRffAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, ridge, seed))]
+    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, ridge, seed, block_size))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,
         kernel_params: Vec<f64>,
@@ -34,10 +35,12 @@ impl PyRffAwv {
         features: &str,
         ridge: bool,
         seed: u64,
+        block_size: Option<usize>,
     ) -> PyResult<Self> {
         let k = Kernel::from_spec(kernel_name, &kernel_params)?;
         let v = RffVariant::from_name(features)?;
-        Ok(PyRffAwv { inner: RffAwv::new(k, n_features, lam, v, ridge, seed)? })
+        let inner = RffAwv::new(k, n_features, lam, v, ridge, seed)?.with_block_size(block_size)?;
+        Ok(PyRffAwv { inner })
     }
 
     /// Frequencies `(m, d)` (None before the first round).

@@ -11,9 +11,16 @@ pub struct PyTaylorAwv {
 #[pymethods]
 impl PyTaylorAwv {
     #[new]
-    #[pyo3(signature = (sigma, degree, lam, ridge))]
-    fn new(sigma: f64, degree: usize, lam: f64, ridge: bool) -> PyResult<Self> {
-        Ok(PyTaylorAwv { inner: TaylorAwv::new(sigma, degree, lam, ridge)? })
+    #[pyo3(signature = (sigma, degree, lam, ridge, block_size))]
+    fn new(
+        sigma: f64,
+        degree: usize,
+        lam: f64,
+        ridge: bool,
+        block_size: Option<usize>,
+    ) -> PyResult<Self> {
+        let inner = TaylorAwv::new(sigma, degree, lam, ridge)?.with_block_size(block_size)?;
+        Ok(PyTaylorAwv { inner })
     }
 
     /// Taylor features `phi(x)` of one input.

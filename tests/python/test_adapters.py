@@ -29,6 +29,7 @@ def test_sklearn_regressor_equals_learn_many(rng):
         "degree": 3,
         "lam": 1.0,
         "ridge": False,
+        "block_size": None,
     }
 
 

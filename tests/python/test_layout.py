@@ -162,8 +162,6 @@ ALLOWED = {
     "python/kernelstream/experiments/vaw2_table2.py",
     "python/kernelstream/learners/pros_n_kons.py",
     "python/kernelstream/leverage.py",
-    "src/awv/engine.rs",
-    "src/linalg/cholesky.rs",
 }
 
 

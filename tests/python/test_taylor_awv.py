@@ -180,3 +180,42 @@ def test_memory_is_flat_in_n():
     s1 = len(m._core._state_bytes())
     m.learn_many(rng.uniform(-1, 1, (5000, 5)), rng.uniform(-1, 1, 5000))
     assert len(m._core._state_bytes()) == s1
+
+
+@pytest.mark.parametrize("ridge", [False, True])
+@pytest.mark.parametrize("block_size", [None, 7, 64])
+def test_blocked_rounds_equal_single_rounds_and_reference(rng, ridge, block_size):
+    # r = C(4 + 4, 4) = 70 features: blocks of rounds (Woodbury) against single
+    # rounds and the NumPy reference; learn_many and predict_many agree too.
+    X = rng.uniform(-1, 1, size=(300, 4))
+    y = np.cos(2 * X.sum(axis=1)) + 0.1 * rng.standard_normal(300)
+    kw = dict(sigma=1.2, degree=4, lam=0.5, ridge=ridge)
+    single = ks.TaylorAWV(**kw, block_size=1)
+    blocked = ks.TaylorAWV(**kw, block_size=block_size)
+    p1, pb = single.progressive_predict(X, y), blocked.progressive_predict(X, y)
+    ref = TaylorAWVReference(**kw).progressive_predict(X, y)
+    assert blocked.dim == 70
+    np.testing.assert_allclose(pb, p1, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(pb, ref, rtol=1e-9, atol=1e-10)
+    learned = ks.TaylorAWV(**kw, block_size=block_size)
+    learned.learn_many(X, y)
+    Xt = rng.uniform(-1, 1, size=(40, 4))
+    many = learned.predict_many(Xt)
+    one = np.array([single.predict_one(x) for x in Xt])
+    np.testing.assert_allclose(many, one, rtol=1e-9, atol=1e-12)
+    assert learned.regret_term == pytest.approx(single.regret_term, rel=1e-10)
+
+
+def test_block_size_is_a_setting_kept_by_copies_and_checked(rng):
+    import copy
+    import pickle
+
+    X = rng.uniform(-1, 1, size=(50, 3))
+    m = ks.TaylorAWV(degree=3, block_size=5)
+    m.learn_many(X, X[:, 0])
+    for other in (pickle.loads(pickle.dumps(m)), copy.copy(m)):
+        assert other.get_params()["block_size"] == 5
+        np.testing.assert_array_equal(other.predict_many(X), m.predict_many(X))
+    for bad in (0, -1, 1.5, 10**6, "8"):
+        with pytest.raises(ks.ParameterError):
+            ks.TaylorAWV(block_size=bad)

@@ -497,3 +497,20 @@ def test_ar4_follows_eq_32():
     np.testing.assert_array_equal(X4[:, 0], X[:, 0])
     np.testing.assert_array_equal(X4[3:, 3], X[:-3, 0])
     np.testing.assert_array_equal(y4, y)
+
+
+@pytest.mark.parametrize("ridge", [False, True])
+def test_rffawv_blocked_rounds_equal_single_rounds(ridge):
+    # r = 120 features ("cossin", 60 frequencies): automatic blocks against single rounds.
+    X, y = bounded_stream(300, 3, 4)
+    kw = dict(n_features=60, lam=0.5, features="cossin", seed=3, ridge=ridge)
+    single = ks.RFFAWV(Gaussian(0.7), **kw, block_size=1)
+    blocked = ks.RFFAWV(Gaussian(0.7), **kw)
+    ref = RFFAWVReference(Gaussian(0.7), **kw)
+    pb = blocked.progressive_predict(X, y)
+    np.testing.assert_allclose(pb, single.progressive_predict(X, y), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(pb, run_ref(ref, X, y), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(blocked.weights, single.weights, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        blocked.predict_many(X[:20]), [single.predict_one(x) for x in X[:20]], rtol=1e-9, atol=1e-12
+    )

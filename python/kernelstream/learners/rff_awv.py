@@ -43,6 +43,11 @@ class RFFAWV(Learner):
         ``y_hat_t = sum_{s<t} y_s phi_s^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} phi_t``
         (the forecaster of the second author's public code), as in
         :class:`kernelstream.TaylorAWV`.
+    block_size : int, optional
+        Rounds per block of ``progressive_predict`` and ``learn_many``: a block of ``B``
+        rounds runs as matrix-matrix products (Woodbury identity) with the same
+        predictions as ``B`` single rounds up to rounding; ``None`` chooses ``B`` from the
+        feature count, ``1`` runs single rounds. A speed setting, not part of the state.
 
     Examples
     --------
@@ -69,9 +74,16 @@ class RFFAWV(Learner):
         features: str = "cos",
         seed: int = 0,
         ridge: bool = False,
+        block_size: int | None = None,
     ):
         super().__init__(
-            kernel=kernel, n_features=n_features, lam=lam, features=features, seed=seed, ridge=ridge
+            kernel=kernel,
+            n_features=n_features,
+            lam=lam,
+            features=features,
+            seed=seed,
+            ridge=ridge,
+            block_size=block_size,
         )
 
     def _core_kwargs(self, p):
@@ -84,6 +96,7 @@ class RFFAWV(Learner):
             features=text("features", p["features"]),
             ridge=flag("ridge", p["ridge"]),
             seed=whole("seed", p["seed"]),
+            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
         )
 
     @property

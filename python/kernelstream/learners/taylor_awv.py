@@ -37,6 +37,11 @@ class TaylorAWV(Learner):
     ridge : bool, default False
         ``True`` predicts with ``A_{t-1}`` (online ridge regression, "Projected-KRR");
         ``False`` is AWV, with the current point in the covariance.
+    block_size : int, optional
+        Rounds per block of ``progressive_predict`` and ``learn_many``: a block of ``B``
+        rounds runs as matrix-matrix products (Woodbury identity) with the same
+        predictions as ``B`` single rounds up to rounding; ``None`` chooses ``B`` from the
+        feature count, ``1`` runs single rounds. A speed setting, not part of the state.
 
     Examples
     --------
@@ -54,8 +59,15 @@ class TaylorAWV(Learner):
 
     _core_class = _core.TaylorAWV
 
-    def __init__(self, sigma: float = 1.0, degree: int = 2, lam: float = 1.0, ridge: bool = False):
-        super().__init__(sigma=sigma, degree=degree, lam=lam, ridge=ridge)
+    def __init__(
+        self,
+        sigma: float = 1.0,
+        degree: int = 2,
+        lam: float = 1.0,
+        ridge: bool = False,
+        block_size: int | None = None,
+    ):
+        super().__init__(sigma=sigma, degree=degree, lam=lam, ridge=ridge, block_size=block_size)
 
     def _core_kwargs(self, p):
         return dict(
@@ -63,6 +75,7 @@ class TaylorAWV(Learner):
             degree=whole("degree", p["degree"]),
             lam=real("lam", p["lam"]),
             ridge=flag("ridge", p["ridge"]),
+            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
         )
 
     def features(self, x) -> np.ndarray:

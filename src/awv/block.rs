@@ -1,0 +1,119 @@
+//! Blocked rounds of the linear AWV engine: `n` consecutive rounds with
+//! matrix-matrix products, giving the same predictions and state as `n` single
+//! rounds up to rounding (Woodbury identity applied to the `n` Sherman-Morrison
+//! steps of PKAWV paper Algorithm 1).
+//!
+//! With `S = A_0^{-1}` at the start of the block and rows `x_0..x_{n-1}`:
+//! `P = S X^T` (column `k` = `S x_k`) and `G = X P` (`G_lk = x_l^T S x_k`).
+//! Round `i`'s `h_i = A_{i-1}^{-1} x_i` is `sum_k U_ki P_k` with `U` unit upper
+//! triangular: from `A_{i-1}^{-1} = S - sum_{j<i} h_j h_j^T / d_j`
+//! (`d_j = 1 + delta_j`), `U_{.i} = e_i - sum_{j<i} U_{.j} M_ij / d_j`, where
+//! `M = G U` holds every inner product `M_li = x_l^T h_i` the rounds need:
+//! `delta_i = M_ii` and `h_i^T b_{i-1} = (U^T P^T b_0)_i + sum_{j<i} y_j M_ji`.
+//! At the end `A^{-1} = S - H D^{-1} H^T` with `H = P U`: one rank-`n` update.
+//! Cost: `3 r^2 n` flops in three matrix-matrix products plus `O(n^3 + r n^2)`.
+
+use crate::linalg::blas::dot;
+use crate::linalg::gemm::{gemm, View};
+use crate::linalg::upper;
+
+/// Largest accepted cancellation ratio `kappa_i = sum_k |U_ki| ||P_k||_{A_0} / ||h_i||_{A_0}`
+/// (`||P_k||_{A_0}^2 = G_kk`, `||h_i||_{A_0}^2 = U_{.i}^T M_{.i}`): `h_i` as a
+/// combination of the `P_k` loses about `log10(kappa_i)` digits more than the
+/// sequential rounds. Above it the block runs as single rounds (see docs/choices.md).
+pub const MAX_CANCELLATION: f64 = 1e4;
+
+/// Scratch of one block (kept between blocks: nothing allocated once warm).
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    p: Vec<f64>,
+    h: Vec<f64>,
+    g: Vec<f64>,
+    u: Vec<f64>,
+    m: Vec<f64>,
+    pb: Vec<f64>,
+    tile: Vec<f64>,
+}
+
+/// Runs the block on the upper triangle `ainv` (order `r`) and `b` (not
+/// updated here): writes the `n` predictions into `out` and `delta_i` into
+/// `deltas`. Returns `false`, leaving `ainv` untouched, when the `n x n`
+/// recursion is too ill-conditioned (see [`MAX_CANCELLATION`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    ainv: &mut [f64],
+    r: usize,
+    b: &[f64],
+    ridge: bool,
+    x: &[f64],
+    y: &[f64],
+    out: &mut [f64],
+    deltas: &mut [f64],
+    sc: &mut Scratch,
+) -> bool {
+    let n = y.len();
+    assert!(x.len() == n * r && out.len() == n && deltas.len() == n);
+    sc.p.resize(r * n, 0.0);
+    sc.h.resize(r * n, 0.0);
+    for v in [&mut sc.g, &mut sc.u, &mut sc.m] {
+        v.clear();
+        v.resize(n * n, 0.0);
+    }
+    sc.pb.resize(n, 0.0);
+    // P = S X^T, G = X P (column-major, G_lk at k n + l).
+    upper::symm_rows(ainv, r, x, n, &mut sc.p, &mut sc.tile);
+    let xv = View { rows: n, cols: r, off: 0, rs: r, cs: 1 };
+    gemm(
+        1.0,
+        x,
+        xv,
+        &sc.p,
+        View::col_major(r, n, 0, r),
+        0.0,
+        &mut sc.g,
+        View::col_major(n, n, 0, n),
+    );
+    for (k, pk) in sc.p.chunks_exact(r).enumerate() {
+        sc.pb[k] = dot(pk, b);
+    }
+    let (g, u, m) = (&sc.g, &mut sc.u, &mut sc.m);
+    for i in 0..n {
+        let (done, rest) = u.split_at_mut(i * n);
+        let ui = &mut rest[..n];
+        ui[i] = 1.0;
+        for j in 0..i {
+            let coef = m[j * n + i] / (1.0 + deltas[j]);
+            for (a, c) in ui[..=j].iter_mut().zip(&done[j * n..=j * n + j]) {
+                *a -= coef * c;
+            }
+        }
+        let mi = &mut m[i * n..(i + 1) * n];
+        for (k, &uk) in ui[..=i].iter().enumerate() {
+            for (ml, gl) in mi.iter_mut().zip(&g[k * n..(k + 1) * n]) {
+                *ml += uk * gl;
+            }
+        }
+        let delta = mi[i];
+        let norm2: f64 = ui[..=i].iter().zip(&mi[..=i]).map(|(a, c)| a * c).sum();
+        let spread: f64 =
+            ui[..=i].iter().enumerate().map(|(k, a)| a.abs() * g[k * n + k].max(0.0).sqrt()).sum();
+        if !(delta >= 0.0 && norm2 > 0.0 && spread <= MAX_CANCELLATION * norm2.sqrt()) {
+            return false;
+        }
+        let mut hb: f64 = ui[..=i].iter().zip(&sc.pb).map(|(a, c)| a * c).sum();
+        for j in 0..i {
+            hb += y[j] * mi[j];
+        }
+        deltas[i] = delta;
+        out[i] = if ridge { hb } else { hb / (1.0 + delta) };
+    }
+    // H = P U, then S -= H D^{-1} H^T (P's storage takes H D^{-1}).
+    let cm = |rows, cols, ld| View::col_major(rows, cols, 0, ld);
+    gemm(1.0, &sc.p, cm(r, n, r), &sc.u, cm(n, n, n), 0.0, &mut sc.h, cm(r, n, r));
+    for ((pk, hk), dk) in sc.p.chunks_exact_mut(r).zip(sc.h.chunks_exact(r)).zip(deltas.iter()) {
+        let s = 1.0 / (1.0 + dk);
+        pk.iter_mut().zip(hk).for_each(|(a, c)| *a = c * s);
+    }
+    upper::rank_update(ainv, r, -1.0, &sc.p, &sc.h, n);
+    true
+}
