@@ -8,7 +8,7 @@ leverage score of ``x_t`` against the points seen so far,
 with ``K_t`` the Gram matrix of ``x_1 .. x_t``, and keeps about ``beta (1 + eps) sum_t tau_t``
 points. The sum ``sum_t tau_t(gamma)`` depends only on the kernel, ``gamma`` and the order of
 the stream, so a dictionary size can be checked against it whatever the sampler did
-(spec ``pros-n-kons.md`` sec. 2.2, item 12 of sec. 5).
+(the paper's Tables 1 and 2 report #SV close to this sum; ``docs/choices.md``, PROS-N-KONS).
 
 Computation. With ``M = K + gamma I = R R^T`` (Cholesky in stream order), the Schur
 complement identity gives ``R_tt^2 = gamma + k_tt - k_t^T (K_{t-1} + gamma I)^{-1} k_t =

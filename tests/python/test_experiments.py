@@ -89,6 +89,34 @@ def test_dask_local_cluster_gives_identical_results():
         assert a["loss"] == b["loss"]
 
 
+def test_cache_key_follows_the_entrys_own_code(monkeypatch):
+    """An edit to one entry's module changes that entry's code checksum only; an edit to a
+    shared module changes every entry's; the report writer changes none."""
+    from pathlib import Path
+
+    from kernelstream.experiments import cache
+
+    real = Path.read_bytes
+
+    def checksums(edited=None):
+        def read_bytes(self):
+            data = real(self)
+            return data + b"# edited" if edited and self.name == edited else data
+
+        monkeypatch.setattr(Path, "read_bytes", read_bytes)
+        monkeypatch.setattr(cache, "_CODE_SUM", {})
+        mods = ("pkawv_fig2", "taylor_casp")
+        return [cache._code_checksum(f"kernelstream.experiments.{m}") for m in mods]
+
+    base = checksums()
+    assert base[0] != base[1]
+    own = checksums("pkawv_fig2.py")
+    assert own[0] != base[0] and own[1] == base[1]
+    shared = checksums("registry.py")
+    assert shared[0] != base[0] and shared[1] != base[1]
+    assert checksums("report.py") == base
+
+
 @pytest.mark.slow
 @pytest.mark.data
 def test_cache_skips_unchanged_and_force_recomputes(tmp_path):

@@ -153,16 +153,8 @@ OUTSIDE_CITATION = re.compile(
 GENERATED = {"REPRODUCTION.md"}
 #: Not citations: the CI job's default data location, beside its clone.
 NOT_CITATIONS = {".ci/run"}
-#: Still citing the notes, being cleaned on other branches (the engine and linear algebra,
-#: PROS-N-KONS calibration, VAW2 Table 2); empty this list once merged.
-ALLOWED = {
-    "python/kernelstream/experiments/pros_n_kons_common.py",
-    "python/kernelstream/experiments/pros_n_kons_table1.py",
-    "python/kernelstream/experiments/pros_n_kons_table2.py",
-    "python/kernelstream/experiments/vaw2_table2.py",
-    "python/kernelstream/learners/pros_n_kons.py",
-    "python/kernelstream/leverage.py",
-}
+#: Files allowed to cite the notes for a while (a clean-up under way); none now.
+ALLOWED: set[str] = set()
 
 
 def _tracked_text_files() -> dict[str, str]:

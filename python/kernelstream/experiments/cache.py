@@ -1,6 +1,6 @@
 """Result cache of ``kernelstream reproduce``: an entry is not recomputed when its
-inputs have not changed (entry name and options, the entry's source code, the data
-files' checksums, the library version), unless ``--force``."""
+inputs have not changed (entry name and options, the code it runs: the library except the
+other entries' modules, the data files' checksums, the library version), unless ``--force``."""
 
 from __future__ import annotations
 
@@ -25,26 +25,40 @@ def _data_checksums(data_home) -> dict:
     return _DATA_SUMS[key]
 
 
-_CODE_SUM: list = []
+_CODE_SUM: dict = {}
 
 
-def _code_checksum() -> str:
-    """sha256 over the library's code: every Python source of the package and the compiled core.
+def _code_checksum(module: str) -> str:
+    """sha256 over the code an entry's results depend on: every Python source of the package
+    except the other entries' modules and the report writer, and the compiled core.
 
-    Any change to the code (an entry, a shared helper, a learner, the Rust core) invalidates
-    every cached result; the version number alone would not see changes between releases.
+    Any change to a shared helper, a learner or the Rust core invalidates every cached
+    result (the version number alone would not see changes between releases); a change to
+    one entry's module recomputes that entry only, and a change to the report only rewrites
+    the report.
     """
-    if not _CODE_SUM:
+    if module not in _CODE_SUM:
         from .. import _core
 
         root = Path(__file__).resolve().parents[1]
+        here = Path(__file__).resolve().parent
+        own = here / f"{module.rsplit('.', 1)[-1]}.py"
+        # entry modules are those that register an entry (a top-level ``@register(``); read
+        # from the sources, as the catalog imports the registry, which imports this module
+        skip = {f for f in here.glob("*.py") if f != own and _registers(f)} | {here / "report.py"}
         h = hashlib.sha256()
         for f in sorted(root.rglob("*.py")):
+            if f.resolve() in skip:
+                continue
             h.update(str(f.relative_to(root)).encode())
             h.update(f.read_bytes())
         h.update(Path(_core.__file__).read_bytes())
-        _CODE_SUM.append(h.hexdigest())
-    return _CODE_SUM[0]
+        _CODE_SUM[module] = h.hexdigest()
+    return _CODE_SUM[module]
+
+
+def _registers(path: Path) -> bool:
+    return any(line.startswith("@register(") for line in path.read_text().splitlines())
 
 
 def cache_key(entry, ctx) -> str:
@@ -56,7 +70,7 @@ def cache_key(entry, ctx) -> str:
         "seeds": ctx.seeds,
         "time_budget": ctx.time_budget,
         "version": __version__,
-        "code": _code_checksum(),
+        "code": _code_checksum(entry.func.__module__),
         "data": _data_checksums(ctx.data_home),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()

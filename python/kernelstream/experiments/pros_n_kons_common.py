@@ -72,7 +72,7 @@ def prosnkons_spec(
 
 
 def rls_task(task: dict) -> list:
-    """Exact online ridge leverage score sums ``sum_t tau_t(gamma)`` (spec sec. 2.2) of one data
+    """Exact online ridge leverage score sums ``sum_t tau_t(gamma)`` (App. A, Prop. 1) of one data
     set, one per run order (``seeds``, the orders of :func:`run_task`), first ``limit`` rows.
 
     The Gram factor does not depend on the order, so without ``limit`` it is computed once and

@@ -87,10 +87,11 @@ RLS_TOL2 = 1e-6
 NOT_COMPARABLE = {"cod-rna": "not comparable (training split only)"}
 
 #: The calibrated setting (one for the whole table, both alpha = gamma blocks), selected on
-#: TUNED_ON only: KORS beta with beta (1 + eps) = 0.6 (spec sec. 2.2), and C = 10 with an
-#: explicit curvature (spec sec. 4.1, 6.1.5: C = 1 keeps y y_hat <= 1, so the hinge gradient
-#: is always active; the default 1/(8 C^2) would shrink with C; hinge has no valid curvature,
-#: so sigma is a tuning constant), and the Newton step multiplier eta.
+#: TUNED_ON only: KORS beta with beta (1 + eps) = 0.6 (the paper's #SV match the exact online
+#: RLS sum, docs/choices.md), and C = 10 with an explicit curvature (C = 1 keeps
+#: y y_hat <= 1, so the hinge gradient is always active; the default 1/(8 C^2) would shrink
+#: with C; hinge has no valid curvature, so sigma is a tuning constant), and the Newton step
+#: multiplier eta.
 CALIBRATED_SETTING = dict(beta=0.4, C=10.0, curvature=1.0, eta=2.0)
 TUNED_ON = "ijcnn1"
 SELECTION = (

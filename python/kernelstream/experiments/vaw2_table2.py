@@ -1,6 +1,6 @@
 """``vaw2-table2``: Table 2, Figure 1 and Figure 2 of Rokhlin & Gurtovaya (2025),
 *Random feature-based double Vovk-Azoury-Warmuth algorithm for online multi-kernel
-learning* (spec ``vaw2.md`` sec. 8).
+learning* (Sec. 5 of the paper).
 
 Settings of the paper: the 76-kernel dictionary (:func:`kernelstream.kernels.vaw2_grid`),
 m = 50 random features per kernel, lam = 1 for every VAW, expert predictions clipped to
@@ -11,7 +11,7 @@ Data as the paper's pipeline (the OMKL-GF notebooks): Naval with all 17 columns 
 (target: lever position); Bias with every column mean-imputed over all 7752 rows and
 x1..x20 as inputs (target: Next_Tmin).
 
-Two variants of the VAW family (spec sec. 10), each reported with its own rows
+Two variants of the VAW family (``docs/choices.md``, VAW2), each reported with its own rows
 (``variant`` in each row's ``extra``):
 
 * ``"as stated"``: the paper's text, features ``sqrt(2) cos(w.x + b)`` (unnormalised) and the
@@ -93,7 +93,7 @@ FIG2 = ["VAW2", "VAW-EWA", "VAW-ML-Prod"]
 def load_dataset(name: str, run: int, data_home=None, limit=None):
     """The paper's stream for ``name`` with eqs. (33)-(34); returns ``(X, y, n_imputed)``.
 
-    Bias as the OMKL-GF notebook (spec sec. 8.1): every column mean-imputed over all rows
+    Bias as the OMKL-GF authors' notebook: every column mean-imputed over all rows
     (the last two rows, the source's column minima and maxima, included), then x1..x20 as
     inputs (Present_Tmax, x0, falls out of its index shift). Naval: all 17 columns. The
     other files have no missing value."""
@@ -197,7 +197,7 @@ def run_task(task: dict) -> dict:
             ("OMKL-GF", ks.OMKLGF(grid, n_features=m, seed=run)),
         ]
         if task.get("diagnostics") and name == "AR(4)":
-            # Choices the paper leaves open for the baselines (spec sec. 10): the OMKL-GF
+            # Choices the paper leaves open for the baselines (docs/choices.md, VAW2): the OMKL-GF
             # code's 51 Gaussian kernels instead of the 76, and its M in {1, 10, 20}.
             gauss = [k for k in grid if type(k).__name__ == "Gaussian"]
             baselines += [
@@ -359,7 +359,7 @@ def run(ctx: Context) -> EntryResult:
         "changes little once scaling and forecaster agree.",
         "EWA: eta = 1/2; Aggregating Algorithm: eta = 2 on [0, 1]; BOA, ML-Poly, ML-Prod: opera semantics "
         "with linearised losses (loss.gradient = TRUE), BOA as opera 1.2.0/1.2.1.",
-        "Raker and OMKL-GF: our implementations of the spec's description of the OMKL-GF authors' code "
+        "Raker and OMKL-GF: our implementations of the OMKL-GF authors' code as described in docs/choices.md "
         "(eta_t = 0.1/sqrt(t), lambda = 1e-3, [cos, sin]/sqrt(50) features), on the same 76 kernels as the "
         "VAW rules (the paper: 'all algorithms used 76 kernels'); OMKL-GF with M = 10 draws, exploration 0.1, "
         "graph frozen after 500 rounds (choices the sources leave open).",

@@ -48,10 +48,10 @@ class ProsNKons(Learner):
         (Asm. 2, Thm. 2): squared ``1/(8 C^2)`` (the paper's Thm 2); hinge ``1/(8 C^2)``
         (hinge has no valid curvature, Asm. 2 fails: a tuning constant);
         squared_hinge ``1/(2 (1 + C)^2)``; logistic ``min(1/(8 C), e^{-C})/2``.
-        The paper states no value (spec sec. 6.1.5): pass it explicitly in experiments.
+        The paper states no value (Sec. 5; ``docs/choices.md``): pass it explicitly in experiments.
     eta : float, default 1.0
         Newton step multiplier, ``v = w - eta A^{-1} g`` (``1`` is the paper's step; the
-        box lists an ``eta_t`` it never uses, spec sec. 6.1.4).
+        box of Figure 1 lists an ``eta_t`` it never uses; ``docs/choices.md``).
     loss : {"squared", "hinge", "squared_hinge", "logistic"}, default "squared"
         Classification losses require labels ``-1`` or ``+1``.
     on_growth : {"restart", "continue"}, default "restart"
