@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the linear AWV engine and one TaylorAWV round.
 //! Targets (issue 2): at r = 190 one TaylorAWV round <= 10 microseconds.
-//! Issue 15: single rounds (one fused pass) against the two-pass packed round
+//! Issue 15: single rounds (two passes, and one fused pass) against the two-pass packed round
 //! they replaced, and blocks of rounds (matrix-matrix products) against single
 //! rounds, in one run so that the ratios share the machine's load.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -96,6 +96,13 @@ fn bench_single_vs_two_pass(c: &mut Criterion) {
         });
         let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
         g.bench_with_input(BenchmarkId::new("fused", r), &r, |bch, _| {
+            bch.iter(|| {
+                i = (i + 1) % 64;
+                black_box(eng.predict_learn_fused(&xs[i * r..(i + 1) * r], 0.5))
+            })
+        });
+        let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
+        g.bench_with_input(BenchmarkId::new("engine_round", r), &r, |bch, _| {
             bch.iter(|| {
                 i = (i + 1) % 64;
                 black_box(eng.predict_learn(&xs[i * r..(i + 1) * r], 0.5))

@@ -245,9 +245,29 @@ impl LinearAwv {
     }
 
     /// One full round: predict with the current state, then learn `(v, y)`.
-    /// One pass over the triangle: the previous round's pending update, then
-    /// the mat-vec. Returns the prediction.
+    /// Two passes over the triangle (mat-vec, then the rank-one update). The fused
+    /// one-pass round ([`Self::predict_learn_fused`]) measured no faster on the
+    /// machines tried (criterion `awv_round_fused`), so it is not the default.
+    /// Returns the prediction.
     pub fn predict_learn(&mut self, v: &[f64], y: f64) -> f64 {
+        self.ensure_scratch();
+        self.flush();
+        upper::symv(&self.ainv, v, &mut self.h);
+        let delta = dot(v, &self.h);
+        let hb = dot(&self.h, &self.b);
+        let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
+        // Sherman-Morrison (PKAWV paper, Algorithm 1):
+        // A_t^{-1} = A_{t-1}^{-1} - h h^T / (1 + delta).
+        upper::syr(&mut self.ainv, 1.0 / (1.0 + delta), &self.h);
+        axpy(y, v, &mut self.b);
+        self.finish_round(delta, y);
+        pred
+    }
+
+    /// [`Self::predict_learn`] in one pass over the triangle: the previous round's
+    /// update is kept pending and folded into this round's mat-vec (the same
+    /// numbers; every reader of `A^{-1}` applies a pending update first).
+    pub fn predict_learn_fused(&mut self, v: &[f64], y: f64) -> f64 {
         self.ensure_scratch();
         if self.pending != 0.0 {
             upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
@@ -257,8 +277,7 @@ impl LinearAwv {
         let delta = dot(v, &self.h);
         let hb = dot(&self.h, &self.b);
         let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
-        // Sherman-Morrison: A_t^{-1} = A_{t-1}^{-1} - h h^T / (1 + delta), applied
-        // at the next pass over the triangle.
+        // Sherman-Morrison, applied at the next pass over the triangle.
         self.pending = 1.0 / (1.0 + delta);
         std::mem::swap(&mut self.h, &mut self.hp);
         axpy(y, v, &mut self.b);
