@@ -55,10 +55,8 @@ pub fn run(
     assert!(x.len() == n * r && out.len() == n && deltas.len() == n);
     sc.p.resize(r * n, 0.0);
     sc.h.resize(r * n, 0.0);
-    for v in [&mut sc.g, &mut sc.u, &mut sc.m] {
-        v.clear();
-        v.resize(n * n, 0.0);
-    }
+    sc.g.clear();
+    sc.g.resize(n * n, 0.0);
     sc.pb.resize(n, 0.0);
     // P = S X^T, G = X P (column-major, G_lk at k n + l).
     upper::symm_rows(ainv, r, x, n, &mut sc.p, &mut sc.tile);
@@ -76,7 +74,44 @@ pub fn run(
     for (k, pk) in sc.p.chunks_exact(r).enumerate() {
         sc.pb[k] = dot(pk, b);
     }
-    let (g, u, m) = (&sc.g, &mut sc.u, &mut sc.m);
+    if !recursion(&sc.g, &sc.pb, y, ridge, out, deltas, &mut sc.u, &mut sc.m) {
+        return false;
+    }
+    // H = P U, then S -= H D^{-1} H^T (P's storage takes H D^{-1}).
+    let cm = |rows, cols, ld| View::col_major(rows, cols, 0, ld);
+    gemm(1.0, &sc.p, cm(r, n, r), &sc.u, cm(n, n, n), 0.0, &mut sc.h, cm(r, n, r));
+    for ((pk, hk), dk) in sc.p.chunks_exact_mut(r).zip(sc.h.chunks_exact(r)).zip(deltas.iter()) {
+        let s = 1.0 / (1.0 + dk);
+        pk.iter_mut().zip(hk).for_each(|(a, c)| *a = c * s);
+    }
+    upper::rank_update(ainv, r, -1.0, &sc.p, &sc.h, n);
+    true
+}
+
+/// The `n x n` recursion of a block (see the module documentation), shared by
+/// every learner that runs blocks of AWV rounds: from `G` (column-major `n x n`,
+/// `G_lk = x_l^T A_0^{-1} x_k`) and `pb = P^T b_0` (`pb_k = x_k^T A_0^{-1} b_0`),
+/// writes the `n` predictions into `out`, `delta_i = x_i^T A_{i-1}^{-1} x_i`
+/// into `deltas`, and `U` and `M = G U` (column-major) into `u` and `m`.
+/// Returns `false` when the recursion is too ill-conditioned
+/// (see [`MAX_CANCELLATION`]); `out` and `deltas` are then partly written.
+#[allow(clippy::too_many_arguments)]
+pub fn recursion(
+    g: &[f64],
+    pb: &[f64],
+    y: &[f64],
+    ridge: bool,
+    out: &mut [f64],
+    deltas: &mut [f64],
+    u: &mut Vec<f64>,
+    m: &mut Vec<f64>,
+) -> bool {
+    let n = y.len();
+    assert!(g.len() >= n * n && pb.len() >= n && out.len() == n && deltas.len() == n);
+    for v in [&mut *u, &mut *m] {
+        v.clear();
+        v.resize(n * n, 0.0);
+    }
     for i in 0..n {
         let (done, rest) = u.split_at_mut(i * n);
         let ui = &mut rest[..n];
@@ -100,20 +135,12 @@ pub fn run(
         if !(delta >= 0.0 && norm2 > 0.0 && spread <= MAX_CANCELLATION * norm2.sqrt()) {
             return false;
         }
-        let mut hb: f64 = ui[..=i].iter().zip(&sc.pb).map(|(a, c)| a * c).sum();
+        let mut hb: f64 = ui[..=i].iter().zip(pb).map(|(a, c)| a * c).sum();
         for j in 0..i {
             hb += y[j] * mi[j];
         }
         deltas[i] = delta;
         out[i] = if ridge { hb } else { hb / (1.0 + delta) };
     }
-    // H = P U, then S -= H D^{-1} H^T (P's storage takes H D^{-1}).
-    let cm = |rows, cols, ld| View::col_major(rows, cols, 0, ld);
-    gemm(1.0, &sc.p, cm(r, n, r), &sc.u, cm(n, n, n), 0.0, &mut sc.h, cm(r, n, r));
-    for ((pk, hk), dk) in sc.p.chunks_exact_mut(r).zip(sc.h.chunks_exact(r)).zip(deltas.iter()) {
-        let s = 1.0 / (1.0 + dk);
-        pk.iter_mut().zip(hk).for_each(|(a, c)| *a = c * s);
-    }
-    upper::rank_update(ainv, r, -1.0, &sc.p, &sc.h, n);
     true
 }

@@ -4,5 +4,5 @@
 mod block;
 mod engine;
 
-pub use block::MAX_CANCELLATION;
+pub use block::{recursion as block_recursion, MAX_CANCELLATION};
 pub use engine::{auto_block_size, check_block_size, state_doubles, LinearAwv, MAX_BLOCK_SIZE};

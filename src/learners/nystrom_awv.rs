@@ -46,14 +46,30 @@
 //!   `NumericalError`, never a NaN.
 //! * the fixed dictionary's `lam K_DD` is factorised with a jitter if it is singular.
 //!
+//! **Blocks of rounds** (`progressive_predict`, `learn_many`): KORS's decisions do not
+//! depend on the forecaster, so KORS is stepped row by row until it adds a point
+//! (or `block_size` rows are gathered); the rows before it run as one block, the
+//! inserting row as a single round. For a block of `n` rows `K_B` (no insertion) on
+//! `L L^T = A_0`, `x^T A_0^{-1} z = (L^{-1} x).(L^{-1} z)`, so with `W = L^{-1} K_B^T`
+//! and `u_0 = L^{-1} q` the matrices `G = W^T W` and `W^T u_0` are the `G` and
+//! `P^T b_0` of the linear engine's blocks (PKAWV paper, Algorithm 1 by Woodbury;
+//! `crate::awv::block`), whose `n x n` recursion gives the `n` predictions; the factor
+//! of `A_0 + K_B^T K_B` is the `R` of the QR decomposition of `[L^T; K_B]`
+//! ([`ColCholesky::block_solve_update`]: both in one pass over `L`, matrix-matrix
+//! products). Same predictions and state as single rounds up to rounding; a block
+//! that is ill-conditioned or yields a non-finite number reruns as single rounds
+//! (with their repairs) from the unchanged state.
+//!
 //! `predict` is pure: the KORS decision it uses comes from a copy of the
 //! generator, so `predict(x)` followed by `learn(x, y)` makes the same decision.
 
 use super::OnlineLearner;
+use crate::awv::{auto_block_size, check_block_size};
 use crate::error::{positive, KsError, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
-use crate::linalg::cholesky::ColCholesky;
+use crate::linalg::cholesky::{self, ColCholesky};
+use crate::linalg::gemm::{gemm, View};
 use crate::samplers::{Kors, KorsWeights};
 use serde::{Deserialize, Serialize};
 
@@ -102,6 +118,13 @@ pub struct NystromAwv {
     fixed_jitter: f64,
     n_seen: u64,
     stats: NystromStats,
+    /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic from
+    /// the dictionary size; 1: single rounds). A run-time setting, not part of the state.
+    #[serde(skip)]
+    block_size: Option<usize>,
+    /// Rounds run inside blocks (diagnostic, not part of the state).
+    #[serde(skip)]
+    blocked_rounds: u64,
     #[serde(skip)]
     scratch: Scratch,
 }
@@ -111,6 +134,31 @@ struct Scratch {
     krow: Vec<f64>,
     w: Vec<f64>,
     u: Vec<f64>,
+    blk: Box<BlockScratch>,
+}
+
+/// Scratch of the blocked rounds (a copy starts empty).
+#[derive(Debug, Default)]
+struct BlockScratch {
+    /// Kernel rows of the block, row-major `n x m`.
+    krows: Vec<f64>,
+    /// `[K_B^T | q]`, row-major `m x (n + 1)`, solved in place into `[W | u_0]`.
+    rhs: Vec<f64>,
+    /// `W^T [W | u_0]`: `G` then `pb` (column-major `n x (n + 1)`).
+    gp: Vec<f64>,
+    u: Vec<f64>,
+    mm: Vec<f64>,
+    deltas: Vec<f64>,
+    preds: Vec<f64>,
+    chol: cholesky::BlockScratch,
+    /// The factor after the block, swapped in when the block is accepted.
+    next: ColCholesky,
+}
+
+impl Clone for BlockScratch {
+    fn clone(&self) -> Self {
+        BlockScratch::default()
+    }
 }
 
 /// The bordering of `A_{t-1}` by a candidate point.
@@ -220,8 +268,27 @@ impl NystromAwv {
             fixed_jitter: 0.0,
             n_seen: 0,
             stats: NystromStats::default(),
+            block_size: None,
+            blocked_rounds: 0,
             scratch: Scratch::default(),
         }
+    }
+
+    /// Sets the block size (`None`: automatic from the dictionary size; `1`: single rounds).
+    pub fn with_block_size(mut self, block_size: Option<usize>) -> Result<Self> {
+        check_block_size(block_size)?;
+        self.block_size = block_size;
+        Ok(self)
+    }
+
+    /// The block size used on a dictionary of `m` points.
+    pub fn block_size(&self, m: usize) -> usize {
+        self.block_size.unwrap_or_else(|| auto_block_size(m))
+    }
+
+    /// Rounds this object ran inside blocks (a diagnostic, not part of the state).
+    pub fn blocked_rounds(&self) -> u64 {
+        self.blocked_rounds
     }
 
     // ---- accessors -------------------------------------------------------
@@ -428,13 +495,39 @@ impl NystromAwv {
         let mut krow = std::mem::take(&mut sc.krow);
         self.krow_into(x, &mut krow);
         // 1. KORS on x_t (before the prediction: x_t may join the dictionary).
-        let mut ext = None;
-        let mut kors_added = false;
-        if let Some(kors) = self.kors.as_mut() {
-            let same = kors.size() == self.center_rounds.len();
-            let step = if same { kors.step_with_row(x, &krow)? } else { kors.step_full(x)? };
-            kors_added = step.added;
+        let added = self.kors_step(x, &krow);
+        sc.krow = krow;
+        self.forecaster_round(x, y, added?, sc)
+    }
+
+    /// KORS's step on `x` (`krow = k_D(x)`): whether `x` joins KORS's dictionary
+    /// (false for a fixed dictionary).
+    fn kors_step(&mut self, x: &[f64], krow: &[f64]) -> Result<bool> {
+        let same_size = self.center_rounds.len();
+        match self.kors.as_mut() {
+            None => Ok(false),
+            Some(kors) => {
+                let step = if kors.size() == same_size {
+                    kors.step_with_row(x, krow)?
+                } else {
+                    kors.step_full(x)?
+                };
+                Ok(step.added)
+            }
         }
+    }
+
+    /// The forecaster's part of a round (steps 2-5) after KORS decided `kors_added`,
+    /// with `sc.krow = k_D(x)`.
+    fn forecaster_round(
+        &mut self,
+        x: &[f64],
+        y: f64,
+        kors_added: bool,
+        sc: &mut Scratch,
+    ) -> Result<f64> {
+        let mut krow = std::mem::take(&mut sc.krow);
+        let mut ext = None;
         if kors_added {
             ext = self.extension(x, &krow);
         }
@@ -492,6 +585,170 @@ impl NystromAwv {
     }
 }
 
+impl NystromAwv {
+    /// Full rounds over the rows (`y.len()` rows of `d` inputs, already screened):
+    /// blocks between insertions (see the module documentation). Polls Ctrl-C
+    /// between blocks; after an error the rows before the failing one are learned.
+    fn run_rows(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        mut out: Option<&mut Vec<f64>>,
+    ) -> Result<()> {
+        let mut sc = std::mem::take(&mut self.scratch);
+        let res = self.run_rows_with(x, d, y, &mut out, &mut sc);
+        self.scratch = sc;
+        res
+    }
+
+    fn run_rows_with(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Option<&mut Vec<f64>>,
+        sc: &mut Scratch,
+    ) -> Result<()> {
+        let row = |i: usize| &x[i * d..(i + 1) * d];
+        let (n, mut i) = (y.len(), 0);
+        while i < n {
+            crate::interrupt::poll()?;
+            let m = self.size();
+            let bmax = self.block_size(m).min(n - i);
+            if bmax < 2 || m == 0 {
+                let p = self.round_with(row(i), y[i], sc)?;
+                if let Some(o) = out.as_deref_mut() {
+                    o.push(p);
+                }
+                i += 1;
+                continue;
+            }
+            // KORS row by row until it adds a point (that row then runs alone).
+            let mut krows = std::mem::take(&mut sc.blk.krows);
+            krows.resize(bmax * m, 0.0);
+            let (mut k, mut stop) = (0, None);
+            while k < bmax {
+                let kr = &mut krows[k * m..(k + 1) * m];
+                self.kernel.row_into(row(i + k), &self.centers, d, kr);
+                match self.kors_step(row(i + k), kr) {
+                    Ok(false) => k += 1,
+                    other => {
+                        stop = Some(other);
+                        break;
+                    }
+                }
+            }
+            sc.blk.krows = krows;
+            let res = self.block_rounds(&x[i * d..(i + k) * d], d, &y[i..i + k], sc, out);
+            i += k;
+            res?;
+            match stop {
+                None => {}
+                Some(Err(e)) => return Err(e),
+                Some(Ok(added)) => {
+                    sc.krow.clear();
+                    sc.krow.extend_from_slice(&sc.blk.krows[k * m..(k + 1) * m]);
+                    let p = self.forecaster_round(row(i), y[i], added, sc)?;
+                    if let Some(o) = out.as_deref_mut() {
+                        o.push(p);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The forecaster's rounds on rows whose KORS steps added nothing, kernel rows in
+    /// `sc.blk.krows`: one block, or single rounds if the block is refused.
+    fn block_rounds(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        sc: &mut Scratch,
+        out: &mut Option<&mut Vec<f64>>,
+    ) -> Result<()> {
+        let (n, m) = (y.len(), self.size());
+        if n >= 2 && self.try_block(x, d, y, &mut sc.blk) {
+            if let Some(o) = out.as_deref_mut() {
+                o.extend_from_slice(&sc.blk.preds[..n]);
+            }
+            return Ok(());
+        }
+        for (i, (xi, &yi)) in x.chunks_exact(d).zip(y).enumerate() {
+            sc.krow.clear();
+            sc.krow.extend_from_slice(&sc.blk.krows[i * m..(i + 1) * m]);
+            let p = self.forecaster_round(xi, yi, false, sc)?;
+            if let Some(o) = out.as_deref_mut() {
+                o.push(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// `n >= 2` rounds without insertion as one block; `false` (state unchanged) when
+    /// the recursion is ill-conditioned or a prediction or the new factor is not finite.
+    fn try_block(&mut self, x: &[f64], d: usize, y: &[f64], b: &mut BlockScratch) -> bool {
+        let (n, m, c) = (y.len(), self.size(), y.len() + 1);
+        let krows = &b.krows[..n * m];
+        // [W | u_0] = L^{-1} [K_B^T | q] and the factor of A_0 + K_B^T K_B, one pass over L.
+        b.rhs.clear();
+        b.rhs.resize(m * c, 0.0);
+        for (j, r) in b.rhs.chunks_exact_mut(c).enumerate() {
+            for (i, v) in r[..n].iter_mut().enumerate() {
+                *v = krows[i * m + j];
+            }
+            r[n] = self.q[j];
+        }
+        self.chol.block_solve_update(&mut b.rhs, c, krows, n, &mut b.chol, Some(&mut b.next));
+        // G = W^T W (G_lk = k_l^T A_0^{-1} k_k) and pb = W^T u_0 (= k_k^T A_0^{-1} q_0).
+        b.gp.clear();
+        b.gp.resize(n * c, 0.0);
+        let wt = View { rows: n, cols: m, off: 0, rs: 1, cs: c };
+        let wu = View { rows: m, cols: c, off: 0, rs: c, cs: 1 };
+        gemm(1.0, &b.rhs, wt, &b.rhs, wu, 0.0, &mut b.gp, View::col_major(n, c, 0, n));
+        b.preds.clear();
+        b.preds.resize(n, 0.0);
+        b.deltas.clear();
+        b.deltas.resize(n, 0.0);
+        let (g, pb) = b.gp.split_at(n * n);
+        let ok = crate::awv::block_recursion(
+            g,
+            pb,
+            y,
+            self.ridge,
+            &mut b.preds,
+            &mut b.deltas,
+            &mut b.u,
+            &mut b.mm,
+        );
+        if !ok || !b.preds.iter().all(|p| p.is_finite()) || !b.next.is_healthy() {
+            return false;
+        }
+        std::mem::swap(&mut self.chol, &mut b.next);
+        // q_t = q_{t-1} + y_t krow_t and the caches, row by row as single rounds.
+        for (i, (xi, &yi)) in x.chunks_exact(d).zip(y).enumerate() {
+            let krow = &krows[i * m..(i + 1) * m];
+            axpy(yi, krow, &mut self.q);
+            if self.kors.is_some() {
+                for (col, &kj) in self.kcols.iter_mut().zip(krow) {
+                    col.push(kj);
+                }
+                self.xs.extend_from_slice(xi);
+                self.ys.push(yi);
+            }
+        }
+        if self.d.is_none() {
+            self.d = Some(d);
+        }
+        self.n_seen += n as u64;
+        self.blocked_rounds += n as u64;
+        true
+    }
+}
+
 impl OnlineLearner for NystromAwv {
     fn input_dim(&self) -> Option<usize> {
         self.d
@@ -525,6 +782,20 @@ impl OnlineLearner for NystromAwv {
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         self.round(x, y)
+    }
+
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.run_rows(x, d, y, Some(out))
+    }
+
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        self.run_rows(x, d, y, None)
     }
 
     fn n_seen(&self) -> u64 {
@@ -606,5 +877,8 @@ impl crate::state::ValidState for NystromAwv {
             same("jitter", &self.fixed_jitter, &fresh.fixed_jitter)?;
         }
         self.kors.check_config(&fresh.kors)
+    }
+    fn adopt_settings(&mut self, fresh: &Self) {
+        self.block_size = fresh.block_size;
     }
 }

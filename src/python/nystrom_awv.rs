@@ -14,7 +14,7 @@ pub struct PyNystromAwv {
 #[pymethods]
 impl PyNystromAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, lam, mu, eps, beta, kors_weights, seed, ridge, dictionary, max_dictionary))]
+    #[pyo3(signature = (kernel_name, kernel_params, lam, mu, eps, beta, kors_weights, seed, ridge, dictionary, max_dictionary, block_size))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,
@@ -28,6 +28,7 @@ impl PyNystromAwv {
         ridge: bool,
         dictionary: Option<PyReadonlyArray2<'_, f64>>,
         max_dictionary: Option<usize>,
+        block_size: Option<usize>,
     ) -> PyResult<Self> {
         let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
         let dictionary_given = dictionary.is_some();
@@ -53,6 +54,7 @@ impl PyNystromAwv {
             )));
         }
         inner.set_kors_budget(max_dictionary);
+        let inner = inner.with_block_size(block_size)?;
         Ok(PyNystromAwv { inner })
     }
 

@@ -72,6 +72,13 @@ class NystromAWV(Learner):
     max_dictionary : int, optional
         Largest KORS dictionary (None: unbounded, m grows with the effective
         dimension). At the cap no point is added any more (see the module notes).
+    block_size : int, optional
+        Rounds per block of ``progressive_predict`` and ``learn_many``: the rounds
+        between two dictionary insertions run in blocks of up to ``B`` rows as
+        matrix-matrix products (one pass over the Cholesky factor per block) with the
+        same predictions and state as ``B`` single rounds up to rounding; ``None``
+        chooses ``B`` from the dictionary size, ``1`` runs single rounds. A speed
+        setting, not part of the state.
 
     Examples
     --------
@@ -102,6 +109,7 @@ class NystromAWV(Learner):
         ridge: bool = False,
         dictionary=None,
         max_dictionary=None,
+        block_size: int | None = None,
     ):
         super().__init__(
             kernel=kernel,
@@ -114,6 +122,7 @@ class NystromAWV(Learner):
             ridge=ridge,
             dictionary=dictionary,
             max_dictionary=max_dictionary,
+            block_size=block_size,
         )
 
     def _core_kwargs(self, p):
@@ -133,6 +142,7 @@ class NystromAWV(Learner):
             max_dictionary=None
             if p["max_dictionary"] is None
             else whole("max_dictionary", p["max_dictionary"]),
+            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
         )
 
     @property
