@@ -256,5 +256,5 @@ fn block_size_is_checked() {
     let l = fixed(5, 2, 1.0, false, None, 1);
     assert!(l.clone().with_block_size(Some(0)).is_err());
     assert!(l.clone().with_block_size(Some(1 << 20)).is_err());
-    assert_eq!(l.block_size(500), kernelstream::awv::auto_block_size(500));
+    assert_eq!(l.block_size(500), kernelstream::learners::nystrom_auto_block_size(500));
 }

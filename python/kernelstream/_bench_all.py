@@ -71,6 +71,34 @@ def _taylor_blocked(quick):
     return out
 
 
+def _nystrom_blocked(quick):
+    """NystromAWV on a fixed dictionary of m points, ``block_size=None`` (blocks of
+    rounds: one pass over the Cholesky factor per block) against ``block_size=1``."""
+    from . import NystromAWV
+    from .kernels import Gaussian
+
+    out = []
+    settings = [(200, 20000), (500, 4000), (1000, 1500)]
+    if quick:
+        settings = [(200, 2000), (500, 600)]
+    d = 8
+    for m, n in settings:
+        X, y = _uniform_stream(n, d)
+        D, _ = _uniform_stream(m, d, seed=1)
+        out.append(
+            BenchCase(
+                label=f"m={m} d={d} (vs block_size=1)",
+                make_fast=lambda D=D: NystromAWV(Gaussian(1.0), dictionary=D),
+                make_reference=lambda D=D: NystromAWV(Gaussian(1.0), dictionary=D, block_size=1),
+                X=X,
+                y=y,
+                reference_rounds=n,
+                reference_is_learner=True,
+            )
+        )
+    return out
+
+
 # -- issue 3: KernelAWV, NystromAWV, KORS ---------------------------------------
 
 
@@ -521,6 +549,7 @@ CASES = {
     "taylor-blocked": _taylor_blocked,
     "kernel-awv": _kernel_awv,
     "nystrom-awv": _nystrom_awv,
+    "nystrom-blocked": _nystrom_blocked,
     "kors": _kors,
     "rff-awv": _rff_awv,
     "multi-kernel-awv": _multi_kernel,

@@ -24,7 +24,7 @@ pub use kernel_awv::KernelAwv;
 pub use losses::Loss;
 pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
 pub use nogd::Nogd;
-pub use nystrom_awv::{NystromAwv, NystromStats};
+pub use nystrom_awv::{auto_block_size as nystrom_auto_block_size, NystromAwv, NystromStats};
 pub use omkl_gf::OmklGf;
 pub use online_projection::{OnlineProjection, ProjectionConfig};
 pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};

@@ -64,7 +64,7 @@
 //! generator, so `predict(x)` followed by `learn(x, y)` makes the same decision.
 
 use super::OnlineLearner;
-use crate::awv::{auto_block_size, check_block_size};
+use crate::awv::check_block_size;
 use crate::error::{positive, KsError, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
@@ -75,6 +75,18 @@ use serde::{Deserialize, Serialize};
 
 /// Relative threshold on the Schur complement below which an insertion is refused.
 const INSERT_TOL: f64 = 1e-10;
+
+/// The block size `block_size=None` stands for on a dictionary of `m` points:
+/// single rounds below 48 points (the `O(B^3)` recursion would not pay), else
+/// blocks of 64 rows, 128 from 400 points (a block costs `(3 B + PANEL) m^2` flops
+/// plus `O(B^3)`; measured in `kernelstream bench nystrom-blocked`, docs/choices.md).
+pub fn auto_block_size(m: usize) -> usize {
+    match m {
+        0..48 => 1,
+        48..400 => 64,
+        _ => 128,
+    }
+}
 
 /// Counts of the numerical repairs (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -65,7 +65,9 @@ def test_learn_many_equals_loop_of_learn_one(name):
     a.learn_many(X, y)
     for x, yt in zip(X, y):
         b.learn_one(x, yt)
-    assert_same_predictions(a, b, Xq)
+    # Learners that run blocks of rounds (block_size) agree with single rounds up to
+    # rounding (as in test_progressive_equals_python_loop); the others bit for bit.
+    np.testing.assert_allclose(a.predict_many(Xq), b.predict_many(Xq), rtol=0, atol=1e-12)
     assert a.n_seen == b.n_seen == 100
 
 
