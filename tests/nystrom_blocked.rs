@@ -103,22 +103,41 @@ fn compare(
         t += k;
         c += 1;
     }
-    let (mut gp, mut gr) = (0.0f64, 0.0f64);
+    // Rounds whose gap exceeds tol |p| are checked against the error scale of the
+    // state before the round (a replay from the start).
+    let start = single.clone();
+    let (mut gp, mut gr, mut flagged) = (0.0f64, 0.0f64, Vec::new());
     for (t, (xt, &yt)) in x.chunks_exact(d).zip(y).enumerate() {
-        let s = error_scale(single, xt);
         let p = single.predict_learn(xt, yt).unwrap();
         let g = (p - pb[t]).abs();
         if g > 0.0 {
-            gp = gp.max(g / s.max(p.abs()));
             gr = gr.max(g / p.abs());
+        }
+        if g > tol * p.abs() {
+            flagged.push(t);
+        }
+    }
+    let mut replay = start;
+    let mut next = flagged.iter().peekable();
+    for (t, (xt, &yt)) in x.chunks_exact(d).zip(y).enumerate() {
+        let Some(&&f) = next.peek() else { break };
+        if f == t {
+            let s = error_scale(&replay, xt);
+            let p = replay.predict_learn(xt, yt).unwrap();
+            gp = gp.max((p - pb[t]).abs() / s.max(p.abs()));
+            next.next();
+        } else {
+            replay.predict_learn(xt, yt).unwrap();
         }
     }
     let ga = rel_gap(&gram(single), &gram(blocked));
     let gq = rel_gap(single.q(), blocked.q());
     eprintln!(
-        "m = {}, {} of {n} rounds blocked: predictions {gp:.1e} (/|p|: {gr:.1e}), A {ga:.1e}, q {gq:.1e}",
+        "m = {}, {} of {n} rounds blocked: predictions {gp:.1e} (/|p|: {gr:.1e}, {} rounds \
+         over tol |p|), A {ga:.1e}, q {gq:.1e}",
         blocked.size(),
-        blocked.blocked_rounds()
+        blocked.blocked_rounds(),
+        flagged.len()
     );
     assert!(gp <= tol && ga <= tol && gq <= tol, "gaps {gp:.2e} {ga:.2e} {gq:.2e}");
     assert_eq!(single.blocked_rounds(), 0);
@@ -248,7 +267,8 @@ fn near_singular_features_repeated_points() {
         .unwrap()
     };
     let (mut a, mut b) = (make(Some(1)), make(Some(32)));
-    compare(&mut a, &mut b, &x, &y, d, &[y.len()], 1e-10);
+    let n = 4000;
+    compare(&mut a, &mut b, &x[..n * d], &y[..n], d, &[n], 1e-10);
 }
 
 #[test]
