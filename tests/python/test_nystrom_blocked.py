@@ -115,7 +115,6 @@ def test_block_size_is_a_setting_kept_by_copies_and_checked():
             ks.NystromAWV(Gaussian(1.0), block_size=bad)
 
 
-@pytest.mark.slow
 def test_fixed_dictionary_blocks_over_1e5_rounds():
     # 10^5 rounds on m = 60: the predictions agree to 1e-9 of their scale (the gap
     # is rounding times cond(A); tests/nystrom_blocked.rs bounds it round by round).
