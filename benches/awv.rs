@@ -158,6 +158,18 @@ fn bench_blocked(c: &mut Criterion) {
         let xs = stream(r, n);
         let ys = vec![0.5; n];
         g.throughput(Throughput::Elements(n as u64));
+        // The rounds as the engine ran them when issue 15 was filed.
+        let mut ainv = packed::scaled_identity(r, 1.0);
+        let (mut b, mut h) = (vec![0.0; r], vec![0.0; r]);
+        g.bench_with_input(BenchmarkId::new("two_pass_before", r), &r, |bch, _| {
+            bch.iter(|| {
+                let mut last = 0.0;
+                for (x, &y) in xs.chunks(r).zip(&ys) {
+                    last = two_pass_round(&mut ainv, &mut b, &mut h, x, y);
+                }
+                black_box(last)
+            })
+        });
         let mut out = Vec::with_capacity(n);
         for bs in [1usize, 32, 64] {
             let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
