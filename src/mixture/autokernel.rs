@@ -272,9 +272,7 @@ impl AutoKernel {
                 cfg.max_taylor_features
             );
         }
-        if cfg.threads > 1024 {
-            return crate::param_err!("threads must be in [0, 1024], got {}", cfg.threads);
-        }
+        crate::parallel::check_threads(cfg.threads)?;
         make_rule(&cfg.rule, n)?;
         Ok(AutoKernel {
             cfg,

@@ -126,9 +126,7 @@ impl Mixture {
     }
 
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
-        if threads > 1024 {
-            return crate::param_err!("threads must be in [0, 1024], got {threads}");
-        }
+        crate::parallel::check_threads(threads)?;
         self.threads = threads;
         Ok(())
     }
