@@ -1,13 +1,13 @@
 //! Criterion benchmarks of the linear AWV engine and one TaylorAWV round.
 //! Targets (issue 2): at r = 190 one TaylorAWV round <= 10 microseconds.
-//! Issue 15: single rounds (two passes, and one fused pass) against the two-pass packed round
-//! they replaced, and blocks of rounds (matrix-matrix products) against single
+//! Issue 15: single rounds (two passes, and one fused pass) against the two-pass round of
+//! the engine when the issue was filed (frozen below), and blocks of rounds (matrix-matrix products) against single
 //! rounds, in one run so that the ratios share the machine's load.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kernelstream::awv::LinearAwv;
 use kernelstream::learners::{OnlineLearner, TaylorAwv};
 use kernelstream::linalg::blas::{axpy, dot};
-use kernelstream::linalg::{packed, upper};
+use kernelstream::linalg::packed;
 use kernelstream::rng::Rng;
 use std::hint::black_box;
 use std::time::Duration;
@@ -56,13 +56,64 @@ fn stream(r: usize, n: usize) -> Vec<f64> {
     (0..n * r).map(|_| rng.normal() / (r as f64).sqrt()).collect()
 }
 
-/// The round of the engine before issue 15: packed triangle, one symmetric
-/// mat-vec, then one rank-one update (two passes over the triangle).
+/// The per-round kernels of the engine when issue 15 was filed, frozen here as
+/// the baseline of its 1.4x target: packed triangle, one column at a time, four
+/// partial sums per column; one symmetric mat-vec, then one rank-one update
+/// (two passes over the triangle). Compiled per path and dispatched as the library's.
+mod before {
+    use kernelstream::simd::Isa;
+
+    kernelstream::dispatch! {
+        pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) => symv_impl, symv_on;
+    }
+    kernelstream::dispatch! {
+        pub fn syr(a: &mut [f64], c: f64, h: &[f64]) => syr_impl, syr_on;
+    }
+
+    #[inline(always)]
+    fn symv_impl<I: Isa>(a: &[f64], v: &[f64], h: &mut [f64]) {
+        let r = v.len();
+        h[..r].iter_mut().for_each(|x| *x = 0.0);
+        for j in 0..r {
+            let s = j * (j + 1) / 2;
+            let (col, vj) = (&a[s..s + j], v[j]);
+            let (head, rest) = h.split_at_mut(j);
+            let mut acc = [0.0f64; 4];
+            let cc = col.chunks_exact(4);
+            let (ct, vt) = (cc.remainder(), v[..j].chunks_exact(4).remainder());
+            let mut hc = head.chunks_exact_mut(4);
+            for ((c4, v4), h4) in cc.zip(v[..j].chunks_exact(4)).zip(&mut hc) {
+                for l in 0..4 {
+                    h4[l] = I::mul_add(vj, c4[l], h4[l]);
+                    acc[l] = I::mul_add(c4[l], v4[l], acc[l]);
+                }
+            }
+            let mut tail = 0.0;
+            for ((c, vi), hi) in ct.iter().zip(vt).zip(hc.into_remainder()) {
+                *hi = I::mul_add(vj, *c, *hi);
+                tail = I::mul_add(*c, *vi, tail);
+            }
+            rest[0] += I::mul_add(a[s + j], vj, ((acc[0] + acc[2]) + (acc[1] + acc[3])) + tail);
+        }
+    }
+
+    #[inline(always)]
+    fn syr_impl<I: Isa>(a: &mut [f64], c: f64, h: &[f64]) {
+        for j in 0..h.len() {
+            let s = j * (j + 1) / 2;
+            let alpha = -c * h[j];
+            for (y, x) in a[s..=s + j].iter_mut().zip(&h[..=j]) {
+                *y = I::mul_add(alpha, *x, *y);
+            }
+        }
+    }
+}
+
 fn two_pass_round(ainv: &mut [f64], b: &mut [f64], h: &mut [f64], v: &[f64], y: f64) -> f64 {
-    packed::symv(ainv, v, h);
+    before::symv(ainv, v, h);
     let delta = dot(v, h);
     let pred = dot(h, b) / (1.0 + delta);
-    packed::syr(ainv, 1.0 / (1.0 + delta), h);
+    before::syr(ainv, 1.0 / (1.0 + delta), h);
     axpy(y, v, b);
     pred
 }
@@ -75,37 +126,24 @@ fn bench_single_vs_two_pass(c: &mut Criterion) {
         let mut ainv = packed::scaled_identity(r, 1.0);
         let (mut b, mut h) = (vec![0.0; r], vec![0.0; r]);
         let mut i = 0usize;
-        g.bench_with_input(BenchmarkId::new("two_pass_packed", r), &r, |bch, _| {
+        g.bench_with_input(BenchmarkId::new("two_pass_before", r), &r, |bch, _| {
             bch.iter(|| {
                 i = (i + 1) % 64;
                 black_box(two_pass_round(&mut ainv, &mut b, &mut h, &xs[i * r..(i + 1) * r], 0.5))
-            })
-        });
-        let mut up = upper::scaled_identity(r, 1.0);
-        g.bench_with_input(BenchmarkId::new("two_pass_panels", r), &r, |bch, _| {
-            bch.iter(|| {
-                i = (i + 1) % 64;
-                let v = &xs[i * r..(i + 1) * r];
-                upper::symv(&up, v, &mut h);
-                let delta = dot(v, &h);
-                let pred = dot(&h, &b) / (1.0 + delta);
-                upper::syr(&mut up, 1.0 / (1.0 + delta), &h);
-                axpy(0.5, v, &mut b);
-                black_box(pred)
             })
         });
         let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
         g.bench_with_input(BenchmarkId::new("fused", r), &r, |bch, _| {
             bch.iter(|| {
                 i = (i + 1) % 64;
-                black_box(eng.predict_learn_fused(&xs[i * r..(i + 1) * r], 0.5))
+                black_box(eng.predict_learn(&xs[i * r..(i + 1) * r], 0.5))
             })
         });
         let mut eng = LinearAwv::new(r, 1.0, false).unwrap();
-        g.bench_with_input(BenchmarkId::new("engine_round", r), &r, |bch, _| {
+        g.bench_with_input(BenchmarkId::new("engine_two_pass", r), &r, |bch, _| {
             bch.iter(|| {
                 i = (i + 1) % 64;
-                black_box(eng.predict_learn(&xs[i * r..(i + 1) * r], 0.5))
+                black_box(eng.predict_learn_two_pass(&xs[i * r..(i + 1) * r], 0.5))
             })
         });
     }
@@ -120,6 +158,18 @@ fn bench_blocked(c: &mut Criterion) {
         let xs = stream(r, n);
         let ys = vec![0.5; n];
         g.throughput(Throughput::Elements(n as u64));
+        // The rounds as the engine ran them when issue 15 was filed.
+        let mut ainv = packed::scaled_identity(r, 1.0);
+        let (mut b, mut h) = (vec![0.0; r], vec![0.0; r]);
+        g.bench_with_input(BenchmarkId::new("two_pass_before", r), &r, |bch, _| {
+            bch.iter(|| {
+                let mut last = 0.0;
+                for (x, &y) in xs.chunks(r).zip(&ys) {
+                    last = two_pass_round(&mut ainv, &mut b, &mut h, x, y);
+                }
+                black_box(last)
+            })
+        });
         let mut out = Vec::with_capacity(n);
         for bs in [1usize, 32, 64] {
             let mut eng = LinearAwv::new(r, 1.0, false).unwrap();

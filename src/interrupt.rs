@@ -3,7 +3,8 @@
 //! The core cannot see signals itself: the bindings install a hook (which briefly
 //! takes the GIL and runs Python's signal handlers) with [`set_hook`]. Long loops
 //! call [`poll`] at points where stopping leaves a consistent state (a round
-//! boundary); `poll` calls the hook at most every [`POLL_INTERVAL`] and returns
+//! boundary); `poll` calls the hook at most every [`POLL_INTERVAL`] (reading the
+//! time only every few polls when they come fast) and returns
 //! [`KsError::Interrupted`] when it reports an interrupt. Without a hook (plain
 //! Rust use), `poll` never interrupts.
 
@@ -18,8 +19,23 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(5);
 static HOOK: OnceLock<fn() -> bool> = OnceLock::new();
 
 thread_local! {
-    static LAST: Cell<Option<Instant>> = const { Cell::new(None) };
+    static CLOCK: Cell<Clock> = const { Cell::new(Clock { last: None, read: None, countdown: 1, stride: 1 }) };
 }
+
+/// When this thread last consulted the hook, and how often it reads the time:
+/// every `stride` polls, with `stride` doubled while reads come less than an
+/// eighth of [`POLL_INTERVAL`] apart and halved when more than it (a clock
+/// read costs about as much as a small round, so fast rounds must not pay it).
+#[derive(Clone, Copy)]
+struct Clock {
+    last: Option<Instant>,
+    read: Option<Instant>,
+    countdown: u32,
+    stride: u32,
+}
+
+/// Largest number of polls between two clock reads.
+const MAX_STRIDE: u32 = 1 << 12;
 
 /// Installs the hook that says whether an interrupt is pending (first call wins).
 pub fn set_hook(hook: fn() -> bool) {
@@ -28,7 +44,8 @@ pub fn set_hook(hook: fn() -> bool) {
 
 /// Resets the clock of this thread (the start of a long call).
 pub fn start() {
-    LAST.with(|l| l.set(Some(Instant::now())));
+    let now = Instant::now();
+    CLOCK.with(|c| c.set(Clock { last: Some(now), read: Some(now), countdown: 1, stride: 1 }));
 }
 
 /// `Err(Interrupted)` if an interrupt is pending (checked at most every `POLL_INTERVAL`).
@@ -37,16 +54,35 @@ pub fn poll() -> Result<()> {
     let Some(hook) = HOOK.get() else {
         return Ok(());
     };
-    let now = Instant::now();
     // Only the thread that started the call consults the hook: a helper thread (a
     // Mixture's experts run on several) never takes the GIL, which its caller may hold.
-    let due = LAST.with(|l| match l.get() {
-        None => false,
-        Some(t) if now.duration_since(t) < POLL_INTERVAL => false,
-        Some(_) => {
-            l.set(Some(now));
-            true
+    let due = CLOCK.with(|cell| {
+        let mut c = cell.get();
+        let (Some(last), Some(read)) = (c.last, c.read) else {
+            return false;
+        };
+        c.countdown -= 1;
+        if c.countdown > 0 {
+            cell.set(c);
+            return false;
         }
+        let now = Instant::now();
+        let gap = now.duration_since(read);
+        c.stride = if gap < POLL_INTERVAL / 8 {
+            (c.stride * 2).min(MAX_STRIDE)
+        } else if gap > POLL_INTERVAL {
+            (c.stride / 2).max(1)
+        } else {
+            c.stride
+        };
+        c.countdown = c.stride;
+        c.read = Some(now);
+        let due = now.duration_since(last) >= POLL_INTERVAL;
+        if due {
+            c.last = Some(now);
+        }
+        cell.set(c);
+        due
     });
     if due && hook() {
         return Err(KsError::Interrupted("interrupted".into()));

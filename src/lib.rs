@@ -14,6 +14,7 @@
 //! * [`stream`]: validated whole-stream loops (the online protocol over an array);
 //! * [`simd`]: run-time choice of the instruction set for the hot kernels (the
 //!   crate itself is compiled for baseline x86-64);
+//! * [`parallel`]: independent experts of a block of rounds on several threads;
 //! * [`state`], [`limits`], [`interrupt`]: validation of decoded state, the memory
 //!   ceiling and scale ranges of parameters, cooperative Ctrl-C.
 //!
@@ -31,6 +32,7 @@ pub mod learners;
 pub mod limits;
 pub mod linalg;
 pub mod mixture;
+pub mod parallel;
 pub mod rng;
 pub mod samplers;
 pub mod simd;

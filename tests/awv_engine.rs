@@ -198,7 +198,7 @@ fn pending_update_is_applied_for_every_reader() {
     let mut two_pass = LinearAwv::new(r, 0.8, false).unwrap();
     for (v, &y) in vs.iter().zip(&ys) {
         // The fused round leaves an update pending; same predictions as two passes.
-        assert_eq!(a.predict_learn_fused(v, y), two_pass.predict_learn(v, y));
+        assert_eq!(a.predict_learn(v, y), two_pass.predict_learn_two_pass(v, y));
     }
     // Reference: the dense inverse of A = lam I + sum v v^T.
     let mut m = DMatrix::<f64>::identity(r, r) * 0.8;
@@ -216,7 +216,7 @@ fn pending_update_is_applied_for_every_reader() {
     let v = &vs[3];
     assert_eq!(back.predict(v), a.predict(v));
     let mut c = a.clone();
-    assert_eq!(c.predict_learn_fused(v, 0.1), a.clone().predict_learn(v, 0.1));
+    assert_eq!(c.predict_learn(v, 0.1), a.clone().predict_learn_two_pass(v, 0.1));
     let mut many = Vec::new();
     a.predict_many(&vs.concat(), &mut many);
     for (v, p) in vs.iter().zip(&many) {

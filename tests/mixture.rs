@@ -134,7 +134,13 @@ fn autokernel_round_by_round_equals_block_and_learns() {
     let mut b = AutoKernel::new(cfg(ExpertFeatures::Auto)).unwrap();
     let loop_: Vec<f64> =
         x.chunks(d).zip(&y).map(|(r, &t)| b.predict_learn(r, t).unwrap()).collect();
-    assert_eq!(block, loop_);
+    // The Taylor experts (r = C(12 + 2, 2) = 91 features) run blocks of rounds in the
+    // batch: equal to single rounds up to rounding, relative to the labels' scale.
+    let ymax = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (p, q) in block.iter().zip(&loop_) {
+        assert!((p - q).abs() <= 1e-10 * (ymax + q.abs()), "{p} vs {q}");
+    }
+    assert!(block != loop_, "the batch ran single rounds");
     let var = y.iter().map(|v| v * v).sum::<f64>() / n as f64;
     let mse = block[150..].iter().zip(&y[150..]).map(|(p, t)| (p - t).powi(2)).sum::<f64>() / 150.0;
     assert!(mse < 0.2 * var, "mse {mse} var {var}");
@@ -161,4 +167,33 @@ fn mixture_state_is_validated_as_a_whole() {
     let zero_d =
         (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(0usize), 0u64, 1usize);
     assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&zero_d).unwrap()).is_err());
+}
+
+#[test]
+fn autokernel_blocked_experts_equal_single_rounds_over_a_long_stream() {
+    // Taylor (r = 91) and random-feature (r = 2 x 32) experts run blocks of rounds in
+    // the batch; the round loop runs single rounds. Fed in pieces (block boundaries
+    // move), 2 x 10^4 rounds agree to 1e-10 relative to the labels' scale.
+    let (n, d) = (20_000usize, 2usize);
+    let (x, y) = data(n, d, 9);
+    let ymax = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for f in [ExpertFeatures::Taylor, ExpertFeatures::Rff] {
+        let c = AutoKernelConfig { n_features: 32, ..cfg(f) };
+        let mut batch = AutoKernel::new(c.clone()).unwrap();
+        let mut p = Vec::new();
+        let mut t = 0;
+        for len in [7usize, 993, 6000, 13_000] {
+            let (xs, ys) = (&x[t * d..(t + len) * d], &y[t..t + len]);
+            p.extend(stream::progressive_predict(&mut batch, xs, len, d, ys).unwrap());
+            t += len;
+        }
+        let mut single = AutoKernel::new(c).unwrap();
+        let q: Vec<f64> =
+            x.chunks(d).zip(&y).map(|(r, &t)| single.predict_learn(r, t).unwrap()).collect();
+        let gap =
+            p.iter().zip(&q).map(|(a, b)| (a - b).abs() / (ymax + b.abs())).fold(0.0, f64::max);
+        eprintln!("{f:?}: prediction gap {gap:.2e}");
+        assert!(gap < 1e-10, "{f:?}: {gap:e}");
+        assert_eq!(batch.n_seen(), n as u64);
+    }
 }

@@ -263,6 +263,50 @@ def _multi_kernel(quick):
     ]
 
 
+def _multi_kernel_blocked(quick):
+    """MultiKernelAWV: blocks of rounds (``block_size=None``) against ``block_size=1``,
+    and its experts on 2 threads against 1 (same run, same results)."""
+    from . import MultiKernelAWV
+    from .kernels import vaw2_grid
+
+    grid = vaw2_grid()
+    # (kernels, m, rounds): the paper's 76 kernels, and every 4th with more features
+    settings = [(grid, 200, 1000), (grid[::4], 400, 1000)]
+    if quick:
+        settings = [(grid[::8], 100, 300)]
+    out = []
+    for kernels, m, n in settings:
+        X, y = _bounded_stream(n, 5, 2)
+        runs = [
+            ("block_size=None vs 1, 1 thread", dict(threads=1), dict(block_size=1, threads=1)),
+            ("2 threads vs 1, block_size=None", dict(threads=2), dict(threads=1)),
+            (
+                "2 threads vs 1, block_size=1",
+                dict(block_size=1, threads=2),
+                dict(block_size=1, threads=1),
+            ),
+            (
+                "block_size=None 2 threads vs 1 1 thread",
+                dict(threads=2),
+                dict(block_size=1, threads=1),
+            ),
+        ]
+        for what, fast, ref in runs:
+            out.append(
+                BenchCase(
+                    label=f"{len(kernels)} kernels m={m}: {what}",
+                    make_fast=lambda k=kernels, m=m, f=fast: MultiKernelAWV(k, n_features=m, **f),
+                    make_reference=lambda k=kernels, m=m, r=ref: MultiKernelAWV(
+                        k, n_features=m, **r
+                    ),
+                    X=X,
+                    y=y,
+                    reference_is_learner=True,
+                )
+            )
+    return out
+
+
 class _AggAsLearner:
     """Adapts an aggregator to the bench protocol (rows of X are expert predictions)."""
 
@@ -553,6 +597,7 @@ CASES = {
     "kors": _kors,
     "rff-awv": _rff_awv,
     "multi-kernel-awv": _multi_kernel,
+    "multi-kernel-blocked": _multi_kernel_blocked,
     "aggregators": _aggregators,
     "pros-n-kons": _pros_n_kons,
     "fogd-nogd": _fogd_nogd,

@@ -27,6 +27,16 @@ impl VawMeta {
     pub fn ridge(&self) -> bool {
         self.engine.ridge()
     }
+    /// The VAW engine on the expert predictions.
+    pub fn engine(&self) -> &LinearAwv {
+        &self.engine
+    }
+    /// `y.len()` rounds on the rows of row-major `z` as one block of the engine
+    /// ([`LinearAwv::predict_learn_block`]: the predictions of `predict_update` row by
+    /// row up to rounding), pushed onto `out`.
+    pub fn predict_update_block(&mut self, z: &[f64], y: &[f64], out: &mut Vec<f64>) {
+        self.engine.predict_learn_block(z, y, out);
+    }
 }
 
 impl Aggregator for VawMeta {

@@ -16,8 +16,8 @@
 //! triangle once and blocks of rounds ([`super::block`]) run as matrix-matrix
 //! products on the same array. A single round's rank-one update is kept
 //! pending and folded into the next round's mat-vec (one pass over the
-//! triangle per round instead of two, bit for bit the same numbers); every
-//! reader of `A^{-1}` sees the update applied. Serialised state holds the
+//! triangle per round instead of two, bit for bit the same numbers:
+//! [`crate::linalg::triangle`]); every reader of `A^{-1}` sees the update applied. Serialised state holds the
 //! packed triangle with the pending update applied. Nothing is allocated per
 //! round. Accuracy over long streams: `tests/awv_engine.rs`.
 
@@ -189,8 +189,7 @@ impl LinearAwv {
     /// `h = A^{-1} v` for the current `A^{-1}` (pure).
     fn apply(&self, v: &[f64], h: &mut [f64]) {
         if self.pending != 0.0 {
-            let mut col = vec![0.0; self.r];
-            upper::syr_symv_peek(&self.ainv, self.pending, &self.hp, v, h, &mut col);
+            upper::syr_symv_peek(&self.ainv, self.pending, &self.hp, v, h, &mut Vec::new());
         } else {
             upper::symv(&self.ainv, v, h);
         }
@@ -244,30 +243,12 @@ impl LinearAwv {
         self.predict_learn(v, y);
     }
 
-    /// One full round: predict with the current state, then learn `(v, y)`.
-    /// Two passes over the triangle (mat-vec, then the rank-one update). The fused
-    /// one-pass round ([`Self::predict_learn_fused`]) measured no faster on the
-    /// machines tried (criterion `awv_round_fused`), so it is not the default.
-    /// Returns the prediction.
+    /// One full round: predict with the current state, then learn `(v, y)`, in
+    /// one pass over the triangle: the previous round's update is kept pending
+    /// and folded into this round's mat-vec ([`upper::syr_symv`]; every reader
+    /// of `A^{-1}` applies a pending update first). The same numbers, bit for
+    /// bit, as [`Self::predict_learn_two_pass`]. Returns the prediction.
     pub fn predict_learn(&mut self, v: &[f64], y: f64) -> f64 {
-        self.ensure_scratch();
-        self.flush();
-        upper::symv(&self.ainv, v, &mut self.h);
-        let delta = dot(v, &self.h);
-        let hb = dot(&self.h, &self.b);
-        let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
-        // Sherman-Morrison (PKAWV paper, Algorithm 1):
-        // A_t^{-1} = A_{t-1}^{-1} - h h^T / (1 + delta).
-        upper::syr(&mut self.ainv, 1.0 / (1.0 + delta), &self.h);
-        axpy(y, v, &mut self.b);
-        self.finish_round(delta, y);
-        pred
-    }
-
-    /// [`Self::predict_learn`] in one pass over the triangle: the previous round's
-    /// update is kept pending and folded into this round's mat-vec (the same
-    /// numbers; every reader of `A^{-1}` applies a pending update first).
-    pub fn predict_learn_fused(&mut self, v: &[f64], y: f64) -> f64 {
         self.ensure_scratch();
         if self.pending != 0.0 {
             upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
@@ -277,9 +258,26 @@ impl LinearAwv {
         let delta = dot(v, &self.h);
         let hb = dot(&self.h, &self.b);
         let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
-        // Sherman-Morrison, applied at the next pass over the triangle.
+        // Sherman-Morrison (PKAWV paper, Algorithm 1), applied at the next pass:
+        // A_t^{-1} = A_{t-1}^{-1} - h h^T / (1 + delta).
         self.pending = 1.0 / (1.0 + delta);
         std::mem::swap(&mut self.h, &mut self.hp);
+        axpy(y, v, &mut self.b);
+        self.finish_round(delta, y);
+        pred
+    }
+
+    /// [`Self::predict_learn`] in two passes over the triangle (the mat-vec,
+    /// then the rank-one update): the reference the fused round is tested and
+    /// benchmarked against.
+    pub fn predict_learn_two_pass(&mut self, v: &[f64], y: f64) -> f64 {
+        self.ensure_scratch();
+        self.flush();
+        upper::symv(&self.ainv, v, &mut self.h);
+        let delta = dot(v, &self.h);
+        let hb = dot(&self.h, &self.b);
+        let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
+        upper::syr(&mut self.ainv, 1.0 / (1.0 + delta), &self.h);
         axpy(y, v, &mut self.b);
         self.finish_round(delta, y);
         pred

@@ -98,13 +98,6 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         Ok(self)
     }
 
-    /// Sets a checked block size (a run-time setting: see [`Self::with_block_size`]).
-    pub(crate) fn set_block_size(&mut self, block_size: Option<usize>) {
-        if check_block_size(block_size).is_ok() {
-            self.block_size = block_size;
-        }
-    }
-
     /// Full rounds over the rows (blocks of rounds on the AWV engine); the first
     /// round of a fresh learner goes through [`OnlineLearner::predict_learn`],
     /// which builds the map. The rows were screened by `check_row` beforehand.

@@ -13,16 +13,26 @@
 //!    `MetaRule::Vaw { ridge: true }`, online ridge; VAW-EWA, -Aggr, -BOA,
 //!    -ML-Poly, -ML-Prod otherwise);
 //! 5. then `y_t` updates every expert (on the raw label) and the meta rule.
+//!
+//! Blocks of rounds (`progressive_predict`, `learn_many`, `progressive_experts`):
+//! steps 1-2 and the expert updates never read the meta rule, so over a block of
+//! `B` rows each expert plays its `B` rounds first (features of the `B` rows, then
+//! [`LinearAwv::predict_learn_block`], Woodbury; `B = 1`: single rounds), the
+//! experts in parallel ([`crate::parallel`]), which gives the `B x N` matrix of
+//! expert predictions; the meta rule then plays the `B` rows in order (the VAW
+//! meta level as blocks of its own engine). Equal to the round loop up to
+//! rounding (bit for bit with `block_size = 1`), for any number of threads.
 
 use super::OnlineLearner;
 use crate::aggregation::{
     AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
 };
-use crate::awv::LinearAwv;
+use crate::awv::{auto_block_size, check_block_size, LinearAwv};
 use crate::error::{positive, Result};
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
+use crate::parallel::{check_threads, Workers};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -86,7 +96,27 @@ pub struct MultiKernelAwv {
     rule: MetaRule,
     clip: Option<(f64, f64)>,
     seed: u64,
+    /// Rounds per expert block of the batch paths (None: automatic from the feature
+    /// count; 1: single rounds). A run-time setting, not part of the state.
+    #[serde(skip)]
+    block_size: Option<usize>,
+    /// Threads running the experts of a block (0: one per core, 1: the calling
+    /// thread). A run-time setting, not part of the state.
+    #[serde(skip)]
+    threads: usize,
     state: Option<State>,
+}
+
+/// Rows between two Ctrl-C polls of the batch paths (whole expert blocks).
+const CHUNK_ROWS: usize = 64;
+/// Rows per chunk of `predict_many` (bounds each expert's `rows x r` feature buffer).
+const PREDICT_ROWS: usize = 256;
+
+/// One expert's buffers of a block: its features (`B x r`) and predictions.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    feats: Vec<f64>,
+    preds: Vec<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -101,6 +131,14 @@ struct State {
     /// Raw expert predictions of the last round (before clipping).
     #[serde(skip)]
     raw: Vec<f64>,
+    /// Per-expert buffers of the blocked path.
+    #[serde(skip)]
+    scratch: Vec<Scratch>,
+    /// The `B x N` expert predictions of a block, then the meta predictions.
+    #[serde(skip)]
+    zb: Vec<f64>,
+    #[serde(skip)]
+    yhat: Vec<f64>,
 }
 
 impl MultiKernelAwv {
@@ -136,15 +174,6 @@ impl MultiKernelAwv {
                 "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
             );
         }
-        // Every kernel has its own AWV expert: n_kernels x r(r+1)/2 doubles.
-        let r = match variant {
-            RffVariant::Cos => n_features,
-            RffVariant::CosSin => 2 * n_features,
-        };
-        crate::limits::check_doubles(
-            &format!("MultiKernelAWV with {} kernels x {r} features", kernels.len()),
-            Some(kernels.len() as u128 * (crate::limits::packed(r) + 2 * r as u128)),
-        )?;
         let me = MultiKernelAwv {
             kernels,
             n_features,
@@ -154,10 +183,50 @@ impl MultiKernelAwv {
             rule,
             clip,
             seed,
+            block_size: None,
+            threads: 0,
             state: None,
         };
+        me.check_memory(None)?;
         me.make_meta()?;
         Ok(me)
+    }
+
+    /// Every kernel has its own AWV expert (`r(r+1)/2 + 2r` doubles) and, in the
+    /// batch paths, buffers of about `4 r B + 3 B^2` doubles for a block of `B` rows.
+    fn check_memory(&self, block_size: Option<usize>) -> Result<()> {
+        let r = self.feature_dim();
+        let b = block_size.unwrap_or_else(|| auto_block_size(r)) as u128;
+        let per = crate::limits::packed(r) + 2 * r as u128 + 4 * r as u128 * b + 3 * b * b;
+        crate::limits::check_doubles(
+            &format!("MultiKernelAWV with {} kernels x {r} features", self.kernels.len()),
+            Some(self.kernels.len() as u128 * per),
+        )
+    }
+
+    /// Sets the block size of the batch paths (`None`: [`auto_block_size`] of the
+    /// feature count; `1`: single rounds, bit for bit the round loop).
+    pub fn with_block_size(mut self, block_size: Option<usize>) -> Result<Self> {
+        check_block_size(block_size)?;
+        self.check_memory(block_size)?;
+        self.block_size = block_size;
+        Ok(self)
+    }
+
+    /// Sets the threads running the experts (`0`: one per core or `RAYON_NUM_THREADS`,
+    /// `1`: the calling thread; the results do not depend on it).
+    pub fn with_threads(mut self, threads: usize) -> Result<Self> {
+        check_threads(threads)?;
+        self.threads = threads;
+        Ok(self)
+    }
+
+    pub fn block_size(&self) -> Option<usize> {
+        self.block_size
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     fn make_meta(&self) -> Result<AnyAggregator> {
@@ -200,6 +269,9 @@ impl MultiKernelAwv {
                 v: Vec::new(),
                 z: Vec::new(),
                 raw: Vec::new(),
+                scratch: Vec::new(),
+                zb: Vec::new(),
+                yhat: Vec::new(),
             });
         }
         let r = self.feature_dim();
@@ -217,11 +289,24 @@ impl MultiKernelAwv {
         if st.raw.len() != n {
             st.raw = vec![0.0; n];
         }
+        if st.scratch.len() != n {
+            st.scratch = vec![Scratch::default(); n];
+        }
         Ok(st)
     }
 
     pub fn n_kernels(&self) -> usize {
         self.kernels.len()
+    }
+
+    /// The experts' AWV engines, in kernel order (None before the first round).
+    pub fn experts(&self) -> Option<&[LinearAwv]> {
+        self.state.as_ref().map(|s| s.experts.as_slice())
+    }
+
+    /// The meta rule (None before the first round).
+    pub fn meta(&self) -> Option<&AnyAggregator> {
+        self.state.as_ref().map(|s| &s.meta)
     }
 
     /// The feature maps, in kernel order (None before the first round).
@@ -260,21 +345,158 @@ impl MultiKernelAwv {
         y: &[f64],
     ) -> Result<Vec<f64>> {
         crate::stream::validate(self, x, n, d, Some(y))?;
-        let nk = self.kernels.len();
-        let mut out = Vec::with_capacity(n * nk);
-        for (row, &yt) in x.chunks_exact(d).zip(y) {
-            self.predict_learn(row, yt)?;
-            if let Some(st) = &self.state {
-                out.extend_from_slice(&st.raw);
+        crate::interrupt::start();
+        let mut out = Vec::with_capacity(n * self.kernels.len());
+        self.run_rows(x, d, y, None, Some(&mut out))?;
+        Ok(out)
+    }
+
+    /// Full rounds over the rows (validated by [`crate::stream`], except against
+    /// features that the first row of a fresh learner draws): meta predictions
+    /// pushed onto `out`, raw expert predictions (row-major) onto `raw`. Polls
+    /// Ctrl-C between chunks of whole blocks; a row that does not fit the drawn
+    /// features stops the run after the rows before it, with the error.
+    fn run_rows(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        mut out: Option<&mut Vec<f64>>,
+        mut raw: Option<&mut Vec<f64>>,
+    ) -> Result<()> {
+        let (mut x, mut y) = (x, y);
+        if self.state.is_none() && !y.is_empty() {
+            // The first round draws the features (keep the one Rng's draw order).
+            crate::interrupt::poll()?;
+            let p = self.predict_learn(&x[..d], y[0])?;
+            if let Some(o) = out.as_deref_mut() {
+                o.push(p);
+            }
+            if let (Some(r), Some(st)) = (raw.as_deref_mut(), &self.state) {
+                r.extend_from_slice(&st.raw);
+            }
+            (x, y) = (&x[d..], &y[1..]);
+        }
+        if y.is_empty() {
+            return Ok(());
+        }
+        let r = self.feature_dim();
+        let block = self.block_size.unwrap_or_else(|| auto_block_size(r)).max(1);
+        // The meta VAW on N experts blocks as its own engine would (never more rows).
+        let meta_block = block.min(auto_block_size(self.kernels.len()));
+        let chunk = block * (CHUNK_ROWS / block).max(1);
+        let workers = Workers::new(self.threads);
+        let clip = self.clip;
+        let st = self.state_mut(d)?;
+        for (xc, yc) in x.chunks(chunk * d).zip(y.chunks(chunk)) {
+            crate::interrupt::poll()?;
+            let mut k = 0;
+            let mut failed = None;
+            for row in xc.chunks_exact(d) {
+                if let Err(e) = crate::features::rff::check_inputs(&st.features, row) {
+                    failed = Some(e);
+                    break;
+                }
+                k += 1;
+            }
+            st.run_chunk(&xc[..k * d], d, &yc[..k], block, meta_block, clip, &workers);
+            if let Some(o) = out.as_deref_mut() {
+                o.extend_from_slice(&st.yhat);
+            }
+            if let Some(r) = raw.as_deref_mut() {
+                r.extend_from_slice(&st.zb);
+            }
+            if let Some(e) = failed {
+                return Err(e);
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     fn clip_in_place(&self, z: &mut [f64]) {
         if let Some((lo, hi)) = self.clip {
             z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
         }
+    }
+}
+
+impl State {
+    /// `y.len()` rounds: every expert's rounds (blocks of `block` rows, experts in
+    /// parallel), the raw `B x N` predictions left in `zb`, then the meta rule on
+    /// the (clipped) rows in order, its predictions left in `yhat`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_chunk(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        block: usize,
+        meta_block: usize,
+        clip: Option<(f64, f64)>,
+        workers: &Workers,
+    ) {
+        let (n, nk) = (y.len(), self.experts.len());
+        self.zb.clear();
+        self.yhat.clear();
+        if n == 0 {
+            return;
+        }
+        let mut items: Vec<_> = self
+            .features
+            .iter()
+            .zip(self.experts.iter_mut())
+            .zip(self.scratch.iter_mut())
+            .collect();
+        workers.for_each(&mut items, |((f, e), sc)| {
+            let r = e.dim();
+            sc.preds.clear();
+            sc.feats.resize(r * block.min(n), 0.0);
+            if block == 1 {
+                // Single rounds, exactly as `predict_learn` plays them.
+                for (row, &yi) in x.chunks_exact(d).zip(y) {
+                    f.map_into(row, &mut sc.feats);
+                    sc.preds.push(e.predict_learn(&sc.feats, yi));
+                }
+                return;
+            }
+            for (xb, yb) in x.chunks(block * d).zip(y.chunks(block)) {
+                for (row, v) in xb.chunks_exact(d).zip(sc.feats.chunks_exact_mut(r)) {
+                    f.map_into(row, v);
+                }
+                e.predict_learn_block(&sc.feats[..yb.len() * r], yb, &mut sc.preds);
+            }
+        });
+        // Each expert wrote its own column: gather the B x N matrix.
+        self.zb.resize(n * nk, 0.0);
+        for (j, sc) in self.scratch.iter().enumerate() {
+            for (i, &p) in sc.preds.iter().enumerate() {
+                self.zb[i * nk + j] = p;
+            }
+        }
+        let mut z = std::mem::take(&mut self.z);
+        z.clone_from(&self.zb);
+        if let Some((lo, hi)) = clip {
+            z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
+        }
+        match &mut self.meta {
+            AnyAggregator::Vaw(m) if meta_block > 1 => {
+                for (zc, yc) in z.chunks(meta_block * nk).zip(y.chunks(meta_block)) {
+                    m.predict_update_block(zc, yc, &mut self.yhat);
+                }
+            }
+            meta => {
+                for (zi, &yi) in z.chunks_exact(nk).zip(y) {
+                    self.yhat.push(meta.predict_update(zi, yi));
+                }
+            }
+        }
+        self.raw.copy_from_slice(&self.zb[(n - 1) * nk..]);
+        z.truncate(nk);
+        z.copy_from_slice(&self.raw);
+        if let Some((lo, hi)) = clip {
+            z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
+        }
+        self.z = z;
     }
 }
 
@@ -305,7 +527,7 @@ impl OnlineLearner for MultiKernelAwv {
         }
         let clip = self.clip;
         let st = self.state_mut(x.len())?;
-        let State { features, experts, meta, v, z, raw } = st;
+        let State { features, experts, meta, v, z, raw, .. } = st;
         for ((f, e), zj) in features.iter().zip(experts.iter_mut()).zip(z.iter_mut()) {
             f.map_into(x, v);
             // The expert predicts before y_t (its z uses labels up to t-1), then learns y_t.
@@ -316,6 +538,65 @@ impl OnlineLearner for MultiKernelAwv {
             z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
         }
         Ok(meta.predict_update(z, y))
+    }
+
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.run_rows(x, d, y, Some(out), None)
+    }
+
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        self.run_rows(x, d, y, None, None)
+    }
+
+    /// The experts' predictions as matrix-matrix products ([`LinearAwv::predict_many`],
+    /// experts in parallel) when the learner runs blocks; single predictions (bit for
+    /// bit `predict`) otherwise.
+    fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
+        let blocked = self
+            .state
+            .as_ref()
+            .filter(|_| self.block_size.unwrap_or_else(|| auto_block_size(self.feature_dim())) > 1);
+        let Some(st) = blocked else {
+            for row in x.chunks_exact(d) {
+                crate::interrupt::poll()?;
+                out.push(self.predict(row)?);
+            }
+            return Ok(());
+        };
+        let nk = st.experts.len();
+        let workers = Workers::new(self.threads);
+        let mut cols = vec![Vec::new(); nk];
+        let mut z = Vec::new();
+        for xc in x.chunks(PREDICT_ROWS * d) {
+            crate::interrupt::poll()?;
+            let n = xc.len() / d;
+            let mut items: Vec<_> =
+                st.features.iter().zip(&st.experts).zip(cols.iter_mut()).collect();
+            workers.for_each(&mut items, |((f, e), col)| {
+                let r = e.dim();
+                let mut feats = vec![0.0; n * r];
+                for (row, v) in xc.chunks_exact(d).zip(feats.chunks_exact_mut(r)) {
+                    f.map_into(row, v);
+                }
+                col.clear();
+                e.predict_many(&feats, col);
+            });
+            z.resize(nk, 0.0);
+            for i in 0..n {
+                for (zj, c) in z.iter_mut().zip(&cols) {
+                    *zj = c[i];
+                }
+                self.clip_in_place(&mut z);
+                out.push(st.meta.predict(&z));
+            }
+        }
+        Ok(())
     }
 
     fn n_seen(&self) -> u64 {
@@ -356,5 +637,9 @@ impl crate::state::ValidState for MultiKernelAwv {
         same("aggregator", &self.rule, &fresh.rule)?;
         same("clip", &self.clip, &fresh.clip)?;
         same("seed", &self.seed, &fresh.seed)
+    }
+    fn adopt_settings(&mut self, fresh: &Self) {
+        self.block_size = fresh.block_size;
+        self.threads = fresh.threads;
     }
 }

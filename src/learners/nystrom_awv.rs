@@ -293,14 +293,6 @@ impl NystromAwv {
         Ok(self)
     }
 
-    /// Sets a checked block size (a run-time setting: see [`Self::with_block_size`]);
-    /// an invalid one is ignored.
-    pub fn set_block_size(&mut self, block_size: Option<usize>) {
-        if check_block_size(block_size).is_ok() {
-            self.block_size = block_size;
-        }
-    }
-
     /// The block size used on a dictionary of `m` points.
     pub fn block_size(&self, m: usize) -> usize {
         self.block_size.unwrap_or_else(|| auto_block_size(m))

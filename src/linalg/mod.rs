@@ -17,4 +17,5 @@ pub mod blas;
 pub mod cholesky;
 pub mod gemm;
 pub mod packed;
+pub mod triangle;
 pub mod upper;

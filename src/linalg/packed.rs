@@ -4,8 +4,8 @@
 //! Both operations below stream the `r (r + 1) / 2` stored entries once; each
 //! is compiled per instruction-set path and chosen at run time ([`crate::simd`]).
 
-use super::blas::axpy_impl;
-use crate::simd::Isa;
+use super::triangle;
+use crate::simd::Lanes;
 
 /// Number of stored entries of an `r x r` symmetric matrix.
 #[inline]
@@ -30,9 +30,7 @@ pub fn scaled_identity(r: usize, scale: f64) -> Vec<f64> {
 crate::dispatch! {
     /// `h = A v` for packed symmetric `A` (order `r = v.len()`).
     ///
-    /// One pass per stored column: column `j` (rows `0..j`) adds `v_j col` to
-    /// `h[0..j]` and, by symmetry, its dot product with `v[0..j]` to `h[j]` (four
-    /// partial sums, a fixed summation order).
+    /// One pass over the stored columns, four at a time ([`triangle::symv`]).
     pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) => symv_impl, symv_on;
 }
 
@@ -41,41 +39,28 @@ crate::dispatch! {
     pub fn syr(a: &mut [f64], c: f64, h: &[f64]) => syr_impl, syr_on;
 }
 
-#[inline(always)]
-fn symv_impl<I: Isa>(a: &[f64], v: &[f64], h: &mut [f64]) {
-    let r = v.len();
-    h[..r].iter_mut().for_each(|x| *x = 0.0);
-    for j in 0..r {
-        let s = col_start(j);
-        let col = &a[s..s + j];
-        let vj = v[j];
-        let (head, rest) = h.split_at_mut(j);
-        let mut acc = [0.0f64; 4];
-        let cc = col.chunks_exact(4);
-        let (ct, vt) = (cc.remainder(), v[..j].chunks_exact(4).remainder());
-        let mut hc = head.chunks_exact_mut(4);
-        for ((c4, v4), h4) in cc.zip(v[..j].chunks_exact(4)).zip(&mut hc) {
-            for l in 0..4 {
-                h4[l] = I::mul_add(vj, c4[l], h4[l]);
-                acc[l] = I::mul_add(c4[l], v4[l], acc[l]);
-            }
-        }
-        let mut tail = 0.0;
-        for ((c, vi), hi) in ct.iter().zip(vt).zip(hc.into_remainder()) {
-            *hi = I::mul_add(vj, *c, *hi);
-            tail = I::mul_add(*c, *vi, tail);
-        }
-        rest[0] += I::mul_add(a[s + j], vj, ((acc[0] + acc[2]) + (acc[1] + acc[3])) + tail);
+/// Packed storage as a [`triangle::Layout`].
+#[derive(Clone, Copy)]
+struct Packed;
+
+impl triangle::Layout for Packed {
+    #[inline(always)]
+    fn off(self, j: usize) -> usize {
+        col_start(j)
     }
 }
 
 #[inline(always)]
-fn syr_impl<I: Isa>(a: &mut [f64], c: f64, h: &[f64]) {
-    let r = h.len();
-    for j in 0..r {
-        let s = col_start(j);
-        axpy_impl::<I>(-c * h[j], &h[..=j], &mut a[s..=s + j]);
-    }
+fn symv_impl<I: Lanes>(a: &[f64], v: &[f64], h: &mut [f64]) {
+    let r = v.len();
+    assert!(a.len() >= packed_len(r) && h.len() >= r);
+    triangle::symv::<I, _>(Packed, a, v, h);
+}
+
+#[inline(always)]
+fn syr_impl<I: Lanes>(a: &mut [f64], c: f64, h: &[f64]) {
+    assert!(a.len() >= packed_len(h.len()));
+    triangle::syr::<I, _>(Packed, a, c, h);
 }
 
 /// Entry `(i, j)` of the packed symmetric matrix.

@@ -10,7 +10,8 @@
 //! The kernels are compiled per instruction-set path and chosen at run time ([`crate::simd`]).
 
 use super::gemm::{gemm, View};
-use crate::simd::Isa;
+use super::triangle;
+use crate::simd::Lanes;
 
 /// Column panel width of the storage and of the blocked products.
 pub const PANEL: usize = 128;
@@ -94,9 +95,8 @@ pub fn get(a: &[f64], r: usize, i: usize, j: usize) -> f64 {
 }
 
 crate::dispatch! {
-    /// `h = A v` for the symmetric `A` (order `r = v.len()`): column `j` (rows
-    /// `0..j`) adds `v_j col` to `h[0..j]` and, by symmetry, its dot product with
-    /// `v[0..j]` to `h[j]` (four partial sums, a fixed summation order).
+    /// `h = A v` for the symmetric `A` (order `r = v.len()`), one pass over the
+    /// triangle ([`triangle::symv`]).
     pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) => symv_impl, symv_on;
 }
 
@@ -113,89 +113,54 @@ crate::dispatch! {
 
 crate::dispatch! {
     /// `h = (A - c hp hp^T) v` without writing `A`: bit for bit the product
-    /// [`syr_symv`] would give (`col` is scratch of length `r`).
-    pub fn syr_symv_peek(a: &[f64], c: f64, hp: &[f64], v: &[f64], h: &mut [f64], col: &mut [f64]) => syr_symv_peek_impl, syr_symv_peek_on;
+    /// [`syr_symv`] would give (`scratch`: a few columns).
+    pub fn syr_symv_peek(a: &[f64], c: f64, hp: &[f64], v: &[f64], h: &mut [f64], scratch: &mut Vec<f64>) => syr_symv_peek_impl, syr_symv_peek_on;
 }
 
-/// Column `j`'s contribution to `h = A v` (the body shared by both products).
-#[inline(always)]
-fn symv_col<I: Isa>(col: &[f64], diag: f64, v: &[f64], vj: f64, head: &mut [f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let cc = col.chunks_exact(4);
-    let (ct, vt) = (cc.remainder(), v.chunks_exact(4).remainder());
-    let mut hc = head.chunks_exact_mut(4);
-    for ((c4, v4), h4) in cc.zip(v.chunks_exact(4)).zip(&mut hc) {
-        for l in 0..4 {
-            h4[l] = I::mul_add(vj, c4[l], h4[l]);
-            acc[l] = I::mul_add(c4[l], v4[l], acc[l]);
-        }
+/// Panel storage as a [`triangle::Layout`] (order `r`).
+#[derive(Clone, Copy)]
+struct Panels(usize);
+
+impl triangle::Layout for Panels {
+    #[inline(always)]
+    fn off(self, j: usize) -> usize {
+        col_off(self.0, j).0
     }
-    let mut tail = 0.0;
-    for ((c, vi), hi) in ct.iter().zip(vt).zip(hc.into_remainder()) {
-        *hi = I::mul_add(vj, *c, *hi);
-        tail = I::mul_add(*c, *vi, tail);
-    }
-    I::mul_add(diag, vj, ((acc[0] + acc[2]) + (acc[1] + acc[3])) + tail)
 }
 
 #[inline(always)]
-fn symv_impl<I: Isa>(a: &[f64], v: &[f64], h: &mut [f64]) {
+fn symv_impl<I: Lanes>(a: &[f64], v: &[f64], h: &mut [f64]) {
     let r = v.len();
     assert!(a.len() as u128 >= stored_len(r) && h.len() >= r);
-    h[..r].iter_mut().for_each(|x| *x = 0.0);
-    for (j, s) in cols(r) {
-        let (head, rest) = h.split_at_mut(j);
-        rest[0] += symv_col::<I>(&a[s..s + j], a[s + j], &v[..j], v[j], head);
-    }
+    triangle::symv::<I, _>(Panels(r), a, v, h);
 }
 
 #[inline(always)]
-fn syr_col<I: Isa>(col: &mut [f64], alpha: f64, h: &[f64]) {
-    for (yi, xi) in col.iter_mut().zip(h) {
-        *yi = I::mul_add(alpha, *xi, *yi);
-    }
-}
-
-#[inline(always)]
-fn syr_impl<I: Isa>(a: &mut [f64], c: f64, h: &[f64]) {
+fn syr_impl<I: Lanes>(a: &mut [f64], c: f64, h: &[f64]) {
     let r = h.len();
     assert!(a.len() as u128 >= stored_len(r));
-    for (j, s) in cols(r) {
-        syr_col::<I>(&mut a[s..=s + j], -c * h[j], &h[..=j]);
-    }
+    triangle::syr::<I, _>(Panels(r), a, c, h);
 }
 
 #[inline(always)]
-fn syr_symv_impl<I: Isa>(a: &mut [f64], c: f64, hp: &[f64], v: &[f64], h: &mut [f64]) {
+fn syr_symv_impl<I: Lanes>(a: &mut [f64], c: f64, hp: &[f64], v: &[f64], h: &mut [f64]) {
     let r = v.len();
-    assert!(a.len() as u128 >= stored_len(r) && h.len() >= r && hp.len() >= r);
-    h[..r].iter_mut().for_each(|x| *x = 0.0);
-    for (j, s) in cols(r) {
-        syr_col::<I>(&mut a[s..=s + j], -c * hp[j], &hp[..=j]);
-        let (head, rest) = h.split_at_mut(j);
-        rest[0] += symv_col::<I>(&a[s..s + j], a[s + j], &v[..j], v[j], head);
-    }
+    assert!(a.len() as u128 >= stored_len(r));
+    triangle::syr_symv::<I, _>(Panels(r), a, c, hp, v, h);
 }
 
 #[inline(always)]
-fn syr_symv_peek_impl<I: Isa>(
+fn syr_symv_peek_impl<I: Lanes>(
     a: &[f64],
     c: f64,
     hp: &[f64],
     v: &[f64],
     h: &mut [f64],
-    col: &mut [f64],
+    scratch: &mut Vec<f64>,
 ) {
     let r = v.len();
-    assert!(a.len() as u128 >= stored_len(r) && h.len() >= r && hp.len() >= r && col.len() >= r);
-    h[..r].iter_mut().for_each(|x| *x = 0.0);
-    for (j, s) in cols(r) {
-        let cj = &mut col[..=j];
-        cj.copy_from_slice(&a[s..=s + j]);
-        syr_col::<I>(cj, -c * hp[j], &hp[..=j]);
-        let (head, rest) = h.split_at_mut(j);
-        rest[0] += symv_col::<I>(&cj[..j], cj[j], &v[..j], v[j], head);
-    }
+    assert!(a.len() as u128 >= stored_len(r));
+    triangle::syr_symv_peek::<I, _>(Panels(r), a, c, hp, v, h, scratch);
 }
 
 /// Column `j` of the upper triangle of `A - c hp hp^T` (rows `0..=j`) into
@@ -324,7 +289,7 @@ mod tests {
         );
         assert_eq!(to_packed(&two, r), to_packed(&fused, r));
         let (mut h4, mut col) = (vec![0.0; r], vec![0.0; r]);
-        syr_symv_peek(&a, 0.5, &hp, &v, &mut h4, &mut col);
+        syr_symv_peek(&a, 0.5, &hp, &v, &mut h4, &mut Vec::new());
         assert_eq!(
             h3.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             h4.iter().map(|x| x.to_bits()).collect::<Vec<_>>()

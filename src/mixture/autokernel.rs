@@ -272,9 +272,7 @@ impl AutoKernel {
                 cfg.max_taylor_features
             );
         }
-        if cfg.threads > 1024 {
-            return crate::param_err!("threads must be in [0, 1024], got {}", cfg.threads);
-        }
+        crate::parallel::check_threads(cfg.threads)?;
         make_rule(&cfg.rule, n)?;
         Ok(AutoKernel {
             cfg,
@@ -384,11 +382,9 @@ impl AutoKernel {
                 let seed = rng.next_u64();
                 let (e, spec) = match degree {
                     Some(m) => (
-                        // Single rounds: a mixture's block equals its round-by-round
-                        // loop bit for bit (blocks of rounds agree only to rounding).
-                        AnyLearner::TaylorAwv(
-                            TaylorAwv::new(sigma, m, lam, false)?.with_block_size(Some(1))?,
-                        ),
+                        // Blocks of rounds (block_size=None): a batch equals the
+                        // round loop up to rounding (docs/choices.md, AutoKernel).
+                        AnyLearner::TaylorAwv(TaylorAwv::new(sigma, m, lam, false)?),
                         ExpertSpec {
                             taylor_degree: Some(m),
                             n_features: 0,
@@ -398,17 +394,14 @@ impl AutoKernel {
                         },
                     ),
                     None => (
-                        AnyLearner::RffAwv(
-                            RffAwv::new(
-                                Kernel::Gaussian { sigma },
-                                self.cfg.n_features,
-                                lam,
-                                RffVariant::CosSin,
-                                false,
-                                seed,
-                            )?
-                            .with_block_size(Some(1))?,
-                        ),
+                        AnyLearner::RffAwv(RffAwv::new(
+                            Kernel::Gaussian { sigma },
+                            self.cfg.n_features,
+                            lam,
+                            RffVariant::CosSin,
+                            false,
+                            seed,
+                        )?),
                         ExpertSpec {
                             taylor_degree: None,
                             n_features: self.cfg.n_features,
@@ -609,11 +602,5 @@ impl ValidState for AutoKernel {
         crate::state::ensure(a.is_ok() && a.ok() == b.ok(), || {
             "the AutoKernel configuration differs from its parameters".into()
         })
-    }
-    fn adopt_settings(&mut self, _fresh: &Self) {
-        // The experts run single rounds (see `fit`); the setting is not serialised.
-        if let Some(f) = &mut self.fitted {
-            f.mixture.single_rounds();
-        }
     }
 }

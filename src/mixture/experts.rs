@@ -6,8 +6,9 @@
 //! `y_hat_t` from `z_t` (its weights use rounds `< t` only); then `y_t` updates
 //! every expert and the rule. The experts never see the rule, so over a block
 //! of rows each expert can run its own whole block first (one thread per group
-//! of experts) and the rule then plays the rows in order: the results are those
-//! of the round-by-round loop, bit for bit, for any number of threads.
+//! of experts) and the rule then plays the rows in order: the results are the
+//! same bits for any number of threads, and those of the round-by-round loop
+//! (bit for bit unless an expert runs blocks of rounds: then up to rounding).
 
 use super::AnyLearner;
 use crate::aggregation::{Aggregator, AnyAggregator};
@@ -126,9 +127,7 @@ impl Mixture {
     }
 
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
-        if threads > 1024 {
-            return crate::param_err!("threads must be in [0, 1024], got {threads}");
-        }
+        crate::parallel::check_threads(threads)?;
         self.threads = threads;
         Ok(())
     }
@@ -309,19 +308,6 @@ impl OnlineLearner for Mixture {
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.
-impl Mixture {
-    /// Sets `block_size = 1` on every expert built on the AWV engine.
-    pub(crate) fn single_rounds(&mut self) {
-        for e in &mut self.experts {
-            match e {
-                AnyLearner::TaylorAwv(t) => t.set_block_size(Some(1)),
-                AnyLearner::RffAwv(r) => r.set_block_size(Some(1)),
-                _ => {}
-            }
-        }
-    }
-}
-
 impl ValidState for Mixture {
     fn validate(&self) -> Result<()> {
         self.experts.iter().try_for_each(|e| e.validate())?;

@@ -26,7 +26,7 @@ pub struct PyMultiKernelAwv {
 #[pymethods]
 impl PyMultiKernelAwv {
     #[new]
-    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, ridge, meta_ridge, seed))]
+    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, ridge, meta_ridge, seed, block_size, threads))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernels: Vec<(String, Vec<f64>)>,
@@ -40,13 +40,16 @@ impl PyMultiKernelAwv {
         ridge: bool,
         meta_ridge: bool,
         seed: u64,
+        block_size: Option<usize>,
+        threads: usize,
     ) -> PyResult<Self> {
         let ks = kernels_from_specs(kernels)?;
         let rule = MetaRule::from_name(aggregator, eta, gradient, meta_ridge)?;
         let v = RffVariant::from_name(features)?;
-        Ok(PyMultiKernelAwv {
-            inner: MultiKernelAwv::new(ks, n_features, lam, v, ridge, rule, clip, seed)?,
-        })
+        let inner = MultiKernelAwv::new(ks, n_features, lam, v, ridge, rule, clip, seed)?
+            .with_block_size(block_size)?
+            .with_threads(threads)?;
+        Ok(PyMultiKernelAwv { inner })
     }
 
     #[getter]

@@ -18,8 +18,10 @@
 //! one process, the path never changes, so runs are deterministic.
 
 mod isa;
+mod lanes;
 
 pub use isa::{Fused, Isa, Plain};
+pub(crate) use lanes::Lanes;
 
 use std::sync::OnceLock;
 

@@ -192,7 +192,13 @@ ZOO: dict[str, ZooEntry] = {
         ),
         randomized=True,
     ),
-    "AutoKernel": ZooEntry(lambda: ks.AutoKernel(warmup=20, lams=(0.1, 1.0)), randomized=True),
+    # 35 Taylor features per expert: single rounds, so that the protocol's batch ==
+    # round loop holds bit for bit (blocks of rounds agree up to rounding:
+    # tests/mixture.rs).
+    "AutoKernel": ZooEntry(
+        lambda: ks.AutoKernel(warmup=20, lams=(0.1, 1.0), max_taylor_features=35),
+        randomized=True,
+    ),
     "AutoKernel-rff-mlpoly": ZooEntry(
         lambda: ks.AutoKernel(
             warmup=25, widths=(0.5, 2.0), features="rff", n_features=8, rule="mlpoly", seed=4

@@ -93,6 +93,16 @@ class MultiKernelAWV(Learner):
         ``y_hat_t = sum_{s<t} y_s z_s^T (lam I + sum_{s<t} z_s z_s^T)^{-1} z_t``. ``None``
         follows ``ridge`` for ``"vaw"`` (and is ``False`` for the other rules). The second
         author's public code is ``features="cossin", ridge=True`` (both levels).
+    block_size : int, optional
+        Rounds per block of ``progressive_predict``, ``learn_many`` and
+        ``progressive_experts``: each expert plays a block of ``B`` rounds as
+        matrix-matrix products (Woodbury identity), then the meta rule plays the ``B``
+        rows in order (``"vaw"``: as blocks of its own, from 48 kernels on), with the same
+        predictions as ``B`` single rounds up to rounding; ``None`` chooses ``B`` from the
+        feature count, ``1`` runs single rounds. A speed setting, not part of the state.
+    threads : int, default 0
+        Threads running the experts in the whole-stream calls (0: one per core, or
+        ``RAYON_NUM_THREADS``; 1: the calling thread). The results do not depend on it.
 
     Examples
     --------
@@ -125,6 +135,8 @@ class MultiKernelAWV(Learner):
         features: str = "cos",
         ridge: bool = False,
         meta_ridge: bool | None = None,
+        block_size: int | None = None,
+        threads: int = 0,
     ):
         super().__init__(
             kernels=_keep_kernels(kernels),
@@ -138,6 +150,8 @@ class MultiKernelAWV(Learner):
             features=features,
             ridge=ridge,
             meta_ridge=meta_ridge,
+            block_size=block_size,
+            threads=threads,
         )
 
     def _core_kwargs(self, p):
@@ -164,6 +178,8 @@ class MultiKernelAWV(Learner):
             ridge=ridge,
             meta_ridge=meta_ridge,
             seed=whole("seed", p["seed"]),
+            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
+            threads=whole("threads", p["threads"]),
         )
 
     @property
