@@ -704,6 +704,11 @@ impl NystromAwv {
     /// the recursion is ill-conditioned or a prediction or the new factor is not finite.
     fn try_block(&mut self, x: &[f64], d: usize, y: &[f64], b: &mut BlockScratch) -> bool {
         let (n, m, c) = (y.len(), self.size(), y.len() + 1);
+        // The block builds a second factor beside the first: within the memory limit
+        // only (else single rounds, which update the factor in place).
+        if crate::limits::check_doubles("", Some((m as u128) * (m as u128))).is_err() {
+            return false;
+        }
         let krows = &b.krows[..n * m];
         // [W | u_0] = L^{-1} [K_B^T | q] and the factor of A_0 + K_B^T K_B, one pass over L.
         b.rhs.clear();
