@@ -127,6 +127,27 @@ unsafe fn finish<I: Lanes, const N: usize>(
     }
 }
 
+// Small arrays are filled by loops, not `std::array::from_fn`: its closures
+// were not inlined into the per-path kernels (a call per group of columns).
+
+/// `x[..N]` as an array.
+#[inline(always)]
+fn vals<const N: usize>(x: &[f64]) -> [f64; N] {
+    let mut a = [0.0; N];
+    a.copy_from_slice(&x[..N]);
+    a
+}
+
+/// Where columns `j..j + N` start, minus `base`.
+#[inline(always)]
+fn offsets<Lay: Layout, const N: usize>(lay: Lay, j: usize, base: usize) -> [usize; N] {
+    let mut o = [0; N];
+    for (k, ok) in o.iter_mut().enumerate() {
+        *ok = lay.off(j + k) - base;
+    }
+    o
+}
+
 /// Columns `j..j + N` (at `offs`) of `h = A v`.
 #[inline(always)]
 fn group<I: Lanes, const N: usize>(
@@ -136,12 +157,18 @@ fn group<I: Lanes, const N: usize>(
     v: &[f64],
     h: &mut [f64],
 ) {
-    let cols: [&[f64]; N] = std::array::from_fn(|k| &a[offs[k]..offs[k] + j + k + 1]);
-    let vs: [f64; N] = std::array::from_fn(|k| v[j + k]);
+    let mut cols: [&[f64]; N] = [&[]; N];
+    for k in 0..N {
+        cols[k] = &a[offs[k]..offs[k] + j + k + 1];
+    }
+    let vs = vals::<N>(&v[j..]);
     let vk = unsafe { splats::<I, N>(&vs) };
     let mut acc = [[unsafe { I::splat(0.0) }; Q]; N];
     let mut tail = [0.0; N];
-    let cc: [&[[f64; L]]; N] = std::array::from_fn(|k| cols[k][..j].as_chunks::<L>().0);
+    let mut cc: [&[[f64; L]]; N] = [&[]; N];
+    for k in 0..N {
+        cc[k] = cols[k][..j].as_chunks::<L>().0;
+    }
     let (vc, hc) = (v[..j].as_chunks::<L>().0, h[..j].as_chunks_mut::<L>().0);
     let n = vc.len();
     assert!(hc.len() == n && cc.iter().all(|c| c.len() == n));
@@ -153,7 +180,11 @@ fn group<I: Lanes, const N: usize>(
         unsafe { chunk::<I, N>(&c, &vk, &vc[t], &mut hc[t], &mut acc) };
     }
     for i in j - j % L..j {
-        row::<I, N>(std::array::from_fn(|k| cols[k][i]), &vs, v[i], &mut h[i], &mut tail);
+        let mut c = [0.0; N];
+        for k in 0..N {
+            c[k] = cols[k][i];
+        }
+        row::<I, N>(c, &vs, v[i], &mut h[i], &mut tail);
     }
     unsafe { finish::<I, N>(cols, j, v, h, &acc, &tail) };
 }
@@ -163,12 +194,14 @@ fn group<I: Lanes, const N: usize>(
 fn columns_mut<const N: usize>(a: &mut [f64], offs: [usize; N], j: usize) -> [&mut [f64]; N] {
     let mut rest = &mut a[offs[0]..];
     let mut at = offs[0];
-    std::array::from_fn(|k| {
+    let mut cols: [&mut [f64]; N] = [(); N].map(|()| <&mut [f64]>::default());
+    for k in 0..N {
         let (col, r) = std::mem::take(&mut rest)[offs[k] - at..].split_at_mut(j + k + 1);
         at = offs[k] + j + k + 1;
         rest = r;
-        col
-    })
+        cols[k] = col;
+    }
+    cols
 }
 
 /// Columns `j..j + N` of the update `A -= c hp hp^T` then of `h = A v`.
@@ -182,9 +215,12 @@ fn group_update<I: Lanes, const N: usize>(
     v: &[f64],
     h: &mut [f64],
 ) {
-    let coef: [f64; N] = std::array::from_fn(|k| -c * hp[j + k]);
+    let mut coef = vals::<N>(&hp[j..]);
+    for ck in &mut coef {
+        *ck *= -c;
+    }
     let cv = unsafe { splats::<I, N>(&coef) };
-    let vs: [f64; N] = std::array::from_fn(|k| v[j + k]);
+    let vs = vals::<N>(&v[j..]);
     let vk = unsafe { splats::<I, N>(&vs) };
     let mut acc = [[unsafe { I::splat(0.0) }; Q]; N];
     let mut tail = [0.0; N];
@@ -209,11 +245,12 @@ fn group_update<I: Lanes, const N: usize>(
         }
     }
     for i in j - j % L..j {
-        let c: [f64; N] = std::array::from_fn(|k| {
+        let mut c = [0.0; N];
+        for k in 0..N {
             let e = &mut cols[k][i];
             *e = I::mul_add(coef[k], hp[i], *e);
-            *e
-        });
+            c[k] = *e;
+        }
         row::<I, N>(c, &vs, v[i], &mut h[i], &mut tail);
     }
     for (k, col) in cols.iter_mut().enumerate() {
@@ -231,7 +268,7 @@ pub(crate) fn symv<I: Lanes, Lay: Layout>(lay: Lay, a: &[f64], v: &[f64], h: &mu
     h[..r].iter_mut().for_each(|x| *x = 0.0);
     let mut j = 0;
     while j + G <= r {
-        group::<I, G>(a, std::array::from_fn(|k| lay.off(j + k)), j, v, h);
+        group::<I, G>(a, offsets(lay, j, 0), j, v, h);
         j += G;
     }
     for j in j..r {
@@ -254,7 +291,7 @@ pub(crate) fn syr_symv<I: Lanes, Lay: Layout>(
     h[..r].iter_mut().for_each(|x| *x = 0.0);
     let mut j = 0;
     while j + G <= r {
-        group_update::<I, G>(a, std::array::from_fn(|k| lay.off(j + k)), c, hp, j, v, h);
+        group_update::<I, G>(a, offsets(lay, j, 0), c, hp, j, v, h);
         j += G;
     }
     for j in j..r {
@@ -284,7 +321,7 @@ pub(crate) fn syr_symv_peek<I: Lanes, Lay: Layout>(
         scratch.clear();
         scratch.extend_from_slice(&a[s0..s1]);
         if n == G {
-            let offs = std::array::from_fn(|k| lay.off(j + k) - s0);
+            let offs = offsets(lay, j, s0);
             group_update::<I, G>(scratch, offs, c, hp, j, v, h);
         } else {
             group_update::<I, 1>(scratch, [0], c, hp, j, v, h);
