@@ -103,17 +103,18 @@ fn blocks_equal_single_rounds_over_1e5_rounds() {
 
 #[test]
 fn vaw_meta_level_blocks_equal_single_rounds() {
-    // 48 kernels: the meta VAW runs blocks of its own engine too.
+    // 160 kernels: the meta VAW runs blocks of its own engine too (auto_block_size(160) > 1).
+    assert!(kernelstream::awv::auto_block_size(160) > 1);
     let (n, d) = (3000usize, 2usize);
     let (x, y) = stream_of(n, d, 8);
     for ridge in [false, true] {
         let rule = MetaRule::Vaw { ridge };
-        let mut single = learner(48, 40, ridge, rule).with_block_size(Some(1)).unwrap();
-        let mut blocked = learner(48, 40, ridge, rule).with_block_size(Some(16)).unwrap();
+        let mut single = learner(160, 40, ridge, rule).with_block_size(Some(1)).unwrap();
+        let mut blocked = learner(160, 40, ridge, rule).with_block_size(Some(16)).unwrap();
         let p = stream::progressive_predict(&mut single, &x, n, d, &y).unwrap();
         let q = stream::progressive_predict(&mut blocked, &x, n, d, &y).unwrap();
         let (pg, sg) = (pred_gap(&p, &q, &y), state_gap(&single, &blocked));
-        eprintln!("48 kernels ridge {ridge}: prediction gap {pg:.2e}, state gap {sg:.2e}");
+        eprintln!("160 kernels ridge {ridge}: prediction gap {pg:.2e}, state gap {sg:.2e}");
         assert!(pg < 1e-10 && sg < 1e-10, "predictions {pg:e} state {sg:e}");
     }
 }

@@ -57,13 +57,15 @@ pub fn state_doubles(r: usize) -> u128 {
     upper::stored_len(r) + 4 * r as u128
 }
 
-/// The block size `block_size=None` stands for: single rounds below 48
-/// features (the `O(B^3)` recursion would not pay), else blocks of 32 or 64
-/// rows (measured in `kernelstream bench`; see docs/choices.md).
+/// The block size `block_size=None` stands for: single rounds below 160
+/// features (there the one-pass single round is as fast as a block; the
+/// `O(B^3)` recursion does not pay), blocks of 32 rows below 700, else 64
+/// (measured with `kernelstream bench taylor-blocked` and TaylorAWV at
+/// r = 45-2300; see docs/choices.md).
 pub fn auto_block_size(r: usize) -> usize {
     match r {
-        0..48 => 1,
-        48..400 => 32,
+        0..160 => 1,
+        160..700 => 32,
         _ => 64,
     }
 }

@@ -97,7 +97,7 @@ class MultiKernelAWV(Learner):
         Rounds per block of ``progressive_predict``, ``learn_many`` and
         ``progressive_experts``: each expert plays a block of ``B`` rounds as
         matrix-matrix products (Woodbury identity), then the meta rule plays the ``B``
-        rows in order (``"vaw"``: as blocks of its own, from 48 kernels on), with the same
+        rows in order (``"vaw"``: as blocks of its own, from 160 kernels on), with the same
         predictions as ``B`` single rounds up to rounding; ``None`` chooses ``B`` from the
         feature count, ``1`` runs single rounds. A speed setting, not part of the state.
     threads : int, default 0
