@@ -127,15 +127,19 @@ fn autokernel_is_equivariant_to_scaling() {
 
 #[test]
 fn autokernel_round_by_round_equals_block_and_learns() {
-    let (n, d) = (300, 2);
+    let (n, d) = (300, 3);
     let (x, y) = data(n, d, 3);
-    let mut a = AutoKernel::new(cfg(ExpertFeatures::Auto)).unwrap();
+    // Taylor experts of C(8 + 3, 3) = 165 features: above the smallest order that runs
+    // blocks (`auto_block_size`).
+    let c = AutoKernelConfig { max_taylor_features: 200, ..cfg(ExpertFeatures::Auto) };
+    assert!(kernelstream::awv::auto_block_size(165) > 1);
+    let mut a = AutoKernel::new(c.clone()).unwrap();
     let block = stream::progressive_predict(&mut a, &x, n, d, &y).unwrap();
-    let mut b = AutoKernel::new(cfg(ExpertFeatures::Auto)).unwrap();
+    let mut b = AutoKernel::new(c).unwrap();
     let loop_: Vec<f64> =
         x.chunks(d).zip(&y).map(|(r, &t)| b.predict_learn(r, t).unwrap()).collect();
-    // The Taylor experts (r = C(12 + 2, 2) = 91 features) run blocks of rounds in the
-    // batch: equal to single rounds up to rounding, relative to the labels' scale.
+    // The Taylor experts run blocks of rounds in the batch: equal to single rounds up
+    // to rounding, relative to the labels' scale.
     let ymax = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     for (p, q) in block.iter().zip(&loop_) {
         assert!((p - q).abs() <= 1e-10 * (ymax + q.abs()), "{p} vs {q}");
@@ -171,14 +175,16 @@ fn mixture_state_is_validated_as_a_whole() {
 
 #[test]
 fn autokernel_blocked_experts_equal_single_rounds_over_a_long_stream() {
-    // Taylor (r = 91) and random-feature (r = 2 x 32) experts run blocks of rounds in
-    // the batch; the round loop runs single rounds. Fed in pieces (block boundaries
-    // move), 2 x 10^4 rounds agree to 1e-10 relative to the labels' scale.
-    let (n, d) = (20_000usize, 2usize);
+    // Taylor (r = C(8 + 3, 3) = 165) and random-feature (r = 2 x 96) experts run blocks
+    // of rounds in the batch (`auto_block_size` > 1); the round loop runs single rounds.
+    // Fed in pieces (block boundaries move), 2 x 10^4 rounds agree to 1e-10 relative to
+    // the labels' scale.
+    assert!(kernelstream::awv::auto_block_size(165) > 1);
+    let (n, d) = (20_000usize, 3usize);
     let (x, y) = data(n, d, 9);
     let ymax = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     for f in [ExpertFeatures::Taylor, ExpertFeatures::Rff] {
-        let c = AutoKernelConfig { n_features: 32, ..cfg(f) };
+        let c = AutoKernelConfig { n_features: 96, max_taylor_features: 200, ..cfg(f) };
         let mut batch = AutoKernel::new(c.clone()).unwrap();
         let mut p = Vec::new();
         let mut t = 0;
@@ -194,6 +200,7 @@ fn autokernel_blocked_experts_equal_single_rounds_over_a_long_stream() {
             p.iter().zip(&q).map(|(a, b)| (a - b).abs() / (ymax + b.abs())).fold(0.0, f64::max);
         eprintln!("{f:?}: prediction gap {gap:.2e}");
         assert!(gap < 1e-10, "{f:?}: {gap:e}");
+        assert!(gap > 0.0, "{f:?}: the batch ran single rounds");
         assert_eq!(batch.n_seen(), n as u64);
     }
 }
