@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -155,6 +157,9 @@ def load(name: str, data_home=None):
     >>> X.shape                           # doctest: +SKIP
     (1503, 5)
     """
+    source = _SOURCE.get()
+    if source is not None:
+        return load_csv(source(name))
     home = _resolve_home(data_home)
     for candidate in (home / f"{name}.csv.gz", home / f"{name}.csv"):
         if candidate.exists():
@@ -170,6 +175,24 @@ def load(name: str, data_home=None):
         f"dataset {name!r} not found: looked for {home / (name + '.csv.gz')} "
         f"(and {home / (name + '.csv')}); {how}, or set KERNELSTREAM_DATA"
     )
+
+
+#: Where :func:`load` finds files instead of the data directory, when set (a task on a Dask
+#: worker: :mod:`kernelstream.experiments.worker`): ``name -> path of the checked file``.
+_SOURCE: contextvars.ContextVar[Optional[Callable[[str], Path]]] = contextvars.ContextVar(
+    "kernelstream_data_source", default=None
+)
+
+
+@contextlib.contextmanager
+def use_source(source: Callable[[str], Path]):
+    """Within the block, :func:`load` reads ``source(name)`` and ignores ``data_home`` (a
+    path of another machine)."""
+    token = _SOURCE.set(source)
+    try:
+        yield
+    finally:
+        _SOURCE.reset(token)
 
 
 def _resolve_home(value) -> Path:
