@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InputError
 
 
-def _data_home(data_home=None) -> Path:
+def data_home(data_home=None) -> Path:
     """The data directory: ``data_home``, else ``$KERNELSTREAM_DATA``, else the platform's
     cache directory for kernelstream (``pooch.os_cache("kernelstream")``, for example
     ``~/.cache/kernelstream`` on Linux), where :func:`kernelstream.datasets.fetch` stores files."""
@@ -196,7 +196,7 @@ def use_source(source: Callable[[str], Path]):
 
 
 def _resolve_home(value) -> Path:
-    return _data_home(value)
+    return data_home(value)
 
 
 def load_libsvm(path, n_features: int | None = None):
@@ -262,6 +262,3 @@ def iter_libsvm(path):
                 raise InputError(f"{path}:{lineno}: not a LIBSVM line ({exc})") from None
             yield label, entries
 
-
-#: Public name of the data-directory resolver.
-data_home = _data_home
