@@ -56,10 +56,11 @@ class Conformal:
         its current state; the object passed in is not changed.
     alpha : float, default 0.1
         Target miscoverage: ``1 - alpha`` intervals (0.1 gives 90% intervals).
-    gamma : float, default 0.005
+    gamma : float, default 0.015
         Step of the adaptive level ``alpha_t`` (Gibbs and Candes's ``gamma``): larger
-        adapts faster to a change, smaller gives steadier widths.
-    window : int, default 1000
+        adapts faster to a change (and to a learner that improves), smaller gives
+        steadier widths; the default was chosen on the streams of ``docs/uncertainty.md``.
+    window : int, default 500
         Past scores kept for the quantile (memory and cost per round independent of
         the stream's length).
 
@@ -87,7 +88,7 @@ class Conformal:
 
     task = "regression"
 
-    def __init__(self, learner, alpha: float = 0.1, gamma: float = 0.005, window: int = 1000):
+    def __init__(self, learner, alpha: float = 0.1, gamma: float = 0.015, window: int = 500):
         self._params, self._learner, self._state = self._build(
             dict(learner=learner, alpha=alpha, gamma=gamma, window=window)
         )
