@@ -128,15 +128,16 @@ class WorkerFiles:
 
     @staticmethod
     def _own(name: str) -> Path:
-        """The file in this worker's data directory; registry sets are fetched if missing."""
+        """The file in this worker's data directory (as :func:`kernelstream.datasets.load`
+        looks for it); a registry dataset that is missing is fetched into it."""
         from ..datasets import DATASETS, data_home, fetch
 
-        if name in DATASETS:
-            return fetch(name, progress=False)
         home = data_home()
         for path in (home / f"{name}.csv.gz", home / f"{name}.csv"):
             if path.exists():
                 return path
+        if name in DATASETS:
+            return fetch(name, progress=False)
         raise FileNotFoundError(
             f"dataset {name!r} not found: looked for {home / (name + '.csv.gz')} on this worker "
             "(not a registry dataset, so it cannot be fetched; the client has no copy to send)"
