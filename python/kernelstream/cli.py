@@ -167,11 +167,12 @@ def _file_stream(args):
         max_categories=args.max_categories,
         positive=positive,
     )
-    first = next(iter(chunks), None)
+    it = iter(chunks)
+    first = next(it, None)
     if first is None:
         raise UsageError(f"{path} has no complete rows (see --missing)")
     task = _stream_task(args, first[1], path)
-    rest = _rest(chunks, first, task, path)
+    rest = _rest(it, first, task, path)
     if args.shuffle is not None:  # needs every row at once
         import numpy as np
 
@@ -205,11 +206,10 @@ def _stream_task(args, y, path) -> str:
     return args.task
 
 
-def _rest(chunks, first, task, path):
-    """The chunks again from the first, with labels -1/+1 for classification."""
+def _rest(it, first, task, path):
+    """``first`` and the chunks after it, with labels -1/+1 for classification."""
     import numpy as np
 
-    it = iter(chunks)
     head = [first]
     rows = 0
     while True:
@@ -386,8 +386,9 @@ def _print_table(res, task: str, info) -> None:
     """The checkpoints, with the baseline's loss beside the learner's (target's units)."""
     import pandas as pd
 
-    frame = res.to_frame().drop(columns=["learner"])
+    frame = res.to_frame()
     frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
+    frame = frame[["rounds", "loss", "baseline", "seconds", "us_per_round", "dim", "memory_mb"]]
     with pd.option_context("display.max_rows", 200, "display.width", 120):
         print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     if task == "regression":

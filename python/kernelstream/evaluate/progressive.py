@@ -72,8 +72,8 @@ class ProgressiveResult:
         return float(self.seconds[-1]) if self.seconds.size else 0.0
 
     def to_frame(self):
-        """Checkpoints as a pandas DataFrame (columns rounds, loss, baseline, seconds, dim,
-        memory_mb)."""
+        """Checkpoints as a pandas DataFrame (columns rounds, loss, seconds, dim, memory_mb,
+        baseline)."""
         import pandas as pd
 
         base = self.baseline if self.baseline.size == self.rounds.size else np.nan
@@ -81,10 +81,10 @@ class ProgressiveResult:
             {
                 "rounds": self.rounds,
                 "loss": self.loss,
-                "baseline": base,
                 "seconds": self.seconds,
                 "dim": self.dim,
                 "memory_mb": self.memory_mb,
+                "baseline": base,
             }
         ).assign(learner=self.learner)
 
@@ -105,10 +105,6 @@ def _progress_bar(total: int, desc: str, progress):
     except ImportError:  # pragma: no cover
         return None
     return tqdm(total=total, desc=desc, unit="rd", unit_scale=True, leave=True)
-
-
-def _is_array_like(X) -> bool:
-    return isinstance(X, np.ndarray) or hasattr(X, "__array__") or isinstance(X, (list, tuple))
 
 
 def _log_checkpoints():
@@ -177,7 +173,7 @@ def progressive(
         raise ParameterError(f"task must be 'regression' or 'classification', got {task!r}")
     if time_budget is not None and not (time_budget > 0):
         raise ParameterError(f"time_budget must be > 0 seconds, got {time_budget!r}")
-    if y is not None or _is_array_like(X):
+    if y is not None:
         X = as_matrix(X)
         n = X.shape[0]
         y = as_targets(y, n)
