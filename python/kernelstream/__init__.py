@@ -48,6 +48,7 @@ from .learners import (  # noqa: E402
     RFFAWV,
     AutoKernel,
     AveragedKernelSGD,
+    Conformal,
     KernelAWV,
     Learner,
     Mixture,
@@ -89,4 +90,5 @@ __all__ = [
     "AveragedKernelSGD",
     "Mixture",
     "AutoKernel",
+    "Conformal",
 ]

@@ -82,7 +82,7 @@ SCALING_DIAG = {
     "scaling + ridge": True,
 }
 AUTHORS = "authors' code"
-#: The four UCI columns (the issue's acceptance set).
+#: The four UCI columns (those the reproduction is checked on).
 UCI = ["Airfoil", "Bias", "Concrete", "Naval"]
 
 #: Algorithms drawn in Figure 1 (the paper leaves out VAW2 (trunc), VAW-BOA, VAW-ML-Poly).
