@@ -61,6 +61,9 @@ def load_csv(path, target: str | int | None = None):
         raise FileNotFoundError(f"no such file: {path}")
     if path.is_dir():
         raise InputError(f"{path} is a directory, not a CSV file")
+    from .stream._csv import read_header
+
+    read_header(path)  # the header's width is bounded before anything parses it
     try:
         frame = pd.read_csv(path, encoding="utf-8")
     except pd.errors.EmptyDataError:
@@ -157,13 +160,21 @@ def load(name: str, data_home=None):
     >>> X.shape                           # doctest: +SKIP
     (1503, 5)
     """
+    return load_csv(dataset_path(name, data_home))
+
+
+def dataset_path(name: str, data_home=None) -> Path:
+    """The file of the dataset ``name``: the checked copy of the current data source (a
+    task on a Dask worker, :func:`use_source`) if one is set, else the data directory's
+    ``NAME.csv.gz`` or ``NAME.csv``; a ``FileNotFoundError`` that says how to get it if
+    there is none."""
     source = _SOURCE.get()
     if source is not None:
-        return load_csv(source(name))
+        return source(name)
     home = _resolve_home(data_home)
     for candidate in (home / f"{name}.csv.gz", home / f"{name}.csv"):
         if candidate.exists():
-            return load_csv(candidate)
+            return candidate
     from .registry import DATASETS
 
     how = (
