@@ -85,10 +85,12 @@ def _reads_data(line: str) -> bool:
 def test_readme_command_runs_on_the_base_install(line, tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 100, size=(300, 3))
-    with open(tmp_path / "data.csv", "w") as fh:  # for `run --csv data.csv --target price`
-        fh.write("rooms,area,age,price\n")
-        for row in X:
-            fh.write(",".join(f"{v:.3f}" for v in row) + f",{2e5 + 1e3 * row.sum():.2f}\n")
+    with open(tmp_path / "data.csv", "w") as fh:  # for `run --csv data.csv --target price ...`
+        fh.write("id,rooms,area,age,city,price\n")
+        for i, row in enumerate(X):
+            city = ("Lyon", "Nantes", "Lille")[i % 3]  # a text column
+            fh.write(f"{i}," + ",".join(f"{v:.3f}" for v in row) + f",{city},")
+            fh.write(f"{2e5 + 1e3 * row.sum():.2f}\n")
     done = run_base(["-m", "kernelstream", *shlex.split(line)[1:]], tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr

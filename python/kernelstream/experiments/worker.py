@@ -33,7 +33,7 @@ from ..errors import KernelstreamError
 
 class WorkerError(KernelstreamError):
     """A task failed on a Dask worker with a user-facing error (missing or damaged data, bad
-    input or parameters, a failed download): the message names the worker, its host, and
+    input or parameters, a failed download, no memory left): the message names the worker, its host, and
     the type and message of the error raised there."""
 
 
@@ -52,7 +52,7 @@ def call(fn, task, plan: dict):
             return fn(task)
     except Exception as exc:  # noqa: BLE001 - every failure must name the worker
         text = f"on Dask worker {where()}: {type(exc).__name__}: {exc}"
-        if isinstance(exc, (KernelstreamError, OSError)):
+        if isinstance(exc, (KernelstreamError, OSError, MemoryError)):
             raise WorkerError(text) from None
         trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         raise WorkerInternalError(f"{text}\n{trace}") from None
