@@ -103,7 +103,7 @@ class _DictAdapter:
         self.scale = scale
         self.max_features = max_features
         self.feature_names: list | None = None  # in slot order
-        self.scaler = OnlineStandardizer(per_dimension=False) if scale else None
+        self.scaler = OnlineStandardizer(per_dimension=False, keep_unit=True) if scale else None
         self.target_scaler = (
             OnlineStandardizer(per_dimension=False) if scale and self._scale_target else None
         )

@@ -90,7 +90,7 @@ class _StreamingEstimator(BaseEstimator):
             if not isinstance(self.scale, (bool, np.bool_)):
                 raise ParameterError(f"scale must be True or False, got {self.scale!r}")
             learner = _fresh(self.learner)
-            xs = OnlineStandardizer(per_dimension=True) if self.scale else None
+            xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if self.scale else None
             ys = (
                 OnlineStandardizer(per_dimension=False)
                 if self.scale and self._scale_target
