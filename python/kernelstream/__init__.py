@@ -55,6 +55,7 @@ from .learners import (  # noqa: E402
     RFFAWV,
     AutoKernel,
     AveragedKernelSGD,
+    Conformal,
     KernelAWV,
     Learner,
     Mixture,
@@ -97,4 +98,5 @@ __all__ = [
     "AveragedKernelSGD",
     "Mixture",
     "AutoKernel",
+    "Conformal",
 ]

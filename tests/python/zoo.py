@@ -27,7 +27,7 @@ class ZooEntry:
 ZOO: dict[str, ZooEntry] = {
     "TaylorAWV": ZooEntry(lambda: ks.TaylorAWV(sigma=1.0, degree=3, lam=0.5)),
     "TaylorAWV-ridge": ZooEntry(lambda: ks.TaylorAWV(sigma=0.8, degree=2, lam=1.0, ridge=True)),
-    # -- issue 3 --
+    # -- kernel AWV and its Nystrom approximation (PKAWV paper) --
     "KernelAWV": ZooEntry(lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5)),
     "KernelAWV-ridge": ZooEntry(
         lambda: ks.KernelAWV(Laplacian(1.5), lam=1.0, ridge=True, max_size=5000)
@@ -40,7 +40,7 @@ ZOO: dict[str, ZooEntry] = {
     "NystromAWV-fixed": ZooEntry(
         lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)
     ),
-    # -- issue 4 --
+    # -- PROS-N-KONS, FOGD, NOGD --
     "ProsNKons": ZooEntry(lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, seed=4), randomized=True),
     "CON-KONS": ZooEntry(
         lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5),
@@ -71,7 +71,7 @@ ZOO: dict[str, ZooEntry] = {
         lambda: ks.NOGD(Gaussian(0.8), budget=10, lr=0.3, loss="squared_hinge"),
         task="classification",
     ),
-    # -- issue 5 --
+    # -- random-feature and multi-kernel learners (VAW2 paper, Raker, OMKL-GF) --
     "RFFAWV": ZooEntry(lambda: ks.RFFAWV(Gaussian(0.7), n_features=20, seed=3), randomized=True),
     "RFFAWV-cossin-laplacian": ZooEntry(
         lambda: ks.RFFAWV(Laplacian(1.5), n_features=15, lam=0.5, features="cossin", seed=4),
@@ -148,7 +148,7 @@ ZOO: dict[str, ZooEntry] = {
         ),
         randomized=True,
     ),
-    # -- issue 6 --
+    # -- online projection estimator, averaged kernel SGD --
     "OnlineProjection": ZooEntry(
         lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5), d=1, domain=(0.0, 1.0)
     ),
@@ -172,7 +172,7 @@ ZOO: dict[str, ZooEntry] = {
     "AveragedKernelSGD": ZooEntry(
         lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)
     ),
-    # -- issue 16 --
+    # -- Mixture, AutoKernel --
     "Mixture": ZooEntry(
         lambda: ks.Mixture(
             [
