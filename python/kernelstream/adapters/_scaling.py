@@ -28,6 +28,7 @@ Use (the whole API)::
     Zq = xs.transform(Xq)         # scale with the current statistics (no update)
     y_hat = ys.inverse(f)         # a prediction f in scaled units, back in the target's units
     xs.copy()                     # an independent copy (to commit only after success)
+    xs.running_moments(X)         # (n, mean, m2) after each row of X, state unchanged
 
 ``learn_transform`` raises :class:`~kernelstream.InputError` (state unchanged) on NaN,
 infinite values or values whose squares overflow.
