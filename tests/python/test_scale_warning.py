@@ -116,11 +116,11 @@ def test_threshold_is_the_documented_one():
     ]:
         X = np.array([[0.0, 0.0], [dist, 0.0]]) - [dist / 2, 0.0]  # norms below FAR sigma
         model = ks.KernelAWV(Gaussian(sigma))
-        assert bool(_scale_warnings(lambda: model.learn_many(X, [0.0, 1.0]))) is warns
+        assert bool(_scale_warnings(lambda m=model, X=X: m.learn_many(X, [0.0, 1.0]))) is warns
     for rms, warns in [(99.0, False), (101.0, True)]:
         model = ks.KernelAWV(Gaussian(1.0))
         y = [rms, -rms]
-        assert bool(_scale_warnings(lambda: model.learn_many([[0.0], [0.5]], y))) is warns
+        assert bool(_scale_warnings(lambda m=model, y=y: m.learn_many([[0.0], [0.5]], y))) is warns
 
 
 def test_median_distance_equals_the_definition(rng):
