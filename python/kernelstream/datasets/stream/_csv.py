@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ def _open_binary(path: Path):
     import gzip
     import lzma
 
-    opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix, open)
+    opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix, open)
     return opener(path, "rb")
 
 
@@ -110,7 +111,7 @@ def _pyarrow(path, columns, chunk_rows, usecols):
     def open_(types=None):
         return pacsv.open_csv(
             pa.input_stream(str(path), compression="detect"),
-            read_options=pacsv.ReadOptions(block_size=block),
+            read_options=pacsv.ReadOptions(block_size=block, use_threads=False),
             convert_options=pacsv.ConvertOptions(
                 column_types=types, include_columns=usecols, strings_can_be_null=True
             ),

@@ -44,7 +44,9 @@ class TableEncoder:
             raise InputError(f"max_categories must be a whole number >= 1, got {max_categories!r}")
         unknown = [c for c in drop if c not in columns]
         if unknown:
-            raise InputError(f"{source} has no column {unknown[0]!r} to drop; columns are {columns}")
+            raise InputError(
+                f"{source} has no column {unknown[0]!r} to drop; columns are {columns}"
+            )
         if target in drop:
             raise InputError(f"the target {target!r} cannot be dropped")
         self.source = source
@@ -161,7 +163,9 @@ class TableEncoder:
             col = cols[name]
             if name in self.categories:
                 # a dropped row registers no category
-                parts.append(self._one_hot(name, np.where(keep, col, None)))
+                masked = col.copy()
+                masked[~keep] = None
+                parts.append(self._one_hot(name, masked))
                 continue
             miss = np.isnan(col)
             if self.missing == "impute" and miss.any():
