@@ -349,6 +349,9 @@ def cmd_run(args) -> int:
     if args.resume:
         print(f"resumed {learner!r} after {learner.n_seen} rounds from {args.resume}")
     run, scaling = _scaled(learner, task, args)
+    if args.resume and scaling != "none":
+        print("kernelstream: note: online scaling starts its statistics anew on --resume",
+              file=sys.stderr)  # fmt: skip
     width = info.width if info is not None else 5
     print(f"{learner!r} on {source}: d={width}, task={task}, scaling: {scaling}")
     writer = _PredictionWriter(args.save_predictions) if args.save_predictions else None

@@ -7,7 +7,7 @@
 ...     _ = fh.write("size,town,price\\n50,a,100\\n70,b,\\n60,a,130\\n")
 >>> s = stream(path, target="price", chunk_rows=2)
 >>> [(X.shape, y.tolist()) for X, y in s]
-[((1, 9), [100.0]), ((1, 9), [130.0])]
+[((2, 9), [100.0, 130.0])]
 >>> s.rows_read, s.rows_dropped, s.categories
 (3, 1, {'town': ['a']})
 
