@@ -323,3 +323,14 @@ def test_stream_memory_does_not_grow(tmp_path):
         capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_text_late_in_a_numeric_column_is_an_error(tmp_path):
+    """Column kinds come from the first rows (pyarrow: its first 64 KiB block); text met
+    later in a numeric column is an InputError, never a silent NaN."""
+    p = tmp_path / "late.csv"
+    p.write_text("a,y\n" + "".join(f"{i}.5,{i}\n" for i in range(12000)) + "oops,1\n")
+    for reader in [r for r in READERS if r == "csv" or _have(r)]:
+        with pytest.raises(InputError) as err:
+            list(stream(p, reader=reader, chunk_rows=100))
+        assert "oops" in str(err.value) or "column" in str(err.value), (reader, err.value)
