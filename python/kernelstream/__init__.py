@@ -6,7 +6,14 @@ see ``docs/api.md`` and the README.
 """
 
 from . import _core
-from .errors import InputError, InternalError, KernelstreamError, NumericalError, ParameterError
+from .errors import (
+    InputError,
+    InternalError,
+    KernelstreamError,
+    NumericalError,
+    ParameterError,
+    ScaleWarning,
+)
 
 __version__ = _core.__version__
 
@@ -68,6 +75,7 @@ __all__ = [
     "ParameterError",
     "NumericalError",
     "InternalError",
+    "ScaleWarning",
     "set_memory_limit",
     "get_memory_limit",
     "kernels",

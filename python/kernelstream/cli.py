@@ -460,6 +460,7 @@ def cmd_reproduce(args) -> int:
             jobs=args.jobs,
             executor=args.executor,
             scheduler=args.scheduler,
+            worker_data=args.worker_data,
         )
         payload = run_entry(name, ctx, force=args.force)
         results.append(payload)
@@ -732,6 +733,13 @@ def make_parser() -> argparse.ArgumentParser:
         help="how tasks run (default auto: dask with --scheduler, joblib with --jobs > 1)",
     )
     e.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
+    e.add_argument(
+        "--worker-data",
+        choices=["ship", "fetch"],
+        default="ship",
+        help="how Dask workers get the datasets: ship (default) sends this machine's files, "
+        "sha256-checked; fetch makes each worker download them into its own data directory",
+    )
     e.add_argument(
         "--report", help="write a Markdown report of the entries run (e.g. REPRODUCTION.md)"
     )

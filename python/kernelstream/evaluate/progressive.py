@@ -89,7 +89,10 @@ class ProgressiveResult:
         ).assign(learner=self.learner)
 
     def plot(self, axes=None, label=None):
-        """Running average loss and cumulative time against rounds (matplotlib)."""
+        """Running average loss and cumulative time against rounds; returns the figure.
+
+        Needs matplotlib (``pip install 'kernelstream[plots]'``); without it, a
+        ``ModuleNotFoundError`` names that extra."""
         from .plots import plot_results
 
         return plot_results([self], axes=axes, labels=[label] if label else None)
