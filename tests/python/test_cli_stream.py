@@ -135,3 +135,35 @@ def test_dataset_runs_through_the_stream(capsys, data_dir):
     assert main(["run", "--dataset", "airfoil", "--limit", "300", "--learner", "taylor-awv",
                  "--degree", "2", "--no-progress", "--data-home", str(data_dir)]) == 0  # fmt: skip
     assert "300 rounds" in capsys.readouterr().out
+
+
+def test_parquet_and_libsvm_files_run(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    f = tmp_path / "h.csv"
+    _house_prices(f, n=300)
+    pq = tmp_path / "h.parquet"
+    pd.read_csv(f).to_parquet(pq, row_group_size=50)
+    for path in (f, pq):
+        out = tmp_path / f"{path.suffix[1:]}.pred"
+        assert main(["run", "--csv", str(path), "--learner", "taylor-awv", "--no-progress",
+                     "--save-predictions", str(out)]) == 0  # fmt: skip
+        assert "300 rounds" in capsys.readouterr().out
+    np.testing.assert_array_equal(
+        _saved(tmp_path / "csv.pred")[1], _saved(tmp_path / "parquet.pred")[1]
+    )
+    svm = tmp_path / "d.svm"
+    svm.write_text("".join(f"{(-1) ** i} 1:{i / 10} 3:{(i * 7) % 5}\n" for i in range(120)))
+    assert main(["run", "--csv", str(svm), "--learner", "fogd", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "task=classification" in out and "120 rounds" in out and "d=3" in out
+
+
+def test_time_budget_stops_a_stream(tmp_path, capsys):
+    f = tmp_path / "h.csv"
+    _house_prices(f, n=20000)
+    assert main(["run", "--csv", str(f), "--learner", "kernel-awv", "--no-progress",
+                 "--time-budget", "0.05", "--chunk-rows", "1000"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "stopped by the time budget" in out
+    assert int(re.search(r"(\d+) rounds in", out).group(1)) < 20000

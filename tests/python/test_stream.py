@@ -86,6 +86,8 @@ def test_csv_drop_mode_matches_definition(table, reader, chunk_rows):
     assert s.rows_read == t["y"].size and s.rows_dropped == len(bad)
     assert s.feature_names == ["a", "town[0]", "town[1]", "town[2]", "b"]
     assert s.categories == {"town": town_order(town)[:2]}
+    own = town_order(town)[:2]
+    assert s.values_in_last_category == {"town": sum(v not in own for v in town)}
 
 
 def town_order(values):
