@@ -6,7 +6,7 @@ resident set size of each run (``ru_maxrss`` of the finished child, ``RUSAGE_CHI
 of a process that runs one child only), with the reader used and the wall time.
 
     python tools/bench_stream_memory.py                  # 3,000,000 and 300,000 rows
-    python tools/bench_stream_memory.py --rows 300000 --check
+    python tools/bench_stream_memory.py --check             # as the slow test does
 
 ``--check`` exits 1 unless every peak is below 200 MB and below 1.1 times the peak of the
 same format at a tenth of the rows.

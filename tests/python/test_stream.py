@@ -318,21 +318,11 @@ def test_online_min_max_stays_in_the_box(rng):
 
 
 @pytest.mark.slow
-def test_stream_memory_does_not_grow(tmp_path):
+def test_stream_memory_does_not_grow():
+    """The benchmark of the streaming CLI: 3M rows peak below 200 MB and below 1.1x the
+    peak of 300k rows, as CSV and as Parquet (a minute or two; it writes ~270 MB of files)."""
     done = subprocess.run(
-        [sys.executable, os.path.join("tools", "bench_stream_memory.py"), "--rows", "300000",
-         "--check"],
-        capture_output=True, text=True, timeout=1200,
+        [sys.executable, os.path.join("tools", "bench_stream_memory.py"), "--check"],
+        capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-
-
-def test_text_late_in_a_numeric_column_is_an_error(tmp_path):
-    """Column kinds come from the first rows (pyarrow: its first 64 KiB block); text met
-    later in a numeric column is an InputError, never a silent NaN."""
-    p = tmp_path / "late.csv"
-    p.write_text("a,y\n" + "".join(f"{i}.5,{i}\n" for i in range(12000)) + "oops,1\n")
-    for reader in [r for r in READERS if r == "csv" or _have(r)]:
-        with pytest.raises(InputError) as err:
-            list(stream(p, reader=reader, chunk_rows=100))
-        assert "oops" in str(err.value) or "column" in str(err.value), (reader, err.value)
