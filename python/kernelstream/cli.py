@@ -253,8 +253,11 @@ def _scaled(learner, task: str, args):
         x_range=_x_range(args),
         targets=task == "regression",
     )
-    how = f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]" if box else (
-        "inputs standardized")
+    how = (
+        f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]"
+        if box
+        else ("inputs standardized")
+    )
     if task == "regression":
         how += ", targets standardized"
     return wrapped, how + " online (statistics of the rows so far)"
@@ -346,6 +349,9 @@ def cmd_run(args) -> int:
     if args.resume:
         print(f"resumed {learner!r} after {learner.n_seen} rounds from {args.resume}")
     run, scaling = _scaled(learner, task, args)
+    if args.resume and scaling != "none":
+        print("kernelstream: note: online scaling starts its statistics anew on --resume",
+              file=sys.stderr)  # fmt: skip
     width = info.width if info is not None else 5
     print(f"{learner!r} on {source}: d={width}, task={task}, scaling: {scaling}")
     writer = _PredictionWriter(args.save_predictions) if args.save_predictions else None
@@ -623,9 +629,7 @@ def _add_data_options(r) -> None:
         help="columns of the online one-hot encoding of each text column (default 8; values "
         "first seen after the first 7 share the last)",
     )
-    r.add_argument(
-        "--positive", help="classification: this target value is +1, every other -1"
-    )
+    r.add_argument("--positive", help="classification: this target value is +1, every other -1")
     r.add_argument(
         "--chunk-rows", type=_count, default=65536, help="rows read at a time (default 65536)"
     )
