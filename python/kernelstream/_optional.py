@@ -37,3 +37,14 @@ def is_missing(exc: ImportError, module: str) -> bool:
 def hint(module: str) -> str:
     """``MODULE is not installed (pip install 'kernelstream[EXTRA]' adds it)``."""
     return f"{module} is not installed (pip install 'kernelstream[{EXTRAS[module]}]' adds it)"
+
+
+def require(module: str, what: str):
+    """Imports ``module``, or raises ``ModuleNotFoundError`` (its ``name`` the module) that says
+    ``what`` needs it and which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if not is_missing(exc, module):
+            raise
+        raise ModuleNotFoundError(f"{what} needs {module}: {hint(module)}", name=module) from None

@@ -234,6 +234,11 @@ def stream(source, target=None, chunk_rows: int = 65536, **options) -> ChunkStre
     target : column name or index (default: the last column; LIBSVM: the label)
     chunk_rows : int
         Rows per chunk.
+    **options
+        The keywords below.
+
+    Other Parameters
+    ----------------
     drop : columns to leave out.
     missing : {"drop", "impute"}, default "drop"
         A row with a missing number is dropped, or the number is replaced by the mean of
@@ -252,6 +257,8 @@ def stream(source, target=None, chunk_rows: int = 65536, **options) -> ChunkStre
     max_columns : int, default 100000
         Wider headers are refused before they are parsed.
 
+    Notes
+    -----
     Nothing is read from a row's future: each row is encoded with the rows up to it, so
     changing a row changes no chunk before it.
     """
