@@ -223,12 +223,12 @@ AGGREGATORS: dict[str, Callable[[int], object]] = {
 }
 
 # Representative learners for the peers' estimator checks (test_adapter_checks.py and
-# tools/count_adapter_checks.py): name -> (learner factory, the adapters' `scale`).
-# Bandwidths suit the checks' data (standardized inputs, 10 features for regression,
-# 2 for classification); the "defaults+scale" entries use the learner's defaults with
-# the adapters' online scaling instead.
+# tools/count_adapter_checks.py): name -> (learner factory, the adapters' `scale`, None
+# for the adapters' default, which scales). Bandwidths of the unscaled entries suit the
+# checks' data (standardized inputs, 10 features for regression, 2 for classification);
+# the "defaults" entries are the default adapters around the learner's defaults.
 ADAPTER_REGRESSION: dict[str, tuple] = {
-    "TaylorAWV-defaults+scale": (ks.TaylorAWV, True),
+    "TaylorAWV-defaults": (ks.TaylorAWV, None),
     "TaylorAWV": (lambda: ks.TaylorAWV(sigma=3.0, degree=2), False),
     "NystromAWV": (lambda: ks.NystromAWV(Gaussian(3.0), seed=1), False),
     "RFFAWV": (lambda: ks.RFFAWV(Gaussian(3.0), n_features=30, seed=1), False),
@@ -248,7 +248,7 @@ ADAPTER_REGRESSION: dict[str, tuple] = {
     "AutoKernel-defaults": (ks.AutoKernel, False),
 }
 ADAPTER_CLASSIFICATION: dict[str, tuple] = {
-    "TaylorAWV-defaults+scale": (ks.TaylorAWV, True),
+    "TaylorAWV-defaults": (ks.TaylorAWV, None),
     "TaylorAWV": (lambda: ks.TaylorAWV(sigma=3.0, degree=2), False),
     # CON-KONS: PROS-N-KONS restarts at every dictionary growth, and on the 200 blobs of
     # check_classifiers_train its last restart comes at round 198, so the final model has

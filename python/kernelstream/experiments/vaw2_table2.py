@@ -320,7 +320,9 @@ def run(ctx: Context) -> EntryResult:
                         extra={"runs": vals.round(4).tolist(), "variant": variant},
                     )
                 )
-    figures = [_fig1(results, ctx), _fig2(results, ctx)]
+    figures = []
+    with ctx.plotting():
+        figures = [_fig1(results, ctx), _fig2(results, ctx)]
 
     first = {ds: runs_of(ds)[0] for ds in DATASETS}
     vaw_family = [a for a in ALGORITHMS if a not in BASELINES]
