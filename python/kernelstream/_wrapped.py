@@ -41,6 +41,30 @@ class _Hyperparameter:
         )
 
 
+class _RenamedAttribute:
+    """An attribute that moved to ``new`` because its name is a constructor parameter's:
+    reading it warns (``DeprecationWarning``) and returns ``new``; from release
+    ``removed_in`` on, the name is the read-only parameter like every other."""
+
+    def __init__(self, new: str, removed_in: str):
+        self.new, self.removed_in = new, removed_in
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        warnings.warn(
+            f"{type(obj).__name__}.{self.name} is deprecated and will be the constructor "
+            f"parameter {self.name!r} from kernelstream {self.removed_in} on: "
+            f"use {type(obj).__name__}.{self.new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(obj, self.new)
+
+
 def _init_param_names(cls) -> list:
     sig = inspect.signature(cls.__init__)
     return [
@@ -55,9 +79,9 @@ class CoreWrapper:
 
     Subclasses set ``_core_class`` and implement ``_core_kwargs(params)``, which validates
     the constructor parameters and returns the core's keyword arguments. Every named
-    constructor parameter becomes a read-only attribute (unless the class already has
-    an attribute of that name, e.g. ``NystromAWV.dictionary`` is the learned dictionary:
-    ``get_params()`` is then the way to read the parameter).
+    constructor parameter becomes a read-only attribute. Learned state never takes a
+    parameter's name (``NystromAWV.learned_dictionary``, ``NOGD.learned_rank``); the
+    old names that did are :class:`_RenamedAttribute` until their removal release.
     """
 
     _core_class: Any = None

@@ -253,8 +253,11 @@ def _scaled(learner, task: str, args):
         x_range=_x_range(args),
         targets=task == "regression",
     )
-    how = f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]" if box else (
-        "inputs standardized")
+    how = (
+        f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]"
+        if box
+        else ("inputs standardized")
+    )
     if task == "regression":
         how += ", targets standardized"
     return wrapped, how + " online (statistics of the rows so far)"
@@ -346,6 +349,9 @@ def cmd_run(args) -> int:
     if args.resume:
         print(f"resumed {learner!r} after {learner.n_seen} rounds from {args.resume}")
     run, scaling = _scaled(learner, task, args)
+    if args.resume and scaling != "none":
+        print("kernelstream: note: online scaling starts its statistics anew on --resume",
+              file=sys.stderr)  # fmt: skip
     width = info.width if info is not None else 5
     print(f"{learner!r} on {source}: d={width}, task={task}, scaling: {scaling}")
     writer = _PredictionWriter(args.save_predictions) if args.save_predictions else None
@@ -384,13 +390,34 @@ def cmd_run(args) -> int:
 
 def _print_table(res, task: str, info) -> None:
     """The checkpoints, with the baseline's loss beside the learner's (target's units)."""
-    import pandas as pd
+    from kernelstream._optional import available
 
-    frame = res.to_frame()
-    frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
-    frame = frame[["rounds", "loss", "baseline", "seconds", "us_per_round", "dim", "memory_mb"]]
-    with pd.option_context("display.max_rows", 200, "display.width", 120):
-        print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    if available("pandas"):
+        import pandas as pd
+
+        frame = res.to_frame()
+        frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
+        frame = frame[["rounds", "loss", "baseline", "seconds", "us_per_round", "dim", "memory_mb"]]
+        with pd.option_context("display.max_rows", 200, "display.width", 120):
+            print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    else:  # the base install (numpy only): the same columns as plain text
+        import numpy as np
+
+        n = res.rounds.size
+        base = res.baseline if res.baseline.size == n else np.full(n, np.nan)
+        columns = {
+            "rounds": [str(int(v)) for v in res.rounds],
+            "loss": [f"{v:.6g}" for v in res.loss],
+            "baseline": [f"{v:.6g}" for v in base],
+            "seconds": [f"{v:.6g}" for v in res.seconds],
+            "us_per_round": [f"{1e6 * s / max(r, 1):.6g}" for s, r in zip(res.seconds, res.rounds)],
+            "dim": [str(int(v)) for v in res.dim],
+            "memory_mb": [f"{v:.6g}" for v in res.memory_mb],
+        }
+        width = {k: max([len(k)] + [len(c) for c in v]) for k, v in columns.items()}
+        print(" ".join(k.rjust(width[k]) for k in columns))
+        for i in range(n):
+            print(" ".join(v[i].rjust(width[k]) for k, v in columns.items()))
     if task == "regression":
         metric = "average squared loss"
         units = " (in the target's units, squared)" if info is not None else ""
@@ -623,9 +650,7 @@ def _add_data_options(r) -> None:
         help="columns of the online one-hot encoding of each text column (default 8; values "
         "first seen after the first 7 share the last)",
     )
-    r.add_argument(
-        "--positive", help="classification: this target value is +1, every other -1"
-    )
+    r.add_argument("--positive", help="classification: this target value is +1, every other -1")
     r.add_argument(
         "--chunk-rows", type=_count, default=65536, help="rows read at a time (default 65536)"
     )
@@ -782,6 +807,12 @@ def main(argv=None) -> int:
         return 0
     except (KernelstreamError, OSError) as exc:
         # user mistakes (bad input, parameters, files, downloads); a bug keeps its traceback
+        print(f"kernelstream: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        # a command that needs an extra the install lacks (_optional.require names it)
+        if "kernelstream[" not in str(exc):
+            raise
         print(f"kernelstream: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except MemoryError:

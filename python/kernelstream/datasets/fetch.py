@@ -47,7 +47,9 @@ def _download(url: str, known_hash: str | None, dest: Path, progress, hint: str 
     """``url`` -> ``dest`` through pooch: streamed to a temporary file in ``dest``'s
     directory, hash-checked, then renamed; on any failure nothing is left behind. pooch
     logs one line per download; its bar needs tqdm."""
-    import pooch
+    from .._optional import require
+
+    pooch = require("pooch")  # brings requests
     import requests
 
     bar = _want_bar(progress)

@@ -7,7 +7,7 @@
 ...     _ = fh.write("size,town,price\\n50,a,100\\n70,b,\\n60,a,130\\n")
 >>> s = stream(path, target="price", chunk_rows=2)
 >>> [(X.shape, y.tolist()) for X, y in s]
-[((1, 9), [100.0]), ((1, 9), [130.0])]
+[((2, 9), [100.0, 130.0])]
 >>> s.rows_read, s.rows_dropped, s.categories
 (3, 1, {'town': ['a']})
 
@@ -152,7 +152,9 @@ class ChunkStream:
             raise InputError(f"the target {self.target!r} cannot be dropped")
         usecols = [c for c in self.columns if c not in drop]
         if self.kind == "csv":
-            text, gen = _csv.batches(self.path, self.columns, self.chunk_rows, usecols, self._reader)
+            text, gen = _csv.batches(
+                self.path, self.columns, self.chunk_rows, usecols, self._reader
+            )
         elif self.kind == "parquet":
             text, gen = _parquet.batches(self._pq, self.path, self.chunk_rows, usecols)
         else:
