@@ -468,7 +468,13 @@ impl AutoKernel {
                 Self::pad_warmup(t, i, self.n_experts());
                 return Err(e);
             }
-            t.predictions.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            match self.predict_learn(&x[i * d..(i + 1) * d], y[i]) {
+                Ok(p) => t.predictions.push(p),
+                Err(e) => {
+                    Self::pad_warmup(t, i, self.n_experts());
+                    return Err(e);
+                }
+            }
             i += 1;
         }
         let Some(f) = self.fitted.as_mut() else {

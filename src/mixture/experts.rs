@@ -205,7 +205,8 @@ impl Mixture {
                 self.z = z;
                 return Err(e);
             }
-            self.experts_block(xb, d, yb, &mut cols)?;
+            // A block is one step: the experts' own polls are off inside it.
+            crate::interrupt::uninterrupted(|| self.experts_block(xb, d, yb, &mut cols))?;
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
                 for (zj, c) in z.iter_mut().zip(&cols) {
