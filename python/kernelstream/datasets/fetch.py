@@ -144,7 +144,7 @@ def clean_leftovers(home) -> list:
     more than a day old. Returns the removed paths. (A partial file is never mistaken for
     data: only complete, checked files get a dataset's name.)"""
     home = Path(home)
-    removed = []
+    removed: list = []
     prefix = f"{_WORK_PREFIX}{_host()}-"
     try:
         entries = list(home.iterdir())

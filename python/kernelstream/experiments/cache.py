@@ -145,7 +145,7 @@ def load_cached(out: Path, name: str, key: str):
     if not isinstance(stored, dict) or stored.get("key") != key:
         return None
     payload, files = stored.get("payload"), stored.get("files")
-    if not _valid_payload(payload) or not isinstance(files, dict):
+    if not isinstance(payload, dict) or not _valid_payload(payload) or not isinstance(files, dict):
         return None
     if stored.get("payload_sha256") != _value_sum(payload):
         return None

@@ -167,8 +167,10 @@ def traced_run(learner, X, y) -> MixtureTrace:
     try:
         p, Z, W = learner._core.progressive_trace(X, as_targets(y, X.shape[0]))
     except KeyboardInterrupt as exc:
-        if isinstance(getattr(exc, "trace", None), tuple):
-            exc.trace = MixtureTrace(*exc.trace, learner.expert_labels())
+        raw = getattr(exc, "trace", None)
+        if isinstance(raw, tuple):
+            p, Z, W = raw
+            exc.trace = MixtureTrace(p, Z, W, learner.expert_labels())  # type: ignore[attr-defined]
         raise
     return MixtureTrace(p, Z, W, learner.expert_labels())
 
