@@ -205,7 +205,8 @@ impl Mixture {
                 self.z = z;
                 return Err(e);
             }
-            self.experts_block(xb, d, yb, &mut cols)?;
+            // A block is one step: the experts' own polls are off inside it.
+            crate::interrupt::uninterrupted(|| self.experts_block(xb, d, yb, &mut cols))?;
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
                 for (zj, c) in z.iter_mut().zip(&cols) {
@@ -227,14 +228,20 @@ impl Mixture {
         Ok(())
     }
 
-    /// Validated progressive run that also returns the expert predictions and the
-    /// weights of every round.
-    pub fn progressive_trace(&mut self, x: &[f64], n: usize, d: usize, y: &[f64]) -> Result<Trace> {
+    /// Validated progressive run that also records the expert predictions and the
+    /// weights of every round in `trace`. On Ctrl-C it stops between blocks: `trace`
+    /// then holds exactly the completed rounds, which are in the state.
+    pub fn progressive_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        trace: &mut Trace,
+    ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
-        let mut trace = Trace::default();
         let mut out = Vec::with_capacity(n);
-        self.run(x, d, y, &mut out, Some(&mut trace))?;
-        Ok(trace)
+        self.run(x, d, y, &mut out, Some(trace))
     }
 }
 
