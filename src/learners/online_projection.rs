@@ -582,7 +582,7 @@ impl OnlineLearner for OnlineProjection {
         self.check_growth(d, 1)
     }
 
-    fn check_capacity(&self, n_new: usize) -> Result<()> {
+    fn check_capacity(&self, n_new: usize, _d: usize) -> Result<()> {
         match &self.state {
             Some(st) => self.check_growth(st.design.input_dim(), st.n.saturating_add(n_new as u64)),
             None => Ok(()),

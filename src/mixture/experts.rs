@@ -217,12 +217,17 @@ impl OnlineLearner for Mixture {
         self.experts.iter().try_for_each(|e| e.check_row(x, y))
     }
 
-    fn check_capacity(&self, n_new: usize) -> Result<()> {
-        self.experts.iter().try_for_each(|e| e.check_capacity(n_new))
+    fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
+        self.experts.iter().try_for_each(|e| e.check_capacity(n_new, d))
     }
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
-        self.experts.iter().try_for_each(|e| e.check_input_dim(d))
+        self.experts.iter().try_for_each(|e| e.check_input_dim(d))?;
+        // Each expert fits alone; together they must too.
+        crate::limits::check_input_doubles(
+            &format!("Mixture of {} experts on {d}-dimensional inputs", self.experts.len()),
+            crate::limits::sum_doubles(self.experts.iter().map(|e| e.memory_doubles(d))),
+        )
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
@@ -273,6 +278,10 @@ impl OnlineLearner for Mixture {
 
     fn dim(&self) -> usize {
         self.experts.iter().map(|e| e.dim()).sum()
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        crate::limits::sum_doubles(self.experts.iter().map(|e| e.memory_doubles(d)))
     }
 }
 
