@@ -787,12 +787,14 @@ impl OnlineLearner for NystromAwv {
 
     /// KORS mode keeps every past round (the input, the target and its kernel row
     /// on the dictionary, to refactorise `A` from): `n_new` more rounds add
-    /// `n_new (d + 1 + m)` doubles, `m` the dictionary size at its cap (or now, plus
-    /// one per round, without a cap). Counted before the rounds run.
+    /// `n_new (d + 1 + m)` doubles, `m` the dictionary size at its cap (without a cap,
+    /// the present size plus one: KORS's dictionary grows like the effective
+    /// dimension, slowly, and its growth within one call is not foreseen). Counted
+    /// before the rounds run.
     fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
         let Some(kors) = self.kors.as_ref() else { return Ok(()) };
         let m = self.size() as u128;
-        let cap = kors.budget().map_or(m + n_new as u128, |b| (b as u128).max(m));
+        let cap = kors.budget().map_or(m + 1, |b| (b as u128).max(m));
         let t = (self.t() as u128).saturating_add(n_new as u128);
         let doubles = t
             .checked_mul(d as u128 + 1 + cap)
