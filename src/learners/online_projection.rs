@@ -192,8 +192,12 @@ impl OnlineProjection {
                 self.cfg.c
             );
         }
-        // G and Phi (packed) plus the stored data.
-        let doubles = p * (p + 1.0) + (n as f64) * (d as f64 + 1.0);
+        // G and Phi (packed) plus the stored data; a tensor-product order (d > 1, not
+        // additive) also keeps a frontier of about d candidate multi-indices of d
+        // entries per column switched on (bases/tensor.rs).
+        let frontier =
+            if self.cfg.additive || d == 1 { 0.0 } else { p * d as f64 * (d as f64 / 2.0 + 8.0) };
+        let doubles = p * (p + 1.0) + (n as f64) * (d as f64 + 1.0) + frontier;
         let need = if doubles < 1e30 { Some(doubles as u128) } else { None };
         crate::limits::check_doubles(
             &format!("OnlineProjection with about {p:.3e} columns after {n} rounds"),
@@ -622,7 +626,7 @@ impl OnlineLearner for OnlineProjection {
         self.check_growth(d, 1)
     }
 
-    fn check_capacity(&self, n_new: usize) -> Result<()> {
+    fn check_capacity(&self, n_new: usize, _d: usize) -> Result<()> {
         match &self.state {
             Some(st) => self.check_growth(st.design.input_dim(), st.n.saturating_add(n_new as u64)),
             None => Ok(()),

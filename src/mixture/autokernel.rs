@@ -367,6 +367,21 @@ impl AutoKernel {
     /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.
     fn fit(&self, wx: &[f64], wy: &[f64], d: usize) -> Result<Fitted> {
         let scaler = Scaler::fit(wx, d, wy);
+        let sc = &scaler;
+        if !sc
+            .x_loc
+            .iter()
+            .chain(&sc.x_scale)
+            .chain([&sc.y_loc, &sc.y_scale])
+            .all(|v| v.is_finite())
+            || !sc.x_scale.iter().chain([&sc.y_scale]).all(|v| *v > 0.0)
+        {
+            return Err(crate::KsError::Numerical(
+                "AutoKernel: the warm-up rows' location or spread overflows double precision \
+                 (inputs or targets too large); the learner is unchanged"
+                    .into(),
+            ));
+        }
         let mut xs = vec![0.0; wx.len()];
         for (o, r) in xs.chunks_exact_mut(d).zip(wx.chunks_exact(d)) {
             scaler.x_into(r, o);
@@ -511,6 +526,22 @@ impl OnlineLearner for AutoKernel {
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
         self.degree_for(d).map(|_| ())
+    }
+
+    /// Once fitted, the experts see the standardised row: they check that one (a
+    /// finite input can overflow their features after scaling); before, the
+    /// standardised row itself must be finite.
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        let Some(f) = &self.fitted else { return Ok(()) };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        let ys = y.map(|v| f.scaler.y(v));
+        if !q.iter().chain(ys.as_ref()).all(|v| v.is_finite()) {
+            return Err(crate::KsError::Numerical(
+                "AutoKernel: this row overflows once standardised by the warm-up's scale".into(),
+            ));
+        }
+        f.mixture.check_row(&q, ys)
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
