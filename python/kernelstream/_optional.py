@@ -15,6 +15,7 @@ import importlib
 EXTRAS = {
     "pandas": "data",
     "pooch": "data",
+    "requests": "data",
     "scipy": "reproduce",
     "psutil": "reproduce",
     "matplotlib": "plots",

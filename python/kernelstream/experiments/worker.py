@@ -21,13 +21,12 @@ The client's ``data_home`` names a directory of another machine and is ignored h
 from __future__ import annotations
 
 import hashlib
-import os
 import socket
 import tempfile
-import threading
 import traceback
 from pathlib import Path
 
+from .._files import write_bytes
 from ..errors import KernelstreamError
 
 
@@ -126,9 +125,9 @@ class WorkerFiles:
                 f"the client's file {want[:16]}...: damaged in transit"
             )
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}.part")
-        tmp.write_bytes(data)
-        os.replace(tmp, dest)  # atomic: a concurrent task sees the whole file or none
+        # atomic (a unique temporary file, fsync, rename): a concurrent task sees the
+        # whole file or none
+        write_bytes(dest, data)
         return dest
 
     @staticmethod
