@@ -165,6 +165,13 @@ pub fn predict_one<L: OnlineLearner + ?Sized>(learner: &L, x: &[f64]) -> Result<
     learner.predict(x)
 }
 
+/// One prediction (validated) that keeps its work for a following
+/// [`learn_one`] on the same `x` ([`OnlineLearner::predict_keep`]).
+pub fn predict_one_keep<L: OnlineLearner + ?Sized>(learner: &mut L, x: &[f64]) -> Result<f64> {
+    validate(learner, x, 1, x.len(), None)?;
+    learner.predict_keep(x)
+}
+
 /// One round of learning (validated).
 pub fn learn_one<L: OnlineLearner + ?Sized>(learner: &mut L, x: &[f64], y: f64) -> Result<()> {
     validate(learner, x, 1, x.len(), Some(&[y]))?;

@@ -65,6 +65,9 @@ pub struct FeatureAwv<F: LazyFeatureMap> {
     block_size: Option<usize>,
     /// Built on the first call, when `d` becomes known.
     state: Option<State<F>>,
+    /// The input of [`OnlineLearner::predict_keep`] (its features in `state.v`).
+    #[serde(skip)]
+    kept: super::Kept,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -88,7 +91,14 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
     /// The learner for already checked map parameters (`lam > 0` is checked here).
     pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Result<Self> {
         crate::error::positive("lam", lam)?;
-        Ok(FeatureAwv { params, lam, ridge, block_size: None, state: None })
+        Ok(FeatureAwv {
+            params,
+            lam,
+            ridge,
+            block_size: None,
+            state: None,
+            kept: Default::default(),
+        })
     }
 
     /// Sets the block size (`None`: automatic; `1`: single rounds).
@@ -207,7 +217,25 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let Some(st) = self.state.as_mut() else { return self.predict(x) };
+        self.kept.clear();
+        st.v.resize(st.engine.dim(), 0.0);
+        st.features.map_into(x, &mut st.v);
+        st.features.check_features(&st.v)?;
+        let p = st.engine.predict_keep(&st.v);
+        self.kept.set(x, st.engine.n_seen());
+        Ok(p)
+    }
+
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        if let Some(st) = self.state.as_mut() {
+            if self.kept.take(x, st.engine.n_seen()) {
+                if let Some(p) = st.engine.learn_kept(&st.v, y) {
+                    return Ok(p);
+                }
+            }
+        }
         let fresh = self.state.is_none();
         let st = self.state_mut(x.len())?;
         // check_row screened x against an existing map; a fresh one is checked here.

@@ -56,10 +56,11 @@ macro_rules! learner_protocol {
     ($py_ty:ty, $core_ty:ty) => {
         #[pyo3::pymethods]
         impl $py_ty {
-            fn predict_one(&self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
+            /// Pure for every reader; keeps its work for a `learn_one` on the same `x`.
+            fn predict_one(&mut self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
                 $crate::python::errors::guard(|| {
                     let x = $crate::python::convert::vec1(&x);
-                    Ok($crate::stream::predict_one(&self.inner, &x)?)
+                    Ok($crate::stream::predict_one_keep(&mut self.inner, &x)?)
                 })
             }
 
