@@ -119,6 +119,16 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         mut out: Option<&mut Vec<f64>>,
     ) -> Result<()> {
         let (mut x, mut y) = (x, y);
+        // One row after a kept prediction of it (the serving path through learn_many).
+        let kept_row =
+            |s: &Self| s.state.as_ref().is_some_and(|st| s.kept.matches(x, st.engine.n_seen()));
+        if y.len() == 1 && kept_row(self) {
+            let p = self.predict_learn(x, y[0])?;
+            if let Some(o) = out.as_deref_mut() {
+                o.push(p);
+            }
+            return Ok(());
+        }
         if self.state.is_none() && !y.is_empty() {
             crate::interrupt::poll()?;
             let p = self.predict_learn(&x[..d], y[0])?;

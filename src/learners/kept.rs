@@ -32,12 +32,16 @@ impl Kept {
         self.round = Some(round);
     }
 
-    /// Whether the kept work belongs to `x` at round `round` (the same bits);
-    /// consumed either way: a kept prediction serves at most one round.
-    pub fn take(&mut self, x: &[f64], round: u64) -> bool {
-        let hit = self.round == Some(round)
+    /// Whether the kept work belongs to `x` at round `round` (the same bits).
+    pub fn matches(&self, x: &[f64], round: u64) -> bool {
+        self.round == Some(round)
             && self.x.len() == x.len()
-            && self.x.iter().zip(x).all(|(a, b)| a.to_bits() == b.to_bits());
+            && self.x.iter().zip(x).all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+
+    /// [`Self::matches`], consumed either way: a kept prediction serves at most one round.
+    pub fn take(&mut self, x: &[f64], round: u64) -> bool {
+        let hit = self.matches(x, round);
         self.round = None;
         hit
     }

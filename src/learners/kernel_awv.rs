@@ -240,7 +240,11 @@ impl KernelAwv {
         let b = ys.len();
         let t0 = self.t();
         if b == 1 {
-            let row = self.new_row(xs);
+            let kept = self.kept.take(xs, self.n_seen());
+            let row = match self.kept_row.take() {
+                Some(row) if kept => row,
+                _ => self.new_row(xs),
+            };
             out.push(self.push(xs, ys[0], row));
             return Ok(());
         }

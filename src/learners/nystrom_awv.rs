@@ -337,6 +337,7 @@ impl NystromAwv {
     }
     /// Caps KORS's dictionary (None: no cap); see [`Kors::set_budget`].
     pub fn set_kors_budget(&mut self, budget: Option<usize>) {
+        self.kept.clear();
         if let Some(k) = self.kors.as_mut() {
             k.set_budget(budget);
         }

@@ -96,18 +96,20 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// A single row keeps its work for a following `learn_many` of that row.
             fn predict_many<'py>(
-                &self,
+                &mut self,
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
                 $crate::python::errors::guard(|| {
                     let (xs, n, d) = $crate::python::convert::mat2(&x);
                     let xs: &[f64] = &xs;
-                    let inner = &self.inner;
+                    let inner = &mut self.inner;
                     let mut out = Vec::new();
-                    let res =
-                        py.detach(|| $crate::stream::predict_many_into(inner, xs, n, d, &mut out));
+                    let res = py.detach(|| {
+                        $crate::stream::predict_many_keep_into(inner, xs, n, d, &mut out)
+                    });
                     $crate::python::errors::stream_result(py, res, out.len(), Some(&out))?;
                     Ok(numpy::PyArray1::from_vec(py, out))
                 })
