@@ -57,8 +57,9 @@ def _time_serve(case: BenchCase, chunk: int = 256):
     """Seconds per round of ``progressive_predict`` and of the serving loop (``predict_one``
     then ``learn_one``, from Python) on two learners fed the same rows: chunks of rows
     alternate between the two (so that both see the same machine load), each timed
-    once; the fastest chunk of each gives its rate (a loaded machine only slows chunks
-    down, as ``_time_fast`` keeps the best of its runs)."""
+    once in CPU time of the process (on a shared machine wall-clock time mostly counts
+    other processes: the learners of these cases run on the calling thread); the
+    fastest chunk of each gives its rate."""
     fast, serve = case.make_fast(), case.make_reference()
     if case.warmup:
         for m in (fast, serve):
@@ -69,13 +70,13 @@ def _time_serve(case: BenchCase, chunk: int = 256):
     predict_one, learn_one = serve.predict_one, serve.learn_one
     for s in range(0, n - chunk + 1, chunk):
         Xc, yc = X[s : s + chunk], y[s : s + chunk]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fast.progressive_predict(Xc, yc)
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         for x, yt in zip(Xc, yc):
             predict_one(x)
             learn_one(x, yt)
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         t_fast.append((t1 - t0) / chunk)
         t_serve.append((t2 - t1) / chunk)
     return min(t_fast), fast.dim, min(t_serve)
