@@ -5,6 +5,7 @@
 pub mod averaged_sgd;
 pub mod feature_awv;
 pub mod fogd;
+pub mod kept;
 pub mod kernel_awv;
 pub mod losses;
 pub mod multi_kernel_awv;
@@ -20,6 +21,7 @@ pub mod taylor_awv;
 pub use averaged_sgd::AveragedKernelSgd;
 pub use feature_awv::{FeatureAwv, LazyFeatureMap};
 pub use fogd::Fogd;
+pub use kept::Kept;
 pub use kernel_awv::KernelAwv;
 pub use losses::Loss;
 pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
@@ -65,6 +67,15 @@ pub trait OnlineLearner {
 
     /// The prediction for `x` as the next round (pure: no state change).
     fn predict(&self, x: &[f64]) -> Result<f64>;
+
+    /// The prediction for `x` as the next round, bit for bit [`OnlineLearner::predict`],
+    /// keeping what it computed so that a following round on the same `x` (with no
+    /// round in between) finishes from it ([`Kept`]; the serving path). No change
+    /// that any reader, a copy or the serialised state can see. The default keeps
+    /// nothing.
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.predict(x)
+    }
 
     /// Reveals `y` for `x` and updates. The default is a full round whose prediction is
     /// dropped; a learner whose update is cheaper without the prediction overrides it.

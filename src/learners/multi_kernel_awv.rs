@@ -105,6 +105,10 @@ pub struct MultiKernelAwv {
     #[serde(skip)]
     threads: usize,
     state: Option<State>,
+    /// The input of [`OnlineLearner::predict_keep`] (each expert's features in its
+    /// `scratch.feats`, its `A^{-1} phi` kept by its engine).
+    #[serde(skip)]
+    kept: super::Kept,
 }
 
 /// Rows between two Ctrl-C polls of the batch paths (whole expert blocks).
@@ -186,6 +190,7 @@ impl MultiKernelAwv {
             block_size: None,
             threads: 0,
             state: None,
+            kept: Default::default(),
         };
         me.check_memory(None)?;
         me.make_meta()?;
@@ -548,7 +553,30 @@ impl OnlineLearner for MultiKernelAwv {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.kept.clear();
+        let n_seen = self.n_seen();
+        let clip = self.clip;
+        let Some(st) = self.state.as_mut() else { return self.predict(x) };
+        if st.scratch.len() != st.experts.len() {
+            st.scratch = vec![Scratch::default(); st.experts.len()];
+        }
+        let mut z = Vec::with_capacity(st.experts.len());
+        for ((f, e), sc) in st.features.iter().zip(st.experts.iter_mut()).zip(&mut st.scratch) {
+            sc.feats.resize(e.dim(), 0.0);
+            f.map_into(x, &mut sc.feats[..e.dim()]);
+            z.push(e.predict_keep(&sc.feats[..e.dim()]));
+        }
+        if let Some((lo, hi)) = clip {
+            z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
+        }
+        let p = st.meta.predict(&z);
+        self.kept.set(x, n_seen);
+        Ok(p)
+    }
+
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let kept = self.kept.take(x, self.n_seen());
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
@@ -556,8 +584,21 @@ impl OnlineLearner for MultiKernelAwv {
         }
         let clip = self.clip;
         let st = self.state_mut(x.len())?;
-        let State { features, experts, meta, v, z, raw, .. } = st;
-        for ((f, e), zj) in features.iter().zip(experts.iter_mut()).zip(z.iter_mut()) {
+        let State { features, experts, meta, v, z, raw, scratch, .. } = st;
+        for (j, ((f, e), zj)) in
+            features.iter().zip(experts.iter_mut()).zip(z.iter_mut()).enumerate()
+        {
+            // A kept round finishes from the expert's kept features and A^{-1} phi.
+            if kept {
+                if let Some(p) = scratch
+                    .get(j)
+                    .and_then(|sc| sc.feats.get(..e.dim()))
+                    .and_then(|v| e.learn_kept(v, y))
+                {
+                    *zj = p;
+                    continue;
+                }
+            }
             f.map_into(x, v);
             // The expert predicts before y_t (its z uses labels up to t-1), then learns y_t.
             *zj = e.predict_learn(v, y);

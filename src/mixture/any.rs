@@ -67,6 +67,9 @@ impl OnlineLearner for AnyLearner {
     fn predict(&self, x: &[f64]) -> Result<f64> {
         each!(self, l => l.predict(x))
     }
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        each!(self, l => l.predict_keep(x))
+    }
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         each!(self, l => l.learn(x, y))
     }

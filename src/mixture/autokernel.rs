@@ -107,6 +107,12 @@ pub struct AutoKernel {
     warm_x: Vec<f64>,
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
+    /// The input of a kept warm-up prediction ([`OnlineLearner::predict_keep`]) and
+    /// the prediction (after the warm-up the experts keep their own work).
+    #[serde(skip)]
+    kept: crate::learners::Kept,
+    #[serde(skip)]
+    kept_warm: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -281,6 +287,8 @@ impl AutoKernel {
             warm_x: Vec::new(),
             warm_y: Vec::new(),
             fitted: None,
+            kept: Default::default(),
+            kept_warm: 0.0,
         })
     }
 
@@ -555,12 +563,32 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let n_seen = self.n_seen;
+        match self.fitted.as_mut() {
+            Some(f) => {
+                let mut q = std::mem::take(&mut f.xs);
+                q.resize(x.len(), 0.0);
+                f.scaler.x_into(x, &mut q);
+                let r = f.mixture.predict_keep(&q);
+                f.xs = q;
+                Ok(f.scaler.y_back(r?))
+            }
+            None => {
+                self.kept_warm = self.warm_predict(x);
+                self.kept.set(x, n_seen);
+                Ok(self.kept_warm)
+            }
+        }
+    }
+
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         self.predict_learn(x, y).map(|_| ())
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let d = x.len();
+        let kept = self.kept.take(x, self.n_seen);
         if let Some(f) = self.fitted.as_mut() {
             let mut q = std::mem::take(&mut f.xs);
             q.resize(d, 0.0);
@@ -571,7 +599,7 @@ impl OnlineLearner for AutoKernel {
             self.n_seen += 1;
             return Ok(p);
         }
-        let p = self.warm_predict(x);
+        let p = if kept { self.kept_warm } else { self.warm_predict(x) };
         if self.warm_y.len() + 1 >= self.cfg.warmup {
             let mut wx = self.warm_x.clone();
             wx.extend_from_slice(x);

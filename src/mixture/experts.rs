@@ -241,6 +241,26 @@ impl OnlineLearner for Mixture {
         Ok(self.rule.predict(&self.expert_predictions(x)?))
     }
 
+    /// Every expert keeps its work; the following round's experts finish from it
+    /// (their `predict_learn`), the rule's update is cheap.
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let mut z = std::mem::take(&mut self.z);
+        z.clear();
+        let mut res = Ok(());
+        for e in self.experts.iter_mut() {
+            match e.predict_keep(x) {
+                Ok(p) => z.push(p),
+                Err(err) => {
+                    res = Err(err);
+                    break;
+                }
+            }
+        }
+        let p = res.map(|()| self.rule.predict(&z));
+        self.z = z;
+        p
+    }
+
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         self.predict_learn(x, y).map(|_| ())
     }

@@ -56,10 +56,11 @@ macro_rules! learner_protocol {
     ($py_ty:ty, $core_ty:ty) => {
         #[pyo3::pymethods]
         impl $py_ty {
-            fn predict_one(&self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
+            /// Pure for every reader; keeps its work for a `learn_one` on the same `x`.
+            fn predict_one(&mut self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
                 $crate::python::errors::guard(|| {
                     let x = $crate::python::convert::vec1(&x);
-                    Ok($crate::stream::predict_one(&self.inner, &x)?)
+                    Ok($crate::stream::predict_one_keep(&mut self.inner, &x)?)
                 })
             }
 
@@ -95,18 +96,20 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// A single row keeps its work for a following `learn_many` of that row.
             fn predict_many<'py>(
-                &self,
+                &mut self,
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
                 $crate::python::errors::guard(|| {
                     let (xs, n, d) = $crate::python::convert::mat2(&x);
                     let xs: &[f64] = &xs;
-                    let inner = &self.inner;
+                    let inner = &mut self.inner;
                     let mut out = Vec::new();
-                    let res =
-                        py.detach(|| $crate::stream::predict_many_into(inner, xs, n, d, &mut out));
+                    let res = py.detach(|| {
+                        $crate::stream::predict_many_keep_into(inner, xs, n, d, &mut out)
+                    });
                     $crate::python::errors::stream_result(py, res, out.len(), Some(&out))?;
                     Ok(numpy::PyArray1::from_vec(py, out))
                 })
