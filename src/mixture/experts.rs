@@ -14,11 +14,14 @@ use super::AnyLearner;
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
 use crate::learners::OnlineLearner;
+use crate::parallel::Workers;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
 /// Rows per block of the blocked path (bounds the `block x N` buffer of expert predictions).
 const BLOCK_ROWS: usize = 256;
+/// Fewest rows of a block whose experts run on several threads.
+const MIN_PARALLEL_ROWS: usize = 16;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "MixtureState")]
@@ -138,51 +141,29 @@ impl Mixture {
     }
 
     /// Runs every expert over one block; `cols[j]` receives expert j's predictions.
+    /// The experts are independent items of `workers` (one expert per item, so that
+    /// the pool balances unequal experts); a block of fewer than [`MIN_PARALLEL_ROWS`]
+    /// rows (a single round of the serving path) stays on the calling thread, where
+    /// handing it out would cost more than it saves.
     fn experts_block(
         &mut self,
         x: &[f64],
         d: usize,
         y: &[f64],
         cols: &mut [Vec<f64>],
+        workers: &Workers,
     ) -> Result<()> {
         cols.iter_mut().for_each(Vec::clear);
-        let n_exp = self.experts.len();
-        let threads = match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            t => t,
-        };
-        let threads = threads.min(n_exp).max(1);
-        if threads == 1 {
+        if y.len() < MIN_PARALLEL_ROWS || self.experts.len() < 2 {
             for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
                 e.predict_learn_many(x, d, y, c)?;
             }
             return Ok(());
         }
-        let per = n_exp.div_ceil(threads);
-        let results: Vec<Result<()>> = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .experts
-                .chunks_mut(per)
-                .zip(cols.chunks_mut(per))
-                .map(|(es, cs)| {
-                    s.spawn(move || -> Result<()> {
-                        for (e, c) in es.iter_mut().zip(cs.iter_mut()) {
-                            e.predict_learn_many(x, d, y, c)?;
-                        }
-                        Ok(())
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        crate::input_err!("an expert's thread stopped unexpectedly")
-                    })
-                })
-                .collect()
-        });
-        results.into_iter().collect()
+        let mut items: Vec<_> =
+            self.experts.iter_mut().zip(cols.iter_mut()).map(|(e, c)| (e, c, Ok(()))).collect();
+        workers.for_each(&mut items, |(e, c, res)| *res = e.predict_learn_many(x, d, y, c));
+        items.into_iter().map(|(_, _, r)| r).collect()
     }
 
     /// The online protocol over the rows of `x`, block by block; with `trace`, also
@@ -197,6 +178,10 @@ impl Mixture {
     ) -> Result<()> {
         let n_exp = self.experts.len();
         let mut cols = vec![Vec::new(); n_exp];
+        let workers = match self.threads {
+            _ if y.len() < MIN_PARALLEL_ROWS => Workers::Caller,
+            t => Workers::new(t),
+        };
         let mut z = std::mem::take(&mut self.z);
         z.resize(n_exp, 0.0);
         for (xb, yb) in x.chunks(BLOCK_ROWS * d).zip(y.chunks(BLOCK_ROWS)) {
@@ -205,7 +190,7 @@ impl Mixture {
                 self.z = z;
                 return Err(e);
             }
-            self.experts_block(xb, d, yb, &mut cols)?;
+            self.experts_block(xb, d, yb, &mut cols, &workers)?;
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
                 for (zj, c) in z.iter_mut().zip(&cols) {
