@@ -70,7 +70,7 @@ pub fn validate<L: OnlineLearner + ?Sized>(
         learner.check_row(row, y.map(|y| y[i])).map_err(|e| prefix_row(e, i, n))?;
     }
     if y.is_some() {
-        learner.check_capacity(n)?;
+        learner.check_capacity(n, d)?;
     }
     Ok(())
 }

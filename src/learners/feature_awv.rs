@@ -36,6 +36,8 @@ pub trait LazyFeatureMap:
     fn check_input_dim(_params: &Self::Params, _d: usize) -> Result<()> {
         Ok(())
     }
+    /// Doubles of the map and the AWV state it feeds for `d`-dimensional inputs.
+    fn memory_doubles(params: &Self::Params, d: usize) -> Option<u128>;
     /// Refuses a finite input whose features would overflow (before any change).
     fn check_input(&self, _x: &[f64]) -> Result<()> {
         Ok(())
@@ -205,7 +207,15 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
     }
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
-        F::check_input_dim(&self.params, d)
+        F::check_input_dim(&self.params, d)?;
+        crate::limits::check_input_doubles(
+            &format!("{} on {d}-dimensional inputs", F::LEARNER),
+            self.memory_doubles(d),
+        )
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        F::memory_doubles(&self.params, d)
     }
 
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {

@@ -336,7 +336,20 @@ impl OnlineLearner for KernelAwv {
         self.d
     }
 
-    fn check_capacity(&self, n_new: usize) -> Result<()> {
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        self.kernel.check_point(x)
+    }
+
+    /// At capacity the stored points are `max_size x d` doubles beside the factor.
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        let m = self.max_size as u128;
+        crate::limits::check_input_doubles(
+            &format!("KernelAWV with max_size = {} on {d}-dimensional inputs", self.max_size),
+            Some(crate::limits::packed(self.max_size) + m * (d as u128 + 3)),
+        )
+    }
+
+    fn check_capacity(&self, n_new: usize, _d: usize) -> Result<()> {
         let t = self.t();
         if t.saturating_add(n_new) > self.max_size {
             return crate::input_err!(
@@ -362,7 +375,7 @@ impl OnlineLearner for KernelAwv {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        self.check_capacity(1)?;
+        self.check_capacity(1, x.len())?;
         let kept = self.kept.take(x, self.n_seen());
         let row = match self.kept_row.take() {
             Some(row) if kept => row,
@@ -378,7 +391,7 @@ impl OnlineLearner for KernelAwv {
         y: &[f64],
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        self.check_capacity(y.len())?;
+        self.check_capacity(y.len(), d)?;
         self.rounds(x, d, y, out)
     }
 

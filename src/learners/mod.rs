@@ -51,9 +51,11 @@ pub trait OnlineLearner {
         Ok(())
     }
 
-    /// Learner-specific validation of a batch: can `n_new` more rounds be learned?
-    /// (A bounded-memory learner refuses a stream that would exceed its capacity.)
-    fn check_capacity(&self, _n_new: usize) -> Result<()> {
+    /// Learner-specific validation of a batch: can `n_new` more rounds of
+    /// `d`-dimensional inputs be learned? (A bounded-memory learner refuses a stream
+    /// that would exceed its capacity; a learner whose memory grows with the rounds
+    /// counts that growth against the memory ceiling here, before it happens.)
+    fn check_capacity(&self, _n_new: usize, _d: usize) -> Result<()> {
         Ok(())
     }
 
@@ -129,4 +131,11 @@ pub trait OnlineLearner {
 
     /// Current dimension of the representation (features, dictionary, basis).
     fn dim(&self) -> usize;
+
+    /// Doubles the learner holds once built for `d`-dimensional inputs, growth with
+    /// the rounds aside (`None`: beyond any address space). Each learner checks its
+    /// own against the memory ceiling in `check_input_dim`; a mixture sums its experts'.
+    fn memory_doubles(&self, _d: usize) -> Option<u128> {
+        Some(0)
+    }
 }

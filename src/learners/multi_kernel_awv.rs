@@ -197,15 +197,29 @@ impl MultiKernelAwv {
         Ok(me)
     }
 
-    /// Every kernel has its own AWV expert (`r(r+1)/2 + 2r` doubles) and, in the
-    /// batch paths, buffers of about `4 r B + 3 B^2` doubles for a block of `B` rows.
-    fn check_memory(&self, block_size: Option<usize>) -> Result<()> {
+    /// Every kernel has its own AWV expert (`r(r+1)/2 + 2r` doubles), its random
+    /// features on `d`-dimensional inputs ([`crate::features::rff::map_doubles`],
+    /// counted once `d` is known, 0 before) and, in the batch paths, buffers of about
+    /// `4 r B + 3 B^2` doubles for a block of `B` rows.
+    fn memory(&self, block_size: Option<usize>, d: usize) -> Option<u128> {
         let r = self.feature_dim();
         let b = block_size.unwrap_or_else(|| auto_block_size(r)) as u128;
-        let per = crate::limits::packed(r) + 2 * r as u128 + 4 * r as u128 * b + 3 * b * b;
+        let per = crate::limits::packed(r)
+            + 2 * r as u128
+            + 4 * r as u128 * b
+            + 3 * b * b
+            + if d > 0 { crate::features::rff::map_doubles(self.n_features, d) } else { 0 };
+        (self.kernels.len() as u128).checked_mul(per)
+    }
+
+    fn check_memory(&self, block_size: Option<usize>) -> Result<()> {
         crate::limits::check_doubles(
-            &format!("MultiKernelAWV with {} kernels x {r} features", self.kernels.len()),
-            Some(self.kernels.len() as u128 * per),
+            &format!(
+                "MultiKernelAWV with {} kernels x {} features",
+                self.kernels.len(),
+                self.feature_dim()
+            ),
+            self.memory(block_size, 0),
         )
     }
 
@@ -508,6 +522,21 @@ impl State {
 impl OnlineLearner for MultiKernelAwv {
     fn input_dim(&self) -> Option<usize> {
         self.feature_maps().map(|f| f[0].input_dim())
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        crate::limits::check_input_doubles(
+            &format!(
+                "MultiKernelAWV with {} kernels x {} random features on {d}-dimensional inputs",
+                self.kernels.len(),
+                self.n_features
+            ),
+            self.memory_doubles(d),
+        )
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        self.memory(self.block_size, d)
     }
 
     /// Finite inputs whose random-feature projections overflow are refused before any change.

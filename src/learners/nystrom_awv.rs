@@ -840,6 +840,40 @@ impl OnlineLearner for NystromAwv {
         Ok(())
     }
 
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        self.kernel.check_point(x)
+    }
+
+    /// KORS mode keeps every past round (the input, the target and its kernel row
+    /// on the dictionary, to refactorise `A` from): `n_new` more rounds add
+    /// `n_new (d + 1 + m)` doubles, `m` the dictionary size at its cap (without a cap,
+    /// the present size plus one: KORS's dictionary grows like the effective
+    /// dimension, slowly, and its growth within one call is not foreseen). Counted
+    /// before the rounds run.
+    fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
+        let Some(kors) = self.kors.as_ref() else { return Ok(()) };
+        let m = self.size() as u128;
+        let cap = kors.budget().map_or(m + 1, |b| (b as u128).max(m));
+        let t = (self.t() as u128).saturating_add(n_new as u128);
+        let doubles = t
+            .checked_mul(d as u128 + 1 + cap)
+            .and_then(|c| c.checked_add(cap * (d as u128 + 4) + 3 * cap * cap));
+        crate::limits::check_input_doubles(
+            &format!(
+                "NystromAWV after {t} rounds (it caches every round's input and kernel row, \
+                 {} dictionary points of dimension {d})",
+                cap
+            ),
+            doubles,
+        )
+    }
+
+    /// A fixed dictionary of `m` points: the points, `K_DD`, its copy and factor.
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        let m = self.size() as u128;
+        Some(m * (d as u128 + 4) + 3 * m * m)
+    }
+
     fn predict(&self, x: &[f64]) -> Result<f64> {
         let mut sc = Scratch::default();
         let pred = self.plan(x, &mut sc)?;

@@ -190,7 +190,8 @@ impl Mixture {
                 self.z = z;
                 return Err(e);
             }
-            self.experts_block(xb, d, yb, &mut cols, &workers)?;
+            // A block is one step: the experts' own polls are off inside it.
+            crate::interrupt::uninterrupted(|| self.experts_block(xb, d, yb, &mut cols, &workers))?;
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
                 for (zj, c) in z.iter_mut().zip(&cols) {
@@ -212,14 +213,20 @@ impl Mixture {
         Ok(())
     }
 
-    /// Validated progressive run that also returns the expert predictions and the
-    /// weights of every round.
-    pub fn progressive_trace(&mut self, x: &[f64], n: usize, d: usize, y: &[f64]) -> Result<Trace> {
+    /// Validated progressive run that also records the expert predictions and the
+    /// weights of every round in `trace`. On Ctrl-C it stops between blocks: `trace`
+    /// then holds exactly the completed rounds, which are in the state.
+    pub fn progressive_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        trace: &mut Trace,
+    ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
-        let mut trace = Trace::default();
         let mut out = Vec::with_capacity(n);
-        self.run(x, d, y, &mut out, Some(&mut trace))?;
-        Ok(trace)
+        self.run(x, d, y, &mut out, Some(trace))
     }
 }
 
@@ -232,12 +239,17 @@ impl OnlineLearner for Mixture {
         self.experts.iter().try_for_each(|e| e.check_row(x, y))
     }
 
-    fn check_capacity(&self, n_new: usize) -> Result<()> {
-        self.experts.iter().try_for_each(|e| e.check_capacity(n_new))
+    fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
+        self.experts.iter().try_for_each(|e| e.check_capacity(n_new, d))
     }
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
-        self.experts.iter().try_for_each(|e| e.check_input_dim(d))
+        self.experts.iter().try_for_each(|e| e.check_input_dim(d))?;
+        // Each expert fits alone; together they must too.
+        crate::limits::check_input_doubles(
+            &format!("Mixture of {} experts on {d}-dimensional inputs", self.experts.len()),
+            crate::limits::sum_doubles(self.experts.iter().map(|e| e.memory_doubles(d))),
+        )
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
@@ -308,6 +320,10 @@ impl OnlineLearner for Mixture {
 
     fn dim(&self) -> usize {
         self.experts.iter().map(|e| e.dim()).sum()
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        crate::limits::sum_doubles(self.experts.iter().map(|e| e.memory_doubles(d)))
     }
 }
 

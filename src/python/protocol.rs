@@ -170,6 +170,23 @@ macro_rules! learner_protocol {
             fn __copy__(&self) -> Self {
                 Self { inner: self.inner.clone() }
             }
+
+            /// Takes the state of `fresh` (a new object of the same class) if this one
+            /// has seen no data; `set_params` uses it. The check and the swap happen
+            /// under this object's borrow, so they cannot interleave with a call that
+            /// learns (which then fails with "Already borrowed" or runs before/after).
+            fn _adopt(&mut self, mut fresh: pyo3::PyRefMut<'_, Self>) -> pyo3::PyResult<()> {
+                let n = $crate::learners::OnlineLearner::n_seen(&self.inner);
+                if n != 0 {
+                    return Err($crate::KsError::Parameter(format!(
+                        "set_params on a learner that has seen {n} rounds: parameters can only \
+                         change before learning (build a new object instead)"
+                    ))
+                    .into());
+                }
+                std::mem::swap(&mut self.inner, &mut fresh.inner);
+                Ok(())
+            }
         }
     };
 }

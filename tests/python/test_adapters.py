@@ -294,7 +294,7 @@ def test_sklearn_scale_streams_the_standardized_rows(rng):
     X = rng.normal(size=(120, 4)) * 30 + 100
     y = X[:, 0] * 5 + 1000
     est = SklearnRegressor(ks.TaylorAWV(), scale=True).fit(X, y)
-    xs, ys = OnlineStandardizer(True), OnlineStandardizer(False)
+    xs, ys = OnlineStandardizer(True, keep_unit=True), OnlineStandardizer(False)
     ref = ks.TaylorAWV()
     ref.learn_many(xs.learn_transform(X), ys.learn_transform(y[:, None])[:, 0])
     f = ref.predict_many(xs.transform(X[:10]))
