@@ -163,7 +163,7 @@ impl Mixture {
         let mut items: Vec<_> =
             self.experts.iter_mut().zip(cols.iter_mut()).map(|(e, c)| (e, c, Ok(()))).collect();
         workers.for_each(&mut items, |(e, c, res)| *res = e.predict_learn_many(x, d, y, c));
-        items.into_iter().map(|(_, _, r)| r).collect()
+        items.into_iter().try_for_each(|(_, _, r)| r)
     }
 
     /// The online protocol over the rows of `x`, block by block; with `trace`, also
