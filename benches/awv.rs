@@ -1,7 +1,7 @@
 //! Criterion benchmarks of the linear AWV engine and one TaylorAWV round.
-//! Targets (issue 2): at r = 190 one TaylorAWV round <= 10 microseconds.
-//! Issue 15: single rounds (two passes, and one fused pass) against the two-pass round of
-//! the engine when the issue was filed (frozen below), and blocks of rounds (matrix-matrix products) against single
+//! Target: at r = 190 one TaylorAWV round <= 10 microseconds.
+//! Single rounds (two passes, and one fused pass) against the two-pass round of
+//! the engine before its rounds were fused (frozen below), and blocks of rounds (matrix-matrix products) against single
 //! rounds, in one run so that the ratios share the machine's load.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kernelstream::awv::LinearAwv;
@@ -56,8 +56,8 @@ fn stream(r: usize, n: usize) -> Vec<f64> {
     (0..n * r).map(|_| rng.normal() / (r as f64).sqrt()).collect()
 }
 
-/// The per-round kernels of the engine when issue 15 was filed, frozen here as
-/// the baseline of its 1.4x target: packed triangle, one column at a time, four
+/// The per-round kernels of the engine before the fused round, frozen here as
+/// the baseline of the fused round's 1.4x target: packed triangle, one column at a time, four
 /// partial sums per column; one symmetric mat-vec, then one rank-one update
 /// (two passes over the triangle). Compiled per path and dispatched as the library's.
 mod before {
@@ -158,7 +158,7 @@ fn bench_blocked(c: &mut Criterion) {
         let xs = stream(r, n);
         let ys = vec![0.5; n];
         g.throughput(Throughput::Elements(n as u64));
-        // The rounds as the engine ran them when issue 15 was filed.
+        // The rounds as the engine ran them before the fused round.
         let mut ainv = packed::scaled_identity(r, 1.0);
         let (mut b, mut h) = (vec![0.0; r], vec![0.0; r]);
         g.bench_with_input(BenchmarkId::new("two_pass_before", r), &r, |bch, _| {

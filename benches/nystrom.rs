@@ -1,4 +1,4 @@
-//! Criterion benchmarks of NystromAWV's blocks of rounds (issue 15), in one run so
+//! Criterion benchmarks of NystromAWV's blocks of rounds, in one run so
 //! that the ratios share the machine's load:
 //! * `nystrom_factor_block`: the linear algebra of a block of 64 rounds on a factor
 //!   of order m: one pass (multi-RHS forward solve + compact-WY QR of `[L^T; K]`)

@@ -1,4 +1,4 @@
-//! Criterion benchmarks of issue 3: a NystromAWV round without insertion at
+//! Criterion benchmarks of NystromAWV (PKAWV paper): a round without insertion at
 //! m in {50, 200, 500} (at two stream lengths t, to show the cost does not depend
 //! on t), a KORS step at the same m, and a KernelAWV round (its O(t^2) forward
 //! substitution, i.e. `predict`) at t in {1000, 4000}.

@@ -1,5 +1,5 @@
 //! Criterion benchmarks of the online projection estimator (Zhang and Simon, Algorithm 2)
-//! and of averaged kernel SGD. Targets (issue 6): 10^6 rounds of Example 1 <= 5 s and of
+//! and of averaged kernel SGD. Targets: 10^6 rounds of Example 1 <= 5 s and of
 //! Example 2 <= 30 s (whole streams: `kernelstream reproduce projection-fig3` and
 //! `kernelstream bench`); here one steady-state round at fixed p and one column addition.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};

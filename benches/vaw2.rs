@@ -1,4 +1,4 @@
-//! Criterion benchmarks of the VAW2 paper's algorithms (issue 5).
+//! Criterion benchmarks of the VAW2 paper's algorithms.
 //! Target: one MultiKernelAWV round with the 76-kernel grid and m = 50 <= 60 microseconds.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kernelstream::aggregation::{

@@ -48,7 +48,7 @@ fn predict_is_pure_and_equals_fused_round() {
 #[test]
 fn inverse_stays_accurate_over_1e5_rounds() {
     // Relative Frobenius error of the Sherman-Morrison A^{-1} against a fresh
-    // inverse of A = lam I + sum v v^T, after 10^5 rounds (issue 2 target: 1e-9).
+    // inverse of A = lam I + sum v v^T, after 10^5 rounds (target: 1e-9).
     let (r, n) = (40usize, 100_000usize);
     let mut rng = Rng::new(99);
     let mut eng = LinearAwv::new(r, 1.0, false).unwrap();

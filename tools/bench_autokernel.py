@@ -1,4 +1,4 @@
-"""Benchmark of AutoKernel (issue 16): progressive MSE and rounds per second of
+"""Benchmark of AutoKernel: progressive MSE and rounds per second of
 
 * AutoKernel with its defaults, on the raw stream;
 * the best single expert of AutoKernel's own grid in hindsight (each expert's

@@ -6,7 +6,14 @@ see ``docs/api.md`` and the README.
 """
 
 from . import _core
-from .errors import InputError, InternalError, KernelstreamError, NumericalError, ParameterError
+from .errors import (
+    InputError,
+    InternalError,
+    KernelstreamError,
+    NumericalError,
+    ParameterError,
+    ScaleWarning,
+)
 
 __version__ = _core.__version__
 
@@ -48,6 +55,7 @@ from .learners import (  # noqa: E402
     RFFAWV,
     AutoKernel,
     AveragedKernelSGD,
+    Conformal,
     KernelAWV,
     Learner,
     Mixture,
@@ -67,6 +75,7 @@ __all__ = [
     "ParameterError",
     "NumericalError",
     "InternalError",
+    "ScaleWarning",
     "set_memory_limit",
     "get_memory_limit",
     "kernels",
@@ -89,4 +98,5 @@ __all__ = [
     "AveragedKernelSGD",
     "Mixture",
     "AutoKernel",
+    "Conformal",
 ]

@@ -99,7 +99,7 @@ def _nystrom_blocked(quick):
     return out
 
 
-# -- issue 3: KernelAWV, NystromAWV, KORS ---------------------------------------
+# -- KernelAWV, NystromAWV, KORS ----------------------------------------------------
 
 
 class _RoundAdapter:
@@ -364,7 +364,7 @@ def _aggregators(quick):
     ]
 
 
-# -- issue 4: PROS-N-KONS, FOGD, NOGD ---------------------------------------------------
+# -- PROS-N-KONS, FOGD, NOGD ------------------------------------------------------------
 def _pros_n_kons(quick):
     from . import ProsNKons
     from .kernels import Gaussian
@@ -468,7 +468,7 @@ def _averaged_sgd(quick):
     ]
 
 
-# -- issue 16: Mixture, AutoKernel ---------------------------------------------------------
+# -- Mixture, AutoKernel ------------------------------------------------------------------
 
 
 class _MixtureReference:

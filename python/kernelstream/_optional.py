@@ -15,6 +15,7 @@ EXTRAS = {
     "tqdm": "progress",
     "joblib": "parallel",
     "distributed": "parallel",
+    "pyarrow": "stream",
 }
 
 

@@ -6,6 +6,7 @@ core before any state changes."""
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -13,7 +14,17 @@ from ._core import SCALE_MAX, SCALE_MIN
 from .errors import InputError, ParameterError
 
 
+_DICT_HINT = (
+    "a core learner takes numeric arrays; for dicts of feature name -> value (river's "
+    "format) wrap it in kernelstream.adapters.RiverRegressor or RiverClassifier"
+)
+
+
 def _to_float_array(value, what: str) -> np.ndarray:
+    if isinstance(value, Mapping):
+        raise InputError(f"{what} is a {type(value).__name__}: {_DICT_HINT}")
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Mapping):
+        raise InputError(f"{what} is a {type(value).__name__} of dicts: {_DICT_HINT}")
     if isinstance(value, (str, bytes)):
         raise InputError(f"{what} must be numeric, got a {type(value).__name__}")
     try:

@@ -26,6 +26,8 @@ class UsageError(KernelstreamError):
 
 #: CLI names of the learners (``--learner NAME``) and their classes in ``kernelstream``.
 LEARNERS = {
+    "auto-kernel": "AutoKernel",
+    "mixture": "Mixture",
     "taylor-awv": "TaylorAWV",
     "kernel-awv": "KernelAWV",
     "nystrom-awv": "NystromAWV",
@@ -39,6 +41,9 @@ LEARNERS = {
     "online-projection": "OnlineProjection",
     "averaged-sgd": "AveragedKernelSGD",
 }
+
+#: Learners that scale their data themselves (``--scale auto`` leaves their data raw).
+SELF_SCALING_LEARNERS = {"auto-kernel"}
 
 #: Learners whose basis lives on [0, 1]^d: their inputs are scaled to [0, 1] instead of [-1, 1].
 UNIT_CUBE_LEARNERS = {"online-projection", "averaged-sgd"}
@@ -69,6 +74,8 @@ def build_learner(name: str, args) -> object:
         raise UsageError(f"learner {name!r} ({LEARNERS[name]}) is not available in this build")
     accepted = inspect.signature(cls.__init__).parameters
     params: dict = {}
+    if "experts" in accepted:
+        params["experts"] = _mixture_experts(args)
     if "kernels" in accepted:
         # multi-kernel learners: the VAW2 paper's 76-kernel grid unless --param overrides
         params["kernels"] = kernels.vaw2_grid()
@@ -94,6 +101,25 @@ def build_learner(name: str, args) -> object:
     return cls(**params)
 
 
+def _mixture_experts(args) -> list:
+    """``--learner mixture``: random-feature AWV experts (``--kernel``) of widths
+    ``--sigma`` x (1/4, 1/2, 1, 2, 4), 100 cos-sin pairs each, ridge ``--lam``."""
+    import kernelstream as ks
+    from kernelstream import kernels
+
+    lam = 1.0 if args.lam is None else args.lam
+    seed = 0 if args.seed is None else args.seed
+    return [
+        ks.RFFAWV(
+            kernels.Kernel.from_spec(args.kernel, [args.sigma * c]),
+            n_features=100,
+            lam=lam,
+            seed=seed + j,
+        )
+        for j, c in enumerate((0.25, 0.5, 1.0, 2.0, 4.0))
+    ]
+
+
 def _x_range(args):
     if args.x_range is not None:
         lo, hi = args.x_range
@@ -104,56 +130,181 @@ def _x_range(args):
 
 
 def _load_stream(args):
-    import numpy as np
-
-    from kernelstream import datasets
-
+    """``(chunks, task, source, notes)``: the run's data as an iterable of ``(X, y)``
+    chunks, its task, a description and what the reader did (filled in while reading)."""
     if args.dataset and args.csv:
         raise UsageError("give either --dataset or --csv, not both")
     if args.dataset or args.csv:
-        if args.dataset:
-            X, y = datasets.load(args.dataset, args.data_home)
-            source = f"dataset {args.dataset}"
-        else:
-            X, y = datasets.load_csv(args.csv, args.target)
-            source = f"{args.csv}"
-        X, y, dropped = datasets.drop_missing(X, y)
-        if dropped:
-            print(f"dropped {dropped} rows with missing values", file=sys.stderr)
-        if y.size == 0:
-            raise UsageError(f"{source} has no complete rows")
-        task = args.task
-        labels = np.unique(y)
-        if task == "auto":
-            task = (
-                "classification"
-                if set(labels) <= {-1.0, 1.0, 0.0} and len(labels) == 2
-                else "regression"
-            )
-        if task == "classification" and len(labels) != 2:
-            raise UsageError(
-                f"--task classification needs a target with two classes; {source} has "
-                f"{len(labels)} distinct values (from {labels[0]:.6g} to {labels[-1]:.6g})"
-            )
-        X, y = datasets.prepare_arrays(
-            X,
-            y,
-            x_range=_x_range(args),
-            classification=task == "classification",
-            seed=args.shuffle,
-            rescale=not args.no_scale,
-        )
-    else:
-        X, y = datasets.synthetic.friedman_stream(n=args.n, d=5, seed=args.shuffle or 0)
-        lo, hi = _x_range(args)
-        X = lo + (hi - lo) * (X + 1.0) / 2.0
-        source = (
-            f"built-in synthetic stream (Friedman #1, n={args.n}, d=5, x in [{lo:g}, {hi:g}]^5)"
-        )
-        task = "regression" if args.task == "auto" else args.task
+        return _file_stream(args)
+    from kernelstream import datasets
+
+    X, y = datasets.synthetic.friedman_stream(n=args.n, d=5, seed=args.shuffle or 0)
+    lo, hi = _x_range(args)
+    X = lo + (hi - lo) * (X + 1.0) / 2.0
     if args.limit:
         X, y = X[: args.limit], y[: args.limit]
-    return X, y, task, source
+    source = f"built-in synthetic stream (Friedman #1, n={args.n}, d=5, x in [{lo:g}, {hi:g}]^5)"
+    task = "regression" if args.task == "auto" else args.task
+    return [(X, y)], task, source, None
+
+
+def _file_stream(args):
+    """``--csv FILE`` / ``--dataset NAME`` read in chunks (constant memory)."""
+    from kernelstream import datasets
+
+    if args.dataset:
+        path = datasets.loaders.dataset_path(args.dataset, args.data_home)
+        target = args.target if args.target is not None else -1
+    else:
+        path, target = args.csv, args.target
+    positive = _parse_value(args.positive) if args.positive is not None else None
+    chunks = datasets.stream(
+        path,
+        target=target,
+        chunk_rows=args.chunk_rows,
+        drop=args.drop or (),
+        missing=args.missing,
+        max_categories=args.max_categories,
+        positive=positive,
+    )
+    it = iter(chunks)
+    first = next(it, None)
+    if first is None:
+        raise UsageError(f"{path} has no complete rows (see --missing)")
+    task = _stream_task(args, first[1], path)
+    rest = _rest(it, first, task, path)
+    if args.shuffle is not None:  # needs every row at once
+        import numpy as np
+
+        parts = list(rest)
+        X = np.concatenate([p[0] for p in parts])
+        y = np.concatenate([p[1] for p in parts])
+        order = np.random.default_rng(args.shuffle).permutation(y.size)
+        rest = iter([(X[order], y[order])])
+    if args.limit:
+        rest = _take_rows(rest, args.limit)
+    return rest, task, f"{path} (target {chunks.target!r})", chunks
+
+
+def _stream_task(args, y, path) -> str:
+    """The task: ``--task``, else classification when the first chunk's targets are two
+    of -1/0/+1 (or ``--positive`` is given)."""
+    import numpy as np
+
+    labels = np.unique(y)
+    if args.positive is not None:
+        return "classification"
+    binary = set(labels.tolist()) <= {-1.0, 0.0, 1.0}
+    if args.task == "auto":
+        return "classification" if binary and labels.size == 2 else "regression"
+    if args.task == "classification" and not (binary and labels.size <= 2):
+        raise UsageError(
+            f"--task classification needs a target with two classes (-1/+1 or 0/1, or name "
+            f"the positive one with --positive); {path} has {labels.size} distinct values in "
+            f"its first {y.size} rows (from {labels[0]:.6g} to {labels[-1]:.6g})"
+        )
+    return args.task
+
+
+def _rest(it, first, task, path):
+    """``first`` and the chunks after it, with labels -1/+1 for classification."""
+    import numpy as np
+
+    head = [first]
+    rows = 0
+    while True:
+        X, y = head.pop() if head else next(it, (None, None))
+        if X is None:
+            return
+        if task == "classification":
+            bad = ~np.isin(y, (-1.0, 0.0, 1.0))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise UsageError(
+                    f"{path}: label {y[i]:.6g} in kept row {rows + i} of a classification "
+                    "stream (labels are -1/+1 or 0/1); use --task regression or --positive"
+                )
+            y = np.where(y > 0, 1.0, -1.0)
+        rows += y.size
+        yield X, y
+
+
+def _take_rows(chunks, limit: int):
+    for X, y in chunks:
+        if limit <= 0:
+            return
+        yield X[:limit], y[:limit]
+        limit -= y.size
+
+
+def _scaled(learner, task: str, args):
+    """The learner behind online scaling (``--scale``), and a description of it."""
+    from kernelstream.evaluate import OnlineScaled
+
+    mode = "none" if args.no_scale else args.scale
+    if mode == "auto":
+        mode = "none" if args.learner in SELF_SCALING_LEARNERS and not args.resume else "online"
+    if mode == "none" or not (args.csv or args.dataset):
+        return learner, "none"
+    box = args.x_range is not None or args.learner in UNIT_CUBE_LEARNERS
+    wrapped = OnlineScaled(
+        learner,
+        inputs="minmax" if box else "standardize",
+        x_range=_x_range(args),
+        targets=task == "regression",
+    )
+    how = f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]" if box else (
+        "inputs standardized")
+    if task == "regression":
+        how += ", targets standardized"
+    return wrapped, how + " online (statistics of the rows so far)"
+
+
+def _report_reading(info) -> None:
+    """What the reader dropped, imputed and encoded (stderr)."""
+    if info is None:
+        return
+    if info.rows_dropped:
+        print(f"dropped {info.rows_dropped} rows with missing values", file=sys.stderr)
+    if info.values_imputed:
+        print(f"imputed {info.values_imputed} missing values online", file=sys.stderr)
+    for col, cats in info.categories.items():
+        extra = info.values_in_last_category.get(col, 0)
+        print(
+            f"text column {col!r} one-hot encoded online: {len(cats)} categories"
+            + (f", {extra} values of later ones shared the last column (--max-categories)"
+               if extra else ""),
+            file=sys.stderr,
+        )  # fmt: skip
+
+
+class _PredictionWriter:
+    """``--save-predictions``: rows ``y,prediction`` in the target's units, written as
+    the run goes to a temporary file that replaces ``path`` when the run ends."""
+
+    def __init__(self, path: str):
+        import os
+        import tempfile
+
+        self.path = path
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, self.tmp = tempfile.mkstemp(prefix=".predictions-", dir=folder)
+        self.fh = os.fdopen(fd, "w")
+        self.fh.write("y,prediction\n")
+
+    def __call__(self, y, p) -> None:
+        import numpy as np
+
+        np.savetxt(self.fh, np.c_[y, p], delimiter=",", fmt="%.17g")
+
+    def close(self, keep: bool) -> None:
+        import os
+
+        self.fh.close()
+        if keep:
+            os.replace(self.tmp, self.path)
+        else:
+            os.unlink(self.tmp)
 
 
 def _resume(path: str):
@@ -191,25 +342,29 @@ def cmd_run(args) -> int:
         learner = _resume(args.resume)
     else:
         learner = build_learner(args.learner, args)
-    X, y, task, source = _load_stream(args)
+    chunks, task, source, info = _load_stream(args)
     if args.resume:
         print(f"resumed {learner!r} after {learner.n_seen} rounds from {args.resume}")
-    print(f"{learner!r} on {source}: {X.shape[0]} rounds, d={X.shape[1]}, task={task}")
-    res = progressive(
-        learner, X, y, task=task, time_budget=args.time_budget, progress=args.progress
-    )
-    frame = res.to_frame().drop(columns=["learner"])
-    frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
-    import pandas as pd
-
-    with pd.option_context("display.max_rows", 200, "display.width", 120):
-        print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
-    metric = "average squared loss" if task == "regression" else "error rate"
-    print(
-        f"\n{res.n_rounds} rounds in {res.total_seconds:.3f} s "
-        f"({1e6 * res.total_seconds / max(res.n_rounds, 1):.2f} us/round); final {metric} {res.final_loss:.6g}; "
-        f"dim {learner.dim}" + (" (stopped by the time budget)" if res.stopped_by_budget else "")
-    )
+    run, scaling = _scaled(learner, task, args)
+    width = info.width if info is not None else 5
+    print(f"{learner!r} on {source}: d={width}, task={task}, scaling: {scaling}")
+    writer = _PredictionWriter(args.save_predictions) if args.save_predictions else None
+    try:
+        res = progressive(
+            run,
+            chunks,
+            task=task,
+            time_budget=args.time_budget,
+            progress=args.progress,
+            on_chunk=writer,
+            store_predictions=False,
+        )
+    except BaseException:
+        if writer is not None:
+            writer.close(keep=False)
+        raise
+    _report_reading(info)
+    _print_table(res, task, info)
     if args.plot and not available("matplotlib"):
         print(f"kernelstream: no plot written to {args.plot}: " + hint("matplotlib"),
               file=sys.stderr)  # fmt: skip
@@ -217,22 +372,37 @@ def cmd_run(args) -> int:
         fig = res.plot(label=repr(learner))
         fig.savefig(args.plot, dpi=110, bbox_inches="tight")
         print(f"plot written to {args.plot}")
-    if args.save_predictions:
-        import numpy as np
-
-        np.savetxt(
-            args.save_predictions,
-            np.c_[y[: res.n_rounds], res.predictions],
-            delimiter=",",
-            header="y,prediction",
-            comments="",
-        )
+    if writer is not None:
+        writer.close(keep=True)
         print(f"predictions written to {args.save_predictions}")
     if args.save_model:
         with open(args.save_model, "wb") as fh:
             pickle.dump(learner, fh)
         print(f"learner saved to {args.save_model} (continue with --resume)")
     return 0
+
+
+def _print_table(res, task: str, info) -> None:
+    """The checkpoints, with the baseline's loss beside the learner's (target's units)."""
+    import pandas as pd
+
+    frame = res.to_frame()
+    frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
+    frame = frame[["rounds", "loss", "baseline", "seconds", "us_per_round", "dim", "memory_mb"]]
+    with pd.option_context("display.max_rows", 200, "display.width", 120):
+        print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    if task == "regression":
+        metric = "average squared loss"
+        units = " (in the target's units, squared)" if info is not None else ""
+        base = "the running mean of the past targets"
+    else:
+        metric, units, base = "error rate", "", "the majority label so far"
+    print(
+        f"\n{res.n_rounds} rounds in {res.total_seconds:.3f} s "
+        f"({1e6 * res.total_seconds / max(res.n_rounds, 1):.2f} us/round); final {metric} "
+        f"{res.final_loss:.6g}{units}; baseline ({base}) {res.baseline[-1]:.6g}; "
+        f"dim {res.dim[-1]}" + (" (stopped by the time budget)" if res.stopped_by_budget else "")
+    )
 
 
 def cmd_bench(args) -> int:
@@ -284,6 +454,7 @@ def cmd_reproduce(args) -> int:
             jobs=args.jobs,
             executor=args.executor,
             scheduler=args.scheduler,
+            worker_data=args.worker_data,
         )
         payload = run_entry(name, ctx, force=args.force)
         results.append(payload)
@@ -372,17 +543,30 @@ class _Version(argparse.Action):
 
 
 def version_text() -> str:
-    """``kernelstream X.Y.Z``, followed by ``kernelstream.build_info()`` if the build has it."""
+    """``kernelstream X.Y.Z`` (``kernelstream info`` tells how it was built)."""
     import kernelstream as ks
 
-    text = f"kernelstream {ks.__version__}"
+    return f"kernelstream {ks.__version__}"
+
+
+def build_text() -> str:
+    """The version, then ``kernelstream.build_info()`` one item a line, if the build has it."""
+    import kernelstream as ks
+
+    lines = [version_text()]
     build_info = getattr(ks, "build_info", None)
     if callable(build_info):
         info = build_info()
         if isinstance(info, dict):
-            info = ", ".join(f"{k}: {v}" for k, v in info.items() if k != "version")
-        text += f" ({info})"
-    return text
+            lines += [f"{k}: {v}" for k, v in info.items() if k != "version"]
+        else:
+            lines.append(str(info))
+    return "\n".join(lines)
+
+
+def cmd_info(args) -> int:
+    print(build_text())
+    return 0
 
 
 def cmd_data(args) -> int:
@@ -415,20 +599,57 @@ def cmd_data(args) -> int:
     return 0
 
 
+def _add_data_options(r) -> None:
+    """The run command's options for a data file (read in chunks, in constant memory)."""
+    r.add_argument(
+        "--csv",
+        metavar="FILE",
+        help="a data file: CSV with a header (.gz/.bz2/.xz too), Parquet (.parquet) or "
+        "LIBSVM (.svm); read in chunks",
+    )
+    r.add_argument("--target", help="target column of --csv (default: last)")
+    r.add_argument("--drop", action="append", metavar="COL", help="leave out this column")
+    r.add_argument(
+        "--missing",
+        choices=["drop", "impute"],
+        default="drop",
+        help="a row with a missing number is dropped (default), or the number is replaced "
+        "by the column's mean over the rows before",
+    )
+    r.add_argument(
+        "--max-categories",
+        type=_count,
+        default=8,
+        help="columns of the online one-hot encoding of each text column (default 8; values "
+        "first seen after the first 7 share the last)",
+    )
+    r.add_argument(
+        "--positive", help="classification: this target value is +1, every other -1"
+    )
+    r.add_argument(
+        "--chunk-rows", type=_count, default=65536, help="rows read at a time (default 65536)"
+    )
+
+
 def make_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kernelstream", description=__doc__.split("\n\n")[0])
-    p.add_argument("--version", action=_Version, help="print the version and build, then exit")
+    p.add_argument(
+        "--version", action=_Version, help="print the version and exit (the build: info)"
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     r = sub.add_parser(
         "run", help="progressive run of one learner (default: TaylorAWV on a synthetic stream)"
     )
-    r.add_argument("--learner", default="taylor-awv", help=f"one of: {', '.join(LEARNERS)}")
+    r.add_argument(
+        "--learner",
+        default="auto-kernel",
+        help=f"one of: {', '.join(LEARNERS)} (default auto-kernel: no width to choose)",
+    )
     r.add_argument(
         "--dataset", help="dataset name in the data directory (see kernelstream data list)"
     )
-    r.add_argument("--csv", help="a CSV file with a header")
-    r.add_argument("--target", help="target column of --csv (default: last)")
+    _add_data_options(r)
     r.add_argument("--data-home", help="data directory (default: $KERNELSTREAM_DATA)")
     r.add_argument(
         "--task",
@@ -437,16 +658,26 @@ def make_parser() -> argparse.ArgumentParser:
         help="squared loss or error rate (default auto: classification for +-1 / 0-1 targets)",
     )
     r.add_argument(
-        "--no-scale", action="store_true", help="do not min-max scale x and y to [-1, 1]"
+        "--scale",
+        choices=["auto", "online", "none"],
+        default="auto",
+        help="scale --csv/--dataset data online with the rows so far: inputs standardized "
+        "(or min-max to --x-range), regression targets standardized, predictions and loss "
+        "in the target's units (default auto: online, except for auto-kernel, which scales "
+        "itself)",
     )
+    r.add_argument("--no-scale", action="store_true", help="same as --scale none")
     r.add_argument(
         "--x-range",
         type=_number,
         nargs=2,
         metavar=("LO", "HI"),
-        help="scale inputs to [LO, HI] (default [-1, 1]; [0, 1] for the projection learners)",
+        help="min-max scale inputs online to [LO, HI] (default for the projection learners: "
+        "[0, 1]; the synthetic stream is drawn in it)",
     )
-    r.add_argument("--shuffle", type=_seed, help="shuffle the rows with this seed")
+    r.add_argument(
+        "--shuffle", type=_seed, help="shuffle the rows with this seed (reads the whole file)"
+    )
     r.add_argument("--limit", type=_count, help="use only the first N rows")
     r.add_argument(
         "--n", type=_count, default=100000, help="rounds of the built-in synthetic stream"
@@ -499,10 +730,20 @@ def make_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     e.add_argument(
+        "--worker-data",
+        choices=["ship", "fetch"],
+        default="ship",
+        help="how Dask workers get the datasets: ship (default) sends this machine's files, "
+        "sha256-checked; fetch makes each worker download them into its own data directory",
+    )
+    e.add_argument(
         "--report", help="write a Markdown report of the entries run (e.g. REPRODUCTION.md)"
     )
     e.add_argument("--force", action="store_true", help="recompute even if a cached result matches")
     e.set_defaults(func=cmd_reproduce)
+
+    i = sub.add_parser("info", help="the version and how this build was made")
+    i.set_defaults(func=cmd_info)
 
     d = sub.add_parser("data", help="list, download or locate the datasets of the papers")
     dsub = d.add_subparsers(dest="data_command", required=True, metavar="ACTION")

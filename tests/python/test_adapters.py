@@ -16,7 +16,7 @@ from kernelstream.adapters import (
 def test_sklearn_regressor_equals_learn_many(rng):
     X = rng.uniform(-1, 1, (200, 3))
     y = np.sin(2 * X[:, 0])
-    est = SklearnRegressor(ks.TaylorAWV(degree=3)).fit(X, y)
+    est = SklearnRegressor(ks.TaylorAWV(degree=3), scale=False).fit(X, y)
     ref = ks.TaylorAWV(degree=3)
     ref.learn_many(X, y)
     np.testing.assert_array_equal(est.predict(X[:20]), ref.predict_many(X[:20]))
@@ -61,7 +61,7 @@ def test_sklearn_classifier_labels(rng):
 def test_river_adapters(rng):
     X = rng.uniform(-1, 1, (100, 2))
     y = X[:, 0] * X[:, 1]
-    reg = RiverRegressor(ks.TaylorAWV(degree=2))
+    reg = RiverRegressor(ks.TaylorAWV(degree=2), scale=False)
     ref = ks.TaylorAWV(degree=2)
     for x, yt in zip(X, y):
         d = {"b": x[1], "a": x[0]}
@@ -69,12 +69,18 @@ def test_river_adapters(rng):
         reg.learn_one(d, yt)
         ref.learn_one(x, yt)
     assert reg.feature_names == ["a", "b"]
-    # The documented feature policy: a missing feature is 0, an unknown one is ignored.
+    # The documented feature policy: a missing feature and None are 0; a new key without
+    # reserved inputs is refused, and the model is left as it was.
     assert reg.predict_one({"a": 0.3}) == ref.predict_one([0.3, 0.0])
-    assert reg.predict_one({"a": 0.3, "b": 0.2, "c": 9.0}) == ref.predict_one([0.3, 0.2])
-    reg.learn_one({"b": -0.4, "z": 5.0}, 0.5)
+    assert reg.predict_one({"a": 0.3, "b": None}) == ref.predict_one([0.3, 0.0])
+    with pytest.raises(ks.InputError, match="'c' was not in the rows learned.*max_features"):
+        reg.predict_one({"a": 0.3, "b": 0.2, "c": 9.0})
+    with pytest.raises(ks.InputError, match="'z' was not in the rows learned.*max_features"):
+        reg.learn_one({"b": -0.4, "z": 5.0}, 0.5)
+    reg.learn_one({"b": -0.4, "z": None}, 0.5)  # None: no new feature
     ref.learn_one([0.0, -0.4], 0.5)
     assert reg.predict_one({"a": 0.1, "b": 0.1}) == ref.predict_one([0.1, 0.1])
+    assert reg.feature_names == ["a", "b"]
     with pytest.raises(ks.InputError, match="feature 'a'"):
         reg.learn_one({"a": "high", "b": 0.0}, 0.0)
     assert reg.learner.n_seen == 101
@@ -94,7 +100,7 @@ def _blobs(rng, n=200):
 @pytest.mark.parametrize("labels", [("spam", "ham"), ("ham", "spam"), (3, 7), ("b", False)])
 def test_river_classifier_learns_any_two_hashable_labels(rng, labels):
     X, y01 = _blobs(rng)
-    clf = RiverClassifier(ks.TaylorAWV(degree=2))
+    clf = RiverClassifier(ks.TaylorAWV(degree=2), scale=False)
     for x, k in zip(X, y01):
         clf.learn_one({"u": x[0], "v": x[1]}, labels[k])
     # The first label seen takes +1 unless it is a conventional negative (False, 0, -1).
@@ -127,7 +133,7 @@ def test_river_classifier_probability_only_for_logistic_loss(rng):
 
     X, y01 = _blobs(rng, 100)
     learner = ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0)
-    clf = RiverClassifier(learner)
+    clf = RiverClassifier(learner, scale=False)
     for x, k in zip(X, y01):
         clf.learn_one({"u": x[0], "v": x[1]}, bool(k))
     for x in X[:10]:
@@ -159,7 +165,7 @@ def test_sklearn_classifier_refuses_three_classes_in_partial_fit(rng):
 def test_sklearn_classifier_first_batch_with_one_class(rng):
     X, y01 = _blobs(rng, 60)
     y = np.where(y01 == 1, "pos", "neg")
-    est = SklearnClassifier(ks.TaylorAWV(degree=2))
+    est = SklearnClassifier(ks.TaylorAWV(degree=2), scale=False)
     with pytest.raises(ks.InputError, match="pass classes"):
         est.partial_fit(X[:3], ["pos", "pos", "pos"])
     assert not hasattr(est, "classes_")
@@ -179,7 +185,9 @@ def test_sklearn_predict_proba_only_for_logistic_loss(rng):
 
     X, y = _blobs(rng, 100)
     assert not hasattr(SklearnClassifier(ks.TaylorAWV()), "predict_proba")
-    est = SklearnClassifier(ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0))
+    est = SklearnClassifier(
+        ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0), scale=False
+    )
     est.fit(X, y)
     f = est.learner_.predict_many(X)
     p = est.predict_proba(X)
@@ -328,7 +336,8 @@ def test_sklearn_classifier_one_vs_rest_for_multiclass(rng):
     y = rng.integers(0, 3, 300)
     X = centers[y] + 0.5 * rng.normal(size=(300, 2))
     labels = np.array(["a", "b", "c"])[y]
-    ovr = OneVsRestClassifier(SklearnClassifier(ks.TaylorAWV(sigma=2.0, degree=2))).fit(X, labels)
+    ovr = OneVsRestClassifier(SklearnClassifier(ks.TaylorAWV(sigma=2.0, degree=2), scale=False))
+    ovr.fit(X, labels)
     assert ovr.classes_.tolist() == ["a", "b", "c"]
     # one binary learner per class, each on its class against the rest
     for k, est in enumerate(ovr.estimators_):

@@ -44,7 +44,7 @@ def files(tmp_path_factory):
         "ragged": "a,b,y\n1,2,3\n4,5\n6,7,8\n",
         "empty": "",
         "header_only": "a,b,y\n",
-        "text": "a,b,y\n1,x,3\n4,5,6\n",
+        "text_target": "a,y\n1,x\n4,z\n",
         "huge": "a,y\n1," + "9" * 400 + "\n2,3\n",
         "ok": "a,b,y\n" + "".join(f"{i / 10},{i % 7},{(i * 37) % 11}\n" for i in range(60)),
     }
@@ -68,7 +68,7 @@ CASES = [
     ("ragged csv", ["run", "--csv", "{ragged}"], ["2 fields"]),
     ("empty csv", ["run", "--csv", "{empty}"], ["empty"]),
     ("header only", ["run", "--csv", "{header_only}"], ["no rows"]),
-    ("text column", ["run", "--csv", "{text}"], ["column 'b', row 0", "not numeric"]),
+    ("text target", ["run", "--csv", "{text_target}"], ["target column 'y' is text", "--positive"]),
     ("binary file", ["run", "--csv", "{binary}"], []),
     ("400 digits", ["run", "--csv", "{huge}"], ["not a finite double"]),
     ("directory", ["run", "--csv", "{dir}"], ["directory"]),

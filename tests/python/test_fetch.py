@@ -236,7 +236,8 @@ def test_release_files_match_the_registry(data_dir):
 
 @pytest.mark.data
 def test_cli_fetch_concrete_equals_load_and_tampered_is_refused(data_dir, server, tmp_path):
-    """Done-when check of the data issue, through the command line."""
+    """Fetching a release dataset through the command line gives what load() reads; a
+    tampered file is refused."""
     shutil.copy(data_dir / "concrete.csv.gz", server.root / "concrete.csv.gz")
     env = dict(
         os.environ, KERNELSTREAM_DATA=str(tmp_path / "empty"), KERNELSTREAM_DATA_URL=server.url

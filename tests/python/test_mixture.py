@@ -1,4 +1,4 @@
-"""Mixture (any learners + an aggregation rule) and AutoKernel (issue 16)."""
+"""Mixture (any learners + an aggregation rule) and AutoKernel."""
 
 from __future__ import annotations
 
@@ -275,7 +275,7 @@ REGRESSION_DATA = [
 @pytest.mark.slow
 @pytest.mark.parametrize("name", REGRESSION_DATA)
 def test_autokernel_defaults_within_10_percent_of_best_expert(name):
-    """Issue 16: with no parameter, AutoKernel's progressive MSE is within 10% of the
+    """The promise of AutoKernel: with no parameter, its progressive MSE is within 10% of the
     best single expert of its own grid in hindsight (each expert's predictions are read
     from the same run; at round 1 the expert predicts 0 like every learner)."""
     import os

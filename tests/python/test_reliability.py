@@ -1,6 +1,6 @@
-"""Issue 14: nothing a user passes in can kill, hang or silently poison the process.
+"""Robustness: nothing a user passes in can kill, hang or silently poison the process.
 
-One test (or group) per numbered defect: (1) decoded state validated as a whole,
+One group of tests per kind of defect: (1) decoded state validated as a whole,
 (2) parameters bounded and no panic reachable, (3) Ctrl-C honoured at a round
 boundary, (4) overflow-safe numerics, (5) atomic Python-side operations,
 (7) honest growth. Anything that could abort runs in a subprocess.
@@ -56,7 +56,7 @@ def _run_python(code: str, timeout: float = 120.0) -> subprocess.CompletedProces
 
 
 def test_size_fields_of_a_state_are_checked_in_a_subprocess():
-    """The issue's reproductions: a ProsNKons state whose dimension field is corrupted and a
+    """Two states that once aborted the process: a ProsNKons state whose dimension field is corrupted and a
     TaylorAWV whose AWV order r is set to 2^40 aborted on first use. Every 8-byte field that
     holds a small integer is set to 2^40, 2^56 + 12 and 0 in turn: each state must be refused
     (InputError, learner untouched) or be usable."""

@@ -32,7 +32,7 @@ ZOO: dict[str, ZooEntry] = {
         lambda: ks.RFFAWV(Gaussian(0.7), n_features=12, gamma=0.9, seed=3),
         randomized=True,
     ),
-    # -- issue 3 --
+    # -- kernel AWV and its Nystrom approximation (PKAWV paper) --
     "KernelAWV": ZooEntry(lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5)),
     "KernelAWV-ridge": ZooEntry(
         lambda: ks.KernelAWV(Laplacian(1.5), lam=1.0, ridge=True, max_size=5000)
@@ -45,7 +45,7 @@ ZOO: dict[str, ZooEntry] = {
     "NystromAWV-fixed": ZooEntry(
         lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)
     ),
-    # -- issue 4 --
+    # -- PROS-N-KONS, FOGD, NOGD --
     "ProsNKons": ZooEntry(lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, seed=4), randomized=True),
     "CON-KONS": ZooEntry(
         lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5),
@@ -76,7 +76,7 @@ ZOO: dict[str, ZooEntry] = {
         lambda: ks.NOGD(Gaussian(0.8), budget=10, lr=0.3, loss="squared_hinge"),
         task="classification",
     ),
-    # -- issue 5 --
+    # -- random-feature and multi-kernel learners (VAW2 paper, Raker, OMKL-GF) --
     "RFFAWV": ZooEntry(lambda: ks.RFFAWV(Gaussian(0.7), n_features=20, seed=3), randomized=True),
     "RFFAWV-cossin-laplacian": ZooEntry(
         lambda: ks.RFFAWV(Laplacian(1.5), n_features=15, lam=0.5, features="cossin", seed=4),
@@ -164,7 +164,7 @@ ZOO: dict[str, ZooEntry] = {
         ),
         randomized=True,
     ),
-    # -- issue 6 --
+    # -- online projection estimator, averaged kernel SGD --
     "OnlineProjection": ZooEntry(
         lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5), d=1, domain=(0.0, 1.0)
     ),
@@ -188,7 +188,7 @@ ZOO: dict[str, ZooEntry] = {
     "AveragedKernelSGD": ZooEntry(
         lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)
     ),
-    # -- issue 16 --
+    # -- Mixture, AutoKernel --
     "Mixture": ZooEntry(
         lambda: ks.Mixture(
             [
@@ -239,12 +239,12 @@ AGGREGATORS: dict[str, Callable[[int], object]] = {
 }
 
 # Representative learners for the peers' estimator checks (test_adapter_checks.py and
-# tools/count_adapter_checks.py): name -> (learner factory, the adapters' `scale`).
-# Bandwidths suit the checks' data (standardized inputs, 10 features for regression,
-# 2 for classification); the "defaults+scale" entries use the learner's defaults with
-# the adapters' online scaling instead.
+# tools/count_adapter_checks.py): name -> (learner factory, the adapters' `scale`, None
+# for the adapters' default, which scales). Bandwidths of the unscaled entries suit the
+# checks' data (standardized inputs, 10 features for regression, 2 for classification);
+# the "defaults" entries are the default adapters around the learner's defaults.
 ADAPTER_REGRESSION: dict[str, tuple] = {
-    "TaylorAWV-defaults+scale": (ks.TaylorAWV, True),
+    "TaylorAWV-defaults": (ks.TaylorAWV, None),
     "TaylorAWV": (lambda: ks.TaylorAWV(sigma=3.0, degree=2), False),
     "NystromAWV": (lambda: ks.NystromAWV(Gaussian(3.0), seed=1), False),
     "RFFAWV": (lambda: ks.RFFAWV(Gaussian(3.0), n_features=30, seed=1), False),
@@ -264,7 +264,7 @@ ADAPTER_REGRESSION: dict[str, tuple] = {
     "AutoKernel-defaults": (ks.AutoKernel, False),
 }
 ADAPTER_CLASSIFICATION: dict[str, tuple] = {
-    "TaylorAWV-defaults+scale": (ks.TaylorAWV, True),
+    "TaylorAWV-defaults": (ks.TaylorAWV, None),
     "TaylorAWV": (lambda: ks.TaylorAWV(sigma=3.0, degree=2), False),
     # CON-KONS: PROS-N-KONS restarts at every dictionary growth, and on the 200 blobs of
     # check_classifiers_train its last restart comes at round 198, so the final model has

@@ -56,9 +56,9 @@ class OnlineStandardizer:
         Z = np.where(live, (X - mean) / np.where(live, std, 1.0), 0.0)
         return Z / np.sqrt(X.shape[1]) if self.per_dimension else Z
 
-    def learn_transform(self, X: np.ndarray) -> np.ndarray:
-        """Update with the rows of ``X`` (k, d) in order; row i is scaled with the
-        statistics of everything up to and including row i."""
+    def running_moments(self, X: np.ndarray):
+        """``(n, mean, m2)`` after each row of ``X`` (k, d), as arrays of k rows: the
+        statistics of everything up to and including row i. The state is unchanged."""
         _check_finite(X, "the rows to standardize")
         k = X.shape[0]
         shift = self.mean if self.n else X[0]
@@ -82,8 +82,14 @@ class OnlineStandardizer:
                 "values too large to standardize (their squares overflow float64); "
                 "rescale them first"
             )
+        return n, mean, m2
+
+    def learn_transform(self, X: np.ndarray) -> np.ndarray:
+        """Update with the rows of ``X`` (k, d) in order; row i is scaled with the
+        statistics of everything up to and including row i."""
+        n, mean, m2 = self.running_moments(X)
         Z = self._scale(X, mean, m2 / n)
-        self.n, self.mean, self.m2 = n0 + k, mean[-1].copy(), m2[-1].copy()
+        self.n, self.mean, self.m2 = self.n + X.shape[0], mean[-1].copy(), m2[-1].copy()
         return Z
 
     def transform(self, X: np.ndarray) -> np.ndarray:

@@ -9,9 +9,10 @@ estimators pass ``sklearn.utils.estimator_checks.check_estimator`` (tested).
 grid searches work: ``{"sklearnregressor__learner__degree": [2, 3]}``.
 
 Scale: the learners' defaults assume inputs whose distances are of order ``sigma = 1``
-and targets of order one. ``scale=True`` standardizes features (and divides them by
-``sqrt(d)``) and the target online; or compose with scikit-learn's ``StandardScaler``
-in a ``Pipeline`` and a ``TransformedTargetRegressor`` (``docs/adapters.md``).
+and targets of order one. By default (``scale=True``) the adapters standardize the
+features (and divide them by ``sqrt(d)``) and the target online, as the rows stream
+through, so they suit raw data and pipelines that standardize the features first
+alike; ``scale=False`` passes the values as they are (``docs/adapters.md``).
 
 Examples
 --------
@@ -72,7 +73,7 @@ class _StreamingEstimator(BaseEstimator):
 
     _scale_target = False
 
-    def __init__(self, learner, scale=False):
+    def __init__(self, learner, scale=True):
         self.learner = learner
         self.scale = scale
 
@@ -130,9 +131,10 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
     ----------
     learner : kernelstream learner
         The prototype; ``fit`` trains a fresh copy, ``learner_``.
-    scale : bool, default False
+    scale : bool, default True
         Standardize the features (divided by ``sqrt(d)`` too) and the target online, so
-        that the learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`).
+        that the learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`);
+        ``False`` passes the values as they are.
 
     Attributes
     ----------
@@ -189,9 +191,10 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
     ----------
     learner : kernelstream learner
         The prototype; ``fit`` trains a fresh copy, ``learner_``.
-    scale : bool, default False
+    scale : bool, default True
         Standardize the features online (divided by ``sqrt(d)`` too), so that the
-        learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`).
+        learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`);
+        ``False`` passes them as they are.
 
     Attributes
     ----------

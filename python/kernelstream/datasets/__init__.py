@@ -4,7 +4,8 @@
 The data directory is ``data_home``, else ``$KERNELSTREAM_DATA``, else the platform cache
 directory. Files are ``NAME.csv.gz`` (or ``NAME.csv``) with a header
 ``x0,...,x{d-1},y``; the target is the last column; an empty field is a missing value
-(``docs/data.md``). :data:`DATASETS` lists every dataset the papers use.
+(``docs/data.md``). :func:`stream` reads files and DataFrames larger than
+memory in ``(X, y)`` chunks (``docs/streams.md``). :data:`DATASETS` lists every dataset the papers use.
 """
 
 from . import synthetic
@@ -12,9 +13,11 @@ from .fetch import FetchError, fetch
 from .loaders import data_home, load, load_csv, load_libsvm
 from .pipeline import prepare, prepare_arrays
 from .preprocessing import drop_missing, impute_mean, scale, shuffle
+from .stream import ChunkStream, stream
 from .registry import DATASETS
 
 __all__ = [
+    "ChunkStream",
     "DATASETS",
     "FetchError",
     "data_home",
@@ -26,6 +29,7 @@ __all__ = [
     "prepare_arrays",
     "scale",
     "shuffle",
+    "stream",
     "drop_missing",
     "impute_mean",
     "synthetic",

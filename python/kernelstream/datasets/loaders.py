@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from ..errors import InputError
 
 
-def _data_home(data_home=None) -> Path:
+def data_home(data_home=None) -> Path:
     """The data directory: ``data_home``, else ``$KERNELSTREAM_DATA``, else the platform's
     cache directory for kernelstream (``pooch.os_cache("kernelstream")``, for example
     ``~/.cache/kernelstream`` on Linux), where :func:`kernelstream.datasets.fetch` stores files."""
@@ -59,6 +61,9 @@ def load_csv(path, target: str | int | None = None):
         raise FileNotFoundError(f"no such file: {path}")
     if path.is_dir():
         raise InputError(f"{path} is a directory, not a CSV file")
+    from .stream._csv import read_header
+
+    read_header(path)  # the header's width is bounded before anything parses it
     try:
         frame = pd.read_csv(path, encoding="utf-8")
     except pd.errors.EmptyDataError:
@@ -155,10 +160,21 @@ def load(name: str, data_home=None):
     >>> X.shape                           # doctest: +SKIP
     (1503, 5)
     """
+    return load_csv(dataset_path(name, data_home))
+
+
+def dataset_path(name: str, data_home=None) -> Path:
+    """The file of the dataset ``name``: the checked copy of the current data source (a
+    task on a Dask worker, :func:`use_source`) if one is set, else the data directory's
+    ``NAME.csv.gz`` or ``NAME.csv``; a ``FileNotFoundError`` that says how to get it if
+    there is none."""
+    source = _SOURCE.get()
+    if source is not None:
+        return source(name)
     home = _resolve_home(data_home)
     for candidate in (home / f"{name}.csv.gz", home / f"{name}.csv"):
         if candidate.exists():
-            return load_csv(candidate)
+            return candidate
     from .registry import DATASETS
 
     how = (
@@ -172,8 +188,26 @@ def load(name: str, data_home=None):
     )
 
 
+#: Where :func:`load` finds files instead of the data directory, when set (a task on a Dask
+#: worker: :mod:`kernelstream.experiments.worker`): ``name -> path of the checked file``.
+_SOURCE: contextvars.ContextVar[Optional[Callable[[str], Path]]] = contextvars.ContextVar(
+    "kernelstream_data_source", default=None
+)
+
+
+@contextlib.contextmanager
+def use_source(source: Callable[[str], Path]):
+    """Within the block, :func:`load` reads ``source(name)`` and ignores ``data_home`` (a
+    path of another machine)."""
+    token = _SOURCE.set(source)
+    try:
+        yield
+    finally:
+        _SOURCE.reset(token)
+
+
 def _resolve_home(value) -> Path:
-    return _data_home(value)
+    return data_home(value)
 
 
 def load_libsvm(path, n_features: int | None = None):
@@ -239,6 +273,3 @@ def iter_libsvm(path):
                 raise InputError(f"{path}:{lineno}: not a LIBSVM line ({exc})") from None
             yield label, entries
 
-
-#: Public name of the data-directory resolver.
-data_home = _data_home

@@ -4,11 +4,13 @@ with loss, time, representation size and memory recorded at checkpoints."""
 from .losses import error_rate, running_average, squared_loss
 from .plots import plot_results
 from .progressive import ProgressiveResult, default_checkpoints, progressive
+from .scaled import OnlineScaled
 from .weights import plot_weights
 
 __all__ = [
     "progressive",
     "ProgressiveResult",
+    "OnlineScaled",
     "default_checkpoints",
     "squared_loss",
     "error_rate",

@@ -1,7 +1,8 @@
 """``kernelstream.evaluate.progressive``: the online protocol over a dataset with
 checkpoints of running average loss, cumulative seconds, ``dim`` and memory.
 
-The stream is processed in chunks between checkpoints by the learner's Rust
+The stream (arrays, or an iterable of ``(X, y)`` chunks such as
+:func:`kernelstream.datasets.stream`) is processed in chunks between checkpoints by the learner's Rust
 ``progressive_predict`` (GIL released), so the bookkeeping costs nothing per round;
 the time budget is checked between chunks (chunks are capped so that the budget
 is honoured to within a fraction of a second).
@@ -58,6 +59,8 @@ class ProgressiveResult:
     params: dict = field(default_factory=dict)
     #: The run was stopped by Ctrl-C (the result covers the completed rounds).
     interrupted: bool = False
+    #: Running average loss, at each checkpoint, of the running mean of the past targets.
+    baseline: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     @property
     def final_loss(self) -> float:
@@ -69,9 +72,11 @@ class ProgressiveResult:
         return float(self.seconds[-1]) if self.seconds.size else 0.0
 
     def to_frame(self):
-        """Checkpoints as a pandas DataFrame (columns rounds, loss, seconds, dim, memory_mb)."""
+        """Checkpoints as a pandas DataFrame (columns rounds, loss, seconds, dim, memory_mb,
+        baseline)."""
         import pandas as pd
 
+        base = self.baseline if self.baseline.size == self.rounds.size else np.nan
         return pd.DataFrame(
             {
                 "rounds": self.rounds,
@@ -79,11 +84,15 @@ class ProgressiveResult:
                 "seconds": self.seconds,
                 "dim": self.dim,
                 "memory_mb": self.memory_mb,
+                "baseline": base,
             }
         ).assign(learner=self.learner)
 
     def plot(self, axes=None, label=None):
-        """Running average loss and cumulative time against rounds (matplotlib)."""
+        """Running average loss and cumulative time against rounds; returns the figure.
+
+        Needs matplotlib (``pip install 'kernelstream[plots]'``); without it, a
+        ``ModuleNotFoundError`` names that extra."""
         from .plots import plot_results
 
         return plot_results([self], axes=axes, labels=[label] if label else None)
@@ -101,28 +110,49 @@ def _progress_bar(total: int, desc: str, progress):
     return tqdm(total=total, desc=desc, unit="rd", unit_scale=True, leave=True)
 
 
+def _log_checkpoints():
+    """1, 2, 5, 10, 20, 50, ...: the checkpoints of a stream of unknown length."""
+    k = 1
+    while True:
+        for m in (1, 2, 5):
+            yield m * k
+        k *= 10
+
+
 def progressive(
     learner,
     X,
-    y,
+    y=None,
     task: str | None = None,
     checkpoints=None,
     time_budget: float | None = None,
     progress: bool | None = None,
     max_chunk: int = 2048,
+    on_chunk=None,
+    store_predictions: bool | None = None,
 ) -> ProgressiveResult:
     """Runs the online protocol of ``learner`` over ``(X, y)`` and records checkpoints.
 
     Parameters
     ----------
     learner : a kernelstream learner (anything with ``progressive_predict`` and ``dim``)
-    X, y : the stream, rows in order
+    X, y : the stream, rows in order; or ``X`` an iterable of ``(X, y)`` chunks and ``y``
+        None (for example :func:`kernelstream.datasets.stream`: a file read in constant
+        memory)
     task : ``"regression"`` (squared loss) or ``"classification"`` (error rate, ``sign(0) = +1``);
         default: the learner's own ``task`` (a hinge- or logistic-loss learner is a classifier)
-    checkpoints : increasing round counts (default: ~30 log-spaced points up to ``n``)
+    checkpoints : increasing round counts (default: ~30 log-spaced points up to ``n``; for
+        chunks, whose length is not known in advance, 1, 2, 5, 10, 20, 50, ... and the last)
     time_budget : seconds; the run stops at the first chunk boundary past the budget, and the
         result covers the rounds actually run (``n_rounds``; ``stopped_by_budget``)
     progress : show a tqdm progress bar (default: when stderr is a terminal)
+    on_chunk : ``on_chunk(y, predictions)`` after each piece of the stream, in order
+    store_predictions : keep every prediction in ``result.predictions`` (default: for
+        arrays, not for chunks, so that memory does not grow with the stream)
+
+    The result has the loss of a baseline at every checkpoint (``baseline``): the running
+    mean of the past targets (0 before any), scored by the same loss (for +-1 labels its
+    sign is the majority label so far).
 
     Ctrl-C stops the run at a round boundary: the ``KeyboardInterrupt`` is re-raised
     with ``result`` set to the result of the rounds completed (``interrupted=True``),
@@ -137,96 +167,134 @@ def progressive(
     >>> res = progressive(TaylorAWV(degree=2), X, y, checkpoints=[100, 1000, 2000], progress=False)
     >>> res.rounds.tolist(), res.n_rounds
     ([100, 1000, 2000], 2000)
-    >>> bool(res.loss[-1] < res.loss[0])
+    >>> bool(res.loss[-1] < res.loss[0] < res.baseline[0])
     True
     """
     if task is None:
         task = getattr(learner, "task", "regression")
     if task not in LOSSES:
         raise ParameterError(f"task must be 'regression' or 'classification', got {task!r}")
-    X = as_matrix(X)
-    n = X.shape[0]
-    y = as_targets(y, n)
-    if checkpoints is None:
-        cps = default_checkpoints(n)
-    else:
-        cps = np.asarray(sorted({int(c) for c in checkpoints if 1 <= int(c) <= n}), dtype=np.int64)
-        if cps.size == 0 or cps[-1] != n:
-            cps = np.append(cps, n)
     if time_budget is not None and not (time_budget > 0):
         raise ParameterError(f"time_budget must be > 0 seconds, got {time_budget!r}")
+    if y is not None:
+        X = as_matrix(X)
+        n = X.shape[0]
+        y = as_targets(y, n)
+        chunks = iter([(X, y)])
+        if checkpoints is None:
+            cps = default_checkpoints(n)
+        else:
+            cps = np.asarray(sorted({int(c) for c in checkpoints if 1 <= int(c) <= n}), dtype=np.int64)
+            if cps.size == 0 or cps[-1] != n:
+                cps = np.append(cps, n)
+        next_cp = iter(cps.tolist())
+        keep = True if store_predictions is None else bool(store_predictions)
+    else:
+        n = None
+        chunks = iter(X)
+        given = None if checkpoints is None else sorted({int(c) for c in checkpoints if int(c) >= 1})
+        next_cp = _log_checkpoints() if given is None else iter(given)
+        keep = bool(store_predictions)
     loss_fn = LOSSES[task]
-    preds = np.empty(n)
-    rounds, losses, secs, dims, mems = [], [], [], [], []
-    cum_loss = 0.0
+    kept = []
+    rounds, losses, base, secs, dims, mems = [], [], [], [], [], []
+    cum_loss = cum_base = y_sum = 0.0
     elapsed = 0.0
     done = 0
     stopped = False
     bar = _progress_bar(n, type(learner).__name__, progress)
     chunk = 64
     interrupt = None
+    cp = next(next_cp, None)
+
+    def account(yc, p):
+        # the learner's loss and the baseline's (running mean of the targets before)
+        nonlocal cum_loss, cum_base, y_sum, done
+        cum_loss += float(loss_fn(p, yc).sum())
+        before = y_sum + np.cumsum(yc) - yc
+        count = done + np.arange(yc.size, dtype=float)
+        mean = np.divide(before, count, out=np.zeros(yc.size), where=count > 0)
+        cum_base += float(loss_fn(mean, yc).sum())
+        y_sum += float(yc.sum())
+        done += int(yc.size)
+        if keep:
+            kept.append(np.array(p, dtype=float))
+        if on_chunk is not None:
+            on_chunk(yc, p)
+        if bar is not None:
+            bar.update(yc.size)
+
+    def record():
+        rounds.append(int(done))
+        losses.append(cum_loss / done)
+        base.append(cum_base / done)
+        secs.append(elapsed)
+        dims.append(int(learner.dim))
+        mems.append(_memory_mb())
+
+    piece = None
     try:
-        for cp in cps:
-            while done < cp:
-                stop = min(cp, done + chunk)
+        for Xc, yc in chunks:
+            if n is None:
+                Xc = as_matrix(Xc)
+                yc = as_targets(yc, Xc.shape[0])
+            pos, m = 0, yc.size
+            while pos < m:
+                stop = min(m, pos + chunk)
+                if cp is not None:
+                    stop = min(stop, pos + cp - done)
+                piece = (Xc, yc, pos)
                 t0 = time.perf_counter()
-                p = learner.progressive_predict(X[done:stop], y[done:stop])
+                p = learner.progressive_predict(Xc[pos:stop], yc[pos:stop])
                 dt = time.perf_counter() - t0
+                piece = None
                 elapsed += dt
-                preds[done:stop] = p
-                cum_loss += float(loss_fn(p, y[done:stop]).sum())
-                if bar is not None:
-                    bar.update(stop - done)
-                done = int(stop)
+                account(yc[pos:stop], p)
+                pos = stop
+                if cp is not None and done == cp:
+                    record()
+                    cp = next(next_cp, None)
+                    while cp is not None and cp <= done:
+                        cp = next(next_cp, None)
                 # Grow chunks while they are fast, so that the budget check stays cheap and timely.
                 if dt < 0.05:
                     chunk = min(max_chunk, chunk * 2)
                 elif dt > 0.25:
                     chunk = max(1, chunk // 2)
                 if time_budget is not None and elapsed > time_budget:
-                    stopped = done < n
+                    stopped = pos < m or next(chunks, None) is not None
                     break
-            rounds.append(int(done))
-            losses.append(cum_loss / done)
-            secs.append(elapsed)
-            dims.append(int(learner.dim))
-            mems.append(_memory_mb())
             if stopped:
                 break
+        if done > 0 and (not rounds or rounds[-1] != done):
+            record()
     except KeyboardInterrupt as exc:
         # Keep what was computed: the completed rounds of the interrupted chunk too.
         interrupt = exc
         part = np.asarray(getattr(exc, "predictions", np.empty(0)), dtype=float)
-        if part.size:
-            preds[done : done + part.size] = part
-            cum_loss += float(loss_fn(part, y[done : done + part.size]).sum())
-            done += int(part.size)
+        if part.size and piece is not None:
+            Xc, yc, pos = piece
+            account(yc[pos : pos + part.size], part)
         if done > 0 and (not rounds or rounds[-1] != done):
-            rounds.append(int(done))
-            losses.append(cum_loss / done)
-            secs.append(elapsed)
-            dims.append(int(learner.dim))
-            mems.append(_memory_mb())
+            record()
     finally:
         if bar is not None:
             bar.close()
-    # Deduplicate a checkpoint repeated by an early stop.
-    rounds_arr = np.asarray(rounds, dtype=np.int64)
-    keep = np.r_[True, np.diff(rounds_arr) > 0] if rounds_arr.size else np.array([], dtype=bool)
     params = learner.get_params() if hasattr(learner, "get_params") else {}
     result = ProgressiveResult(
         learner=type(learner).__name__,
         task=task,
-        rounds=rounds_arr[keep],
-        loss=np.asarray(losses)[keep],
-        seconds=np.asarray(secs)[keep],
-        dim=np.asarray(dims, dtype=np.int64)[keep],
-        memory_mb=np.asarray(mems)[keep],
-        predictions=preds[:done],
+        rounds=np.asarray(rounds, dtype=np.int64),
+        loss=np.asarray(losses, dtype=float),
+        seconds=np.asarray(secs, dtype=float),
+        dim=np.asarray(dims, dtype=np.int64),
+        memory_mb=np.asarray(mems, dtype=float),
+        predictions=np.concatenate(kept) if kept else np.empty(0),
         n_rounds=done,
         stopped_by_budget=stopped,
         params=params,
         interrupted=interrupt is not None,
+        baseline=np.asarray(base, dtype=float),
     )
     if interrupt is not None:
         interrupt.result = result  # type: ignore[attr-defined]

@@ -3,5 +3,15 @@
 
 from .catalog import entries, run_entry
 from .registry import Context, EntryResult, Row, register
+from .worker import WorkerError, WorkerInternalError
 
-__all__ = ["Context", "EntryResult", "Row", "entries", "register", "run_entry"]
+__all__ = [
+    "Context",
+    "EntryResult",
+    "Row",
+    "WorkerError",
+    "WorkerInternalError",
+    "entries",
+    "register",
+    "run_entry",
+]

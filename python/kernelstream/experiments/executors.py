@@ -2,16 +2,40 @@
 
 Tasks are independent and carry their own seeds, so the results do not depend on
 the executor or on the number of workers; results come back in task order.
+
+On a Dask cluster the workers need neither the client's data directory nor
+``$KERNELSTREAM_DATA``: the datasets named in ``data`` travel with the tasks
+(``worker_data="ship"``: the client's files, scattered once to every worker and
+sha256-checked there) or are fetched by each worker into its own data directory through
+the dataset registry (``"fetch"``), see :mod:`kernelstream.experiments.worker`. An error
+raised on a worker says so and names the worker (``docs/cluster.md``).
 """
 
 from __future__ import annotations
 
 from ..errors import ParameterError
 
+#: how the datasets reach Dask workers (``--worker-data``)
+WORKER_DATA = ("ship", "fetch")
+
 
 def run_tasks(
-    fn, tasks: list, jobs: int = 1, executor: str = "auto", scheduler: str | None = None
+    fn,
+    tasks: list,
+    jobs: int = 1,
+    executor: str = "auto",
+    scheduler: str | None = None,
+    data=(),
+    data_home=None,
+    worker_data: str = "ship",
 ) -> list:
+    """``[fn(t) for t in tasks]`` on the chosen executor, in task order.
+
+    ``data``: names of the datasets the tasks read (only the Dask executor uses them: see
+    the module's docstring); ``data_home``: the client's data directory.
+    """
+    if worker_data not in WORKER_DATA:
+        raise ParameterError(f"worker_data must be ship or fetch, got {worker_data!r}")
     if executor == "auto":
         executor = "dask" if scheduler else ("joblib" if jobs != 1 and len(tasks) > 1 else "serial")
     if executor == "serial" or len(tasks) <= 1 and executor != "dask":
@@ -33,14 +57,46 @@ def run_tasks(
             ) from exc
         if scheduler is None:
             raise ParameterError("--executor dask needs --scheduler ADDRESS (or a Client object)")
+        from .worker import call
+
         client = scheduler if isinstance(scheduler, Client) else _connect(Client, scheduler)
         try:
-            futures = client.map(fn, tasks, pure=False)
+            plan = data_plan(data, data_home, worker_data)
+            for entry in plan.values():
+                if entry["data"] is not None:  # once to every worker, not once per task
+                    entry["data"] = client.scatter([entry["data"]], broadcast=True)[0]
+            futures = [client.submit(call, fn, t, plan, pure=False) for t in tasks]
             return client.gather(futures)
         finally:
             if client is not scheduler:
                 client.close()
     raise ParameterError(f"unknown executor {executor!r}")
+
+
+def data_plan(names, data_home=None, worker_data: str = "ship") -> dict:
+    """``{name: {"file", "sha256", "data"}}`` for the datasets ``names``: the client's file
+    name and sha256 (``None`` when the client has no copy; the worker then fetches it) and,
+    when shipping, its bytes."""
+    import hashlib
+
+    from ..datasets import DATASETS
+    from ..datasets import data_home as resolve
+
+    home = resolve(data_home)
+    plan = {}
+    for name in names:
+        found = [p for p in (home / f"{name}.csv.gz", home / f"{name}.csv") if p.exists()]
+        if not found:
+            file = DATASETS[name].filename if name in DATASETS else f"{name}.csv.gz"
+            plan[name] = {"file": file, "sha256": None, "data": None}
+            continue
+        raw = found[0].read_bytes()
+        plan[name] = {
+            "file": found[0].name,
+            "sha256": hashlib.sha256(raw).hexdigest(),
+            "data": raw if worker_data == "ship" else None,
+        }
+    return plan
 
 
 #: seconds to wait for a Dask scheduler before giving up

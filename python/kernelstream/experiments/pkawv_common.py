@@ -7,7 +7,7 @@ Settings of the paper: x scaled to [-1, 1]^d, y to [-1, 1] (regression) or label
 eps = 0.5, a time budget of 5 minutes per algorithm (curves stop where the budget
 ran out). Row order is not stated by the paper: a random permutation (seed 0).
 
-``LEARNERS`` is the list of learner specs every PKAWV figure runs; other issues
+``LEARNERS`` is the list of learner specs every PKAWV figure runs; other entries
 (FOGD, PROS-N-KONS) add theirs with :func:`add_learner`.
 """
 

@@ -2,7 +2,7 @@
 online projection estimator with alpha = 1, 2, 3 (schedule n = floor(N^(2 alpha + 1)), c = 1, sine
 basis) and for averaged kernel SGD (min kernel, gamma_n = 5 n^-1/2), on Example 2 data.
 
-Also the speed targets of the issue: 10^6 rounds of Examples 1 and 2 with the paper's schedules.
+Also the speed targets: 10^6 rounds of Examples 1 and 2 with the paper's schedules.
 Times are process CPU seconds of the Rust learners (the paper: R on a 1.2 GHz Core m3), median
 over repetitions (paper: 10 runs; here 3, quick 1).
 """

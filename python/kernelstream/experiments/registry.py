@@ -100,6 +100,7 @@ class Context:
         executor: str = "auto",
         scheduler: str | None = None,
         progress: bool | None = None,
+        worker_data: str = "ship",
     ):
         self.out = Path(out)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -112,6 +113,10 @@ class Context:
             raise ParameterError(f"executor must be serial, joblib or dask, got {executor!r}")
         self.executor = executor
         self.scheduler = scheduler
+        self.worker_data = worker_data
+        #: the datasets the running entry reads (the dataset registry's ``used_by``), which
+        #: reach Dask workers as ``worker_data`` says; set by :func:`run`
+        self.datasets: tuple = ()
         self.progress = progress
         #: set when :meth:`plotting` skipped a figure because matplotlib is missing
         self.figures_skipped = False
@@ -130,7 +135,14 @@ class Context:
         from .executors import run_tasks
 
         return run_tasks(
-            fn, list(tasks), jobs=self.jobs, executor=self.executor, scheduler=self.scheduler
+            fn,
+            list(tasks),
+            jobs=self.jobs,
+            executor=self.executor,
+            scheduler=self.scheduler,
+            data=self.datasets,
+            data_home=self.data_home,
+            worker_data=self.worker_data,
         )
 
     @contextlib.contextmanager
@@ -190,9 +202,11 @@ def run(entry: Entry, ctx: Context, write: bool = True, force: bool = False) -> 
     the cached run and its outputs still exist, the cached result is returned instead of
     recomputing, unless ``force``.
     """
+    from ..datasets import DATASETS
     from .cache import cache_key, load_cached, store_cached
 
     name = entry.name
+    ctx.datasets = tuple(d.name for d in DATASETS.values() if name in d.used_by)
     key = cache_key(entry, ctx)
     if not force:
         cached = load_cached(ctx.out, name, key)

@@ -3,6 +3,7 @@
 from .autokernel import AutoKernel
 from .averaged_sgd import AveragedKernelSGD
 from .base import Learner
+from .conformal import Conformal
 from .fogd import FOGD
 from .kernel_awv import KernelAWV
 from .mixture import Mixture
@@ -31,4 +32,5 @@ __all__ = [
     "AveragedKernelSGD",
     "Mixture",
     "AutoKernel",
+    "Conformal",
 ]

@@ -9,12 +9,17 @@ and implements ``get_params`` and pickling once for everybody. Subclasses set
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .._validation import as_label, as_matrix, as_row, as_targets
 from .._wrapped import PICKLE_FORMAT_VERSION, CoreWrapper
+from ..errors import ScaleWarning
+from . import _scale_check
+
+_CHECKED = ()  # `_scale_rows` once the scale check is done (or not wanted)
 
 
 class Learner(CoreWrapper):
@@ -23,6 +28,11 @@ class Learner(CoreWrapper):
     _core_class: Any = None
     #: ``"regression"`` or ``"classification"`` (for losses that need +-1 labels).
     task = "regression"
+    #: the first rows and targets learned, kept for the scale check until it is done
+    #: (``None``: none yet; ``_CHECKED``: done). Replaced, never mutated, so copies share it.
+    _scale_rows: Any = None
+    #: the Taylor basis is centred at the origin: the scale check also looks at row norms
+    _taylor_basis = False
 
     # -- the protocol -------------------------------------------------------
     def predict_one(self, x) -> float:
@@ -31,7 +41,10 @@ class Learner(CoreWrapper):
 
     def learn_one(self, x, y) -> None:
         """Reveal the label ``y`` of ``x`` and update."""
-        self._core.learn_one(as_row(x), as_label(y))
+        x, y = as_row(x), as_label(y)
+        self._core.learn_one(x, y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(x[None, :], np.array([y]))
 
     def progressive_predict(self, X, y) -> np.ndarray:
         """Run the online protocol over the rows of ``X`` in order (in Rust, GIL released).
@@ -40,7 +53,11 @@ class Learner(CoreWrapper):
         learns ``(X[t], y[t])``, so the state moves on.
         """
         X = as_matrix(X)
-        return self._core.progressive_predict(X, as_targets(y, X.shape[0]))
+        y = as_targets(y, X.shape[0])
+        out = self._core.progressive_predict(X, y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(X, y)
+        return out
 
     def predict_many(self, X) -> np.ndarray:
         """``predict_one`` for each row of ``X``; the state does not change."""
@@ -49,7 +66,47 @@ class Learner(CoreWrapper):
     def learn_many(self, X, y) -> None:
         """Learn the rows of ``X`` in order (equals a loop of ``learn_one``)."""
         X = as_matrix(X)
-        self._core.learn_many(X, as_targets(y, X.shape[0]))
+        y = as_targets(y, X.shape[0])
+        self._core.learn_many(X, y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(X, y)
+
+    # -- the scale check (kernelstream.ScaleWarning, learners/_scale_check.py) -------
+    def _kernel_widths(self) -> list:
+        """The widths ``sigma`` of the learner's kernels (empty: nothing to check)."""
+        p = self._params
+        if "sigma" in p:
+            return [float(p["sigma"])]
+        from ..kernels import as_kernel
+
+        kernels = [p["kernel"]] if "kernel" in p else list(p.get("kernels", ()))
+        return [float(k.sigma) for k in map(as_kernel, kernels) if hasattr(k, "sigma")]
+
+    def _watch_scale(self, X: np.ndarray, y: np.ndarray) -> None:
+        """After learning the rows ``X``: check the first rows of the stream, warn once."""
+        rows = self._scale_rows
+        if rows is None and self.n_seen != X.shape[0]:
+            self._scale_rows = _CHECKED  # restored mid-stream: its first rows are gone
+            return
+        need = _scale_check.N_ROWS - (0 if rows is None else rows[0].shape[0])
+        if rows is None:
+            rows = (X[:need].copy(), y[:need].copy())
+        else:
+            rows = (np.vstack([rows[0], X[:need]]), np.concatenate([rows[1], y[:need]]))
+        widths = self._kernel_widths()
+        problems = (
+            _scale_check.scale_problems(
+                rows[0], rows[1], widths, self._taylor_basis, self.task == "regression"
+            )
+            if widths
+            else []
+        )
+        done = bool(problems) or not widths or rows[0].shape[0] >= _scale_check.N_ROWS
+        self._scale_rows = _CHECKED if done else rows
+        if problems:
+            warnings.warn(
+                _scale_check.advice(type(self).__name__, problems), ScaleWarning, stacklevel=3
+            )
 
     @property
     def n_seen(self) -> int:

@@ -106,6 +106,10 @@ class Mixture(Learner):
 
     _core_class = _core.Mixture
 
+    def _kernel_widths(self) -> list:
+        # the scale check (ScaleWarning): the experts' widths together
+        return [w for e in self._params["experts"] for w in e._kernel_widths()]
+
     def __init__(self, experts, rule: str = "boa", threads: int = 0, **rule_params):
         if isinstance(experts, (list, tuple)) and not isinstance(experts, Experts):
             experts = Experts(experts)

@@ -65,6 +65,7 @@ class TaylorAWV(Learner):
     """
 
     _core_class = _core.TaylorAWV
+    _taylor_basis = True
 
     def __init__(
         self,

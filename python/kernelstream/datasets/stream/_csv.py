@@ -1,0 +1,308 @@
+"""CSV files as batches of columns, in constant memory.
+
+Three readers, the first installed one is used: pyarrow's streaming reader, pandas'
+chunked reader, the standard ``csv`` module (pandas alone reads a line with fewer fields
+than the header as one whose last fields are empty). All read the header first, within a bound on
+its length and width (:func:`read_header`), so that a line of millions of fields is refused
+before it is parsed; pyarrow and the ``csv`` module also bound every data line (pandas'
+tokenizer stops at the first line whose field count differs from the header's).
+Each reader decides from the first ``chunk_rows`` rows whether a column is numeric or text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import InputError
+
+#: Field texts that mean "missing" (as pyarrow's and pandas' defaults).
+NA_TOKENS = ["", "NA", "N/A", "n/a", "NaN", "nan", "-NaN", "-nan", "NULL", "null", "None", "#N/A"]
+
+#: Widest header accepted (fields), and longest line (bytes) per header field.
+MAX_COLUMNS = 100_000
+BYTES_PER_FIELD = 1024
+MIN_LINE_BYTES = 1 << 20
+
+
+def _open_binary(path: Path):
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix, open)
+    return opener(path, "rb")
+
+
+def max_line_bytes(width: int) -> int:
+    return max(MIN_LINE_BYTES, BYTES_PER_FIELD * width)
+
+
+def read_header(path: Path, max_columns: int = MAX_COLUMNS) -> list:
+    """The column names of ``path``'s first line; an :class:`InputError` if the file is
+    empty, the line is longer than ``BYTES_PER_FIELD * max_columns`` bytes or has more than
+    ``max_columns`` fields (counted before the line is parsed), or names a column twice."""
+    limit = max_line_bytes(max_columns)
+    try:
+        with _open_binary(path) as fh:
+            line = fh.readline(limit + 1)
+    except (OSError, EOFError) as exc:
+        raise InputError(f"{path} is not a readable CSV file ({exc})") from None
+    if not line.strip():
+        raise InputError(f"{path} is empty")
+    if len(line) > limit:
+        raise InputError(
+            f"{path}: the header line is longer than {limit} bytes (more than "
+            f"{max_columns} columns?)"
+        )
+    if line.count(b",") + 1 > max_columns:
+        raise InputError(
+            f"{path}: the header has {line.count(b',') + 1} fields; at most {max_columns} "
+            "columns are read"
+        )
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a readable CSV file (not UTF-8 text)") from None
+    names = next(csv.reader([text]), [])
+    names = [n.strip() for n in names]
+    if len(names) < 2:
+        raise InputError(f"{path} needs at least one feature column and a target column")
+    seen = set()
+    for n in names:
+        if n in seen:
+            raise InputError(f"{path}: the header names column {n!r} twice")
+        seen.add(n)
+    return names
+
+
+def reader_name() -> str:
+    """Which CSV reader :func:`batches` uses: ``"pyarrow"``, ``"pandas"`` or ``"csv"``."""
+    for name in ("pyarrow", "pandas"):
+        try:
+            __import__(name)
+            return name
+        except ImportError:
+            continue
+    return "csv"
+
+
+def batches(path: Path, columns: list, chunk_rows: int, usecols: list, reader: str | None = None):
+    """``(text_columns, iterator of batches)`` for the columns ``usecols`` of ``path``."""
+    reader = reader or reader_name()
+    return {"pyarrow": _pyarrow, "pandas": _pandas, "csv": _csvmodule}[reader](
+        path, columns, chunk_rows, usecols
+    )
+
+
+# -- pyarrow -------------------------------------------------------------------------------
+
+
+def _pyarrow(path, columns, chunk_rows, usecols):
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    block = max(1 << 16, min(max_line_bytes(len(columns)), 1 << 24))
+
+    def open_(types=None):
+        return pacsv.open_csv(
+            pa.input_stream(str(path), compression="detect"),
+            read_options=pacsv.ReadOptions(block_size=block),
+            convert_options=pacsv.ConvertOptions(
+                column_types=types, include_columns=usecols, strings_can_be_null=True
+            ),
+        )
+
+    def numeric(t) -> bool:
+        return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t)
+
+    try:  # first block: which columns are numbers (then every block is read with those types)
+        with open_() as r:
+            schema = r.schema
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise _arrow_error(path, exc) from None
+    text = {f.name for f in schema if not numeric(f.type)}
+    types = {f.name: (pa.string() if f.name in text else pa.float64()) for f in schema}
+
+    def gen():
+        try:
+            with open_(types) as r:
+                for rb in r:
+                    for start in range(0, rb.num_rows, chunk_rows):
+                        part = rb.slice(start, chunk_rows)
+                        yield {
+                            name: part.column(i).to_numpy(zero_copy_only=False)
+                            for i, name in enumerate(part.schema.names)
+                        }
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise _arrow_error(path, exc) from None
+
+    return text, gen()
+
+
+def _arrow_error(path, exc) -> InputError:
+    import re
+
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    m = re.search(r"Expected (\d+) columns, got (\d+)", msg)
+    if m:
+        msg = f"a line has {m.group(2)} fields, but the header has {m.group(1)}"
+    if "straddling" in msg or "straddles" in msg:
+        msg = "a line is longer than the reader's block (far more fields than the header?)"
+    return InputError(f"{path} is not a readable CSV table ({msg})")
+
+
+# -- pandas --------------------------------------------------------------------------------
+
+
+def _pandas(path, columns, chunk_rows, usecols):
+    import pandas as pd
+
+    # Every field read as text (then converted here, so that an entry that is not a
+    # number is named with its row). pandas reads a line with fewer fields than the header
+    # as if its last fields were empty: missing values, dropped or imputed as asked.
+    # No usecols: with it, pandas would ignore the extra fields of a too long line.
+    def read(**kw):
+        return pd.read_csv(path, encoding="utf-8", dtype=str, keep_default_na=False, **kw)
+
+    errors = (pd.errors.ParserError, UnicodeDecodeError, ValueError, EOFError, OSError)
+    try:
+        head = read(nrows=chunk_rows)
+    except errors as exc:
+        raise InputError(f"{path} is not a readable CSV table ({_first_line(exc)})") from None
+    text = {c for c in usecols if not all(_is_number(v) for v in head[c].to_numpy())}
+
+    def gen():
+        try:
+            for frame in read(chunksize=chunk_rows):
+                batch = {}
+                for c in usecols:
+                    vals = frame[c].to_numpy(dtype=object)
+                    miss = np.isin(vals, NA_TOKENS)
+                    vals[miss] = None
+                    if c not in text:
+                        vals = _to_float(vals, miss)
+                    batch[c] = vals
+                yield batch
+        except errors as exc:
+            raise InputError(f"{path} is not a readable CSV table ({_first_line(exc)})") from None
+
+    return text, gen()
+
+
+def _to_float(vals: np.ndarray, miss: np.ndarray) -> np.ndarray:
+    """Numbers of a text array (``None`` where ``miss``); the text array itself if one
+    does not parse (the encoder then names it)."""
+    import pandas as pd
+
+    out = np.full(vals.size, np.nan)
+    try:
+        out[~miss] = pd.to_numeric(vals[~miss], errors="raise")
+    except (ValueError, TypeError, OverflowError):
+        return vals
+    return out
+
+
+def _first_line(exc) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+# -- the csv module ------------------------------------------------------------------------
+
+
+def _bounded_lines(fh, path, width):
+    """The text lines of ``fh``, each refused before parsing if it is too long or, when it
+    has no quote, has more separators than the header."""
+    limit = max_line_bytes(width)
+    lineno = 0
+    while True:
+        line = fh.readline(limit + 1)
+        if not line:
+            return
+        lineno += 1
+        if len(line) > limit:
+            raise InputError(f"{path}:{lineno}: a line longer than {limit} bytes")
+        if '"' not in line and line.count(",") >= width:
+            raise InputError(
+                f"{path}:{lineno}: {line.count(',') + 1} fields, but the header has {width}"
+            )
+        yield line
+
+
+def _csvmodule(path, columns, chunk_rows, usecols):
+    width = len(columns)
+    keep = [columns.index(c) for c in usecols]
+
+    def rows():
+        with _open_binary(path) as raw:
+            fh = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+            try:
+                reader = csv.reader(_bounded_lines(fh, path, width))
+                next(reader, None)  # the header
+                for fields in reader:
+                    if not fields:
+                        continue
+                    if len(fields) != width:
+                        raise InputError(
+                            f"{path}:{reader.line_num}: {len(fields)} fields, "
+                            f"but the header has {width}"
+                        )
+                    yield [fields[i] for i in keep]
+            except UnicodeDecodeError:
+                raise InputError(f"{path} is not a readable CSV file (not UTF-8 text)") from None
+            except csv.Error as exc:
+                raise InputError(f"{path} is not a readable CSV file ({exc})") from None
+
+    it = rows()
+    first = _take(it, chunk_rows)
+    text = {usecols[j] for j in range(len(usecols)) if not all(_is_number(r[j]) for r in first)}
+
+    def convert(block):
+        batch = {}
+        for j, name in enumerate(usecols):
+            vals = np.array([r[j].strip() for r in block], dtype=object)
+            miss = np.isin(vals, NA_TOKENS)
+            vals[miss] = None
+            batch[name] = vals if name in text else _floats(vals, miss)
+        return batch
+
+    def gen():
+        block = first
+        while block:
+            yield convert(block)
+            block = _take(it, chunk_rows)
+
+    return text, gen()
+
+
+def _floats(vals: np.ndarray, miss: np.ndarray) -> np.ndarray:
+    out = np.full(vals.size, np.nan)
+    try:
+        out[~miss] = [float(v) for v in vals[~miss]]
+    except ValueError:
+        return vals  # the encoder names the entry that is not a number
+    return out
+
+
+def _take(it, n):
+    out = []
+    for row in it:
+        out.append(row)
+        if len(out) == n:
+            break
+    return out
+
+
+def _is_number(v: str) -> bool:
+    v = v.strip()
+    if v in NA_TOKENS:
+        return True
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False

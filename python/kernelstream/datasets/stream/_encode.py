@@ -1,0 +1,191 @@
+"""Columns of a table -> ``(X, y)`` chunks, online: each row is encoded with what the
+rows before it (and itself) showed, never with later rows.
+
+A batch is a dict ``name -> 1-d array``: float64 (NaN: missing) for numeric columns, an
+object array of ``str`` (``None``: missing) for text columns. Whether a column is numeric
+or text is fixed by the first batch.
+
+- **Text columns** are one-hot encoded online with a fixed budget of ``max_categories``
+  columns: the first ``max_categories - 1`` distinct values, in order of first appearance,
+  get a column each; every later value shares the last one. The width is fixed before the
+  first row, so that a value first seen late changes no earlier row. A missing value is a
+  row of zeros.
+- **Missing numbers** drop their row (``missing="drop"``) or take the mean of the values
+  the column had in the rows before (``missing="impute"``; 0 before any value). A row
+  whose target is missing is always dropped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import InputError
+
+MISSING_CHOICES = ("drop", "impute")
+
+
+class TableEncoder:
+    """Encodes batches of one table in order (see the module docstring)."""
+
+    def __init__(
+        self,
+        source: str,
+        columns: list,
+        text_columns: set,
+        target: str,
+        drop=(),
+        missing: str = "drop",
+        max_categories: int = 8,
+        positive=None,
+    ):
+        if missing not in MISSING_CHOICES:
+            raise InputError(f"missing must be 'drop' or 'impute', got {missing!r}")
+        if not (isinstance(max_categories, int) and max_categories >= 1):
+            raise InputError(f"max_categories must be a whole number >= 1, got {max_categories!r}")
+        unknown = [c for c in drop if c not in columns]
+        if unknown:
+            raise InputError(f"{source} has no column {unknown[0]!r} to drop; columns are {columns}")
+        if target in drop:
+            raise InputError(f"the target {target!r} cannot be dropped")
+        self.source = source
+        self.target = target
+        self.missing = missing
+        self.max_categories = max_categories
+        self.positive = positive
+        if target in text_columns and positive is None:
+            raise InputError(
+                f"{source}: the target column {target!r} is text; a regression target must be "
+                "numeric (for two classes, name the positive label: positive=... / --positive)"
+            )
+        self.features = [c for c in columns if c != target and c not in drop]
+        if not self.features:
+            raise InputError(f"{source}: no feature column left (the target is {target!r})")
+        self.text = [c for c in self.features if c in text_columns]
+        self.categories: dict = {c: {} for c in self.text}
+        self.others: dict = {c: 0 for c in self.text}
+        self._sum = {c: 0.0 for c in self.features if c not in text_columns}
+        self._count = {c: 0 for c in self._sum}
+        self.rows_read = 0
+        self.rows_dropped = 0
+        self.values_imputed = 0
+
+    @property
+    def width(self) -> int:
+        """Columns of ``X``: one per numeric feature, ``max_categories`` per text feature."""
+        return len(self.features) + (self.max_categories - 1) * len(self.text)
+
+    @property
+    def feature_names(self) -> list:
+        names = []
+        for c in self.features:
+            if c in self.categories:
+                names += [f"{c}[{k}]" for k in range(self.max_categories)]
+            else:
+                names.append(c)
+        return names
+
+    def _numeric(self, name: str, col: np.ndarray, row0: int) -> np.ndarray:
+        if col.dtype != object:
+            out = np.asarray(col, dtype=np.float64)
+        else:  # a numeric column read as text in a later batch: every entry must parse
+            out = np.empty(col.size)
+            for i, v in enumerate(col):
+                try:
+                    out[i] = np.nan if v is None or v == "" else float(v)
+                except (TypeError, ValueError):
+                    raise InputError(
+                        f"{self.source}: column {name!r}, row {row0 + i}: {_short(v)} is not a "
+                        "number (the column was numeric in the first rows; drop it or encode it)"
+                    ) from None
+        bad = np.isinf(out)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{self.source}: column {name!r}, row {row0 + i}: {_short(col[i])} "
+                "is not a finite double"
+            )
+        return out
+
+    def _target(self, col: np.ndarray, row0: int) -> np.ndarray:
+        if self.positive is None:
+            return self._numeric(self.target, col, row0)
+        if col.dtype == object:
+            miss = np.array([v is None for v in col])
+            pos = np.array([str(v) == str(self.positive) for v in col])
+        else:
+            miss = np.isnan(col)
+            pos = col == float(self.positive)
+        return np.where(miss, np.nan, np.where(pos, 1.0, -1.0))
+
+    def _one_hot(self, name: str, col: np.ndarray) -> np.ndarray:
+        cats, K = self.categories[name], self.max_categories
+        out = np.zeros((col.size, K))
+        idx = np.full(col.size, -1)
+        for i, v in enumerate(col):
+            if v is None:
+                continue
+            k = cats.get(v)
+            if k is None:
+                if len(cats) < K - 1:
+                    k = cats[v] = len(cats)
+                else:
+                    k = K - 1
+                    self.others[name] += 1
+            idx[i] = k
+        seen = idx >= 0
+        out[np.flatnonzero(seen), idx[seen]] = 1.0
+        return out
+
+    def encode(self, batch: dict):
+        """``(X, y)`` of the complete (or imputed) rows of ``batch``, in order."""
+        n = len(batch[self.target])
+        row0 = self.rows_read
+        self.rows_read += n
+        y = self._target(np.asarray(batch[self.target]), row0)
+        keep = ~np.isnan(y)
+        cols = {}
+        for name in self.features:
+            col = np.asarray(batch[name])
+            if name in self.categories:
+                if col.dtype != object:  # numbers in a text column: their text is the category
+                    col = np.array([None if np.isnan(v) else _num_text(v) for v in col], object)
+                if self.missing == "drop":
+                    keep &= np.array([v is not None for v in col], dtype=bool)
+            else:
+                col = self._numeric(name, col, row0)
+                if self.missing == "drop":
+                    keep &= ~np.isnan(col)
+            cols[name] = col
+        parts = []
+        for name in self.features:
+            col = cols[name]
+            if name in self.categories:
+                # a dropped row registers no category
+                parts.append(self._one_hot(name, np.where(keep, col, None)))
+                continue
+            miss = np.isnan(col)
+            if self.missing == "impute" and miss.any():
+                # the mean of the values of the kept rows before (0 before any)
+                valid = ~miss & keep
+                obs = np.where(valid, col, 0.0)
+                csum = self._sum[name] + np.cumsum(obs) - obs
+                ccnt = self._count[name] + np.cumsum(valid) - valid
+                fill = np.divide(csum, ccnt, out=np.zeros(n), where=ccnt > 0)
+                self.values_imputed += int((miss & keep).sum())
+                col = np.where(miss, fill, col)
+            if self.missing == "impute":
+                self._sum[name] += float(col[keep & ~miss].sum())
+                self._count[name] += int((keep & ~miss).sum())
+            parts.append(col)
+        X = np.column_stack(parts)
+        self.rows_dropped += int(n - keep.sum())
+        return np.ascontiguousarray(X[keep]), np.ascontiguousarray(y[keep])
+
+
+def _num_text(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else repr(float(v))
+
+
+def _short(value) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"

@@ -1,0 +1,62 @@
+"""Parquet files as batches of columns, one row group (or ``chunk_rows`` rows) at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...errors import InputError
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError(
+            "reading Parquet needs pyarrow (pip install pyarrow, or 'kernelstream[stream]')"
+        ) from None
+    return pa, pq
+
+
+def open_parquet(path: Path):
+    """``(file, column names)``; an :class:`InputError` if it is not a Parquet file."""
+    pa, pq = _pyarrow()
+    try:
+        f = pq.ParquetFile(str(path))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"{path} is not a readable Parquet file ({exc})") from None
+    return f, list(f.schema_arrow.names)
+
+
+def batches(f, path: Path, chunk_rows: int, usecols: list):
+    """``(text_columns, iterator of batches)``: numbers and booleans are numeric columns,
+    everything else is text."""
+    pa, _ = _pyarrow()
+    schema = f.schema_arrow
+
+    def numeric(t) -> bool:
+        return (
+            pa.types.is_integer(t)
+            or pa.types.is_floating(t)
+            or pa.types.is_boolean(t)
+            or pa.types.is_null(t)
+            or pa.types.is_decimal(t)
+        )
+
+    text = {n for n in usecols if not numeric(schema.field(n).type)}
+
+    def gen():
+        try:
+            for rb in f.iter_batches(batch_size=chunk_rows, columns=usecols):
+                batch = {}
+                for i, name in enumerate(rb.schema.names):
+                    col = rb.column(i)
+                    if name in text:
+                        batch[name] = col.cast(pa.string()).to_numpy(zero_copy_only=False)
+                    else:
+                        batch[name] = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+                yield batch
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(f"{path} is not a readable Parquet file ({exc})") from None
+
+    return text, gen()

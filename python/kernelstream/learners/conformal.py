@@ -1,0 +1,352 @@
+"""Conformal: prediction intervals around any regressor, made online before each label.
+
+Adaptive conformal inference (Gibbs and Candes, *Adaptive conformal inference under
+distribution shift*, NeurIPS 2021, sec. 2, eq. (2)): round ``t`` predicts the interval
+
+    C_t = [p_t - q_t s_t, p_t + q_t s_t],  q_t = Quantile_{1 - alpha_t}(S_{t-w..t-1}),
+
+where ``p_t`` is the wrapped learner's prediction, ``s_t`` its predictive standard
+deviation when it has one (else 1), ``S`` the normalised scores ``|y_u - p_u| / s_u`` of
+the last ``window`` rounds, and the quantile the ``ceil((1 - alpha_t)(n + 1))``-th
+smallest of the ``n`` scores (split conformal's finite-sample rank; ``+inf`` when that
+rank exceeds ``n``). After ``y_t`` is seen, ``err_t = 1{y_t not in C_t}`` and
+
+    alpha_{t+1} = alpha_t + gamma (alpha - err_t)          (Gibbs and Candes, eq. (2)).
+
+Whatever the data, the long-run miscoverage then satisfies
+``|mean_t err_t - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma) / (gamma T)``
+(their Proposition 4.1): the guarantee is about the frequency of misses over the
+stream, not about any single round (``docs/uncertainty.md``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import math
+from collections import deque
+
+import numpy as np
+
+from .._validation import as_label, as_matrix, as_row, as_targets, real, whole
+from ..errors import InputError, ParameterError
+from .base import Learner
+
+_STATE_VERSION = 1
+
+
+def _rank_quantile(sorted_scores: list, level: float) -> float:
+    """The ``ceil(level (n + 1))``-th smallest score (``+inf`` past the last, 0 below 1)."""
+    n = len(sorted_scores)
+    k = math.ceil(level * (n + 1) - 1e-12)
+    if k > n:
+        return math.inf
+    if k < 1:
+        return 0.0
+    return sorted_scores[k - 1]
+
+
+class Conformal:
+    """Online conformal prediction intervals around any kernelstream regressor.
+
+    Parameters
+    ----------
+    learner : Learner
+        The regressor whose predictions are the intervals' centres. It is copied with
+        its current state; the object passed in is not changed.
+    alpha : float, default 0.1
+        Target miscoverage: ``1 - alpha`` intervals (0.1 gives 90% intervals).
+    gamma : float, default 0.015
+        Step of the adaptive level ``alpha_t`` (Gibbs and Candes's ``gamma``): larger
+        adapts faster to a change (and to a learner that improves), smaller gives
+        steadier widths; the default was chosen on the streams of ``docs/uncertainty.md``.
+    window : int, default 500
+        Past scores kept for the quantile (memory and cost per round independent of
+        the stream's length).
+
+    Attributes
+    ----------
+    alpha_t : float
+        The adaptive level for the next round.
+    coverage : float
+        Fraction of learned rounds whose interval covered the label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelstream as ks
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(3000, 2)); y = np.sin(3 * X[:, 0]) + 0.3 * rng.normal(size=3000)
+    >>> model = ks.Conformal(ks.TaylorAWV(degree=4), alpha=0.1)
+    >>> pred, lo, hi = model.progressive_interval(X, y)
+    >>> bool(abs(np.mean((lo[200:] <= y[200:]) & (y[200:] <= hi[200:])) - 0.9) < 0.02)
+    True
+    >>> lower, upper = model.predict_interval(X[:2])
+    >>> lower.shape, bool(np.all(lower < upper))
+    ((2,), True)
+    """
+
+    task = "regression"
+
+    def __init__(self, learner, alpha: float = 0.1, gamma: float = 0.015, window: int = 500):
+        self._params, self._learner, self._state = self._build(
+            dict(learner=learner, alpha=alpha, gamma=gamma, window=window)
+        )
+
+    # -- construction ----------------------------------------------------------
+    @staticmethod
+    def _build(params: dict):
+        learner = params["learner"]
+        if not isinstance(learner, Learner):
+            raise ParameterError(
+                f"learner must be a kernelstream learner, got {type(learner).__name__}"
+            )
+        if getattr(learner, "task", "regression") != "regression":
+            raise ParameterError("Conformal wraps a regressor (its learner has task 'regression')")
+        alpha = real("alpha", params["alpha"])
+        if not 0.0 < alpha < 1.0:
+            raise ParameterError(f"alpha must be in (0, 1), got {alpha!r}")
+        gamma = real("gamma", params["gamma"])
+        if not 0.0 < gamma < 1.0:
+            raise ParameterError(f"gamma must be in (0, 1), got {gamma!r}")
+        window = whole("window", params["window"])
+        if not 1 <= window <= 10**7:
+            raise ParameterError(f"window must be in [1, 10^7], got {window}")
+        state = dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0)
+        return dict(params), copy.copy(learner), state
+
+    @property
+    def learner(self):
+        """The wrapped learner (its current state)."""
+        return self._learner
+
+    @property
+    def alpha(self) -> float:
+        return self._params["alpha"]
+
+    @property
+    def gamma(self) -> float:
+        return self._params["gamma"]
+
+    @property
+    def window(self) -> int:
+        return self._params["window"]
+
+    # -- the interval of the next round ---------------------------------------
+    def _std(self, X: np.ndarray) -> np.ndarray:
+        """The learner's predictive standard deviations, or ones where it has none."""
+        predict_std = getattr(self._learner, "predict_std", None)
+        if predict_std is None:
+            return np.ones(X.shape[0])
+        s = np.asarray(predict_std(X), dtype=np.float64)
+        return np.where(np.isfinite(s) & (s > 0), s, 1.0)
+
+    def _radius(self) -> float:
+        return _rank_quantile(self._state["sorted"], 1.0 - self._state["alpha_t"])
+
+    def predict_one(self, x) -> float:
+        """The wrapped learner's prediction for ``x`` (the interval's centre)."""
+        return self._learner.predict_one(x)
+
+    def predict_many(self, X) -> np.ndarray:
+        return self._learner.predict_many(X)
+
+    def predict_interval(self, X):
+        """``(lower, upper)`` for each row of ``X`` as the next round (state unchanged)."""
+        X = as_matrix(X)
+        p = self._learner.predict_many(X)
+        half = self._radius() * self._std(X)
+        return p - half, p + half
+
+    def predict_interval_one(self, x) -> tuple:
+        """``(lower, centre, upper)`` for one input as the next round."""
+        lo, hi = self.predict_interval(as_row(x)[None, :])
+        return float(lo[0]), float(self.predict_one(x)), float(hi[0])
+
+    # -- learning ----------------------------------------------------------------
+    def _closed(self, state: dict, p, s, y, lo, hi) -> dict:
+        """``state`` after the rounds whose centres, stds and labels are ``p, s, y``
+        (their intervals written into ``lo``/``hi``); ``state`` itself is not changed."""
+        alpha, gamma = self._params["alpha"], self._params["gamma"]
+        alpha_t, n, covered = state["alpha_t"], state["n"], state["covered"]
+        window = deque(state["scores"], maxlen=state["scores"].maxlen)
+        ranked = list(state["sorted"])
+        for t in range(len(p)):
+            q = _rank_quantile(ranked, 1.0 - alpha_t)
+            lo[t], hi[t] = p[t] - q * s[t], p[t] + q * s[t]
+            miss = 0.0 if abs(y[t] - p[t]) <= q * s[t] else 1.0
+            alpha_t += gamma * (alpha - miss)  # Gibbs and Candes, eq. (2)
+            n += 1
+            covered += int(miss == 0.0)
+            if len(window) == window.maxlen:
+                del ranked[bisect.bisect_left(ranked, window[0])]
+            score = abs(y[t] - p[t]) / s[t]
+            window.append(score)
+            bisect.insort(ranked, score)
+        return dict(alpha_t=alpha_t, scores=window, sorted=ranked, n=n, covered=covered)
+
+    def _close(self, p, s, y, lo, hi) -> None:
+        """Closes rounds the learner has already learned. A Ctrl-C here is held until
+        the (pure, short) update is done, so that the learner and the intervals never
+        disagree on the rounds seen; it is raised after."""
+        pending = None
+        while True:
+            try:
+                new = self._closed(self._state, p, s, y, lo, hi)
+                self._state = new
+                break
+            except KeyboardInterrupt as exc:
+                pending = exc
+        if pending is not None:
+            raise pending
+
+    def learn_one(self, x, y) -> None:
+        """Reveal ``y``: the interval made for ``x`` is scored, then the learner learns."""
+        x = as_row(x)
+        y = as_label(y)
+        s = self._std(x[None, :])
+        p = np.array([self._learner.predict_one(x)])
+        if not math.isfinite(p[0]):
+            raise InputError("the learner's prediction is not finite")
+        self._learner.learn_one(x, y)  # checks x and y before any change
+        self._close(p, s, np.array([y]), np.empty(1), np.empty(1))
+
+    def learn_many(self, X, y) -> None:
+        self.progressive_interval(X, y)
+
+    def progressive_interval(self, X, y):
+        """``(prediction, lower, upper)`` for each row, each made before its label.
+
+        The learner runs the stream through its own ``progressive_predict`` (in Rust);
+        the intervals follow the same rounds. Ctrl-C stops at a round boundary with a
+        ``KeyboardInterrupt`` carrying ``rounds_completed`` and ``predictions``.
+        """
+        X = as_matrix(X)
+        y = as_targets(y, X.shape[0])
+        n = X.shape[0]
+        p, lo, hi = np.empty(n), np.empty(n), np.empty(n)
+        if getattr(self._learner, "predict_std", None) is not None:
+            # The std of round t comes from the state before round t: a round at a time.
+            for t in range(n):
+                lo_t, hi_t = np.empty(1), np.empty(1)
+                p[t] = self._learner.predict_one(X[t])
+                s = self._std(X[t : t + 1])
+                self._learner.learn_one(X[t], y[t])
+                self._close(p[t : t + 1], s, y[t : t + 1], lo_t, hi_t)
+                lo[t], hi[t] = lo_t[0], hi_t[0]
+            return p, lo, hi
+        ones = np.ones(n)
+        chunk = max(4096, self._params["window"])
+        for start in range(0, n, chunk):
+            stop = min(start + chunk, n)
+            try:
+                p[start:stop] = self._learner.progressive_predict(X[start:stop], y[start:stop])
+            except KeyboardInterrupt as exc:
+                k = int(getattr(exc, "rounds_completed", 0))
+                got = getattr(exc, "predictions", None)
+                if got is not None:
+                    p[start : start + k] = got[:k]
+                    sl = slice(start, start + k)
+                    self._close(p[sl], ones[sl], y[sl], lo[sl], hi[sl])
+                exc.rounds_completed = start + k
+                exc.predictions = p[: start + k].copy()
+                raise
+            sl = slice(start, stop)
+            self._close(p[sl], ones[sl], y[sl], lo[sl], hi[sl])
+        return p, lo, hi
+
+    def progressive_predict(self, X, y) -> np.ndarray:
+        """The centres of :meth:`progressive_interval` (the learner's predictions)."""
+        return self.progressive_interval(X, y)[0]
+
+    # -- the protocol's bookkeeping ---------------------------------------------
+    @property
+    def alpha_t(self) -> float:
+        return float(self._state["alpha_t"])
+
+    @property
+    def coverage(self) -> float:
+        n = self._state["n"]
+        return float(self._state["covered"] / n) if n else float("nan")
+
+    @property
+    def n_seen(self) -> int:
+        return self._learner.n_seen
+
+    @property
+    def dim(self) -> int:
+        return self._learner.dim
+
+    @property
+    def input_dim(self):
+        return self._learner.input_dim
+
+    def get_params(self, deep: bool = True) -> dict:
+        return dict(self._params)
+
+    def set_params(self, **params):
+        if not params:
+            return self
+        unknown = sorted(set(params) - set(self._params))
+        if unknown:
+            raise ParameterError(f"Conformal has no parameter {unknown[0]!r}")
+        if self.n_seen:
+            raise ParameterError("set_params on a Conformal that has seen data: build a new one")
+        self._params, self._learner, self._state = self._build({**self._params, **params})
+        return self
+
+    def clone(self):
+        return type(self)(**{**self._params, "learner": self._params["learner"].clone()})
+
+    def __copy__(self):
+        new = type(self).__new__(type(self))
+        new._params = dict(self._params)
+        new._learner = copy.copy(self._learner)
+        new._state = copy.deepcopy(self._state)
+        return new
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def copy(self):
+        return self.__copy__()
+
+    def __getstate__(self):
+        st = self._state
+        return {
+            "format_version": _STATE_VERSION,
+            "params": {k: v for k, v in self._params.items() if k != "learner"},
+            "learner": self._learner,
+            "alpha_t": st["alpha_t"],
+            "scores": list(st["scores"]),
+            "n": st["n"],
+            "covered": st["covered"],
+        }
+
+    def __setstate__(self, state):
+        if not isinstance(state, dict) or state.get("format_version") != _STATE_VERSION:
+            raise InputError(f"unsupported pickled Conformal (this version reads {_STATE_VERSION})")
+        try:
+            params, learner, st = self._build({**state["params"], "learner": state["learner"]})
+            scores = [float(v) for v in state["scores"]]
+            alpha_t, n, covered = float(state["alpha_t"]), int(state["n"]), int(state["covered"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"corrupt pickled Conformal: {exc}") from None
+        if (
+            len(scores) > params["window"]
+            or not all(math.isfinite(v) and v >= 0 for v in scores)
+            or not math.isfinite(alpha_t)
+            or not 0 <= covered <= n
+        ):
+            raise InputError("corrupt pickled Conformal: scores, level or counts out of range")
+        st.update(alpha_t=alpha_t, n=n, covered=covered, sorted=sorted(scores))
+        st["scores"].extend(scores)
+        params["learner"] = state["learner"]
+        self._params, self._learner, self._state = params, state["learner"], st
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"Conformal({args})"
+
+
+__all__ = ["Conformal"]

@@ -1,0 +1,81 @@
+"""Learners pickled by earlier releases (``tests/fixtures/states/<version>/``, written by
+``tools/make_state_fixtures.py``): each loads and gives the predictions recorded when it
+was made, or is refused with an ``InputError`` that names its state format version.
+
+The tolerance of each entry is recorded with it: the spread of its predictions between
+the instruction-set paths (which round differently), times 1000, at least 1e-12
+relative (see the generator's docstring)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import warnings
+from pathlib import Path
+
+import kernelstream as ks
+import numpy as np
+import pytest
+from kernelstream.errors import InputError
+from zoo import ZOO
+
+STATES = Path(__file__).resolve().parents[1] / "fixtures" / "states"
+RELEASES = sorted(p for p in STATES.iterdir() if (p / "manifest.json").exists())
+CASES = [
+    pytest.param(rel, name, entry, id=f"{rel.name}-{name}")
+    for rel in RELEASES
+    for name, entry in json.loads((rel / "manifest.json").read_text())["entries"].items()
+]
+
+
+def _load(path: Path):
+    with warnings.catch_warnings():
+        # Unpickling what another version saved warns (and is what this test does).
+        warnings.filterwarnings("ignore", message="unpickling a .* saved by kernelstream")
+        return pickle.loads(path.read_bytes())
+
+
+def test_there_are_fixtures():
+    assert RELEASES, f"no state fixtures under {STATES}"
+
+
+def test_every_zoo_entry_has_a_fixture():
+    """A learner added to the zoo gets its fixture (``make_state_fixtures.py --missing``)."""
+    have = {name for _, name, _ in (c.values for c in CASES)}
+    assert sorted(set(ZOO) - have) == []
+
+
+@pytest.mark.parametrize("release, name, entry", CASES)
+def test_fixture_loads_and_predicts_or_is_refused(release, name, entry):
+    path = release / entry["file"]
+    if entry["state_format_version"] != ks._core.STATE_FORMAT_VERSION:
+        with pytest.raises(InputError, match=f"format version {entry['state_format_version']}"):
+            _load(path)
+        return
+    learner = _load(path)
+    assert type(learner).__name__ == entry["class"]
+    assert learner.n_seen == entry["n_seen"]
+    X, y = np.array(entry["X"]), np.array(entry["y"])
+    atol = entry["atol"]
+    np.testing.assert_allclose(learner.predict_many(X), entry["predict_many"], rtol=0, atol=atol)
+    np.testing.assert_allclose(
+        learner.progressive_predict(X, y), entry["progressive_predict"], rtol=0, atol=atol
+    )
+    assert learner.n_seen == entry["n_seen"] + len(y)
+
+
+@pytest.mark.parametrize("name", ["TaylorAWV", "Mixture", "AutoKernel"])
+def test_a_state_of_another_format_version_is_refused_by_name(name):
+    """The core state starts with its format version (a little-endian u32): a pickle
+    whose state says another version is refused with a message that names it, and the
+    object it was to be loaded into is left as it was."""
+    release = RELEASES[-1]
+    blob = _load(release / f"{name}.pkl")
+    state = blob.__getstate__()
+    current = int.from_bytes(state["core"][:4], "little")
+    future = current + 1
+    state["core"] = future.to_bytes(4, "little") + state["core"][4:]
+    target = type(blob)(**blob.get_params())
+    with pytest.raises(InputError, match=f"format version {future}"):
+        target.__setstate__(state)
+    assert target.n_seen == 0
