@@ -13,7 +13,6 @@ import numpy as np
 from ._core import SCALE_MAX, SCALE_MIN
 from .errors import InputError, ParameterError
 
-
 _DICT_HINT = (
     "a core learner takes numeric arrays; for dicts of feature name -> value (river's "
     "format) wrap it in kernelstream.adapters.RiverRegressor or RiverClassifier"

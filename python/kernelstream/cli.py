@@ -253,8 +253,11 @@ def _scaled(learner, task: str, args):
         x_range=_x_range(args),
         targets=task == "regression",
     )
-    how = f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]" if box else (
-        "inputs standardized")
+    how = (
+        f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]"
+        if box
+        else ("inputs standardized")
+    )
     if task == "regression":
         how += ", targets standardized"
     return wrapped, how + " online (statistics of the rows so far)"
@@ -623,9 +626,7 @@ def _add_data_options(r) -> None:
         help="columns of the online one-hot encoding of each text column (default 8; values "
         "first seen after the first 7 share the last)",
     )
-    r.add_argument(
-        "--positive", help="classification: this target value is +1, every other -1"
-    )
+    r.add_argument("--positive", help="classification: this target value is +1, every other -1")
     r.add_argument(
         "--chunk-rows", type=_count, default=65536, help="rows read at a time (default 65536)"
     )

@@ -7,7 +7,6 @@ import re
 
 import numpy as np
 import pytest
-
 from kernelstream.cli import LEARNERS, main
 
 

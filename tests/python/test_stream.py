@@ -8,10 +8,9 @@ import os
 import subprocess
 import sys
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.datasets import stream
 from kernelstream.errors import InputError
 from kernelstream.evaluate import OnlineScaled, progressive
@@ -286,7 +285,9 @@ def test_online_scaled_answers_in_target_units_without_look_ahead(rng):
     X = 1e3 * rng.normal(size=(400, 2)) + 5e4
     y = 2.5e5 + 1e4 * np.tanh((X[:, 0] - 5e4) / 1e3)
     a = OnlineScaled(ks.TaylorAWV(degree=3))
-    pa = np.concatenate([a.progressive_predict(X[i : i + 64], y[i : i + 64]) for i in range(0, 400, 64)])
+    pa = np.concatenate(
+        [a.progressive_predict(X[i : i + 64], y[i : i + 64]) for i in range(0, 400, 64)]
+    )
     b = OnlineScaled(ks.TaylorAWV(degree=3))
     y2 = y.copy()
     y2[-1] = -9e9  # the last target changes no prediction (not even its own)
@@ -322,4 +323,3 @@ def test_stream_memory_does_not_grow(tmp_path):
         capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-

@@ -65,6 +65,7 @@ class EWA(Aggregator):
     """
 
     _core_class = _core.EWA
+    _absent_params = {"share": 0.0}
 
     def __init__(self, n_experts: int, eta: float = 0.5, share: float = 0.0):
         super().__init__(n_experts=n_experts, eta=eta, share=share)
@@ -111,6 +112,8 @@ class AggregatingAlgorithm(Aggregator):
 
 
 class _Opera(Aggregator):
+    _absent_params = {"share": 0.0}
+
     def __init__(self, n_experts: int, gradient: bool = True, share: float = 0.0):
         super().__init__(n_experts=n_experts, gradient=gradient, share=share)
 

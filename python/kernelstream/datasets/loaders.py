@@ -272,4 +272,3 @@ def iter_libsvm(path):
             except ValueError as exc:
                 raise InputError(f"{path}:{lineno}: not a LIBSVM line ({exc})") from None
             yield label, entries
-

@@ -72,6 +72,7 @@ class RFFAWV(Learner):
     """
 
     _core_class = _core.RFFAWV
+    _absent_params = {"gamma": 1.0}
 
     def __init__(
         self,

@@ -65,6 +65,7 @@ class TaylorAWV(Learner):
     """
 
     _core_class = _core.TaylorAWV
+    _absent_params = {"gamma": 1.0}
     _taylor_basis = True
 
     def __init__(

@@ -152,7 +152,9 @@ class ChunkStream:
             raise InputError(f"the target {self.target!r} cannot be dropped")
         usecols = [c for c in self.columns if c not in drop]
         if self.kind == "csv":
-            text, gen = _csv.batches(self.path, self.columns, self.chunk_rows, usecols, self._reader)
+            text, gen = _csv.batches(
+                self.path, self.columns, self.chunk_rows, usecols, self._reader
+            )
         elif self.kind == "parquet":
             text, gen = _parquet.batches(self._pq, self.path, self.chunk_rows, usecols)
         else:

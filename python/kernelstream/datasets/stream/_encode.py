@@ -44,7 +44,9 @@ class TableEncoder:
             raise InputError(f"max_categories must be a whole number >= 1, got {max_categories!r}")
         unknown = [c for c in drop if c not in columns]
         if unknown:
-            raise InputError(f"{source} has no column {unknown[0]!r} to drop; columns are {columns}")
+            raise InputError(
+                f"{source} has no column {unknown[0]!r} to drop; columns are {columns}"
+            )
         if target in drop:
             raise InputError(f"the target {target!r} cannot be dropped")
         self.source = source
