@@ -242,6 +242,7 @@ pub(crate) fn no_nan_or_pos_inf(name: &str, v: &[f64]) -> Result<()> {
 /// Any of the rules, for learners that choose one at construction (enum dispatch,
 /// serialisable with the learner).
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[allow(clippy::large_enum_variant)] // one per learner; the VAW rule holds an engine inline
 pub enum AnyAggregator {
     Vaw(VawMeta),
     Ewa(Ewa),

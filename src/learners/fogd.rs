@@ -56,7 +56,7 @@ struct FogdState {
 
 /// Draws the `D x d` frequencies of the kernel's spectral density.
 fn draw_frequencies(kernel: &Kernel, n: usize, d: usize, rng: &mut Rng) -> Result<Vec<f64>> {
-    let mut f = Vec::with_capacity(n * d);
+    let mut f = crate::limits::try_with_capacity("the FOGD frequencies", n * d)?;
     #[allow(unreachable_patterns)]
     match *kernel {
         Kernel::Gaussian { sigma } => {
@@ -199,7 +199,15 @@ impl OnlineLearner for Fogd {
                 self.n_features
             );
         }
-        Ok(())
+        crate::limits::check_input_doubles(
+            &format!("FOGD with {} features on {d}-dimensional inputs", self.n_features),
+            self.memory_doubles(d),
+        )
+    }
+
+    /// The `D x d` frequencies and the weights and features (`4 D`).
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        Some(self.n_features as u128 * (d as u128 + 4))
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {

@@ -57,6 +57,10 @@ impl LazyFeatureMap for Affine {
         check_awv_memory(Self::LEARNER, d.saturating_add(1))?;
         Ok(Affine { d })
     }
+    fn memory_doubles(_: &AffineParams, d: usize) -> Option<u128> {
+        let r = d.checked_add(1)?;
+        Some(crate::awv::state_doubles(r) + r as u128)
+    }
     fn check_input_dim(_: &AffineParams, d: usize) -> Result<()> {
         check_awv_memory(Self::LEARNER, d.saturating_add(1))
     }

@@ -23,9 +23,9 @@ def data_home(data_home=None) -> Path:
     env = os.environ.get("KERNELSTREAM_DATA")
     if env:
         return Path(env).expanduser()
-    import pooch
+    from .._optional import require
 
-    return Path(pooch.os_cache("kernelstream"))
+    return Path(require("pooch").os_cache("kernelstream"))
 
 
 def _open_text(path: Path):
@@ -54,8 +54,9 @@ def load_csv(path, target: str | int | None = None):
         least one row (a directory, binary data, ragged rows, text in a column, a number
         too large for a double), or ``target`` is not one of its columns.
     """
-    import pandas as pd
+    from .._optional import require
 
+    pd = require("pandas")
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")

@@ -74,7 +74,9 @@ class ProgressiveResult:
     def to_frame(self):
         """Checkpoints as a pandas DataFrame (columns rounds, loss, seconds, dim, memory_mb,
         baseline)."""
-        import pandas as pd
+        from .._optional import require
+
+        pd = require("pandas")
 
         base = self.baseline if self.baseline.size == self.rounds.size else np.nan
         return pd.DataFrame(

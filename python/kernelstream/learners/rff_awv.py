@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_row, flag, real, text, whole
+from .._wrapped import _RenamedAttribute
 from ..kernels import as_kernel
 from .base import Learner
 
@@ -125,7 +126,10 @@ class RFFAWV(Learner):
         """The ridge weights ``A_t^{-1} b_t`` after the last round (``None`` before the first)."""
         return self._core.weights
 
-    def features(self, x) -> np.ndarray:
+    #: Deprecated name of :meth:`random_features` (``features`` is a parameter).
+    features = _RenamedAttribute("random_features", removed_in="0.2.0")
+
+    def random_features(self, x) -> np.ndarray:
         """The random features ``Phi(x)`` (``None`` before the first round)."""
         return self._core.features(as_row(x))
 
