@@ -156,3 +156,21 @@ fn a_million_rounds_in_a_subspace_stay_bounded() {
         }
     }
 }
+
+/// The predict-then-learn cache keeps nothing for a discounted engine (its round
+/// starts with the discount step): `learn_kept` declines, the full round runs.
+#[test]
+fn a_discounted_engine_keeps_no_prediction() {
+    let (vs, ys) = stream(50, 6, 8);
+    let mut a = LinearAwv::new(6, 1.0, false).unwrap().with_gamma(0.9).unwrap();
+    let mut b = a.clone();
+    for (v, &y) in vs.iter().zip(&ys) {
+        let p = a.predict_keep(v);
+        assert!(a.learn_kept(v, y).is_none());
+        // predict() (pure) and the round compute in another order: rounding apart.
+        let q = a.predict_learn(v, y);
+        assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} {q}");
+        b.predict_learn(v, y);
+    }
+    assert_eq!(a.ainv_packed(), b.ainv_packed());
+}
