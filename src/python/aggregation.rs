@@ -120,7 +120,7 @@ pub struct PyEwa {
 #[pymethods]
 impl PyEwa {
     #[new]
-    #[pyo3(signature = (n_experts, eta, share=0.0))]
+    #[pyo3(signature = (n_experts, eta, share))]
     fn new(n_experts: usize, eta: f64, share: f64) -> PyResult<Self> {
         Ok(PyEwa { inner: Ewa::new(n_experts, eta)?.with_share(share)? })
     }
@@ -148,7 +148,7 @@ pub struct PyBoa {
 #[pymethods]
 impl PyBoa {
     #[new]
-    #[pyo3(signature = (n_experts, gradient, share=0.0))]
+    #[pyo3(signature = (n_experts, gradient, share))]
     fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
         Ok(PyBoa { inner: Boa::new(n_experts, gradient)?.with_share(share)? })
     }
@@ -162,7 +162,7 @@ pub struct PyMlPoly {
 #[pymethods]
 impl PyMlPoly {
     #[new]
-    #[pyo3(signature = (n_experts, gradient, share=0.0))]
+    #[pyo3(signature = (n_experts, gradient, share))]
     fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
         Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient)?.with_share(share)? })
     }
@@ -176,7 +176,7 @@ pub struct PyMlProd {
 #[pymethods]
 impl PyMlProd {
     #[new]
-    #[pyo3(signature = (n_experts, gradient, share=0.0))]
+    #[pyo3(signature = (n_experts, gradient, share))]
     fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
         Ok(PyMlProd { inner: MlProd::new(n_experts, gradient)?.with_share(share)? })
     }

@@ -162,7 +162,7 @@ pub struct PyAutoKernel {
 #[pymethods]
 impl PyAutoKernel {
     #[new]
-    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts=vec![], discount_widths=vec![], discount_lams=vec![], linear=false, share=0.0))]
+    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts, discount_widths, discount_lams, linear, share))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         warmup: usize,

@@ -26,7 +26,7 @@ pub struct PyMultiKernelAwv {
 #[pymethods]
 impl PyMultiKernelAwv {
     #[new]
-    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, ridge, meta_ridge, seed, block_size, threads, gamma=1.0, share=0.0))]
+    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, ridge, meta_ridge, seed, block_size, threads, gamma, share))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernels: Vec<(String, Vec<f64>)>,

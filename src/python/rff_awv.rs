@@ -25,7 +25,7 @@ pub struct PyRffAwv {
 #[pymethods]
 impl PyRffAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, ridge, seed, block_size, gamma=1.0))]
+    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, ridge, seed, block_size, gamma))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,

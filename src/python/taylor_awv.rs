@@ -11,7 +11,7 @@ pub struct PyTaylorAwv {
 #[pymethods]
 impl PyTaylorAwv {
     #[new]
-    #[pyo3(signature = (sigma, degree, lam, ridge, block_size, gamma=1.0))]
+    #[pyo3(signature = (sigma, degree, lam, ridge, block_size, gamma))]
     fn new(
         sigma: f64,
         degree: usize,
