@@ -24,6 +24,7 @@ crate::dispatch! {
 }
 
 #[inline(always)]
+#[allow(clippy::extra_unused_type_parameters)] // compiled per path by `dispatch!`
 fn givens_column_impl<I: crate::simd::Isa>(
     l: &mut [f64],
     x: &mut [f64],

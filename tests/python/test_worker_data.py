@@ -68,3 +68,11 @@ def test_shipping_needs_a_known_mode():
 
     with pytest.raises(ParameterError, match="ship or fetch"):
         run_tasks(abs, [1], worker_data="both")
+
+
+def test_a_worker_with_another_version_refuses_the_task():
+    import kernelstream
+
+    assert call(abs, -2, {}, kernelstream.__version__) == 2
+    with pytest.raises(WorkerError, match=r"runs kernelstream .*, the client 0\.0\.0-other"):
+        call(abs, -2, {}, "0.0.0-other")

@@ -41,12 +41,17 @@ class WorkerInternalError(RuntimeError):
     worker and holds the traceback printed there."""
 
 
-def call(fn, task, plan: dict):
+def call(fn, task, plan: dict, version: str | None = None):
     """Runs ``fn(task)`` on this worker, with the datasets of ``plan``; an exception comes
-    back as :class:`WorkerError` or :class:`WorkerInternalError` naming the worker."""
+    back as :class:`WorkerError` or :class:`WorkerInternalError` naming the worker.
+    ``version``: the client's kernelstream version, which the worker's must equal (other
+    code, other results)."""
+    from .. import __version__
     from ..datasets.loaders import use_source
 
     try:
+        if version is not None and version != __version__:
+            raise _version_error(version, __version__)
         with use_source(WorkerFiles(plan)):
             return fn(task)
     except Exception as exc:  # noqa: BLE001 - every failure must name the worker
@@ -141,6 +146,15 @@ class WorkerFiles:
             f"dataset {name!r} not found: looked for {home / (name + '.csv.gz')} on this worker "
             "(not a registry dataset, so it cannot be fetched; the client has no copy to send)"
         )
+
+
+def _version_error(client: str, worker: str):
+    from ..errors import ParameterError
+
+    return ParameterError(
+        f"this worker runs kernelstream {worker}, the client {client}: install the client's "
+        "version on every worker (the results would differ)"
+    )
 
 
 def _mismatch(text: str):
