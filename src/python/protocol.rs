@@ -11,7 +11,7 @@
 //! `predictions`, those of the completed rounds).
 
 /// Version of the pickled state layout; bump when a learner's fields change.
-pub const STATE_FORMAT_VERSION: u32 = 3;
+pub const STATE_FORMAT_VERSION: u32 = 4;
 
 /// Serialises a learner's core state.
 pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
@@ -29,20 +29,25 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
     fresh: &T,
 ) -> crate::Result<T> {
     use bincode::Options;
+    // The version first: a state of another layout would not decode at all.
+    let Some(head) = bytes.get(..4) else {
+        return crate::input_err!("corrupt learner state: {} bytes", bytes.len());
+    };
+    let version = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    if version != STATE_FORMAT_VERSION {
+        return crate::input_err!(
+            "learner state has format version {version}, this build reads version {STATE_FORMAT_VERSION}"
+        );
+    }
     // The encoding of `bincode::serialize` (fixed-width integers), but refusing
     // trailing bytes and reading at most the input's length.
     let opts = bincode::DefaultOptions::new()
         .with_fixint_encoding()
         .reject_trailing_bytes()
         .with_limit(bytes.len() as u64);
-    let (version, mut value): (u32, T) = opts
+    let (_, mut value): (u32, T) = opts
         .deserialize(bytes)
         .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
-    if version != STATE_FORMAT_VERSION {
-        return crate::input_err!(
-            "learner state has format version {version}, this build reads version {STATE_FORMAT_VERSION}"
-        );
-    }
     value.validate()?;
     value.check_config(fresh)?;
     value.adopt_settings(fresh);
