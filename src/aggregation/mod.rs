@@ -244,7 +244,6 @@ pub(crate) fn no_nan_or_pos_inf(name: &str, v: &[f64]) -> Result<()> {
 /// (the VAW meta level's engine) costs nothing worth a box.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[allow(clippy::large_enum_variant)] // one per learner; the VAW rule holds an engine inline
 pub enum AnyAggregator {
     Vaw(VawMeta),
     Ewa(Ewa),
