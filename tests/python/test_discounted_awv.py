@@ -51,7 +51,8 @@ def _direct(F, y, lam, gamma, ridge, tail=1e-20):
 
 def _features(model, X):
     model.learn_one(X[0], 0.0)  # builds the map (RFF draws its frequencies)
-    return np.array([model.features(x) for x in X])
+    phi = model.random_features if isinstance(model, ks.RFFAWV) else model.features
+    return np.array([phi(x) for x in X])
 
 
 # 10^4 rounds in the full run; 1,500 in the default (fast) one.
