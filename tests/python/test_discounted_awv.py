@@ -51,7 +51,7 @@ def _direct(F, y, lam, gamma, ridge, tail=1e-20):
 
 def _features(model, X):
     model.learn_one(X[0], 0.0)  # builds the map (RFF draws its frequencies)
-    phi = model.random_features if isinstance(model, ks.RFFAWV) else model.features
+    phi = model.random_features if isinstance(model, RFFAWV) else model.features
     return np.array([phi(x) for x in X])
 
 
