@@ -89,6 +89,9 @@ impl RegretRule for Boa {
     }
 }
 
+// The format version of a pickled Boa: bump it when a serialised field changes.
+crate::state::state_version!(Boa, 3);
+
 impl crate::state::ValidState for Boa {
     fn validate(&self) -> Result<()> {
         let n = self.rreg.len();

@@ -92,6 +92,9 @@ impl RegretRule for MlPoly {
     }
 }
 
+// The format version of a pickled MlPoly: bump it when a serialised field changes.
+crate::state::state_version!(MlPoly, 3);
+
 impl crate::state::ValidState for MlPoly {
     fn validate(&self) -> Result<()> {
         crate::state::len_is("eta", self.eta.len(), self.regret.len())?;

@@ -85,6 +85,9 @@ impl RegretRule for MlProd {
     }
 }
 
+// The format version of a pickled MlProd: bump it when a serialised field changes.
+crate::state::state_version!(MlProd, 3);
+
 impl crate::state::ValidState for MlProd {
     fn validate(&self) -> Result<()> {
         let n = self.big_r.len();

@@ -608,6 +608,9 @@ impl OnlineLearner for MultiKernelAwv {
     }
 }
 
+// The format version of a pickled MultiKernelAwv: bump it when a serialised field changes.
+crate::state::state_version!(MultiKernelAwv, 3);
+
 impl crate::state::ValidState for MultiKernelAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

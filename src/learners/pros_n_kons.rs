@@ -420,6 +420,9 @@ impl OnlineLearner for ProsNKons {
     }
 }
 
+// The format version of a pickled ProsNKons: bump it when a serialised field changes.
+crate::state::state_version!(ProsNKons, 3);
+
 impl crate::state::ValidState for ProsNKons {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

@@ -73,3 +73,6 @@ impl LazyFeatureMap for TaylorGaussian {
         same("degree", &p.degree, &fresh.degree)
     }
 }
+
+// The format version of a pickled TaylorAwv: bump it when a serialised field changes.
+crate::state::state_version!(TaylorAwv, 3);

@@ -109,6 +109,12 @@ impl PyKors {
         Ok(())
     }
 
+    /// The format version of this class's pickled state.
+    #[staticmethod]
+    fn _state_version() -> u32 {
+        <Kors as crate::state::StateVersion>::STATE_VERSION
+    }
+
     fn __copy__(&self) -> Self {
         PyKors { inner: self.inner.clone() }
     }

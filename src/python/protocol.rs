@@ -1,21 +1,20 @@
 //! The learner protocol of the API contract, generated for every learner class
 //! by [`learner_protocol!`]: `predict_one`, `learn_one`, `progressive_predict`
 //! (GIL released), `predict_many`, `learn_many`, `n_seen`, `dim`, and the state
-//! bytes used by pickling (`_state_bytes` / `_set_state_bytes`, bincode with a
-//! format version checked on load, then the state validated as a whole:
-//! [`crate::state::ValidState`]).
+//! bytes used by pickling (`_state_bytes` / `_set_state_bytes`, bincode after the
+//! type's own format version, [`crate::state::StateVersion`], checked on load; then
+//! the state validated as a whole: [`crate::state::ValidState`]).
 //!
 //! Every method runs inside [`crate::python::errors::guard`] (a panic becomes
 //! `InternalError`), and the whole-stream methods stop on Ctrl-C at a round
 //! boundary with a `KeyboardInterrupt` that carries `rounds_completed` (and
 //! `predictions`, those of the completed rounds).
 
-/// Version of the pickled state layout; bump when a learner's fields change.
-pub const STATE_FORMAT_VERSION: u32 = 3;
+use crate::state::StateVersion;
 
-/// Serialises a learner's core state.
-pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
-    bincode::serialize(&(STATE_FORMAT_VERSION, value)).map_err(|e| {
+/// Serialises a learner's core state: its format version (a `u32`), then its fields.
+pub fn dump<T: serde::Serialize + StateVersion>(value: &T) -> crate::Result<Vec<u8>> {
+    bincode::serialize(&(T::STATE_VERSION, value)).map_err(|e| {
         crate::KsError::Internal(format!("could not serialise the learner state: {e}"))
     })
 }
@@ -24,7 +23,7 @@ pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
 /// the state, and a configuration equal to that of `fresh` (built from the pickled
 /// parameters). Anything else is an `InputError`; nothing is changed by the caller
 /// until this succeeds.
-pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
+pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVersion>(
     bytes: &[u8],
     fresh: &T,
 ) -> crate::Result<T> {
@@ -35,14 +34,20 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
         .with_fixint_encoding()
         .reject_trailing_bytes()
         .with_limit(bytes.len() as u64);
-    let (version, mut value): (u32, T) = opts
-        .deserialize(bytes)
+    // The version first, alone: a state of another version is refused by its number,
+    // whatever its fields became.
+    let version: u32 = opts
+        .deserialize(bytes.get(..4).unwrap_or(bytes))
         .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
-    if version != STATE_FORMAT_VERSION {
+    if version != T::STATE_VERSION {
         return crate::input_err!(
-            "learner state has format version {version}, this build reads version {STATE_FORMAT_VERSION}"
+            "learner state has format version {version}, this build reads version {}",
+            T::STATE_VERSION
         );
     }
+    let (_, mut value): (u32, T) = opts
+        .deserialize(bytes)
+        .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
     value.validate()?;
     value.check_config(fresh)?;
     value.adopt_settings(fresh);
@@ -162,6 +167,12 @@ macro_rules! learner_protocol {
                     self.inner = $crate::python::protocol::load::<$core_ty>(data, &self.inner)?;
                     Ok(())
                 })
+            }
+
+            /// The format version of this class's pickled state.
+            #[staticmethod]
+            fn _state_version() -> u32 {
+                <$core_ty as $crate::state::StateVersion>::STATE_VERSION
             }
 
             fn __copy__(&self) -> Self {
