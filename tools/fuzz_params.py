@@ -3,7 +3,10 @@
 Each case replaces one to three constructor arguments of a class of
 ``fuzzlib.catalog()`` by an extreme value of the argument's type (integers up to
 2^63, floats from 5e-324 to 1.7e308, kernels with such a width) and, if the object is
-built, runs a short ordinary stream through it. The contract: a ``ParameterError`` (or
+built, runs a short ordinary stream through it. Half of the learner cases also
+change the input width (1 to 10^6 columns: the memory a first row implies is counted
+against the ceiling) and, for the classes with ``threads``, the thread count (0 to
+1024, and beyond). The contract: a ``ParameterError`` (or
 another ``KernelstreamError``), or a usable object whose predictions on ordinary data
 are finite. An abort, a hang, a panic, another exception type or NaN predictions is a
 failure.
@@ -41,6 +44,11 @@ FLOATS = [
 ]
 
 
+# Input widths (the worker draws the rows: a 10^6-wide block is not sent down the pipe).
+WIDTHS = [1, 2, 5, 30, 1000, 10**4, 10**5, 10**6]
+THREADS = [0, 1, 2, 3, 4, 16, 64, 1024, 1025, 2**40]
+
+
 def extreme(name, default, rng):
     from kernelstream.kernels import Kernel
 
@@ -71,26 +79,38 @@ def setup(cat):
     for name, entry in cat.items():
         obj = entry[0]()
         X, y = fuzzlib.data(entry)
-        specs[name] = (type(obj), obj.get_params(), entry[1], X, y)
+        specs[name] = (type(obj), obj.get_params(), entry[1], X, y, entry[3:5])
 
     def make_case(name, rng):
-        cls, params, objkind, X, y = specs[name]
+        cls, params, objkind, X, y, (domain, task) = specs[name]
         sig = inspect.signature(cls.__init__)
         keys = [k for k in sig.parameters if k != "self" and k in params]
         kwargs = dict(params)
         chosen = rng.sample(keys, min(len(keys), rng.randint(1, 3)))
         for k in chosen:
             kwargs[k] = extreme(k, params[k], rng)
+        if "threads" in keys and rng.random() < 0.5:
+            kwargs["threads"] = rng.choice(THREADS)
+            chosen.append("threads")
+        width = None
+        if objkind == "learner" and rng.random() < 0.5:
+            width = rng.choice(WIDTHS)
         case = {
             "kind": "params",
             "module": cls.__module__,
             "cls": cls.__name__,
             "kwargs": pickle.dumps(kwargs),
             "objkind": objkind,
-            "X": X,
-            "y": y,
+            "X": X if width is None else None,
+            "y": y if width is None else None,
+            "width": width,
+            "domain": domain,
+            "task": task,
         }
-        return case, {k: kwargs[k] for k in chosen}
+        what = {k: kwargs[k] for k in chosen}
+        if width is not None:
+            what["input width"] = width
+        return case, what
 
     return make_case
 

@@ -332,6 +332,9 @@ def run_case(case: dict) -> str:
     cls = getattr(mod, case["cls"])
     kwargs = pickle.loads(case["kwargs"])
     X, y = case["X"], case["y"]
+    if case.get("width") is not None:
+        entry = (None, None, case["width"], case["domain"], case["task"])
+        X, y = data(entry, n=8 if case["width"] > 1000 else 12)
     try:
         kwargs = {k: _kernels(v) for k, v in kwargs.items()}
         obj = cls(**kwargs)
@@ -399,7 +402,10 @@ class Pool:
         except BrokenPipeError:
             self.close()
             return "abort"
-        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        # A wide input legitimately takes longer (O(d) per feature): a hang is 10 s
+        # per 200,000 columns beyond the base timeout.
+        timeout = self.timeout * (1.0 + (case.get("width") or 0) / 2e5)
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
         if not ready:
             self.close()
             return "hang"

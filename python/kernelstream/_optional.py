@@ -15,6 +15,7 @@ import importlib
 EXTRAS = {
     "pandas": "data",
     "pooch": "data",
+    "requests": "data",
     "scipy": "reproduce",
     "psutil": "reproduce",
     "matplotlib": "plots",
@@ -45,13 +46,15 @@ def hint(module: str) -> str:
     return f"{module} is not installed (pip install 'kernelstream[{EXTRAS[module]}]' adds it)"
 
 
-def require(module: str):
-    """``importlib.import_module(module)``, or a ``ModuleNotFoundError`` naming the extra that
-    installs it (``module`` or its top-level package must be a key of :data:`EXTRAS`)."""
+def require(module: str, what: str | None = None):
+    """``importlib.import_module(module)``, or a ``ModuleNotFoundError`` (its ``name`` the
+    top-level package) that says which extra installs it, and ``what`` needs it if given
+    (``module`` or its top-level package must be a key of :data:`EXTRAS`)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         top = module.split(".")[0]
         if not is_missing(exc, top):
             raise
-        raise ModuleNotFoundError(hint(top), name=top) from None
+        message = hint(top) if what is None else f"{what} needs {top}: {hint(top)}"
+        raise ModuleNotFoundError(message, name=top) from None

@@ -18,9 +18,35 @@ PICKLE_FORMAT_VERSION = 1
 
 
 def _restore(cls, params, state):
-    obj = cls(**params)
+    if not isinstance(params, dict):
+        raise InputError(f"corrupt pickled {cls.__name__}: parameters are not a dict")
+    _check_param_names(cls, params)
+    try:
+        obj = cls(**params)
+    except KernelstreamError as exc:
+        raise InputError(f"corrupt pickled {cls.__name__} parameters: {exc}") from None
+    except TypeError as exc:
+        raise InputError(f"corrupt pickled {cls.__name__} parameters: {exc}") from None
     obj.__setstate__(state)
     return obj
+
+
+def _check_param_names(cls, params: dict) -> None:
+    """A pickled parameter set names exactly parameters of ``cls`` (an unknown name would
+    be ignored by the core, and the object would pickle to a blob that does not load)."""
+    names = _init_param_names(cls)
+    takes_any = any(
+        p.kind == p.VAR_KEYWORD for p in inspect.signature(cls.__init__).parameters.values()
+    )
+    bad = [k for k in params if not isinstance(k, str)]
+    unknown = (
+        [] if takes_any else sorted(k for k in params if isinstance(k, str) and k not in names)
+    )
+    if bad or unknown:
+        raise InputError(
+            f"corrupt pickled {cls.__name__}: unknown parameter {(bad or unknown)[0]!r}; "
+            f"its parameters are {names}"
+        )
 
 
 class _Hyperparameter:
@@ -141,8 +167,12 @@ class CoreWrapper:
                 "parameters can only change before learning (build a new object instead)"
             )
         fresh = type(self)(**{**self._params, **params})
-        self.__dict__.clear()
-        self.__dict__.update(fresh.__dict__)
+        # The core object stays the same; its state is swapped under its borrow, after a
+        # last n_seen check there: a concurrent learning call either ran before (this
+        # raises, nothing changed) or runs after, on the new configuration. A concurrent
+        # call that holds the core raises "Already borrowed", like any other method.
+        self._core._adopt(fresh._core)
+        self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k != "_core"})
         return self
 
     def clone(self):
@@ -194,12 +224,11 @@ class CoreWrapper:
         params = state.get("params")
         if not isinstance(params, dict) or not isinstance(state.get("core"), (bytes, bytearray)):
             raise InputError(f"corrupt pickled {type(self).__name__}: no params dict or core bytes")
+        _check_param_names(type(self), params)
         # Build and fill a new core first: on any error self is untouched.
         try:
             params, core = self._build(params)
-        except KernelstreamError:
-            raise
-        except (TypeError, ValueError, KeyError) as exc:
+        except (KernelstreamError, TypeError, ValueError, KeyError) as exc:
             raise InputError(f"corrupt pickled {type(self).__name__} parameters: {exc}") from None
         core._set_state_bytes(bytes(state["core"]))
         self._check_extra_state(state.get("extra"))

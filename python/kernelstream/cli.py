@@ -79,8 +79,9 @@ def build_learner(name: str, args) -> object:
     if "kernels" in accepted:
         # multi-kernel learners: the VAW2 paper's 76-kernel grid unless --param overrides
         params["kernels"] = kernels.vaw2_grid()
+    kernel = _kernel_option(name, args, accepted)
     if "kernel" in accepted:
-        params["kernel"] = kernels.Kernel.from_spec(args.kernel, [args.sigma])
+        params["kernel"] = kernel
     elif "sigma" in accepted:
         params["sigma"] = args.sigma
     for key in ("degree", "lam", "seed"):
@@ -99,6 +100,26 @@ def build_learner(name: str, args) -> object:
             )
         params[key] = _parse_value(value)
     return cls(**params)
+
+
+def _kernel_option(name: str, args, accepted) -> object:
+    """The kernel named by ``--kernel`` (width ``--sigma``); refused when the name is
+    unknown, or names another kernel than the fixed one of a learner that takes none."""
+    from kernelstream import kernels
+
+    try:
+        kernel = kernels.Kernel.from_spec(args.kernel, [args.sigma])
+    except KernelstreamError as exc:
+        if "experts" in accepted:  # the mixture's experts take a width
+            raise UsageError(f"--kernel {args.kernel}: {_one_line(exc)}") from None
+        try:  # a kernel without a width (e.g. min)
+            kernel = kernels.Kernel.from_spec(args.kernel, [])
+        except KernelstreamError:
+            raise UsageError(f"--kernel {args.kernel}: {_one_line(exc)}") from None
+    takes = "kernel" in accepted or "experts" in accepted
+    if not takes and args.kernel != "gaussian":
+        raise UsageError(f"--kernel {args.kernel}: {name} takes no --kernel")
+    return kernel
 
 
 def _mixture_experts(args) -> list:
@@ -283,16 +304,15 @@ def _report_reading(info) -> None:
 
 class _PredictionWriter:
     """``--save-predictions``: rows ``y,prediction`` in the target's units, written as
-    the run goes to a temporary file that replaces ``path`` when the run ends."""
+    the run goes to a temporary file that replaces ``path`` when the run ends
+    (:func:`kernelstream._files.atomic_write`: fsync, rename; discarded on an error)."""
 
     def __init__(self, path: str):
-        import os
-        import tempfile
+        from kernelstream._files import atomic_write
 
         self.path = path
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, self.tmp = tempfile.mkstemp(prefix=".predictions-", dir=folder)
-        self.fh = os.fdopen(fd, "w")
+        self._file = atomic_write(path, "w")
+        self.fh = self._file.__enter__()
         self.fh.write("y,prediction\n")
 
     def __call__(self, y, p) -> None:
@@ -301,13 +321,15 @@ class _PredictionWriter:
         np.savetxt(self.fh, np.c_[y, p], delimiter=",", fmt="%.17g")
 
     def close(self, keep: bool) -> None:
-        import os
-
-        self.fh.close()
         if keep:
-            os.replace(self.tmp, self.path)
-        else:
-            os.unlink(self.tmp)
+            self._file.__exit__(None, None, None)
+        else:  # the temporary file is removed, ``path`` left as it was
+            stop = _Discard()
+            self._file.__exit__(_Discard, stop, None)
+
+
+class _Discard(Exception):
+    """Thrown into :class:`_PredictionWriter`'s atomic write to discard it."""
 
 
 def _resume(path: str):
@@ -336,11 +358,10 @@ def _resume(path: str):
 
 
 def cmd_run(args) -> int:
-    import pickle
-
     from kernelstream._optional import available, hint
     from kernelstream.evaluate import progressive
 
+    _check_output_paths(args)
     if args.resume:
         learner = _resume(args.resume)
     else:
@@ -349,6 +370,9 @@ def cmd_run(args) -> int:
     if args.resume:
         print(f"resumed {learner!r} after {learner.n_seen} rounds from {args.resume}")
     run, scaling = _scaled(learner, task, args)
+    if args.resume and scaling != "none":
+        print("kernelstream: note: online scaling starts its statistics anew on --resume",
+              file=sys.stderr)  # fmt: skip
     width = info.width if info is not None else 5
     print(f"{learner!r} on {source}: d={width}, task={task}, scaling: {scaling}")
     writer = _PredictionWriter(args.save_predictions) if args.save_predictions else None
@@ -372,17 +396,48 @@ def cmd_run(args) -> int:
         print(f"kernelstream: no plot written to {args.plot}: " + hint("matplotlib"),
               file=sys.stderr)  # fmt: skip
     elif args.plot:
-        fig = res.plot(label=repr(learner))
-        fig.savefig(args.plot, dpi=110, bbox_inches="tight")
+        _save_plot(res.plot(label=repr(learner)), args.plot)
         print(f"plot written to {args.plot}")
     if writer is not None:
         writer.close(keep=True)
         print(f"predictions written to {args.save_predictions}")
     if args.save_model:
-        with open(args.save_model, "wb") as fh:
-            pickle.dump(learner, fh)
+        _save_model(learner, args.save_model)
         print(f"learner saved to {args.save_model} (continue with --resume)")
     return 0
+
+
+def _check_output_paths(args) -> None:
+    """Every file ``run`` will write can be written: checked before the run, not after."""
+    from kernelstream._files import check_writable
+
+    for flag, value in (
+        ("--save-model", args.save_model),
+        ("--save-predictions", args.save_predictions),
+        ("--plot", args.plot),
+    ):
+        if value:
+            try:
+                check_writable(value, flag)
+            except OSError as exc:
+                raise UsageError(str(exc)) from None
+
+
+def _save_model(learner, path: str) -> None:
+    """Pickles ``learner`` to ``path`` atomically: a kill or a full disk during the save
+    leaves the previous file whole (``--resume m.pkl --save-model m.pkl`` is safe)."""
+    import pickle
+
+    from kernelstream._files import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        pickle.dump(learner, fh)
+
+
+def _save_plot(fig, path: str) -> None:
+    from kernelstream._files import save_figure
+
+    save_figure(fig, path, dpi=110, bbox_inches="tight")
 
 
 def _print_table(res, task: str, info) -> None:
@@ -467,6 +522,7 @@ def cmd_reproduce(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a directory")
+    _check_report_path(args)
     results = []
     for name in names:
         ctx = Context(
@@ -500,6 +556,17 @@ def cmd_reproduce(args) -> int:
         write_report(results, Path(args.report), out)
         print(f"report written to {args.report}")
     return 0
+
+
+def _check_report_path(args) -> None:
+    """``--report`` can be written: checked before the entries run, not after."""
+    from kernelstream._files import check_writable
+
+    if args.report:
+        try:
+            check_writable(args.report, "--report")
+        except OSError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _count(text: str) -> int:
@@ -617,7 +684,13 @@ def cmd_data(args) -> int:
         datasets.registry.get(name)  # every name checked before any download
     for name in names:
         path = datasets.fetch(
-            name, args.data_home, args.base_url, force=args.force, progress=args.progress
+            name,
+            args.data_home,
+            args.base_url,
+            force=args.force,
+            progress=args.progress,
+            deadline=args.deadline,
+            min_rate=args.min_rate,
         )
         print(f"{name}: {path}", flush=True)
     return 0
@@ -778,6 +851,18 @@ def make_parser() -> argparse.ArgumentParser:
         "--base-url", help="where release files are served (default: $KERNELSTREAM_DATA_URL)"
     )
     df.add_argument("--force", action="store_true", help="download again even if present")
+    df.add_argument(
+        "--deadline",
+        type=_seconds,
+        help="seconds each download may take in all (default $KERNELSTREAM_FETCH_DEADLINE, else 3600)",
+    )
+    df.add_argument(
+        "--min-rate",
+        type=_number,
+        metavar="BYTES_PER_S",
+        help="abandon a download slower than this over 60 s "
+        "(default $KERNELSTREAM_FETCH_MIN_RATE, else 1024; 0: no minimum)",
+    )
     df.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,

@@ -50,6 +50,8 @@ pub struct LinearAwv {
     regret_term: f64,
     blk: block::Scratch,
     deltas: Vec<f64>,
+    /// `(round, delta, prediction)` of [`LinearAwv::predict_keep`], with `h` in `self.h`.
+    kept: Option<(u64, f64, f64)>,
 }
 
 /// Doubles held by an engine on `r` features (`A^{-1}`, `b` and the round scratch).
@@ -114,6 +116,7 @@ impl LinearAwv {
             regret_term: 0.0,
             blk: block::Scratch::default(),
             deltas: Vec::new(),
+            kept: None,
         }
     }
 
@@ -238,6 +241,43 @@ impl LinearAwv {
                 out.push(if self.ridge { hb } else { hb / (1.0 + delta) });
             }
         }
+    }
+
+    /// [`Self::predict`] (bit for bit) that keeps `h = A^{-1} v` for a following
+    /// [`Self::learn_kept`] on the same `v`: the pending update of the previous round
+    /// is applied to the stored triangle in the same pass as the mat-vec
+    /// ([`upper::syr_symv`], the pass [`Self::predict_learn`] would make), which
+    /// changes how `A^{-1}` is stored, not its value. The round is then `O(r)`.
+    pub fn predict_keep(&mut self, v: &[f64]) -> f64 {
+        self.ensure_scratch();
+        if self.pending != 0.0 {
+            upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
+            self.pending = 0.0;
+        } else {
+            upper::symv(&self.ainv, v, &mut self.h);
+        }
+        let delta = dot(v, &self.h);
+        let hb = dot(&self.h, &self.b);
+        let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
+        self.kept = Some((self.n_seen, delta, pred));
+        pred
+    }
+
+    /// Finishes the round [`Self::predict_keep`] started on the same features `v`
+    /// (the caller's promise) with label `y`, as [`Self::predict_learn`] would, and
+    /// returns its prediction; `None` (nothing changed) if nothing was kept for
+    /// this round.
+    pub fn learn_kept(&mut self, v: &[f64], y: f64) -> Option<f64> {
+        let (round, delta, pred) = self.kept.take()?;
+        if round != self.n_seen {
+            return None;
+        }
+        // Sherman-Morrison (PKAWV paper, Algorithm 1), pending as in predict_learn.
+        self.pending = 1.0 / (1.0 + delta);
+        std::mem::swap(&mut self.h, &mut self.hp);
+        axpy(y, v, &mut self.b);
+        self.finish_round(delta, y);
+        Some(pred)
     }
 
     /// Reveals `y` for features `v` and updates (no prediction).

@@ -110,7 +110,15 @@ impl RandomFourier {
             return crate::input_err!("inputs need at least one feature");
         }
         let (gaussian, sigma) = spectral(kernel)?;
-        let mut omega = Vec::with_capacity(m * d);
+        let what = "the random Fourier frequency matrix";
+        crate::limits::check_input_doubles(
+            &format!("{m} random Fourier features on {d}-dimensional inputs"),
+            Some(map_doubles(m, d)),
+        )?;
+        let md = m
+            .checked_mul(d)
+            .ok_or_else(|| crate::KsError::Input(format!("{what}: {m} x {d} overflows")))?;
+        let mut omega = crate::limits::try_with_capacity(what, md)?;
         let mut offset = Vec::with_capacity(if variant == RffVariant::Cos { m } else { 0 });
         for _ in 0..m {
             for _ in 0..d {
@@ -122,20 +130,25 @@ impl RandomFourier {
                 offset.push(2.0 * std::f64::consts::PI * rng.uniform());
             }
         }
-        Ok(Self::from_parts(d, variant, omega, offset))
+        Self::from_parts(d, variant, omega, offset)
     }
 
     /// The map of given frequencies (row-major `m x d`, `m = omega.len() / d`) and
     /// phases (empty for `CosSin`); `d >= 1`.
-    pub fn from_parts(d: usize, variant: RffVariant, omega: Vec<f64>, offset: Vec<f64>) -> Self {
+    pub fn from_parts(
+        d: usize,
+        variant: RffVariant,
+        omega: Vec<f64>,
+        offset: Vec<f64>,
+    ) -> Result<Self> {
         let m = omega.len() / d.max(1);
-        let mut omega_t = vec![0.0; m * d];
+        let mut omega_t = crate::limits::try_zeros("the random Fourier frequency matrix", m * d)?;
         for k in 0..m {
             for i in 0..d {
                 omega_t[i * m + k] = omega[k * d + i];
             }
         }
-        RandomFourier { d, m, variant, omega, omega_t, offset, bound: Default::default() }
+        Ok(RandomFourier { d, m, variant, omega, omega_t, offset, bound: Default::default() })
     }
 
     pub fn n_frequencies(&self) -> usize {
@@ -181,6 +194,12 @@ impl RandomFourier {
             )))
         }
     }
+}
+
+/// Doubles held by one map of `m` frequencies on `d`-dimensional inputs: the
+/// `m x d` frequencies twice (row-major and transposed) and the phases.
+pub fn map_doubles(m: usize, d: usize) -> u128 {
+    2 * m as u128 * d as u128 + m as u128
 }
 
 /// [`RandomFourier::check_input`] for every map.

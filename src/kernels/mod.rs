@@ -98,6 +98,24 @@ impl Kernel {
         }
     }
 
+    /// Refuses, before any state change, a finite `x` at which the kernel is no
+    /// longer a finite positive-definite kernel: `k(x, x)` overflows (a product over
+    /// coordinates of huge values) or is negative (`x` outside the domain, e.g. a
+    /// negative coordinate for `Min`, whose Sobolev space lives on `[0, 1]`). Such a
+    /// point would make every later prediction near it infinite or NaN.
+    pub fn check_point(&self, x: &[f64]) -> crate::error::Result<()> {
+        let k = self.diag(x);
+        if k.is_finite() && k >= 0.0 {
+            return Ok(());
+        }
+        Err(crate::KsError::Numerical(format!(
+            "k(x, x) = {k:.6e} for this x (largest |x_i| = {:.6e}): the {} kernel is not a \
+             finite positive-definite kernel there (its inputs belong to [0, 1])",
+            x.iter().fold(0.0f64, |a, v| a.max(v.abs())),
+            self.spec().0
+        )))
+    }
+
     /// `sup_x k(x, x)` (kappa^2 in the papers); for the Sobolev kernels the supremum over
     /// [0, 1] in one dimension (`1`, `1/720`, `2 + 1/720`).
     pub fn sup_diag(&self) -> f64 {

@@ -65,9 +65,22 @@ impl OnlineLearner for AveragedKernelSgd {
         self.d
     }
 
+    /// Every round keeps its input and a coefficient: counted before the rounds run.
+    fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
+        let t = (self.a.len() as u128).saturating_add(n_new as u128);
+        crate::limits::check_input_doubles(
+            &format!("AveragedKernelSGD after {t} rounds (it keeps every {d}-dimensional input)"),
+            t.checked_mul(d as u128 + 1),
+        )
+    }
+
     fn predict(&self, x: &[f64]) -> Result<f64> {
         let (s1, s2) = self.sums(x);
         Ok(s1 - s2 / (self.a.len() + 1) as f64)
+    }
+
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        self.kernel.check_point(x)
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
@@ -75,9 +88,18 @@ impl OnlineLearner for AveragedKernelSgd {
         let n = self.a.len();
         let pred = s1 - s2 / (n + 1) as f64;
         let gamma = self.gamma0 * ((n + 1) as f64).powf(-self.zeta);
+        // eq. (87): a_n = gamma_n (Y_n - f~_{n-1}(X_n)); the round is committed only
+        // if everything it computed is finite.
+        let a = gamma * (y - s1);
+        if !(pred.is_finite() && s2.is_finite() && a.is_finite()) {
+            return Err(crate::KsError::Numerical(format!(
+                "AveragedKernelSGD: this round overflows (prediction {pred:.6e}, new coefficient \
+                 {a:.6e}); the learner is unchanged"
+            )));
+        }
         self.d = Some(x.len());
         self.xs.extend_from_slice(x);
-        self.a.push(gamma * (y - s1));
+        self.a.push(a);
         Ok(pred)
     }
 

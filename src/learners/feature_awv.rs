@@ -36,6 +36,8 @@ pub trait LazyFeatureMap:
     fn check_input_dim(_params: &Self::Params, _d: usize) -> Result<()> {
         Ok(())
     }
+    /// Doubles of the map and the AWV state it feeds for `d`-dimensional inputs.
+    fn memory_doubles(params: &Self::Params, d: usize) -> Option<u128>;
     /// Refuses a finite input whose features would overflow (before any change).
     fn check_input(&self, _x: &[f64]) -> Result<()> {
         Ok(())
@@ -65,6 +67,9 @@ pub struct FeatureAwv<F: LazyFeatureMap> {
     block_size: Option<usize>,
     /// Built on the first call, when `d` becomes known.
     state: Option<State<F>>,
+    /// The input of [`OnlineLearner::predict_keep`] (its features in `state.v`).
+    #[serde(skip)]
+    kept: super::Kept,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -88,7 +93,14 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
     /// The learner for already checked map parameters (`lam > 0` is checked here).
     pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Result<Self> {
         crate::error::positive("lam", lam)?;
-        Ok(FeatureAwv { params, lam, ridge, block_size: None, state: None })
+        Ok(FeatureAwv {
+            params,
+            lam,
+            ridge,
+            block_size: None,
+            state: None,
+            kept: Default::default(),
+        })
     }
 
     /// Sets the block size (`None`: automatic; `1`: single rounds).
@@ -109,6 +121,16 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         mut out: Option<&mut Vec<f64>>,
     ) -> Result<()> {
         let (mut x, mut y) = (x, y);
+        // One row after a kept prediction of it (the serving path through learn_many).
+        let kept_row =
+            |s: &Self| s.state.as_ref().is_some_and(|st| s.kept.matches(x, st.engine.n_seen()));
+        if y.len() == 1 && kept_row(self) {
+            let p = self.predict_learn(x, y[0])?;
+            if let Some(o) = out.as_deref_mut() {
+                o.push(p);
+            }
+            return Ok(());
+        }
         if self.state.is_none() && !y.is_empty() {
             crate::interrupt::poll()?;
             let p = self.predict_learn(&x[..d], y[0])?;
@@ -185,7 +207,15 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
     }
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
-        F::check_input_dim(&self.params, d)
+        F::check_input_dim(&self.params, d)?;
+        crate::limits::check_input_doubles(
+            &format!("{} on {d}-dimensional inputs", F::LEARNER),
+            self.memory_doubles(d),
+        )
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        F::memory_doubles(&self.params, d)
     }
 
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
@@ -207,7 +237,25 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let Some(st) = self.state.as_mut() else { return self.predict(x) };
+        self.kept.clear();
+        st.v.resize(st.engine.dim(), 0.0);
+        st.features.map_into(x, &mut st.v);
+        st.features.check_features(&st.v)?;
+        let p = st.engine.predict_keep(&st.v);
+        self.kept.set(x, st.engine.n_seen());
+        Ok(p)
+    }
+
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        if let Some(st) = self.state.as_mut() {
+            if self.kept.take(x, st.engine.n_seen()) {
+                if let Some(p) = st.engine.learn_kept(&st.v, y) {
+                    return Ok(p);
+                }
+            }
+        }
         let fresh = self.state.is_none();
         let st = self.state_mut(x.len())?;
         // check_row screened x against an existing map; a fresh one is checked here.

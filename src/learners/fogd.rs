@@ -44,7 +44,7 @@ pub struct Fogd {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(from = "FogdStateFields", into = "FogdStateFields")]
+#[serde(try_from = "FogdStateFields", into = "FogdStateFields")]
 struct FogdState {
     /// The map `z` (`CosSin`, `D` frequencies).
     map: RandomFourier,
@@ -63,11 +63,12 @@ struct FogdStateFields {
     w: Vec<f64>,
 }
 
-impl From<FogdStateFields> for FogdState {
-    fn from(f: FogdStateFields) -> Self {
+impl TryFrom<FogdStateFields> for FogdState {
+    type Error = crate::KsError;
+    fn try_from(f: FogdStateFields) -> Result<Self> {
         // Sizes are checked by `validate` (a zero `d` leaves an empty map).
-        let map = RandomFourier::from_parts(f.d, RffVariant::CosSin, f.freqs, Vec::new());
-        FogdState { map, z: Vec::new(), w: f.w }
+        let map = RandomFourier::from_parts(f.d, RffVariant::CosSin, f.freqs, Vec::new())?;
+        Ok(FogdState { map, z: Vec::new(), w: f.w })
     }
 }
 
@@ -190,11 +191,16 @@ impl OnlineLearner for Fogd {
                 self.n_features
             );
         }
-        // The map keeps the frequencies twice (row-major and transposed).
-        crate::limits::check_doubles(
-            &format!("FOGD with {} frequencies in dimension {d}", self.n_features),
-            Some(2 * (self.n_features * d) as u128),
+        crate::limits::check_input_doubles(
+            &format!("FOGD with {} features on {d}-dimensional inputs", self.n_features),
+            self.memory_doubles(d),
         )
+    }
+
+    /// The map's frequencies ([`rff::map_doubles`]: `D x d` twice) and the weights and
+    /// features (`4 D`).
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        rff::map_doubles(self.n_features, d).checked_add(4 * self.n_features as u128)
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {

@@ -65,9 +65,15 @@ pub struct KernelAwv {
     z: Vec<f64>,
     /// `sum_t y_t^2 phi_t^T A_t^{-1} phi_t` (regret diagnostic, P19 proof of Prop. 1).
     regret_term: f64,
+    /// The input of [`OnlineLearner::predict_keep`] and its new factor row.
+    #[serde(skip)]
+    kept: super::Kept,
+    #[serde(skip)]
+    kept_row: Option<NewRow>,
 }
 
 /// One new row of the factor for a point `x`: `l = L^{-1} k`, `s = kappa + lam - l^T l`.
+#[derive(Clone, Debug)]
 struct NewRow {
     l: Vec<f64>,
     s: f64,
@@ -95,6 +101,8 @@ impl KernelAwv {
             chol: Vec::new(),
             z: Vec::new(),
             regret_term: 0.0,
+            kept: Default::default(),
+            kept_row: None,
         })
     }
 
@@ -232,7 +240,11 @@ impl KernelAwv {
         let b = ys.len();
         let t0 = self.t();
         if b == 1 {
-            let row = self.new_row(xs);
+            let kept = self.kept.take(xs, self.n_seen());
+            let row = match self.kept_row.take() {
+                Some(row) if kept => row,
+                _ => self.new_row(xs),
+            };
             out.push(self.push(xs, ys[0], row));
             return Ok(());
         }
@@ -324,7 +336,20 @@ impl OnlineLearner for KernelAwv {
         self.d
     }
 
-    fn check_capacity(&self, n_new: usize) -> Result<()> {
+    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+        self.kernel.check_point(x)
+    }
+
+    /// At capacity the stored points are `max_size x d` doubles beside the factor.
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        let m = self.max_size as u128;
+        crate::limits::check_input_doubles(
+            &format!("KernelAWV with max_size = {} on {d}-dimensional inputs", self.max_size),
+            Some(crate::limits::packed(self.max_size) + m * (d as u128 + 3)),
+        )
+    }
+
+    fn check_capacity(&self, n_new: usize, _d: usize) -> Result<()> {
         let t = self.t();
         if t.saturating_add(n_new) > self.max_size {
             return crate::input_err!(
@@ -341,9 +366,21 @@ impl OnlineLearner for KernelAwv {
         Ok(self.prediction(&self.new_row(x)))
     }
 
-    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        self.check_capacity(1)?;
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         let row = self.new_row(x);
+        let p = self.prediction(&row);
+        self.kept_row = Some(row);
+        self.kept.set(x, self.n_seen());
+        Ok(p)
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        self.check_capacity(1, x.len())?;
+        let kept = self.kept.take(x, self.n_seen());
+        let row = match self.kept_row.take() {
+            Some(row) if kept => row,
+            _ => self.new_row(x),
+        };
         Ok(self.push(x, y, row))
     }
 
@@ -354,7 +391,7 @@ impl OnlineLearner for KernelAwv {
         y: &[f64],
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        self.check_capacity(y.len())?;
+        self.check_capacity(y.len(), d)?;
         self.rounds(x, d, y, out)
     }
 

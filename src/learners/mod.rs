@@ -5,6 +5,7 @@
 pub mod averaged_sgd;
 pub mod feature_awv;
 pub mod fogd;
+pub mod kept;
 pub mod kernel_awv;
 pub mod losses;
 pub mod multi_kernel_awv;
@@ -21,6 +22,7 @@ pub mod taylor_awv;
 pub use averaged_sgd::AveragedKernelSgd;
 pub use feature_awv::{FeatureAwv, LazyFeatureMap};
 pub use fogd::Fogd;
+pub use kept::Kept;
 pub use kernel_awv::KernelAwv;
 pub use losses::Loss;
 pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
@@ -50,9 +52,11 @@ pub trait OnlineLearner {
         Ok(())
     }
 
-    /// Learner-specific validation of a batch: can `n_new` more rounds be learned?
-    /// (A bounded-memory learner refuses a stream that would exceed its capacity.)
-    fn check_capacity(&self, _n_new: usize) -> Result<()> {
+    /// Learner-specific validation of a batch: can `n_new` more rounds of
+    /// `d`-dimensional inputs be learned? (A bounded-memory learner refuses a stream
+    /// that would exceed its capacity; a learner whose memory grows with the rounds
+    /// counts that growth against the memory ceiling here, before it happens.)
+    fn check_capacity(&self, _n_new: usize, _d: usize) -> Result<()> {
         Ok(())
     }
 
@@ -64,6 +68,15 @@ pub trait OnlineLearner {
 
     /// The prediction for `x` as the next round (pure: no state change).
     fn predict(&self, x: &[f64]) -> Result<f64>;
+
+    /// The prediction for `x` as the next round, bit for bit [`OnlineLearner::predict`],
+    /// keeping what it computed so that a following round on the same `x` (with no
+    /// round in between) finishes from it ([`Kept`]; the serving path). No change
+    /// that any reader, a copy or the serialised state can see. The default keeps
+    /// nothing.
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.predict(x)
+    }
 
     /// Reveals `y` for `x` and updates. The default is a full round whose prediction is
     /// dropped; a learner whose update is cheaper without the prediction overrides it.
@@ -119,4 +132,11 @@ pub trait OnlineLearner {
 
     /// Current dimension of the representation (features, dictionary, basis).
     fn dim(&self) -> usize;
+
+    /// Doubles the learner holds once built for `d`-dimensional inputs, growth with
+    /// the rounds aside (`None`: beyond any address space). Each learner checks its
+    /// own against the memory ceiling in `check_input_dim`; a mixture sums its experts'.
+    fn memory_doubles(&self, _d: usize) -> Option<u128> {
+        Some(0)
+    }
 }

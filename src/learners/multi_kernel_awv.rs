@@ -105,6 +105,10 @@ pub struct MultiKernelAwv {
     #[serde(skip)]
     threads: usize,
     state: Option<State>,
+    /// The input of [`OnlineLearner::predict_keep`] (each expert's features in its
+    /// `scratch.feats`, its `A^{-1} phi` kept by its engine).
+    #[serde(skip)]
+    kept: super::Kept,
 }
 
 /// Rows between two Ctrl-C polls of the batch paths (whole expert blocks).
@@ -186,21 +190,36 @@ impl MultiKernelAwv {
             block_size: None,
             threads: 0,
             state: None,
+            kept: Default::default(),
         };
         me.check_memory(None)?;
         me.make_meta()?;
         Ok(me)
     }
 
-    /// Every kernel has its own AWV expert (`r(r+1)/2 + 2r` doubles) and, in the
-    /// batch paths, buffers of about `4 r B + 3 B^2` doubles for a block of `B` rows.
-    fn check_memory(&self, block_size: Option<usize>) -> Result<()> {
+    /// Every kernel has its own AWV expert (`r(r+1)/2 + 2r` doubles), its random
+    /// features on `d`-dimensional inputs ([`crate::features::rff::map_doubles`],
+    /// counted once `d` is known, 0 before) and, in the batch paths, buffers of about
+    /// `4 r B + 3 B^2` doubles for a block of `B` rows.
+    fn memory(&self, block_size: Option<usize>, d: usize) -> Option<u128> {
         let r = self.feature_dim();
         let b = block_size.unwrap_or_else(|| auto_block_size(r)) as u128;
-        let per = crate::limits::packed(r) + 2 * r as u128 + 4 * r as u128 * b + 3 * b * b;
+        let per = crate::limits::packed(r)
+            + 2 * r as u128
+            + 4 * r as u128 * b
+            + 3 * b * b
+            + if d > 0 { crate::features::rff::map_doubles(self.n_features, d) } else { 0 };
+        (self.kernels.len() as u128).checked_mul(per)
+    }
+
+    fn check_memory(&self, block_size: Option<usize>) -> Result<()> {
         crate::limits::check_doubles(
-            &format!("MultiKernelAWV with {} kernels x {r} features", self.kernels.len()),
-            Some(self.kernels.len() as u128 * per),
+            &format!(
+                "MultiKernelAWV with {} kernels x {} features",
+                self.kernels.len(),
+                self.feature_dim()
+            ),
+            self.memory(block_size, 0),
         )
     }
 
@@ -505,6 +524,21 @@ impl OnlineLearner for MultiKernelAwv {
         self.feature_maps().map(|f| f[0].input_dim())
     }
 
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        crate::limits::check_input_doubles(
+            &format!(
+                "MultiKernelAWV with {} kernels x {} random features on {d}-dimensional inputs",
+                self.kernels.len(),
+                self.n_features
+            ),
+            self.memory_doubles(d),
+        )
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        self.memory(self.block_size, d)
+    }
+
     /// Finite inputs whose random-feature projections overflow are refused before any change.
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
         crate::features::rff::check_drawn(self.feature_maps(), x)
@@ -519,7 +553,30 @@ impl OnlineLearner for MultiKernelAwv {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.kept.clear();
+        let n_seen = self.n_seen();
+        let clip = self.clip;
+        let Some(st) = self.state.as_mut() else { return self.predict(x) };
+        if st.scratch.len() != st.experts.len() {
+            st.scratch = vec![Scratch::default(); st.experts.len()];
+        }
+        let mut z = Vec::with_capacity(st.experts.len());
+        for ((f, e), sc) in st.features.iter().zip(st.experts.iter_mut()).zip(&mut st.scratch) {
+            sc.feats.resize(e.dim(), 0.0);
+            f.map_into(x, &mut sc.feats[..e.dim()]);
+            z.push(e.predict_keep(&sc.feats[..e.dim()]));
+        }
+        if let Some((lo, hi)) = clip {
+            z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
+        }
+        let p = st.meta.predict(&z);
+        self.kept.set(x, n_seen);
+        Ok(p)
+    }
+
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let kept = self.kept.take(x, self.n_seen());
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
@@ -527,8 +584,21 @@ impl OnlineLearner for MultiKernelAwv {
         }
         let clip = self.clip;
         let st = self.state_mut(x.len())?;
-        let State { features, experts, meta, v, z, raw, .. } = st;
-        for ((f, e), zj) in features.iter().zip(experts.iter_mut()).zip(z.iter_mut()) {
+        let State { features, experts, meta, v, z, raw, scratch, .. } = st;
+        for (j, ((f, e), zj)) in
+            features.iter().zip(experts.iter_mut()).zip(z.iter_mut()).enumerate()
+        {
+            // A kept round finishes from the expert's kept features and A^{-1} phi.
+            if kept {
+                if let Some(p) = scratch
+                    .get(j)
+                    .and_then(|sc| sc.feats.get(..e.dim()))
+                    .and_then(|v| e.learn_kept(v, y))
+                {
+                    *zj = p;
+                    continue;
+                }
+            }
             f.map_into(x, v);
             // The expert predicts before y_t (its z uses labels up to t-1), then learns y_t.
             *zj = e.predict_learn(v, y);

@@ -188,7 +188,21 @@ impl OnlineLearner for Nogd {
         self.d
     }
 
-    fn check_row(&self, _x: &[f64], y: Option<f64>) -> Result<()> {
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        crate::limits::check_input_doubles(
+            &format!("NOGD with budget = {} on {d}-dimensional inputs", self.budget),
+            self.memory_doubles(d),
+        )
+    }
+
+    /// The budget's support vectors (`budget x d`) and two `budget x budget` matrices.
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        let b = self.budget as u128;
+        Some(b * (d as u128 + 2) + 2 * b * b)
+    }
+
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        self.kernel.check_point(x)?;
         match y {
             Some(y) => self.loss.check_label(y),
             None => Ok(()),

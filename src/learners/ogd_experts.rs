@@ -41,7 +41,27 @@ pub(crate) fn check_ogd_params(
     }
     positive("lr", lr)?;
     non_negative("reg", reg)?;
-    Ok(())
+    crate::limits::check_doubles(
+        &format!("{} kernels x {n_features} random features", kernels.len()),
+        ogd_memory(kernels.len(), n_features, 0),
+    )
+}
+
+/// Doubles of the OGD baselines on `n` kernels of `m` random features: per kernel
+/// the weights `theta` (2m) and the frequencies for `d`-dimensional inputs
+/// ([`crate::features::rff::map_doubles`]; 0 while `d` is unknown), plus the
+/// round's buffers.
+pub(crate) fn ogd_memory(n: usize, m: usize, d: usize) -> Option<u128> {
+    let maps = if d > 0 { crate::features::rff::map_doubles(m, d) } else { 0 };
+    (n as u128).checked_mul(2 * m as u128 + maps + 4)?.checked_add(2 * m as u128)
+}
+
+/// The first row's width against the memory ceiling (the frequencies are drawn then).
+pub(crate) fn check_ogd_input_dim(name: &str, n: usize, m: usize, d: usize) -> Result<()> {
+    crate::limits::check_input_doubles(
+        &format!("{name} with {n} kernels x {m} random features on {d}-dimensional inputs"),
+        ogd_memory(n, m, d),
+    )
 }
 
 impl OgdExperts {

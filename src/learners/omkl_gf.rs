@@ -163,6 +163,14 @@ impl OnlineLearner for OmklGf {
         self.feature_maps().map(|f| f[0].input_dim())
     }
 
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        super::ogd_experts::check_ogd_input_dim("OMKL-GF", self.kernels.len(), self.n_features, d)
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        super::ogd_experts::ogd_memory(self.kernels.len(), self.n_features, d)
+    }
+
     /// Finite inputs whose random-feature projections overflow are refused before any change.
     fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
         crate::features::rff::check_drawn(self.feature_maps(), x)

@@ -390,7 +390,8 @@ impl OnlineLearner for ProsNKons {
         self.state.as_ref().map(|s| s.emb.input_dim())
     }
 
-    fn check_row(&self, _x: &[f64], y: Option<f64>) -> Result<()> {
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        self.params.kernel.check_point(x)?;
         match y {
             Some(y) => self.params.loss.check_label(y),
             None => Ok(()),

@@ -10,7 +10,7 @@
 //! `y_hat = sum_j softmax(logw)_j f_j`, then every expert takes its OGD step
 //! ([`super::ogd_experts`], importance weight 1).
 
-use super::ogd_experts::{check_ogd_params, OgdExperts};
+use super::ogd_experts::{check_ogd_input_dim, check_ogd_params, ogd_memory, OgdExperts};
 use super::OnlineLearner;
 use crate::aggregation::{renormalise_log_pub, softmax_pub, weights_or_uniform};
 use crate::error::Result;
@@ -86,6 +86,14 @@ impl Raker {
 impl OnlineLearner for Raker {
     fn input_dim(&self) -> Option<usize> {
         self.feature_maps().map(|f| f[0].input_dim())
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        check_ogd_input_dim("Raker", self.kernels.len(), self.n_features, d)
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        ogd_memory(self.kernels.len(), self.n_features, d)
     }
 
     /// Finite inputs whose random-feature projections overflow are refused before any change.

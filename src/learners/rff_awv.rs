@@ -60,6 +60,11 @@ impl LazyFeatureMap for RandomFourier {
         RandomFourier::draw(&p.kernel, d, p.n_features, p.variant, &mut rng)
     }
 
+    fn memory_doubles(p: &RffParams, d: usize) -> Option<u128> {
+        let r = Self::known_dim(p)?;
+        Some(crate::features::rff::map_doubles(p.n_features, d) + crate::awv::state_doubles(r))
+    }
+
     fn known_dim(p: &RffParams) -> Option<usize> {
         Some(match p.variant {
             RffVariant::Cos => p.n_features,

@@ -42,6 +42,11 @@ impl LazyFeatureMap for TaylorGaussian {
         TaylorGaussian::new(d, p.degree, p.sigma)
     }
 
+    fn memory_doubles(p: &TaylorParams, d: usize) -> Option<u128> {
+        let r = taylor_feature_count(d, p.degree)?;
+        Some(crate::awv::state_doubles(r) + r as u128)
+    }
+
     fn check_input_dim(p: &TaylorParams, d: usize) -> Result<()> {
         match taylor_feature_count(d, p.degree) {
             Some(r) if r <= MAX_TAYLOR_FEATURES => check_awv_memory(Self::LEARNER, r),

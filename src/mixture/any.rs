@@ -58,14 +58,17 @@ impl OnlineLearner for AnyLearner {
     fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
         each!(self, l => l.check_row(x, y))
     }
-    fn check_capacity(&self, n_new: usize) -> Result<()> {
-        each!(self, l => l.check_capacity(n_new))
+    fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
+        each!(self, l => l.check_capacity(n_new, d))
     }
     fn check_input_dim(&self, d: usize) -> Result<()> {
         each!(self, l => l.check_input_dim(d))
     }
     fn predict(&self, x: &[f64]) -> Result<f64> {
         each!(self, l => l.predict(x))
+    }
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        each!(self, l => l.predict_keep(x))
     }
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         each!(self, l => l.learn(x, y))
@@ -90,6 +93,9 @@ impl OnlineLearner for AnyLearner {
     }
     fn dim(&self) -> usize {
         each!(self, l => l.dim())
+    }
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        each!(self, l => l.memory_doubles(d))
     }
 }
 

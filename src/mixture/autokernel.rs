@@ -107,6 +107,12 @@ pub struct AutoKernel {
     warm_x: Vec<f64>,
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
+    /// The input of a kept warm-up prediction ([`OnlineLearner::predict_keep`]) and
+    /// the prediction (after the warm-up the experts keep their own work).
+    #[serde(skip)]
+    kept: crate::learners::Kept,
+    #[serde(skip)]
+    kept_warm: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -281,6 +287,8 @@ impl AutoKernel {
             warm_x: Vec::new(),
             warm_y: Vec::new(),
             fitted: None,
+            kept: Default::default(),
+            kept_warm: 0.0,
         })
     }
 
@@ -367,6 +375,21 @@ impl AutoKernel {
     /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.
     fn fit(&self, wx: &[f64], wy: &[f64], d: usize) -> Result<Fitted> {
         let scaler = Scaler::fit(wx, d, wy);
+        let sc = &scaler;
+        if !sc
+            .x_loc
+            .iter()
+            .chain(&sc.x_scale)
+            .chain([&sc.y_loc, &sc.y_scale])
+            .all(|v| v.is_finite())
+            || !sc.x_scale.iter().chain([&sc.y_scale]).all(|v| *v > 0.0)
+        {
+            return Err(crate::KsError::Numerical(
+                "AutoKernel: the warm-up rows' location or spread overflows double precision \
+                 (inputs or targets too large); the learner is unchanged"
+                    .into(),
+            ));
+        }
         let mut xs = vec![0.0; wx.len()];
         for (o, r) in xs.chunks_exact_mut(d).zip(wx.chunks_exact(d)) {
             scaler.x_into(r, o);
@@ -435,7 +458,8 @@ impl AutoKernel {
         let n = experts.len();
         let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n)?)?;
         mixture.set_threads(self.cfg.threads)?;
-        let trace = mixture.progressive_trace(&xs, ys.len(), d, &ys)?;
+        let mut trace = super::Trace::default();
+        mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
         let warm_z = trace.experts.iter().map(|&z| scaler.y_back(z)).collect();
         Ok(Fitted { scaler, rho, specs, mixture, warm_z, xs: vec![0.0; d] })
     }
@@ -448,41 +472,58 @@ impl AutoKernel {
         (xs, y.iter().map(|&v| f.scaler.y(v)).collect())
     }
 
-    /// Validated progressive run returning the mixture's trace (rows after the
+    /// Validated progressive run recording the mixture's trace in `t` (rows after the
     /// warm-up only; warm-up rows get `NaN` expert predictions and weights) in
-    /// original units.
+    /// original units. On Ctrl-C it stops at a round boundary: `t` then holds
+    /// exactly the completed rounds, and `n_seen` counts them.
     pub fn progressive_trace(
         &mut self,
         x: &[f64],
         n: usize,
         d: usize,
         y: &[f64],
-    ) -> Result<super::Trace> {
+        t: &mut super::Trace,
+    ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
-        let mut t = super::Trace::default();
         let mut i = 0;
         while i < n && self.fitted.is_none() {
-            t.predictions.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            if let Err(e) = crate::interrupt::poll() {
+                Self::pad_warmup(t, i, self.n_experts());
+                return Err(e);
+            }
+            match self.predict_learn(&x[i * d..(i + 1) * d], y[i]) {
+                Ok(p) => t.predictions.push(p),
+                Err(e) => {
+                    Self::pad_warmup(t, i, self.n_experts());
+                    return Err(e);
+                }
+            }
             i += 1;
         }
-        let k = self.n_experts();
         let Some(f) = self.fitted.as_mut() else {
-            t.experts.resize(n * k, f64::NAN);
-            t.weights.resize(n * k, f64::NAN);
-            return Ok(t);
+            Self::pad_warmup(t, n, self.n_experts());
+            return Ok(());
         };
-        let k = f.mixture.n_experts();
-        t.experts.resize(i * k, f64::NAN);
-        t.weights.resize(i * k, f64::NAN);
+        Self::pad_warmup(t, i, f.mixture.n_experts());
         if i < n {
             let (xs, ys) = Self::standardise_block(f, &x[i * d..], d, &y[i..]);
-            let tr = f.mixture.progressive_trace(&xs, n - i, d, &ys)?;
+            let mut tr = super::Trace::default();
+            // On an interrupt the mixture stops at a round boundary: keep and count
+            // the rounds it completed before passing the error on.
+            let res = f.mixture.progressive_trace(&xs, n - i, d, &ys, &mut tr);
             t.predictions.extend(tr.predictions.iter().map(|&p| f.scaler.y_back(p)));
             t.experts.extend(tr.experts.iter().map(|&p| f.scaler.y_back(p)));
             t.weights.extend(tr.weights);
-            self.n_seen += (n - i) as u64;
+            self.n_seen += tr.predictions.len() as u64;
+            res?;
         }
-        Ok(t)
+        Ok(())
+    }
+
+    /// `NaN` expert predictions and weights for the first `rows` (warm-up) rounds.
+    fn pad_warmup(t: &mut super::Trace, rows: usize, k: usize) {
+        t.experts.resize(rows * k, f64::NAN);
+        t.weights.resize(rows * k, f64::NAN);
     }
 }
 
@@ -493,6 +534,22 @@ impl OnlineLearner for AutoKernel {
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
         self.degree_for(d).map(|_| ())
+    }
+
+    /// Once fitted, the experts see the standardised row: they check that one (a
+    /// finite input can overflow their features after scaling); before, the
+    /// standardised row itself must be finite.
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        let Some(f) = &self.fitted else { return Ok(()) };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        let ys = y.map(|v| f.scaler.y(v));
+        if !q.iter().chain(ys.as_ref()).all(|v| v.is_finite()) {
+            return Err(crate::KsError::Numerical(
+                "AutoKernel: this row overflows once standardised by the warm-up's scale".into(),
+            ));
+        }
+        f.mixture.check_row(&q, ys)
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
@@ -506,12 +563,32 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let n_seen = self.n_seen;
+        match self.fitted.as_mut() {
+            Some(f) => {
+                let mut q = std::mem::take(&mut f.xs);
+                q.resize(x.len(), 0.0);
+                f.scaler.x_into(x, &mut q);
+                let r = f.mixture.predict_keep(&q);
+                f.xs = q;
+                Ok(f.scaler.y_back(r?))
+            }
+            None => {
+                self.kept_warm = self.warm_predict(x);
+                self.kept.set(x, n_seen);
+                Ok(self.kept_warm)
+            }
+        }
+    }
+
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         self.predict_learn(x, y).map(|_| ())
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let d = x.len();
+        let kept = self.kept.take(x, self.n_seen);
         if let Some(f) = self.fitted.as_mut() {
             let mut q = std::mem::take(&mut f.xs);
             q.resize(d, 0.0);
@@ -522,7 +599,7 @@ impl OnlineLearner for AutoKernel {
             self.n_seen += 1;
             return Ok(p);
         }
-        let p = self.warm_predict(x);
+        let p = if kept { self.kept_warm } else { self.warm_predict(x) };
         if self.warm_y.len() + 1 >= self.cfg.warmup {
             let mut wx = self.warm_x.clone();
             wx.extend_from_slice(x);

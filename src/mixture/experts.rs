@@ -146,42 +146,12 @@ impl Mixture {
         cols: &mut [Vec<f64>],
     ) -> Result<()> {
         cols.iter_mut().for_each(Vec::clear);
-        let n_exp = self.experts.len();
-        let threads = match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            t => t,
-        };
-        let threads = threads.min(n_exp).max(1);
-        if threads == 1 {
-            for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
-                e.predict_learn_many(x, d, y, c)?;
-            }
-            return Ok(());
-        }
-        let per = n_exp.div_ceil(threads);
-        let results: Vec<Result<()>> = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .experts
-                .chunks_mut(per)
-                .zip(cols.chunks_mut(per))
-                .map(|(es, cs)| {
-                    s.spawn(move || -> Result<()> {
-                        for (e, c) in es.iter_mut().zip(cs.iter_mut()) {
-                            e.predict_learn_many(x, d, y, c)?;
-                        }
-                        Ok(())
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        crate::input_err!("an expert's thread stopped unexpectedly")
-                    })
-                })
-                .collect()
-        });
+        let workers = crate::parallel::Workers::new(self.threads.min(self.experts.len()));
+        let mut results: Vec<Result<()>> = (0..self.experts.len()).map(|_| Ok(())).collect();
+        let mut items: Vec<_> =
+            self.experts.iter_mut().zip(cols.iter_mut()).zip(results.iter_mut()).collect();
+        workers.for_each(&mut items, |((e, c), r)| **r = e.predict_learn_many(x, d, y, c));
+        drop(items);
         results.into_iter().collect()
     }
 
@@ -205,7 +175,8 @@ impl Mixture {
                 self.z = z;
                 return Err(e);
             }
-            self.experts_block(xb, d, yb, &mut cols)?;
+            // A block is one step: the experts' own polls are off inside it.
+            crate::interrupt::uninterrupted(|| self.experts_block(xb, d, yb, &mut cols))?;
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
                 for (zj, c) in z.iter_mut().zip(&cols) {
@@ -227,14 +198,20 @@ impl Mixture {
         Ok(())
     }
 
-    /// Validated progressive run that also returns the expert predictions and the
-    /// weights of every round.
-    pub fn progressive_trace(&mut self, x: &[f64], n: usize, d: usize, y: &[f64]) -> Result<Trace> {
+    /// Validated progressive run that also records the expert predictions and the
+    /// weights of every round in `trace`. On Ctrl-C it stops between blocks: `trace`
+    /// then holds exactly the completed rounds, which are in the state.
+    pub fn progressive_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        trace: &mut Trace,
+    ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
-        let mut trace = Trace::default();
         let mut out = Vec::with_capacity(n);
-        self.run(x, d, y, &mut out, Some(&mut trace))?;
-        Ok(trace)
+        self.run(x, d, y, &mut out, Some(trace))
     }
 }
 
@@ -247,16 +224,41 @@ impl OnlineLearner for Mixture {
         self.experts.iter().try_for_each(|e| e.check_row(x, y))
     }
 
-    fn check_capacity(&self, n_new: usize) -> Result<()> {
-        self.experts.iter().try_for_each(|e| e.check_capacity(n_new))
+    fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
+        self.experts.iter().try_for_each(|e| e.check_capacity(n_new, d))
     }
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
-        self.experts.iter().try_for_each(|e| e.check_input_dim(d))
+        self.experts.iter().try_for_each(|e| e.check_input_dim(d))?;
+        // Each expert fits alone; together they must too.
+        crate::limits::check_input_doubles(
+            &format!("Mixture of {} experts on {d}-dimensional inputs", self.experts.len()),
+            crate::limits::sum_doubles(self.experts.iter().map(|e| e.memory_doubles(d))),
+        )
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
         Ok(self.rule.predict(&self.expert_predictions(x)?))
+    }
+
+    /// Every expert keeps its work; the following round's experts finish from it
+    /// (their `predict_learn`), the rule's update is cheap.
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let mut z = std::mem::take(&mut self.z);
+        z.clear();
+        let mut res = Ok(());
+        for e in self.experts.iter_mut() {
+            match e.predict_keep(x) {
+                Ok(p) => z.push(p),
+                Err(err) => {
+                    res = Err(err);
+                    break;
+                }
+            }
+        }
+        let p = res.map(|()| self.rule.predict(&z));
+        self.z = z;
+        p
     }
 
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
@@ -303,6 +305,10 @@ impl OnlineLearner for Mixture {
 
     fn dim(&self) -> usize {
         self.experts.iter().map(|e| e.dim()).sum()
+    }
+
+    fn memory_doubles(&self, d: usize) -> Option<u128> {
+        crate::limits::sum_doubles(self.experts.iter().map(|e| e.memory_doubles(d)))
     }
 }
 

@@ -86,6 +86,21 @@ macro_rules! aggregator_protocol {
             fn __copy__(&self) -> Self {
                 Self { inner: self.inner.clone() }
             }
+
+            /// Takes the state of `fresh` if this rule has seen no data (`set_params`:
+            /// the check and the swap happen under this object's borrow).
+            fn _adopt(&mut self, mut fresh: PyRefMut<'_, Self>) -> PyResult<()> {
+                let n = self.inner.n_seen();
+                if n != 0 {
+                    return Err(crate::KsError::Parameter(format!(
+                        "set_params on a rule that has seen {n} rounds: parameters can only \
+                         change before learning (build a new object instead)"
+                    ))
+                    .into());
+                }
+                std::mem::swap(&mut self.inner, &mut fresh.inner);
+                Ok(())
+            }
         }
     };
 }

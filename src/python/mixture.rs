@@ -72,6 +72,24 @@ fn trace_arrays<'py>(py: Python<'py>, t: Trace, k: usize) -> PyResult<TraceArray
     Ok((PyArray1::from_vec(py, t.predictions), z, w))
 }
 
+/// The arrays of a traced run; on Ctrl-C the `KeyboardInterrupt` carries
+/// `rounds_completed`, `predictions` and `trace` (the arrays of the completed rounds).
+fn trace_result<'py>(
+    py: Python<'py>,
+    res: crate::Result<()>,
+    t: Trace,
+    k: usize,
+) -> PyResult<TraceArrays<'py>> {
+    let done = t.predictions.len();
+    if let Err(err) = crate::python::errors::stream_result(py, res, done, Some(&t.predictions)) {
+        if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+            let _ = err.value(py).setattr("trace", trace_arrays(py, t, k)?);
+        }
+        return Err(err);
+    }
+    trace_arrays(py, t, k)
+}
+
 #[pyclass(module = "kernelstream._core", name = "Mixture")]
 pub struct PyMixture {
     pub inner: Mixture,
@@ -119,13 +137,18 @@ impl PyMixture {
         x: numpy::PyReadonlyArray2<'py, f64>,
         y: numpy::PyReadonlyArray1<'py, f64>,
     ) -> PyResult<TraceArrays<'py>> {
-        let (xs, n, d) = crate::python::convert::mat2(&x);
-        let ys = crate::python::convert::vec1(&y);
-        let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
-        let inner = &mut self.inner;
-        let k = inner.n_experts();
-        let t = py.detach(|| inner.progressive_trace(xs, n, d, ys))?;
-        trace_arrays(py, t, k)
+        crate::python::errors::guard(|| {
+            let (xs, n, d) = crate::python::convert::mat2(&x);
+            let ys = crate::python::convert::vec1(&y);
+            let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+            let inner = &mut self.inner;
+            let mut t = Trace::default();
+            let res = py.detach(|| {
+                crate::interrupt::start();
+                inner.progressive_trace(xs, n, d, ys, &mut t)
+            });
+            trace_result(py, res, t, self.inner.n_experts())
+        })
     }
 }
 
@@ -234,13 +257,18 @@ impl PyAutoKernel {
         x: numpy::PyReadonlyArray2<'py, f64>,
         y: numpy::PyReadonlyArray1<'py, f64>,
     ) -> PyResult<TraceArrays<'py>> {
-        let (xs, n, d) = crate::python::convert::mat2(&x);
-        let ys = crate::python::convert::vec1(&y);
-        let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
-        let inner = &mut self.inner;
-        let k = inner.n_experts();
-        let t = py.detach(|| inner.progressive_trace(xs, n, d, ys))?;
-        trace_arrays(py, t, k)
+        crate::python::errors::guard(|| {
+            let (xs, n, d) = crate::python::convert::mat2(&x);
+            let ys = crate::python::convert::vec1(&y);
+            let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+            let inner = &mut self.inner;
+            let mut t = Trace::default();
+            let res = py.detach(|| {
+                crate::interrupt::start();
+                inner.progressive_trace(xs, n, d, ys, &mut t)
+            });
+            trace_result(py, res, t, self.inner.n_experts())
+        })
     }
 }
 

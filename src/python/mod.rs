@@ -34,8 +34,8 @@ fn set_memory_limit(bytes: u64) -> PyResult<()> {
 
 /// The memory ceiling in bytes.
 #[pyfunction]
-fn get_memory_limit() -> u64 {
-    crate::limits::memory_limit()
+fn get_memory_limit() -> PyResult<u64> {
+    Ok(crate::limits::memory_limit()?)
 }
 
 /// Test hook: panics inside the binding guard (must raise `InternalError`).

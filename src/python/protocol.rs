@@ -61,10 +61,11 @@ macro_rules! learner_protocol {
     ($py_ty:ty, $core_ty:ty) => {
         #[pyo3::pymethods]
         impl $py_ty {
-            fn predict_one(&self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
+            /// Pure for every reader; keeps its work for a `learn_one` on the same `x`.
+            fn predict_one(&mut self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
                 $crate::python::errors::guard(|| {
                     let x = $crate::python::convert::vec1(&x);
-                    Ok($crate::stream::predict_one(&self.inner, &x)?)
+                    Ok($crate::stream::predict_one_keep(&mut self.inner, &x)?)
                 })
             }
 
@@ -100,18 +101,20 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// A single row keeps its work for a following `learn_many` of that row.
             fn predict_many<'py>(
-                &self,
+                &mut self,
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
                 $crate::python::errors::guard(|| {
                     let (xs, n, d) = $crate::python::convert::mat2(&x);
                     let xs: &[f64] = &xs;
-                    let inner = &self.inner;
+                    let inner = &mut self.inner;
                     let mut out = Vec::new();
-                    let res =
-                        py.detach(|| $crate::stream::predict_many_into(inner, xs, n, d, &mut out));
+                    let res = py.detach(|| {
+                        $crate::stream::predict_many_keep_into(inner, xs, n, d, &mut out)
+                    });
                     $crate::python::errors::stream_result(py, res, out.len(), Some(&out))?;
                     Ok(numpy::PyArray1::from_vec(py, out))
                 })
@@ -177,6 +180,23 @@ macro_rules! learner_protocol {
 
             fn __copy__(&self) -> Self {
                 Self { inner: self.inner.clone() }
+            }
+
+            /// Takes the state of `fresh` (a new object of the same class) if this one
+            /// has seen no data; `set_params` uses it. The check and the swap happen
+            /// under this object's borrow, so they cannot interleave with a call that
+            /// learns (which then fails with "Already borrowed" or runs before/after).
+            fn _adopt(&mut self, mut fresh: pyo3::PyRefMut<'_, Self>) -> pyo3::PyResult<()> {
+                let n = $crate::learners::OnlineLearner::n_seen(&self.inner);
+                if n != 0 {
+                    return Err($crate::KsError::Parameter(format!(
+                        "set_params on a learner that has seen {n} rounds: parameters can only \
+                         change before learning (build a new object instead)"
+                    ))
+                    .into());
+                }
+                std::mem::swap(&mut self.inner, &mut fresh.inner);
+                Ok(())
             }
         }
     };

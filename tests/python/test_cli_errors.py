@@ -91,6 +91,14 @@ CASES = [
     ("unknown entry", ["reproduce", "nope"], ["unknown experiment 'nope'"]),
     ("bench nope", ["bench", "nope"], ["unknown bench case 'nope'"]),
     ("unknown dataset", ["data", "fetch", "nope"], ["unknown dataset 'nope'"]),
+    ("unknown kernel", ["run", "--kernel", "nope"], ["--kernel nope", "unknown kernel"]),
+    ("unknown kernel of kernel-awv", ["run", "--learner", "kernel-awv", "--kernel", "nope"],
+     ["unknown kernel"]),
+    ("kernel of a learner without one", ["run", "--kernel", "laplacian"], ["takes no --kernel"]),
+    ("save-model is a directory", ["run", "--save-model", "{dir}"], ["--save-model", "directory"]),
+    ("save-model in a missing directory", ["run", "--save-model", "{dir}/no/m.pkl"],
+     ["--save-model", "does not exist"]),
+    ("fetch deadline 0", ["data", "fetch", "concrete", "--deadline", "0"], ["--deadline"]),
     ("no command", [], []),
 ]  # fmt: skip
 

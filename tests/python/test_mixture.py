@@ -243,13 +243,13 @@ def test_adapters_take_mixtures_and_autokernel(rng):
         ks.Mixture([ks.TaylorAWV(degree=3), ks.TaylorAWV(sigma=0.5, degree=3)]),
         ks.AutoKernel(warmup=30),
     ):
-        est = SklearnRegressor(learner).fit(X, y)
+        est = SklearnRegressor(learner, scale=False).fit(X, y)
         ref = learner.clone()
         ref.learn_many(X, y)
         np.testing.assert_array_equal(est.predict(X[:20]), ref.predict_many(X[:20]))
         twin = clone(est)
         assert twin.learner.get_params() == learner.get_params()
-        riv = RiverRegressor(learner)
+        riv = RiverRegressor(learner, scale=False)
         for xi, yi in zip(X[:50], y[:50]):
             riv.learn_one(dict(enumerate(xi)), yi)
         ref = learner.clone()

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, as_row, as_targets, real, text, whole
+from .._validation import as_row, real, text, whole
 from ..errors import ParameterError
 from .base import Learner
-from .mixture import MixtureTrace
+from .mixture import MixtureTrace, traced_run
 
 
 def _numbers(name, values) -> list:
@@ -187,9 +187,7 @@ class AutoKernel(Learner):
     def progressive_trace(self, X, y) -> MixtureTrace:
         """``progressive_predict`` that also returns the expert predictions and weights of
         every round after the warm-up (NaN rows during it)."""
-        X = as_matrix(X)
-        p, Z, W = self._core.progressive_trace(X, as_targets(y, X.shape[0]))
-        return MixtureTrace(p, Z, W, self.expert_labels())
+        return traced_run(self, X, y)
 
 
 __all__ = ["AutoKernel"]

@@ -21,7 +21,8 @@ class TaylorAWV(Learner):
     Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
     from the data, so the defaults assume centred targets of order one; ``sigma`` must match
     the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
-    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+    by ``sqrt(d)``). The adapters do both online by default (``docs/adapters.md``); used
+    directly on data far from that scale, the learner warns once (``ScaleWarning``).
     The Taylor basis is accurate for inputs of norm ``R`` only with ``degree`` of order
     ``R^2 / sigma^2`` (:meth:`theoretical_degree`).
 
