@@ -125,11 +125,11 @@ fn resolve() -> Result<u64> {
         None => Ok(default_limit()),
         Some(raw) => {
             let text = raw.to_string_lossy();
-            parse_bytes(&text).or_else(|why| {
-                crate::param_err!(
+            parse_bytes(&text).map_err(|why| {
+                crate::KsError::Parameter(format!(
                     "{ENV_VAR}={text:?} is not a memory size ({why}); use bytes or a number \
                      with a binary unit, e.g. 1073741824, 1e9, 512M, 1.5G, 2GiB"
-                )
+                ))
             })
         }
     }

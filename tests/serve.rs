@@ -4,6 +4,9 @@
 //! followed by a full round, whatever comes between the two calls: another
 //! input, a copy, a serialisation round trip, a batch, a second prediction.
 
+// Round i reads row i of x and y[i]: an index loop says it plainest.
+#![allow(clippy::needless_range_loop)]
+
 use kernelstream::aggregation::{AnyAggregator, Boa, VawMeta};
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;

@@ -74,7 +74,7 @@ def main(argv=None) -> int:
         for name in args.datasets:
             best = {"base": [float("inf"), float("inf")], "new": [float("inf"), float("inf")]}
             n = d = 0
-            for r in range(args.repeats):
+            for _ in range(args.repeats):
                 for which, py in (("base", args.base), ("new", args.new)):
                     t = run(py, name, args, Path(tmp) / f"{which}.npy")
                     n, d = t["n"], t["d"]

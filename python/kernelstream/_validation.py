@@ -19,6 +19,9 @@ _DICT_HINT = (
 )
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def _to_float_array(value, what: str) -> np.ndarray:
     if isinstance(value, Mapping):
         raise InputError(f"{what} is a {type(value).__name__}: {_DICT_HINT}")
@@ -41,10 +44,10 @@ def _to_float_array(value, what: str) -> np.ndarray:
 
 def as_row(x) -> np.ndarray:
     """One input ``x`` as a 1-D float64 array of length >= 1."""
-    # The serving path's common case, already what the core reads (no conversion).
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 1 and x.size:
-        if x.flags.c_contiguous:
-            return x
+    # The serving path's common case, a float64 row: the core reads it as it is (a
+    # strided row is copied there), no conversion here.
+    if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.ndim == 1 and x.size:
+        return x
     arr = _to_float_array(x, "x")
     if arr.ndim != 1:
         raise InputError(f"x must be a 1-D array (one input), got an array of shape {arr.shape}")

@@ -207,7 +207,9 @@ pub(crate) fn no_nan_or_pos_inf(name: &str, v: &[f64]) -> Result<()> {
 }
 
 /// Any of the rules, for learners that choose one at construction (enum dispatch,
-/// serialisable with the learner).
+/// serialisable with the learner). One per learner, so the size of the largest variant
+/// (the VAW meta level's engine) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum AnyAggregator {
     Vaw(VawMeta),

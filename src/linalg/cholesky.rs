@@ -27,6 +27,7 @@ crate::dispatch! {
 // own target features by `dispatch!`.
 #[allow(clippy::extra_unused_type_parameters)]
 #[inline(always)]
+#[allow(clippy::extra_unused_type_parameters)] // compiled per path by `dispatch!`
 fn givens_column_impl<I: crate::simd::Isa>(
     l: &mut [f64],
     x: &mut [f64],

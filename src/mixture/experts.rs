@@ -14,11 +14,14 @@ use super::AnyLearner;
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
 use crate::learners::OnlineLearner;
+use crate::parallel::Workers;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
 /// Rows per block of the blocked path (bounds the `block x N` buffer of expert predictions).
 const BLOCK_ROWS: usize = 256;
+/// Fewest rows of a block whose experts run on several threads.
+const MIN_PARALLEL_ROWS: usize = 16;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "MixtureState")]
@@ -138,21 +141,29 @@ impl Mixture {
     }
 
     /// Runs every expert over one block; `cols[j]` receives expert j's predictions.
+    /// The experts are independent items of `workers` (one expert per item, so that
+    /// the pool balances unequal experts); a block of fewer than [`MIN_PARALLEL_ROWS`]
+    /// rows (a single round of the serving path) stays on the calling thread, where
+    /// handing it out would cost more than it saves.
     fn experts_block(
         &mut self,
         x: &[f64],
         d: usize,
         y: &[f64],
         cols: &mut [Vec<f64>],
+        workers: &Workers,
     ) -> Result<()> {
         cols.iter_mut().for_each(Vec::clear);
-        let workers = crate::parallel::Workers::new(self.threads.min(self.experts.len()));
-        let mut results: Vec<Result<()>> = (0..self.experts.len()).map(|_| Ok(())).collect();
+        if y.len() < MIN_PARALLEL_ROWS || self.experts.len() < 2 {
+            for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
+                e.predict_learn_many(x, d, y, c)?;
+            }
+            return Ok(());
+        }
         let mut items: Vec<_> =
-            self.experts.iter_mut().zip(cols.iter_mut()).zip(results.iter_mut()).collect();
-        workers.for_each(&mut items, |((e, c), r)| **r = e.predict_learn_many(x, d, y, c));
-        drop(items);
-        results.into_iter().collect()
+            self.experts.iter_mut().zip(cols.iter_mut()).map(|(e, c)| (e, c, Ok(()))).collect();
+        workers.for_each(&mut items, |(e, c, res)| *res = e.predict_learn_many(x, d, y, c));
+        items.into_iter().try_for_each(|(_, _, r)| r)
     }
 
     /// The online protocol over the rows of `x`, block by block; with `trace`, also
@@ -167,6 +178,10 @@ impl Mixture {
     ) -> Result<()> {
         let n_exp = self.experts.len();
         let mut cols = vec![Vec::new(); n_exp];
+        let workers = match self.threads {
+            _ if y.len() < MIN_PARALLEL_ROWS => Workers::Caller,
+            t => Workers::new(t),
+        };
         let mut z = std::mem::take(&mut self.z);
         z.resize(n_exp, 0.0);
         for (xb, yb) in x.chunks(BLOCK_ROWS * d).zip(y.chunks(BLOCK_ROWS)) {
@@ -176,7 +191,7 @@ impl Mixture {
                 return Err(e);
             }
             // A block is one step: the experts' own polls are off inside it.
-            crate::interrupt::uninterrupted(|| self.experts_block(xb, d, yb, &mut cols))?;
+            crate::interrupt::uninterrupted(|| self.experts_block(xb, d, yb, &mut cols, &workers))?;
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
                 for (zj, c) in z.iter_mut().zip(&cols) {
