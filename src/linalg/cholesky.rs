@@ -23,9 +23,6 @@ crate::dispatch! {
     fn givens_column(l: &mut [f64], x: &mut [f64], c: f64, s: f64, inv_c: f64) => givens_column_impl, givens_column_on;
 }
 
-// `I` is unused on purpose: every path runs the same plain code, compiled under its
-// own target features by `dispatch!`.
-#[allow(clippy::extra_unused_type_parameters)]
 #[inline(always)]
 #[allow(clippy::extra_unused_type_parameters)] // compiled per path by `dispatch!`
 fn givens_column_impl<I: crate::simd::Isa>(
