@@ -191,6 +191,11 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             rule: "boa".into(),
             seed: 7,
             threads: 1,
+            discounts: vec![],
+            discount_widths: vec![],
+            discount_lams: vec![],
+            linear: false,
+            share: 0.0,
         };
         same_as_pure(|| AutoKernel::new(cfg.clone()).unwrap(), 110, 3);
     }

@@ -224,6 +224,8 @@ class CoreWrapper:
         params = state.get("params")
         if not isinstance(params, dict) or not isinstance(state.get("core"), (bytes, bytearray)):
             raise InputError(f"corrupt pickled {type(self).__name__}: no params dict or core bytes")
+        # Parameters added after a state was saved take the value that state was made with.
+        params = {**self._absent_params, **params}
         _check_param_names(type(self), params)
         # Build and fill a new core first: on any error self is untouched.
         try:
@@ -234,6 +236,10 @@ class CoreWrapper:
         self._check_extra_state(state.get("extra"))
         self._params, self._core = params, core
         self._set_extra_state(state.get("extra"))
+
+    #: Parameters added in a later version, with the value that reproduces a state
+    #: saved before they existed (filled in when such a state is unpickled).
+    _absent_params: dict = {}
 
     def __reduce__(self):
         return (_restore, (type(self), self.get_params(), self.__getstate__()))

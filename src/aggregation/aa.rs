@@ -98,7 +98,7 @@ impl Aggregator for AggregatingAlgorithm {
 }
 
 // The format version of a pickled AggregatingAlgorithm: bump it when a serialised field changes.
-crate::state::state_version!(AggregatingAlgorithm, 3);
+crate::state::state_version!(AggregatingAlgorithm, 4);
 
 impl crate::state::ValidState for AggregatingAlgorithm {
     fn validate(&self) -> Result<()> {

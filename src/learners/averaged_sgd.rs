@@ -113,7 +113,7 @@ impl OnlineLearner for AveragedKernelSgd {
 }
 
 // The format version of a pickled AveragedKernelSgd: bump it when a serialised field changes.
-crate::state::state_version!(AveragedKernelSgd, 3);
+crate::state::state_version!(AveragedKernelSgd, 4);
 
 impl crate::state::ValidState for AveragedKernelSgd {
     fn validate(&self) -> Result<()> {

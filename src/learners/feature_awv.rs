@@ -61,6 +61,10 @@ pub struct FeatureAwv<F: LazyFeatureMap> {
     params: F::Params,
     lam: f64,
     ridge: bool,
+    /// Forgetting factor in (0, 1] (docs/choices.md, "Discounted AWV"); absent in
+    /// states saved before it existed: 1.
+    #[serde(default = "crate::awv::no_discount")]
+    gamma: f64,
     /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic
     /// from `r`; 1: single rounds). A run-time setting, not part of the state.
     #[serde(skip)]
@@ -97,10 +101,21 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
             params,
             lam,
             ridge,
+            gamma: 1.0,
             block_size: None,
             state: None,
             kept: Default::default(),
         })
+    }
+
+    /// Sets the forgetting factor `gamma` in (0, 1] (1: no discounting).
+    pub fn with_gamma(mut self, gamma: f64) -> Result<Self> {
+        self.gamma = crate::awv::check_gamma(gamma)?;
+        Ok(self)
+    }
+
+    pub fn gamma(&self) -> f64 {
+        self.gamma
     }
 
     /// Sets the block size (`None`: automatic; `1`: single rounds).
@@ -162,7 +177,8 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
     fn state_mut(&mut self, d: usize) -> Result<&mut State<F>> {
         if self.state.is_none() {
             let features = F::build(&self.params, d)?;
-            let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?;
+            let engine =
+                LinearAwv::new(features.dim(), self.lam, self.ridge)?.with_gamma(self.gamma)?;
             let v = vec![0.0; features.dim()];
             self.state = Some(State { features, engine, v });
         }
@@ -345,6 +361,7 @@ impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
             st.features.check_built(&self.params)?;
             same("lam", &st.engine.lam(), &self.lam)?;
             same("ridge", &st.engine.ridge(), &self.ridge)?;
+            same("gamma", &st.engine.gamma(), &self.gamma)?;
         }
         Ok(())
     }
@@ -352,7 +369,8 @@ impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
         use crate::state::same;
         F::check_params(&self.params, &fresh.params)?;
         same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)
+        same("ridge", &self.ridge, &fresh.ridge)?;
+        same("gamma", &self.gamma, &fresh.gamma)
     }
     fn adopt_settings(&mut self, fresh: &Self) {
         self.block_size = fresh.block_size;

@@ -251,7 +251,7 @@ impl OnlineLearner for Fogd {
 }
 
 // The format version of a pickled Fogd: bump it when a serialised field changes.
-crate::state::state_version!(Fogd, 3);
+crate::state::state_version!(Fogd, 4);
 
 impl crate::state::ValidState for Fogd {
     fn validate(&self) -> Result<()> {

@@ -96,6 +96,12 @@ pub struct MultiKernelAwv {
     rule: MetaRule,
     clip: Option<(f64, f64)>,
     seed: u64,
+    /// Forgetting factor of the experts (docs/choices.md, "Discounted AWV").
+    #[serde(default = "crate::awv::no_discount")]
+    gamma: f64,
+    /// Fixed Share rate of the meta rule (EWA, BOA, ML-Poly, ML-Prod).
+    #[serde(default)]
+    share: f64,
     /// Rounds per expert block of the batch paths (None: automatic from the feature
     /// count; 1: single rounds). A run-time setting, not part of the state.
     #[serde(skip)]
@@ -187,6 +193,8 @@ impl MultiKernelAwv {
             rule,
             clip,
             seed,
+            gamma: 1.0,
+            share: 0.0,
             block_size: None,
             threads: 0,
             state: None,
@@ -248,18 +256,45 @@ impl MultiKernelAwv {
         self.threads
     }
 
+    /// Sets the experts' forgetting factor `gamma` in (0, 1] and the meta rule's
+    /// Fixed Share rate `share` in [0, 1] (EWA, BOA, ML-Poly, ML-Prod only).
+    pub fn with_drift(mut self, gamma: f64, share: f64) -> Result<Self> {
+        self.gamma = crate::awv::check_gamma(gamma)?;
+        self.share = crate::aggregation::check_share(share)?;
+        if share > 0.0 && matches!(self.rule, MetaRule::Vaw { .. } | MetaRule::Aa) {
+            return crate::param_err!(
+                "share (Fixed Share) needs aggregator \"ewa\", \"boa\", \"mlpoly\" or \"mlprod\""
+            );
+        }
+        self.make_meta()?;
+        Ok(self)
+    }
+
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+
+    pub fn share(&self) -> f64 {
+        self.share
+    }
+
     fn make_meta(&self) -> Result<AnyAggregator> {
         let n = self.kernels.len();
+        let s = self.share;
         Ok(match self.rule {
             MetaRule::Vaw { ridge } => AnyAggregator::Vaw(VawMeta::new(n, self.lam, ridge)?),
-            MetaRule::Ewa { eta } => AnyAggregator::Ewa(Ewa::new(n, eta)?),
+            MetaRule::Ewa { eta } => AnyAggregator::Ewa(Ewa::new(n, eta)?.with_share(s)?),
             MetaRule::Aa => {
                 let (lo, hi) = self.clip.unwrap_or((0.0, 1.0));
                 AnyAggregator::Aa(AggregatingAlgorithm::new(n, lo, hi)?)
             }
-            MetaRule::Boa { gradient } => AnyAggregator::Boa(Boa::new(n, gradient)?),
-            MetaRule::MlPoly { gradient } => AnyAggregator::MlPoly(MlPoly::new(n, gradient)?),
-            MetaRule::MlProd { gradient } => AnyAggregator::MlProd(MlProd::new(n, gradient)?),
+            MetaRule::Boa { gradient } => AnyAggregator::Boa(Boa::new(n, gradient)?.with_share(s)?),
+            MetaRule::MlPoly { gradient } => {
+                AnyAggregator::MlPoly(MlPoly::new(n, gradient)?.with_share(s)?)
+            }
+            MetaRule::MlProd { gradient } => {
+                AnyAggregator::MlProd(MlProd::new(n, gradient)?.with_share(s)?)
+            }
         })
     }
 
@@ -277,7 +312,8 @@ impl MultiKernelAwv {
             let mut experts = Vec::with_capacity(self.kernels.len());
             for k in &self.kernels {
                 let f = RandomFourier::draw(k, d, self.n_features, self.variant, &mut rng)?;
-                experts.push(LinearAwv::new(f.dim(), self.lam, self.ridge)?);
+                experts
+                    .push(LinearAwv::new(f.dim(), self.lam, self.ridge)?.with_gamma(self.gamma)?);
                 features.push(f);
             }
             let meta = self.make_meta()?;
@@ -679,7 +715,7 @@ impl OnlineLearner for MultiKernelAwv {
 }
 
 // The format version of a pickled MultiKernelAwv: bump it when a serialised field changes.
-crate::state::state_version!(MultiKernelAwv, 3);
+crate::state::state_version!(MultiKernelAwv, 4);
 
 impl crate::state::ValidState for MultiKernelAwv {
     fn validate(&self) -> Result<()> {
@@ -709,7 +745,9 @@ impl crate::state::ValidState for MultiKernelAwv {
         same("ridge", &self.ridge, &fresh.ridge)?;
         same("aggregator", &self.rule, &fresh.rule)?;
         same("clip", &self.clip, &fresh.clip)?;
-        same("seed", &self.seed, &fresh.seed)
+        same("seed", &self.seed, &fresh.seed)?;
+        same("gamma", &self.gamma, &fresh.gamma)?;
+        same("share", &self.share, &fresh.share)
     }
     fn adopt_settings(&mut self, fresh: &Self) {
         self.block_size = fresh.block_size;

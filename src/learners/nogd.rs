@@ -272,7 +272,7 @@ impl OnlineLearner for Nogd {
 }
 
 // The format version of a pickled Nogd: bump it when a serialised field changes.
-crate::state::state_version!(Nogd, 3);
+crate::state::state_version!(Nogd, 4);
 
 impl crate::state::ValidState for Nogd {
     fn validate(&self) -> Result<()> {

@@ -227,7 +227,7 @@ impl OnlineLearner for OmklGf {
 }
 
 // The format version of a pickled OmklGf: bump it when a serialised field changes.
-crate::state::state_version!(OmklGf, 3);
+crate::state::state_version!(OmklGf, 4);
 
 impl crate::state::ValidState for OmklGf {
     fn validate(&self) -> Result<()> {

@@ -422,7 +422,7 @@ impl OnlineLearner for ProsNKons {
 }
 
 // The format version of a pickled ProsNKons: bump it when a serialised field changes.
-crate::state::state_version!(ProsNKons, 3);
+crate::state::state_version!(ProsNKons, 4);
 
 impl crate::state::ValidState for ProsNKons {
     fn validate(&self) -> Result<()> {

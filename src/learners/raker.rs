@@ -139,7 +139,7 @@ impl OnlineLearner for Raker {
 }
 
 // The format version of a pickled Raker: bump it when a serialised field changes.
-crate::state::state_version!(Raker, 3);
+crate::state::state_version!(Raker, 4);
 
 impl crate::state::ValidState for Raker {
     fn validate(&self) -> Result<()> {

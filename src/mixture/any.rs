@@ -5,8 +5,8 @@
 use super::{AutoKernel, Mixture};
 use crate::error::Result;
 use crate::learners::{
-    AveragedKernelSgd, Fogd, KernelAwv, MultiKernelAwv, Nogd, NystromAwv, OmklGf, OnlineLearner,
-    OnlineProjection, ProsNKons, Raker, RffAwv, TaylorAwv,
+    AveragedKernelSgd, Fogd, KernelAwv, LinearAwvLearner, MultiKernelAwv, Nogd, NystromAwv, OmklGf,
+    OnlineLearner, OnlineProjection, ProsNKons, Raker, RffAwv, TaylorAwv,
 };
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
@@ -28,6 +28,8 @@ pub enum AnyLearner {
     AveragedKernelSgd(AveragedKernelSgd),
     Mixture(Box<Mixture>),
     AutoKernel(Box<AutoKernel>),
+    /// AutoKernel's linear experts (no Python class of their own).
+    Linear(LinearAwvLearner),
 }
 
 macro_rules! each {
@@ -39,6 +41,7 @@ macro_rules! each {
             AnyLearner::RffAwv($l) => $e,
             AnyLearner::MultiKernelAwv($l) => $e,
             AnyLearner::Raker($l) => $e,
+            AnyLearner::Linear($l) => $e,
             AnyLearner::OmklGf($l) => $e,
             AnyLearner::Fogd($l) => $e,
             AnyLearner::Nogd($l) => $e,
@@ -129,7 +132,8 @@ impl ValidState for AnyLearner {
             OnlineProjection,
             AveragedKernelSgd,
             Mixture,
-            AutoKernel
+            AutoKernel,
+            Linear
         )
     }
 }
@@ -168,8 +172,8 @@ mod tests {
             MlPoly::STATE_VERSION,
             MlProd::STATE_VERSION,
         ];
-        assert_eq!(experts, [3; 12]);
-        assert_eq!(rules, [3; 6]);
-        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (3, 3));
+        assert_eq!(experts, [4; 12]);
+        assert_eq!(rules, [4; 6]);
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (4, 4));
     }
 }

@@ -35,10 +35,13 @@ use crate::error::{positive, Result};
 use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use crate::kernels::Kernel;
-use crate::learners::{NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
+use crate::learners::{LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
 use crate::rng::Rng;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
+
+/// Ridge parameter of the linear experts (standardised inputs and targets).
+const LINEAR_LAM: f64 = 1.0;
 
 /// Which feature map the experts use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +88,23 @@ pub struct AutoKernelConfig {
     pub seed: u64,
     /// Threads running the experts (0 = one per core).
     pub threads: usize,
+    /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
+    /// "Changing streams"); empty: none (as before they existed).
+    #[serde(default)]
+    pub discounts: Vec<f64>,
+    /// Widths (multiples of `rho`) of the discounted feature experts.
+    #[serde(default)]
+    pub discount_widths: Vec<f64>,
+    /// Ridge parameters of the discounted feature experts.
+    #[serde(default)]
+    pub discount_lams: Vec<f64>,
+    /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
+    /// factor in `{1} + discounts`.
+    #[serde(default)]
+    pub linear: bool,
+    /// Fixed Share rate of the rule (EWA, BOA, ML-Poly, ML-Prod).
+    #[serde(default)]
+    pub share: f64,
 }
 
 /// Which expert, in the units of the standardised stream.
@@ -96,6 +116,12 @@ pub struct ExpertSpec {
     pub dictionary: usize,
     pub sigma: f64,
     pub lam: f64,
+    /// Forgetting factor (1: none).
+    #[serde(default = "crate::awv::no_discount")]
+    pub gamma: f64,
+    /// A linear expert (online ridge on `(1, x)`; `sigma` is 0).
+    #[serde(default)]
+    pub linear: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -203,13 +229,18 @@ fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
     (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
 }
 
-fn make_rule(name: &str, n: usize) -> Result<AnyAggregator> {
+fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
+    if share > 0.0 && name == "vaw" {
+        return crate::param_err!(
+            "share (Fixed Share) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+        );
+    }
     Ok(match name {
-        "boa" => AnyAggregator::Boa(Boa::new(n, true)?),
-        "mlpoly" => AnyAggregator::MlPoly(MlPoly::new(n, true)?),
-        "mlprod" => AnyAggregator::MlProd(MlProd::new(n, true)?),
+        "boa" => AnyAggregator::Boa(Boa::new(n, true)?.with_share(share)?),
+        "mlpoly" => AnyAggregator::MlPoly(MlPoly::new(n, true)?.with_share(share)?),
+        "mlprod" => AnyAggregator::MlProd(MlProd::new(n, true)?.with_share(share)?),
         "vaw" => AnyAggregator::Vaw(VawMeta::new(n, 1.0, false)?),
-        "ewa" => AnyAggregator::Ewa(Ewa::new(n, 0.5)?),
+        "ewa" => AnyAggregator::Ewa(Ewa::new(n, 0.5)?.with_share(share)?),
         _ => {
             return crate::param_err!(
             "rule must be one of \"boa\", \"mlpoly\", \"mlprod\", \"vaw\", \"ewa\", got {name:?}"
@@ -260,8 +291,19 @@ impl AutoKernel {
         for &l in &cfg.nystrom_lams {
             positive("every nystrom lam", l)?;
         }
-        let n =
-            cfg.widths.len() * cfg.lams.len() + cfg.nystrom_widths.len() * cfg.nystrom_lams.len();
+        for &g in &cfg.discounts {
+            if !(g > 0.0 && g < 1.0) {
+                return crate::param_err!("every discount must be in (0, 1), got {g}");
+            }
+        }
+        for &w in &cfg.discount_widths {
+            positive("every discount width", w)?;
+        }
+        for &l in &cfg.discount_lams {
+            positive("every discount lam", l)?;
+        }
+        crate::aggregation::check_share(cfg.share)?;
+        let n = Self::expert_count(&cfg);
         if n > 1000 {
             return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
         }
@@ -279,7 +321,7 @@ impl AutoKernel {
             );
         }
         crate::parallel::check_threads(cfg.threads)?;
-        make_rule(&cfg.rule, n)?;
+        make_rule(&cfg.rule, n, cfg.share)?;
         Ok(AutoKernel {
             cfg,
             d: None,
@@ -299,8 +341,17 @@ impl AutoKernel {
     /// Number of experts: `widths x lams` feature experts, then `nystrom_widths x
     /// nystrom_lams` Nystrom experts.
     pub fn n_experts(&self) -> usize {
-        self.cfg.widths.len() * self.cfg.lams.len()
-            + self.cfg.nystrom_widths.len() * self.cfg.nystrom_lams.len()
+        Self::expert_count(&self.cfg)
+    }
+
+    /// `widths x lams` feature experts, `nystrom_widths x nystrom_lams` Nystrom
+    /// experts, `discounts x discount_widths x discount_lams` discounted feature
+    /// experts, then `1 + |discounts|` linear experts if `linear`.
+    fn expert_count(cfg: &AutoKernelConfig) -> usize {
+        cfg.widths.len() * cfg.lams.len()
+            + cfg.nystrom_widths.len() * cfg.nystrom_lams.len()
+            + cfg.discounts.len() * cfg.discount_widths.len() * cfg.discount_lams.len()
+            + if cfg.linear { 1 + cfg.discounts.len() } else { 0 }
     }
 
     /// The mixture once the warm-up is over.
@@ -414,6 +465,8 @@ impl AutoKernel {
                             dictionary: 0,
                             sigma,
                             lam,
+                            gamma: 1.0,
+                            linear: false,
                         },
                     ),
                     None => (
@@ -431,6 +484,8 @@ impl AutoKernel {
                             dictionary: 0,
                             sigma,
                             lam,
+                            gamma: 1.0,
+                            linear: false,
                         },
                     ),
                 };
@@ -452,11 +507,74 @@ impl AutoKernel {
                     dictionary: m,
                     sigma,
                     lam,
+                    gamma: 1.0,
+                    linear: false,
+                });
+            }
+        }
+        // Discounted feature experts (drawn after the others: their seeds do not
+        // change the undiscounted experts').
+        for &gamma in &self.cfg.discounts {
+            for &c in &self.cfg.discount_widths {
+                for &lam in &self.cfg.discount_lams {
+                    let sigma = c * rho;
+                    let seed = rng.next_u64();
+                    let (e, taylor_degree, n_features) = match degree {
+                        Some(m) => (
+                            AnyLearner::TaylorAwv(
+                                TaylorAwv::new(sigma, m, lam, false)?.with_gamma(gamma)?,
+                            ),
+                            Some(m),
+                            0,
+                        ),
+                        None => (
+                            AnyLearner::RffAwv(
+                                RffAwv::new(
+                                    Kernel::Gaussian { sigma },
+                                    self.cfg.n_features,
+                                    lam,
+                                    RffVariant::CosSin,
+                                    false,
+                                    seed,
+                                )?
+                                .with_gamma(gamma)?,
+                            ),
+                            None,
+                            self.cfg.n_features,
+                        ),
+                    };
+                    experts.push(e);
+                    specs.push(ExpertSpec {
+                        taylor_degree,
+                        n_features,
+                        dictionary: 0,
+                        sigma,
+                        lam,
+                        gamma,
+                        linear: false,
+                    });
+                }
+            }
+        }
+        // Linear experts: online ridge on (1, x) (standardised), undiscounted and
+        // at every discount, so that trends extrapolate.
+        if self.cfg.linear {
+            for gamma in std::iter::once(1.0).chain(self.cfg.discounts.iter().copied()) {
+                let e = LinearAwvLearner::new(LINEAR_LAM, true)?.with_gamma(gamma)?;
+                experts.push(AnyLearner::Linear(e));
+                specs.push(ExpertSpec {
+                    taylor_degree: None,
+                    n_features: d + 1,
+                    dictionary: 0,
+                    sigma: 0.0,
+                    lam: LINEAR_LAM,
+                    gamma,
+                    linear: true,
                 });
             }
         }
         let n = experts.len();
-        let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n)?)?;
+        let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.share)?)?;
         mixture.set_threads(self.cfg.threads)?;
         let mut trace = super::Trace::default();
         mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
@@ -668,7 +786,7 @@ impl OnlineLearner for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 3);
+crate::state::state_version!(AutoKernel, 4);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

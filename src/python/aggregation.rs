@@ -126,9 +126,9 @@ pub struct PyEwa {
 #[pymethods]
 impl PyEwa {
     #[new]
-    #[pyo3(signature = (n_experts, eta))]
-    fn new(n_experts: usize, eta: f64) -> PyResult<Self> {
-        Ok(PyEwa { inner: Ewa::new(n_experts, eta)? })
+    #[pyo3(signature = (n_experts, eta, share))]
+    fn new(n_experts: usize, eta: f64, share: f64) -> PyResult<Self> {
+        Ok(PyEwa { inner: Ewa::new(n_experts, eta)?.with_share(share)? })
     }
 }
 aggregator_protocol!(PyEwa, Ewa);
@@ -154,9 +154,9 @@ pub struct PyBoa {
 #[pymethods]
 impl PyBoa {
     #[new]
-    #[pyo3(signature = (n_experts, gradient))]
-    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyBoa { inner: Boa::new(n_experts, gradient)? })
+    #[pyo3(signature = (n_experts, gradient, share))]
+    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
+        Ok(PyBoa { inner: Boa::new(n_experts, gradient)?.with_share(share)? })
     }
 }
 aggregator_protocol!(PyBoa, Boa);
@@ -168,9 +168,9 @@ pub struct PyMlPoly {
 #[pymethods]
 impl PyMlPoly {
     #[new]
-    #[pyo3(signature = (n_experts, gradient))]
-    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient)? })
+    #[pyo3(signature = (n_experts, gradient, share))]
+    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
+        Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient)?.with_share(share)? })
     }
 }
 aggregator_protocol!(PyMlPoly, MlPoly);
@@ -182,9 +182,9 @@ pub struct PyMlProd {
 #[pymethods]
 impl PyMlProd {
     #[new]
-    #[pyo3(signature = (n_experts, gradient))]
-    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyMlProd { inner: MlProd::new(n_experts, gradient)? })
+    #[pyo3(signature = (n_experts, gradient, share))]
+    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
+        Ok(PyMlProd { inner: MlProd::new(n_experts, gradient)?.with_share(share)? })
     }
 }
 aggregator_protocol!(PyMlProd, MlProd);

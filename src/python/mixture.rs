@@ -61,7 +61,7 @@ fn any_rule(obj: &Bound<'_, PyAny>) -> PyResult<AnyAggregator> {
 type TraceArrays<'py> =
     (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
 /// An AutoKernel expert: `(taylor_degree, n_features, dictionary, sigma, lam)`.
-type SpecTuple = (Option<usize>, usize, usize, f64, f64);
+type SpecTuple = (Option<usize>, usize, usize, f64, f64, f64, bool);
 /// `(x_loc, x_scale, y_loc, y_scale, rho)`.
 type ScaleTuple = (Vec<f64>, Vec<f64>, f64, f64, f64);
 
@@ -162,7 +162,7 @@ pub struct PyAutoKernel {
 #[pymethods]
 impl PyAutoKernel {
     #[new]
-    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads))]
+    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts, discount_widths, discount_lams, linear, share))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         warmup: usize,
@@ -176,6 +176,11 @@ impl PyAutoKernel {
         rule: String,
         seed: u64,
         threads: usize,
+        discounts: Vec<f64>,
+        discount_widths: Vec<f64>,
+        discount_lams: Vec<f64>,
+        linear: bool,
+        share: f64,
     ) -> PyResult<Self> {
         let features = ExpertFeatures::from_name(features)?;
         let cfg = AutoKernelConfig {
@@ -190,6 +195,11 @@ impl PyAutoKernel {
             rule,
             seed,
             threads,
+            discounts,
+            discount_widths,
+            discount_lams,
+            linear,
+            share,
         };
         Ok(PyAutoKernel { inner: AutoKernel::new(cfg)? })
     }
@@ -204,12 +214,15 @@ impl PyAutoKernel {
         self.inner.n_experts()
     }
 
-    /// `[(taylor_degree or None, n_features, dictionary, sigma, lam)]` in standardised units.
+    /// `[(taylor_degree or None, n_features, dictionary, sigma, lam, gamma, linear)]` in
+    /// standardised units.
     #[getter]
     fn experts(&self) -> Option<Vec<SpecTuple>> {
         self.inner.specs().map(|s| {
             s.iter()
-                .map(|e| (e.taylor_degree, e.n_features, e.dictionary, e.sigma, e.lam))
+                .map(|e| {
+                    (e.taylor_degree, e.n_features, e.dictionary, e.sigma, e.lam, e.gamma, e.linear)
+                })
                 .collect()
         })
     }

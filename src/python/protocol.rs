@@ -28,23 +28,23 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVer
     fresh: &T,
 ) -> crate::Result<T> {
     use bincode::Options;
-    // The encoding of `bincode::serialize` (fixed-width integers), but refusing
-    // trailing bytes and reading at most the input's length.
-    let opts = bincode::DefaultOptions::new()
-        .with_fixint_encoding()
-        .reject_trailing_bytes()
-        .with_limit(bytes.len() as u64);
-    // The version first, alone: a state of another version is refused by its number,
-    // whatever its fields became.
-    let version: u32 = opts
-        .deserialize(bytes.get(..4).unwrap_or(bytes))
-        .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
+    // The version first: a state of another layout would not decode at all.
+    let Some(head) = bytes.get(..4) else {
+        return crate::input_err!("corrupt learner state: {} bytes", bytes.len());
+    };
+    let version = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
     if version != T::STATE_VERSION {
         return crate::input_err!(
             "learner state has format version {version}, this build reads version {}",
             T::STATE_VERSION
         );
     }
+    // The encoding of `bincode::serialize` (fixed-width integers), but refusing
+    // trailing bytes and reading at most the input's length.
+    let opts = bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .reject_trailing_bytes()
+        .with_limit(bytes.len() as u64);
     let (_, mut value): (u32, T) = opts
         .deserialize(bytes)
         .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;

@@ -30,6 +30,7 @@ def test_sklearn_regressor_equals_learn_many(rng):
         "lam": 1.0,
         "ridge": False,
         "block_size": None,
+        "gamma": 1.0,
     }
 
 

@@ -257,12 +257,11 @@ def _download(
     """``url`` -> ``dest``: streamed to a file in the working directory ``work`` (same
     file system), hash-checked, then renamed; on any failure ``dest`` is not touched.
     A file already at ``dest`` whose sha256 is ``known_hash`` is kept without a request."""
+    if known_hash and dest.exists() and _sha256(dest) == known_hash:
+        return dest  # (no download, so no need of requests)
     from .._optional import require
 
     requests = require("requests", "downloading a dataset")
-
-    if known_hash and dest.exists() and _sha256(dest) == known_hash:
-        return dest
     tmp = work / dest.name
     tr = _Transfer()
     bar = None

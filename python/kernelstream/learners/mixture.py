@@ -87,7 +87,8 @@ class Mixture(Learner):
         The results do not depend on it.
     **rule_params
         Parameters of the rule (``gradient`` for BOA/ML-Poly/ML-Prod, ``eta`` for EWA,
-        ``lo``/``hi`` for AA, ``lam`` for VAW).
+        ``lo``/``hi`` for AA, ``lam`` for VAW; ``share``, the Fixed Share rate, for EWA,
+        BOA, ML-Poly and ML-Prod).
 
     Examples
     --------

@@ -43,6 +43,13 @@ class TaylorAWV(Learner):
         rounds runs as matrix-matrix products (Woodbury identity) with the same
         predictions as ``B`` single rounds up to rounding; ``None`` chooses ``B`` from the
         feature count, ``1`` runs single rounds. A speed setting, not part of the state.
+    gamma : float, default 1.0
+        Forgetting factor in ``(0, 1]``: round ``s`` weighs ``gamma^(t-s)`` in the covariance
+        and the target vector at round ``t`` (discounted VAW, Jacobsen and Cutkosky 2024),
+        so the learner tracks a drifting target over about ``1 / (1 - gamma)`` rounds.
+        The regulariser is refilled one coordinate per round so that ``A_t >= lam
+        gamma^(r-1) I`` (no wind-up; ``docs/choices.md``, "Discounted AWV"). ``1`` is the
+        undiscounted learner, bit for bit.
 
     Examples
     --------
@@ -59,6 +66,7 @@ class TaylorAWV(Learner):
     """
 
     _core_class = _core.TaylorAWV
+    _absent_params = {"gamma": 1.0}
     _taylor_basis = True
 
     def __init__(
@@ -68,8 +76,11 @@ class TaylorAWV(Learner):
         lam: float = 1.0,
         ridge: bool = False,
         block_size: int | None = None,
+        gamma: float = 1.0,
     ):
-        super().__init__(sigma=sigma, degree=degree, lam=lam, ridge=ridge, block_size=block_size)
+        super().__init__(
+            sigma=sigma, degree=degree, lam=lam, ridge=ridge, block_size=block_size, gamma=gamma
+        )
 
     def _core_kwargs(self, p):
         return dict(
@@ -78,6 +89,7 @@ class TaylorAWV(Learner):
             lam=real("lam", p["lam"]),
             ridge=flag("ridge", p["ridge"]),
             block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
+            gamma=real("gamma", p["gamma"]),
         )
 
     def features(self, x) -> np.ndarray:
