@@ -118,6 +118,9 @@ impl RegretRule for Boa {
     }
 }
 
+// The format version of a pickled Boa: bump it when a serialised field changes.
+crate::state::state_version!(Boa, 4);
+
 impl crate::state::ValidState for Boa {
     fn validate(&self) -> Result<()> {
         let n = self.rreg.len();

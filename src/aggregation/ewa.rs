@@ -93,6 +93,9 @@ impl Aggregator for Ewa {
     }
 }
 
+// The format version of a pickled Ewa: bump it when a serialised field changes.
+crate::state::state_version!(Ewa, 4);
+
 impl crate::state::ValidState for Ewa {
     fn validate(&self) -> Result<()> {
         use super::no_nan_or_pos_inf;

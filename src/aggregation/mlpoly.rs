@@ -119,6 +119,9 @@ impl RegretRule for MlPoly {
     }
 }
 
+// The format version of a pickled MlPoly: bump it when a serialised field changes.
+crate::state::state_version!(MlPoly, 4);
+
 impl crate::state::ValidState for MlPoly {
     fn validate(&self) -> Result<()> {
         crate::state::len_is("eta", self.eta.len(), self.regret.len())?;

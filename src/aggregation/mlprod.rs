@@ -113,6 +113,9 @@ impl RegretRule for MlProd {
     }
 }
 
+// The format version of a pickled MlProd: bump it when a serialised field changes.
+crate::state::state_version!(MlProd, 4);
+
 impl crate::state::ValidState for MlProd {
     fn validate(&self) -> Result<()> {
         let n = self.big_r.len();

@@ -409,6 +409,9 @@ impl OnlineLearner for KernelAwv {
     }
 }
 
+// The format version of a pickled KernelAwv: bump it when a serialised field changes.
+crate::state::state_version!(KernelAwv, 4);
+
 impl crate::state::ValidState for KernelAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

@@ -12,6 +12,7 @@ pub mod losses;
 pub mod multi_kernel_awv;
 pub mod nogd;
 pub mod nystrom_awv;
+mod ogd_experts;
 pub mod omkl_gf;
 pub mod online_projection;
 pub mod pros_n_kons;

@@ -714,6 +714,9 @@ impl OnlineLearner for MultiKernelAwv {
     }
 }
 
+// The format version of a pickled MultiKernelAwv: bump it when a serialised field changes.
+crate::state::state_version!(MultiKernelAwv, 4);
+
 impl crate::state::ValidState for MultiKernelAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

@@ -921,6 +921,9 @@ impl OnlineLearner for NystromAwv {
     }
 }
 
+// The format version of a pickled NystromAwv: bump it when a serialised field changes.
+crate::state::state_version!(NystromAwv, 4);
+
 impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

@@ -707,6 +707,9 @@ impl OnlineLearner for OnlineProjection {
     }
 }
 
+// The format version of a pickled OnlineProjection: bump it when a serialised field changes.
+crate::state::state_version!(OnlineProjection, 4);
+
 impl crate::state::ValidState for OnlineProjection {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

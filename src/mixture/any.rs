@@ -137,3 +137,43 @@ impl ValidState for AnyLearner {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::aggregation::{AggregatingAlgorithm, Boa, Ewa, MlPoly, MlProd, VawMeta};
+    use crate::learners::*;
+    use crate::mixture::{AutoKernel, Mixture};
+    use crate::state::StateVersion;
+
+    /// A Mixture's and an AutoKernel's states hold their experts' and rules' states (and
+    /// a MultiKernelAwv's its rule's): when one of the versions below moves, bump those of
+    /// the containers too, then update this table.
+    #[test]
+    fn state_versions_are_pinned() {
+        let experts = [
+            TaylorAwv::STATE_VERSION,
+            KernelAwv::STATE_VERSION,
+            NystromAwv::STATE_VERSION,
+            RffAwv::STATE_VERSION,
+            MultiKernelAwv::STATE_VERSION,
+            Raker::STATE_VERSION,
+            OmklGf::STATE_VERSION,
+            Fogd::STATE_VERSION,
+            Nogd::STATE_VERSION,
+            ProsNKons::STATE_VERSION,
+            OnlineProjection::STATE_VERSION,
+            AveragedKernelSgd::STATE_VERSION,
+        ];
+        let rules = [
+            VawMeta::STATE_VERSION,
+            Ewa::STATE_VERSION,
+            AggregatingAlgorithm::STATE_VERSION,
+            Boa::STATE_VERSION,
+            MlPoly::STATE_VERSION,
+            MlProd::STATE_VERSION,
+        ];
+        assert_eq!(experts, [4; 12]);
+        assert_eq!(rules, [4; 6]);
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (4, 4));
+    }
+}

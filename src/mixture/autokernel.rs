@@ -784,6 +784,10 @@ impl OnlineLearner for AutoKernel {
     }
 }
 
+// The format version of a pickled AutoKernel: bump it when a serialised field changes, or
+// the version of a state it holds (its Mixture's, its experts').
+crate::state::state_version!(AutoKernel, 4);
+
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {
         match &self.fitted {

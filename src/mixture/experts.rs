@@ -327,6 +327,10 @@ impl OnlineLearner for Mixture {
     }
 }
 
+// The format version of a pickled Mixture: bump it when a serialised field changes, or an
+// expert's or rule's version (its state holds theirs).
+crate::state::state_version!(Mixture, 4);
+
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.
 impl ValidState for Mixture {

@@ -77,6 +77,12 @@ macro_rules! aggregator_protocol {
                 })
             }
 
+            /// The format version of this class's pickled state.
+            #[staticmethod]
+            fn _state_version() -> u32 {
+                <$core_ty as crate::state::StateVersion>::STATE_VERSION
+            }
+
             fn __copy__(&self) -> Self {
                 Self { inner: self.inner.clone() }
             }

@@ -109,6 +109,12 @@ impl PyKors {
         Ok(())
     }
 
+    /// The format version of this class's pickled state.
+    #[staticmethod]
+    fn _state_version() -> u32 {
+        <Kors as crate::state::StateVersion>::STATE_VERSION
+    }
+
     /// Takes the state of `fresh` if this sampler has seen no point (`set_params`:
     /// the check and the swap happen under this object's borrow).
     fn _adopt(&mut self, mut fresh: PyRefMut<'_, Self>) -> PyResult<()> {

@@ -1,21 +1,20 @@
 //! The learner protocol of the API contract, generated for every learner class
 //! by [`learner_protocol!`]: `predict_one`, `learn_one`, `progressive_predict`
 //! (GIL released), `predict_many`, `learn_many`, `n_seen`, `dim`, and the state
-//! bytes used by pickling (`_state_bytes` / `_set_state_bytes`, bincode with a
-//! format version checked on load, then the state validated as a whole:
-//! [`crate::state::ValidState`]).
+//! bytes used by pickling (`_state_bytes` / `_set_state_bytes`, bincode after the
+//! type's own format version, [`crate::state::StateVersion`], checked on load; then
+//! the state validated as a whole: [`crate::state::ValidState`]).
 //!
 //! Every method runs inside [`crate::python::errors::guard`] (a panic becomes
 //! `InternalError`), and the whole-stream methods stop on Ctrl-C at a round
 //! boundary with a `KeyboardInterrupt` that carries `rounds_completed` (and
 //! `predictions`, those of the completed rounds).
 
-/// Version of the pickled state layout; bump when a learner's fields change.
-pub const STATE_FORMAT_VERSION: u32 = 4;
+use crate::state::StateVersion;
 
-/// Serialises a learner's core state.
-pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
-    bincode::serialize(&(STATE_FORMAT_VERSION, value)).map_err(|e| {
+/// Serialises a learner's core state: its format version (a `u32`), then its fields.
+pub fn dump<T: serde::Serialize + StateVersion>(value: &T) -> crate::Result<Vec<u8>> {
+    bincode::serialize(&(T::STATE_VERSION, value)).map_err(|e| {
         crate::KsError::Internal(format!("could not serialise the learner state: {e}"))
     })
 }
@@ -24,7 +23,7 @@ pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
 /// the state, and a configuration equal to that of `fresh` (built from the pickled
 /// parameters). Anything else is an `InputError`; nothing is changed by the caller
 /// until this succeeds.
-pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
+pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVersion>(
     bytes: &[u8],
     fresh: &T,
 ) -> crate::Result<T> {
@@ -34,9 +33,10 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
         return crate::input_err!("corrupt learner state: {} bytes", bytes.len());
     };
     let version = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-    if version != STATE_FORMAT_VERSION {
+    if version != T::STATE_VERSION {
         return crate::input_err!(
-            "learner state has format version {version}, this build reads version {STATE_FORMAT_VERSION}"
+            "learner state has format version {version}, this build reads version {}",
+            T::STATE_VERSION
         );
     }
     // The encoding of `bincode::serialize` (fixed-width integers), but refusing
@@ -170,6 +170,12 @@ macro_rules! learner_protocol {
                     self.inner = $crate::python::protocol::load::<$core_ty>(data, &self.inner)?;
                     Ok(())
                 })
+            }
+
+            /// The format version of this class's pickled state.
+            #[staticmethod]
+            fn _state_version() -> u32 {
+                <$core_ty as $crate::state::StateVersion>::STATE_VERSION
             }
 
             fn __copy__(&self) -> Self {

@@ -110,6 +110,7 @@ def test_trailing_bytes_and_params_that_lie_are_refused():
     assert target.n_seen == 30 and target.get_params()["degree"] == 2
 
 
+@pytest.mark.slow  # a fuzzing campaign in subprocesses (5-8 s loaded); CI runs it
 def test_state_fuzzer_finds_no_abort_panic_or_hang():
     """The bounded CI run of ``tools/fuzz_state.py`` (every class, mutated states)."""
     res = subprocess.run(
@@ -200,6 +201,7 @@ def test_a_panic_becomes_internal_error():
     assert issubclass(InternalError, ks.KernelstreamError)
 
 
+@pytest.mark.slow  # a fuzzing campaign in subprocesses (5-8 s loaded); CI runs it
 def test_parameter_fuzzer_finds_no_abort_panic_or_hang():
     res = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "fuzz_params.py"), "--seconds", "5"],
