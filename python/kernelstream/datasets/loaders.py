@@ -112,7 +112,16 @@ def _check_rectangular(path: Path, width: int) -> None:
 
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8", newline="") as fh:
-        for lineno, fields in enumerate(csv.reader(fh), 1):
+        rows = csv.reader(fh)
+        lineno = 0
+        while True:
+            try:
+                fields = next(rows)
+            except StopIteration:
+                break
+            except csv.Error as exc:  # e.g. a NUL byte (Python < 3.11)
+                raise InputError(f"{path}:{rows.line_num}: not readable CSV ({exc})") from None
+            lineno += 1
             if fields and len(fields) != width:
                 raise InputError(
                     f"{path}:{lineno}: {len(fields)} fields, but the header has {width}"

@@ -70,7 +70,12 @@ def read_header(path: Path, max_columns: int = MAX_COLUMNS) -> list:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path} is not a readable CSV file (not UTF-8 text)") from None
-    names = next(csv.reader([text]), [])
+    if "\x00" in text:  # Python < 3.11's csv module raises on NUL; no CSV has one
+        raise InputError(f"{path} is not a readable CSV file (a NUL byte in the header)")
+    try:
+        names = next(csv.reader([text]), [])
+    except csv.Error as exc:
+        raise InputError(f"{path} is not a readable CSV file ({exc})") from None
     names = [n.strip() for n in names]
     if len(names) < 2:
         raise InputError(f"{path} needs at least one feature column and a target column")
@@ -199,9 +204,10 @@ def _pandas(path, columns, chunk_rows, usecols):
                 yield batch
         except errors as exc:
             where = f"after data row {row0}: " if row0 else ""
+            # (pandas < 3 refuses a number beyond the doubles here; pandas 3 reads it as inf)
             raise InputError(
-                f"{path} is not a readable CSV table ({where}{_first_line(exc)}; a column is "
-                "numeric or text as in the first rows)"
+                f"{path} is not a readable CSV table ({where}{_first_line(exc)}): a value of "
+                "a column the first rows made numeric is text or not a finite double"
             ) from None
 
     return text, gen()
