@@ -1,6 +1,7 @@
 """AutoKernel on streams that change, in their natural order (the drift part of
-``tools/bench_autokernel.py``): progressive MSE of AutoKernel with its defaults, of
-the previous AutoKernel (``discounts=(), linear=False, share=0``) and of the peers
+``tools/bench_autokernel.py``): progressive MSE of AutoKernel configured for
+changing streams (``DRIFT``: discounted and linear experts, Fixed Share), of AutoKernel
+with its defaults (no drift experts) and of the peers
 with their defaults (river, scikit-learn as in ``bench_autokernel.py``; kernelstream's
 FOGD on min-max scaled inputs); the MSE in the windows ``[c, c + 1000)`` and
 ``[c + 2000, c + 4000)`` after each change point ``c``; and the recovery time: rounds
@@ -24,7 +25,7 @@ from kernelstream.kernels import Gaussian
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_autokernel import mse, run_river, run_sklearn  # noqa: E402
 
-PREVIOUS = dict(discounts=(), linear=False, share=0.0)
+DRIFT = dict(discounts=(0.999, 0.99), linear=True, share=1e-4)
 
 
 def friedman_swap(n=20_000, change=10_000, width=0, seed=0):
@@ -98,8 +99,8 @@ STREAMS = {
 
 def predictions(X, y, skip_knn_above):
     preds = {
-        "AutoKernel": ks.AutoKernel().progressive_predict(X, y),
-        "AutoKernel (previous)": ks.AutoKernel(**PREVIOUS).progressive_predict(X, y),
+        "AutoKernel": ks.AutoKernel(**DRIFT).progressive_predict(X, y),
+        "AutoKernel (previous)": ks.AutoKernel().progressive_predict(X, y),
     }
     Xs, _ = datasets.scale(X)
     preds["FOGD(Gaussian(1)) [-1,1]"] = ks.FOGD(Gaussian(1.0)).progressive_predict(Xs, y)

@@ -212,15 +212,19 @@ def test_autokernel_features_choice():
     X, y = stream(60, d=12, seed=6)
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X, y)
+    # C(3 + 12, 12) > 200; the defaults have no drift experts
+    assert [e["features"] for e in ak.experts] == ["rff-50"] * 12 + ["nystrom-20"] * 4
+    ak = ks.AutoKernel(warmup=20, discounts=(0.999, 0.99), linear=True, share=1e-4)
+    ak.learn_many(X, y)
     feats = [e["features"] for e in ak.experts]
-    # C(3 + 12, 12) > 200; then 2 discounts x 2 widths, 3 linear experts on (1, x)
+    # then 2 discounts x 2 widths, 3 linear experts on (1, x)
     assert feats == ["rff-50"] * 12 + ["nystrom-20"] * 4 + ["rff-50"] * 4 + ["linear-13"] * 3
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X[:, :4], y)
     # the largest degree M with C(M + 4, 4) <= 200 is 5 (126; M = 6 gives 210)
     assert math.comb(5 + 4, 4) <= 200 < math.comb(6 + 4, 4)
     assert [e["features"] for e in ak.experts][:12] == ["taylor-5"] * 12
-    assert ak.n_seen == 60 and ak.weights.shape == (23,)
+    assert ak.n_seen == 60 and ak.weights.shape == (16,)
 
 
 @pytest.mark.parametrize(

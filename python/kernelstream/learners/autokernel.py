@@ -71,21 +71,24 @@ class AutoKernel(Learner):
     threads : int, default 0
         Threads running the experts in whole-stream calls (0: one per core; the
         results do not depend on it).
-    discounts : sequence of float, default (0.999, 0.99)
+    discounts : sequence of float, default ()
         Forgetting factors in ``(0, 1)`` of the discounted experts (discounted VAW,
         Jacobsen and Cutkosky 2024): one per ``discounts x discount_widths x
         discount_lams``, so that some experts follow a stream that changes; empty:
         none.
     discount_widths : sequence of float, default (1.0, 2.0)
     discount_lams : sequence of float, default (0.1,)
-    linear : bool, default True
+    linear : bool, default False
         Linear experts: online ridge on ``(1, x)`` (standardised), one undiscounted and
         one per discount, so that trends extrapolate.
-    share : float, default 1e-4
+    share : float, default 0.0
         Fixed Share rate of the rule (Herbster and Warmuth 1998): the mixture can
-        switch to the expert that is best now. ``discounts=(), linear=False,
-        share=0`` is the AutoKernel of the stationary benchmark (before these
-        parameters existed), bit for bit.
+        switch to the expert that is best now. The defaults (no discounted or linear
+        expert, no sharing) are the AutoKernel of the stationary benchmark, bit for
+        bit; ``discounts=(0.999, 0.99), linear=True, share=1e-4`` is the configuration
+        for changing streams measured in ``docs/autokernel-benchmark.md`` (not the
+        default yet: on naval its mixture stays at the old error while its linear
+        expert halves it, so the "within 10% of the best expert" promise would break).
 
     Examples
     --------
@@ -121,11 +124,11 @@ class AutoKernel(Learner):
         rule: str = "boa",
         seed: int = 0,
         threads: int = 0,
-        discounts=(0.999, 0.99),
+        discounts=(),
         discount_widths=(1.0, 2.0),
         discount_lams=(0.1,),
-        linear: bool = True,
-        share: float = 1e-4,
+        linear: bool = False,
+        share: float = 0.0,
     ):
         super().__init__(
             warmup=warmup,
