@@ -16,7 +16,6 @@ import kernelstream as ks
 import numpy as np
 import pytest
 from kernelstream.errors import InputError, NumericalError, ParameterError
-from kernelstream.kernels import Gaussian
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -160,7 +159,10 @@ def test_allocations_that_grow_with_parameters_or_width_are_counted(case):
         """,
         KERNELSTREAM_MEMORY_LIMIT=limit,
     )
-    assert res.returncode == 0 and res.stdout.strip() == "refused", (res.returncode, res.stderr[-1500:])
+    assert res.returncode == 0 and res.stdout.strip() == "refused", (
+        res.returncode,
+        res.stderr[-1500:],
+    )
 
 
 def test_a_refused_allocation_is_an_error_not_an_abort():
