@@ -4,10 +4,10 @@
 //! the engine before its rounds were fused (frozen below), and blocks of rounds (matrix-matrix products) against single
 //! rounds, in one run so that the ratios share the machine's load.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use kernelstream::__internal::linalg::blas::{axpy, dot};
+use kernelstream::__internal::linalg::packed;
 use kernelstream::awv::LinearAwv;
 use kernelstream::learners::{OnlineLearner, TaylorAwv};
-use kernelstream::linalg::blas::{axpy, dot};
-use kernelstream::linalg::packed;
 use kernelstream::rng::Rng;
 use std::hint::black_box;
 use std::time::Duration;
@@ -61,7 +61,7 @@ fn stream(r: usize, n: usize) -> Vec<f64> {
 /// partial sums per column; one symmetric mat-vec, then one rank-one update
 /// (two passes over the triangle). Compiled per path and dispatched as the library's.
 mod before {
-    use kernelstream::simd::Isa;
+    use kernelstream::__internal::simd::Isa;
 
     kernelstream::dispatch! {
         pub fn symv(a: &[f64], v: &[f64], h: &mut [f64]) => symv_impl, symv_on;

@@ -8,9 +8,9 @@
 //! * `nystrom_awv_fixed`: whole rounds of NystromAWV on a fixed dictionary,
 //!   `block_size = None` against `1`.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use kernelstream::__internal::linalg::cholesky::{BlockScratch, ColCholesky};
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::NystromAwv;
-use kernelstream::linalg::cholesky::{BlockScratch, ColCholesky};
 use kernelstream::rng::Rng;
 use kernelstream::stream;
 use std::hint::black_box;

@@ -48,6 +48,17 @@ pub fn start() {
     CLOCK.with(|c| c.set(Clock { last: Some(now), read: Some(now), countdown: 1, stride: 1 }));
 }
 
+/// Runs `f` with [`poll`] switched off on this thread: for a step that must not stop
+/// halfway (a Mixture's block, whose experts poll in their own loops, is whole only when
+/// every expert and the rule ran it). The clock is restored afterwards.
+pub fn uninterrupted<T>(f: impl FnOnce() -> T) -> T {
+    let saved = CLOCK.with(|c| c.get());
+    CLOCK.with(|c| c.set(Clock { last: None, ..saved }));
+    let r = f();
+    CLOCK.with(|c| c.set(saved));
+    r
+}
+
 /// `Err(Interrupted)` if an interrupt is pending (checked at most every `POLL_INTERVAL`).
 #[inline]
 pub fn poll() -> Result<()> {

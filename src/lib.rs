@@ -12,11 +12,14 @@
 //! * [`aggregation`]: expert-aggregation rules (VAW, EWA, AA, BOA, ML-Poly, ML-Prod);
 //! * [`bases`]: eigen-bases of the online projection estimator;
 //! * [`stream`]: validated whole-stream loops (the online protocol over an array);
-//! * [`simd`]: run-time choice of the instruction set for the hot kernels (the
-//!   crate itself is compiled for baseline x86-64);
 //! * [`parallel`]: independent experts of a block of rounds on several threads;
-//! * [`state`], [`limits`], [`interrupt`]: validation of decoded state, the memory
-//!   ceiling and scale ranges of parameters, cooperative Ctrl-C.
+//! * [`state`], [`limits`]: validation of decoded state, the memory ceiling and
+//!   scale ranges of parameters.
+//!
+//! Internal, not API: `simd` (run-time choice of the instruction set for the hot
+//! kernels; the crate itself is compiled for baseline x86-64), `linalg` (the hot
+//! dense kernels) and `interrupt` (cooperative Ctrl-C). The crate's own integration
+//! tests and benchmarks reach them through the hidden `__internal` module.
 //!
 //! The core never touches Python: the bindings live in `python` behind the
 //! `python` cargo feature.
@@ -26,16 +29,16 @@ pub mod awv;
 pub mod bases;
 pub mod error;
 pub mod features;
-pub mod interrupt;
+pub(crate) mod interrupt;
 pub mod kernels;
 pub mod learners;
 pub mod limits;
-pub mod linalg;
+pub(crate) mod linalg;
 pub mod mixture;
 pub mod parallel;
 pub mod rng;
 pub mod samplers;
-pub mod simd;
+pub(crate) mod simd;
 pub mod state;
 pub mod stream;
 
@@ -43,3 +46,18 @@ pub mod stream;
 pub mod python;
 
 pub use error::{KsError, Result};
+
+/// The internals the crate's integration tests and benchmarks use (and the paths
+/// [`dispatch!`] expands to): not part of the API, no stability promise.
+#[doc(hidden)]
+pub mod __internal {
+    pub mod linalg {
+        pub use crate::linalg::{blas, cholesky, gemm, packed, triangle, upper};
+    }
+    pub mod simd {
+        pub use crate::simd::*;
+    }
+    pub mod interrupt {
+        pub use crate::interrupt::*;
+    }
+}

@@ -11,6 +11,26 @@
 
 use crate::error::{KsError, Result};
 
+/// The format version of a type's serialised state, declared next to the type (each
+/// learner, aggregator and sampler that the bindings pickle). Bump it when a field that
+/// serde writes changes: a state of another version is refused with a message that
+/// names both versions (`python::protocol::load`), never misread. A [`crate::mixture::Mixture`]
+/// or [`crate::mixture::AutoKernel`] holds its experts' states, so theirs moves with any
+/// of those (`mixture::state_versions_are_pinned` checks it).
+pub trait StateVersion {
+    const STATE_VERSION: u32;
+}
+
+/// `state_version!(Type, n)`: the [`StateVersion`] of `Type` is `n`.
+macro_rules! state_version {
+    ($t:ty, $v:expr) => {
+        impl $crate::state::StateVersion for $t {
+            const STATE_VERSION: u32 = $v;
+        }
+    };
+}
+pub(crate) use state_version;
+
 pub trait ValidState {
     /// The invariants of the state (sizes agree, caps, finiteness).
     fn validate(&self) -> Result<()>;

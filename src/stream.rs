@@ -159,10 +159,36 @@ pub fn predict_many_into<L: OnlineLearner + ?Sized>(
     learner.predict_rows(x, d, out)
 }
 
+/// [`predict_many_into`] for the serving path: a single row is predicted by
+/// [`OnlineLearner::predict_keep`] (bit for bit [`OnlineLearner::predict`]; a
+/// learner that batches its predictions may differ from its batch in the last bits),
+/// which keeps its work for a following round on that row.
+pub fn predict_many_keep_into<L: OnlineLearner + ?Sized>(
+    learner: &mut L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    if n != 1 {
+        return predict_many_into(learner, x, n, d, out);
+    }
+    validate(learner, x, n, d, None)?;
+    out.push(learner.predict_keep(x)?);
+    Ok(())
+}
+
 /// One prediction (validated).
 pub fn predict_one<L: OnlineLearner + ?Sized>(learner: &L, x: &[f64]) -> Result<f64> {
     validate(learner, x, 1, x.len(), None)?;
     learner.predict(x)
+}
+
+/// One prediction (validated) that keeps its work for a following
+/// [`learn_one`] on the same `x` ([`OnlineLearner::predict_keep`]).
+pub fn predict_one_keep<L: OnlineLearner + ?Sized>(learner: &mut L, x: &[f64]) -> Result<f64> {
+    validate(learner, x, 1, x.len(), None)?;
+    learner.predict_keep(x)
 }
 
 /// One round of learning (validated).

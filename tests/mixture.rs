@@ -97,6 +97,11 @@ fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
         rule: "boa".into(),
         seed: 7,
         threads: 1,
+        discounts: vec![],
+        discount_widths: vec![],
+        discount_lams: vec![],
+        linear: false,
+        share: 0.0,
     }
 }
 

@@ -7,10 +7,10 @@
 //! `.ci/qemu` runs this binary under `qemu-x86_64 -cpu Nehalem` with
 //! `KERNELSTREAM_EXPECT_SIMD=baseline`.
 
+use kernelstream::__internal::linalg::{blas, packed, upper};
+use kernelstream::__internal::simd::{self, Path};
 use kernelstream::features::trig;
-use kernelstream::linalg::{blas, packed, upper};
 use kernelstream::rng::Rng;
-use kernelstream::simd::{self, Path};
 
 const EPS: f64 = f64::EPSILON;
 

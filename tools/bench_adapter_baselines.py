@@ -1,9 +1,9 @@
 """The adapters with their learners' default parameters against the peers' linear baselines.
 
 A benchmark, not a test: it shows what the learners' defaults (inputs whose distances
-are of order ``sigma = 1``, targets of order one) give on data of other scales: raw, with
-the adapters' online ``scale=True``, and composed with the peers' standard scalers,
-next to
+are of order ``sigma = 1``, targets of order one) give on data of other scales: through
+the adapters as they are (their default online scaling), with ``scale=False`` (raw), and
+composed with the peers' standard scalers, next to
 
 - river: ``StandardScaler | LinearRegression`` on ``datasets.TrumpApproval`` (1001 rows,
   6 features), progressive validation (``evaluate.progressive_val_score``), MAE;
@@ -54,10 +54,9 @@ def trump_approval():
         ),
     ]
     for name, make in learners().items():
-        rows.append((f"RiverRegressor({name}) raw", False, mae(RiverRegressor(make()))))
-        rows.append(
-            (f"RiverRegressor({name}, scale=True)", False, mae(RiverRegressor(make(), scale=True)))
-        )
+        raw = RiverRegressor(make(), scale=False)
+        rows.append((f"RiverRegressor({name}, scale=False)", False, mae(raw)))
+        rows.append((f"RiverRegressor({name})", False, mae(RiverRegressor(make()))))
         rows.append(
             (
                 f"StandardScaler | RiverRegressor({name})",
@@ -67,12 +66,21 @@ def trump_approval():
         )
         rows.append(
             (
-                f"StandardScaler | TargetStandardScaler(RiverRegressor({name}))",
+                f"StandardScaler | RiverRegressor({name}, scale=False)",
+                False,
+                mae(preprocessing.StandardScaler() | RiverRegressor(make(), scale=False)),
+            )
+        )
+        rows.append(
+            (
+                f"StandardScaler | TargetStandardScaler(RiverRegressor({name}, scale=False))",
                 False,
                 mae(
                     compose.Pipeline(
                         preprocessing.StandardScaler(),
-                        preprocessing.TargetStandardScaler(regressor=RiverRegressor(make())),
+                        preprocessing.TargetStandardScaler(
+                            regressor=RiverRegressor(make(), scale=False)
+                        ),
                     )
                 ),
             )
@@ -109,14 +117,9 @@ def diabetes():
         ),
     ]
     for name, make in learners().items():
-        rows.append((f"SklearnRegressor({name}) raw", False, *scores(SklearnRegressor(make()))))
-        rows.append(
-            (
-                f"SklearnRegressor({name}, scale=True)",
-                False,
-                *scores(SklearnRegressor(make(), scale=True)),
-            )
-        )
+        raw = SklearnRegressor(make(), scale=False)
+        rows.append((f"SklearnRegressor({name}, scale=False)", False, *scores(raw)))
+        rows.append((f"SklearnRegressor({name})", False, *scores(SklearnRegressor(make()))))
         rows.append(
             (
                 f"StandardScaler + SklearnRegressor({name})",
@@ -126,13 +129,20 @@ def diabetes():
         )
         rows.append(
             (
-                f"StandardScaler + TransformedTargetRegressor(SklearnRegressor({name}), StandardScaler)",
+                f"StandardScaler + SklearnRegressor({name}, scale=False)",
+                False,
+                *scores(make_pipeline(StandardScaler(), SklearnRegressor(make(), scale=False))),
+            )
+        )
+        rows.append(
+            (
+                f"StandardScaler + TransformedTargetRegressor(SklearnRegressor({name}, scale=False), StandardScaler)",
                 False,
                 *scores(
                     make_pipeline(
                         StandardScaler(),
                         TransformedTargetRegressor(
-                            SklearnRegressor(make()), transformer=StandardScaler()
+                            SklearnRegressor(make(), scale=False), transformer=StandardScaler()
                         ),
                     )
                 ),

@@ -120,7 +120,7 @@ def run_kernelstream(X, y):
     return out
 
 
-def run_sklearn(X, y):
+def run_sklearn(X, y, return_predictions=False):
     """SGDRegressor (defaults) fed one row at a time by ``partial_fit``, inputs
     standardised online with the running mean and variance of the rows seen so far
     (what ``StandardScaler.partial_fit`` computes, done here without its per-call
@@ -150,6 +150,8 @@ def run_sklearn(X, y):
             model.partial_fit(xs, y[t : t + 1])
     secs = time.perf_counter() - t0
     preds = np.where(np.isfinite(preds), preds, 0.0)
+    if return_predictions:
+        return {"sklearn SGDRegressor": preds}
     return {"sklearn SGDRegressor": (mse(preds, y), len(y) / secs)}
 
 
@@ -168,7 +170,7 @@ def river_models():
     }
 
 
-def run_river(X, y, skip_knn_above=None):
+def run_river(X, y, skip_knn_above=None, return_predictions=False):
     out = {}
     try:
         models = river_models()
@@ -178,7 +180,8 @@ def run_river(X, y, skip_knn_above=None):
     rows = [dict(zip(names, r)) for r in X.tolist()]
     for name, make in models.items():
         if "KNN" in name and skip_knn_above and len(y) > skip_knn_above:
-            out[name] = (float("nan"), float("nan"))
+            if not return_predictions:
+                out[name] = (float("nan"), float("nan"))
             continue
         model = make()
         preds = np.empty(len(y))
@@ -189,7 +192,7 @@ def run_river(X, y, skip_knn_above=None):
             model.learn_one(x, yt)
         secs = time.perf_counter() - t0
         preds = np.where(np.isfinite(preds), preds, 0.0)
-        out[name] = (mse(preds, y), len(y) / secs)
+        out[name] = preds if return_predictions else (mse(preds, y), len(y) / secs)
     return out
 
 

@@ -44,6 +44,14 @@ def catalog():
     return {
         "TaylorAWV": (lambda: ks.TaylorAWV(sigma=1.0, degree=2, lam=0.5), L, 3, (-1, 1), "r"),
         "TaylorAWV-d3": (lambda: ks.TaylorAWV(sigma=0.8, degree=3, ridge=True), L, 3, (-1, 1), "r"),
+        "TaylorAWV-discounted": (lambda: ks.TaylorAWV(degree=2, gamma=0.9), L, 3, (-1, 1), "r"),
+        "RFFAWV-discounted": (
+            lambda: ks.RFFAWV(Gaussian(0.7), n_features=8, gamma=0.95, block_size=4, seed=3),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
         "KernelAWV": (
             lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5, max_size=200),
             L,
@@ -224,6 +232,24 @@ def catalog():
         "BOA": (lambda: agg.BOA(3), "agg", 3, (-1, 1), "r"),
         "MLPoly": (lambda: agg.MLPoly(3), "agg", 3, (-1, 1), "r"),
         "MLProd": (lambda: agg.MLProd(3, gradient=False), "agg", 3, (-1, 1), "r"),
+        "MultiKernelAWV-drift": (
+            lambda: ks.MultiKernelAWV(
+                [Gaussian(0.5), Gaussian(1.5)],
+                n_features=6,
+                aggregator="mlprod",
+                gamma=0.9,
+                share=0.05,
+                seed=2,
+            ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "EWA-share": (lambda: agg.EWA(3, share=0.05), "agg", 3, (-1, 1), "r"),
+        "BOA-share": (lambda: agg.BOA(3, share=0.01), "agg", 3, (-1, 1), "r"),
+        "MLPoly-share": (lambda: agg.MLPoly(3, share=0.1), "agg", 3, (-1, 1), "r"),
+        "MLProd-share": (lambda: agg.MLProd(3, share=0.02), "agg", 3, (-1, 1), "r"),
         "KORS": (lambda: KORS(Gaussian(0.7), mu=0.1, seed=2), "sampler", 3, (-1, 1), "r"),
     }
 

@@ -130,7 +130,7 @@ def main(argv=None) -> int:
             "file": pkl.name,
             "class": type(learner).__name__,
             "n_seen": learner.n_seen,
-            "state_format_version": ks._core.STATE_FORMAT_VERSION,
+            "state_format_version": type(learner)._core_class._state_version(),
             "X": Xn.tolist(),
             "y": yn.tolist(),
             "predict_many": first,

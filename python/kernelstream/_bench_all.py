@@ -587,6 +587,58 @@ def _mixture(quick):
     ]
 
 
+# -- the serving path ----------------------------------------------------------------------
+
+
+def _serve(quick):
+    """The serving path (a Python loop of ``predict_one`` then ``learn_one``, in the
+    ``reference`` column) against ``progressive_predict`` of the same learner on the same
+    rows (Friedman #1, d = 10), in alternating chunks; the last column is their rate ratio
+    (serving / progressive). TaylorAWV and NystromAWV with single rounds
+    (``block_size=1``), RFFAWV and AutoKernel with their defaults (AutoKernel on one
+    thread: the times are CPU times)."""
+    from . import RFFAWV, AutoKernel, NystromAWV, TaylorAWV
+    from .datasets.synthetic import friedman_stream
+    from .kernels import Gaussian
+
+    n = 3000 if quick else 20000
+    X, y = friedman_stream(n, d=10, seed=0)
+    X = np.ascontiguousarray(X)
+    rounds = n // 2
+    warm = AutoKernel().get_params()["warmup"]
+    nys_warm = 1000 if quick else 2000
+
+    def case(label, make, warmup=0, reference_rounds=rounds):
+        return BenchCase(
+            label=label,
+            make_fast=make,
+            make_reference=make,
+            X=X if not warmup else X[: warmup + reference_rounds],
+            y=y if not warmup else y[: warmup + reference_rounds],
+            reference_rounds=reference_rounds,
+            warmup=warmup,
+            serve=True,
+        )
+
+    return [
+        case("TaylorAWV M=3 bs=1", lambda: TaylorAWV(sigma=2.0, degree=3, block_size=1)),
+        case("TaylorAWV M=2 bs=1", lambda: TaylorAWV(sigma=2.0, degree=2, block_size=1)),
+        case("RFFAWV m=100 cossin", lambda: RFFAWV(Gaussian(2.0), n_features=100, seed=0)),
+        case(
+            "NystromAWV KORS bs=1",
+            lambda: NystromAWV(Gaussian(2.0), seed=0, block_size=1),
+            warmup=nys_warm,
+            reference_rounds=1000 if quick else 2000,
+        ),
+        case(
+            "AutoKernel(threads=1)",
+            lambda: AutoKernel(threads=1),
+            warmup=warm,
+            reference_rounds=rounds - warm,
+        ),
+    ]
+
+
 # Every case by name (the order of `kernelstream bench`).
 CASES = {
     "taylor-awv": _taylor,
@@ -604,4 +656,5 @@ CASES = {
     "projection": _projection,
     "averaged-sgd": _averaged_sgd,
     "mixture": _mixture,
+    "serve": _serve,
 }

@@ -24,3 +24,6 @@ class BenchCase:
     flops_per_round: Callable[[int], float] | None = None
     #: the reference is a learner too: time its ``progressive_predict`` like the fast one.
     reference_is_learner: bool = False
+    #: the reference is the serving loop of the same learner: print the rate ratio
+    #: (serving loop / ``progressive_predict``) too.
+    serve: bool = False

@@ -13,11 +13,13 @@ import numpy as np
 from ._core import SCALE_MAX, SCALE_MIN
 from .errors import InputError, ParameterError
 
-
 _DICT_HINT = (
     "a core learner takes numeric arrays; for dicts of feature name -> value (river's "
     "format) wrap it in kernelstream.adapters.RiverRegressor or RiverClassifier"
 )
+
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _to_float_array(value, what: str) -> np.ndarray:
@@ -42,6 +44,10 @@ def _to_float_array(value, what: str) -> np.ndarray:
 
 def as_row(x) -> np.ndarray:
     """One input ``x`` as a 1-D float64 array of length >= 1."""
+    # The serving path's common case, a float64 row: the core reads it as it is (a
+    # strided row is copied there), no conversion here.
+    if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.ndim == 1 and x.size:
+        return x
     arr = _to_float_array(x, "x")
     if arr.ndim != 1:
         raise InputError(f"x must be a 1-D array (one input), got an array of shape {arr.shape}")
@@ -72,6 +78,8 @@ def as_targets(y, n: int) -> np.ndarray:
 
 def as_label(y) -> float:
     """One target ``y`` as a float."""
+    if type(y) is float or type(y) is np.float64:
+        return float(y)
     if isinstance(y, (bool, np.bool_)) or isinstance(y, (str, bytes)):
         raise InputError(f"y must be a real number, got {y!r}")
     if isinstance(y, np.ndarray):

@@ -18,9 +18,35 @@ PICKLE_FORMAT_VERSION = 1
 
 
 def _restore(cls, params, state):
-    obj = cls(**params)
+    if not isinstance(params, dict):
+        raise InputError(f"corrupt pickled {cls.__name__}: parameters are not a dict")
+    _check_param_names(cls, params)
+    try:
+        obj = cls(**params)
+    except KernelstreamError as exc:
+        raise InputError(f"corrupt pickled {cls.__name__} parameters: {exc}") from None
+    except TypeError as exc:
+        raise InputError(f"corrupt pickled {cls.__name__} parameters: {exc}") from None
     obj.__setstate__(state)
     return obj
+
+
+def _check_param_names(cls, params: dict) -> None:
+    """A pickled parameter set names exactly parameters of ``cls`` (an unknown name would
+    be ignored by the core, and the object would pickle to a blob that does not load)."""
+    names = _init_param_names(cls)
+    takes_any = any(
+        p.kind == p.VAR_KEYWORD for p in inspect.signature(cls.__init__).parameters.values()
+    )
+    bad = [k for k in params if not isinstance(k, str)]
+    unknown = (
+        [] if takes_any else sorted(k for k in params if isinstance(k, str) and k not in names)
+    )
+    if bad or unknown:
+        raise InputError(
+            f"corrupt pickled {cls.__name__}: unknown parameter {(bad or unknown)[0]!r}; "
+            f"its parameters are {names}"
+        )
 
 
 class _Hyperparameter:
@@ -41,6 +67,30 @@ class _Hyperparameter:
         )
 
 
+class _RenamedAttribute:
+    """An attribute that moved to ``new`` because its name is a constructor parameter's:
+    reading it warns (``DeprecationWarning``) and returns ``new``; from release
+    ``removed_in`` on, the name is the read-only parameter like every other."""
+
+    def __init__(self, new: str, removed_in: str):
+        self.new, self.removed_in = new, removed_in
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        warnings.warn(
+            f"{type(obj).__name__}.{self.name} is deprecated and will be the constructor "
+            f"parameter {self.name!r} from kernelstream {self.removed_in} on: "
+            f"use {type(obj).__name__}.{self.new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(obj, self.new)
+
+
 def _init_param_names(cls) -> list:
     sig = inspect.signature(cls.__init__)
     return [
@@ -55,9 +105,9 @@ class CoreWrapper:
 
     Subclasses set ``_core_class`` and implement ``_core_kwargs(params)``, which validates
     the constructor parameters and returns the core's keyword arguments. Every named
-    constructor parameter becomes a read-only attribute (unless the class already has
-    an attribute of that name, e.g. ``NystromAWV.dictionary`` is the learned dictionary:
-    ``get_params()`` is then the way to read the parameter).
+    constructor parameter becomes a read-only attribute. Learned state never takes a
+    parameter's name (``NystromAWV.learned_dictionary``, ``NOGD.learned_rank``); the
+    old names that did are :class:`_RenamedAttribute` until their removal release.
     """
 
     _core_class: Any = None
@@ -117,8 +167,12 @@ class CoreWrapper:
                 "parameters can only change before learning (build a new object instead)"
             )
         fresh = type(self)(**{**self._params, **params})
-        self.__dict__.clear()
-        self.__dict__.update(fresh.__dict__)
+        # The core object stays the same; its state is swapped under its borrow, after a
+        # last n_seen check there: a concurrent learning call either ran before (this
+        # raises, nothing changed) or runs after, on the new configuration. A concurrent
+        # call that holds the core raises "Already borrowed", like any other method.
+        self._core._adopt(fresh._core)
+        self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k != "_core"})
         return self
 
     def clone(self):
@@ -170,17 +224,22 @@ class CoreWrapper:
         params = state.get("params")
         if not isinstance(params, dict) or not isinstance(state.get("core"), (bytes, bytearray)):
             raise InputError(f"corrupt pickled {type(self).__name__}: no params dict or core bytes")
+        # Parameters added after a state was saved take the value that state was made with.
+        params = {**self._absent_params, **params}
+        _check_param_names(type(self), params)
         # Build and fill a new core first: on any error self is untouched.
         try:
             params, core = self._build(params)
-        except KernelstreamError:
-            raise
-        except (TypeError, ValueError, KeyError) as exc:
+        except (KernelstreamError, TypeError, ValueError, KeyError) as exc:
             raise InputError(f"corrupt pickled {type(self).__name__} parameters: {exc}") from None
         core._set_state_bytes(bytes(state["core"]))
         self._check_extra_state(state.get("extra"))
         self._params, self._core = params, core
         self._set_extra_state(state.get("extra"))
+
+    #: Parameters added in a later version, with the value that reproduces a state
+    #: saved before they existed (filled in when such a state is unpickled).
+    _absent_params: dict = {}
 
     def __reduce__(self):
         return (_restore, (type(self), self.get_params(), self.__getstate__()))

@@ -53,6 +53,35 @@ def _time_reference(case: BenchCase):
     return (time.perf_counter() - t0) / len(Xr)
 
 
+def _time_serve(case: BenchCase, chunk: int = 256):
+    """Seconds per round of ``progressive_predict`` and of the serving loop (``predict_one``
+    then ``learn_one``, from Python) on two learners fed the same rows: chunks of rows
+    alternate between the two (so that both see the same machine load), each timed
+    once in CPU time of the process (on a shared machine wall-clock time mostly counts
+    other processes: the learners of these cases run on the calling thread); the
+    fastest chunk of each gives its rate."""
+    fast, serve = case.make_fast(), case.make_reference()
+    if case.warmup:
+        for m in (fast, serve):
+            m.learn_many(case.X[: case.warmup], case.y[: case.warmup])
+    n = min(case.reference_rounds or case.X.shape[0], case.X.shape[0] - case.warmup)
+    X, y = case.X[case.warmup : case.warmup + n], case.y[case.warmup : case.warmup + n]
+    t_fast, t_serve = [], []
+    predict_one, learn_one = serve.predict_one, serve.learn_one
+    for s in range(0, n - chunk + 1, chunk):
+        Xc, yc = X[s : s + chunk], y[s : s + chunk]
+        t0 = time.process_time()
+        fast.progressive_predict(Xc, yc)
+        t1 = time.process_time()
+        for x, yt in zip(Xc, yc):
+            predict_one(x)
+            learn_one(x, yt)
+        t2 = time.process_time()
+        t_fast.append((t1 - t0) / chunk)
+        t_serve.append((t2 - t1) / chunk)
+    return min(t_fast), fast.dim, min(t_serve)
+
+
 def dgemm_gflops(n: int = 1024, repeats: int = 3) -> float:
     """Single-core dgemm rate of NumPy's BLAS (``n x n`` products, best of ``repeats``),
     the bound the blocked AWV rounds are compared with. The BLAS is held to one thread
@@ -103,8 +132,11 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
         if progress is not None:
             progress(i, len(selected), name)
         for case in all_cases[name](quick):
-            fast, dim = _time_fast(case)
-            ref = _time_reference(case)
+            if case.serve:
+                fast, dim, ref = _time_serve(case)
+            else:
+                fast, dim = _time_fast(case)
+                ref = _time_reference(case)
             row = {
                 "case": name,
                 "label": case.label,
@@ -125,6 +157,9 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
                     f"  {row['gflops']:6.1f} GFlop/s (reference {row['reference_gflops']:.1f}, "
                     f"dgemm 1 core {dgemm:.1f})"
                 )
+            if case.serve:
+                row["serve_rate_ratio"] = fast / ref
+                extra = f"  serve/progressive rate {fast / ref:.2f}"
             rows.append(row)
             printer(
                 f"{name:<16} {case.label:<28} {dim:>6} {row['rust_us']:>11.2f} {row['numpy_us']:>12.1f} "

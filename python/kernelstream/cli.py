@@ -79,8 +79,9 @@ def build_learner(name: str, args) -> object:
     if "kernels" in accepted:
         # multi-kernel learners: the VAW2 paper's 76-kernel grid unless --param overrides
         params["kernels"] = kernels.vaw2_grid()
+    kernel = _kernel_option(name, args, accepted)
     if "kernel" in accepted:
-        params["kernel"] = kernels.Kernel.from_spec(args.kernel, [args.sigma])
+        params["kernel"] = kernel
     elif "sigma" in accepted:
         params["sigma"] = args.sigma
     for key in ("degree", "lam", "seed"):
@@ -99,6 +100,26 @@ def build_learner(name: str, args) -> object:
             )
         params[key] = _parse_value(value)
     return cls(**params)
+
+
+def _kernel_option(name: str, args, accepted) -> object:
+    """The kernel named by ``--kernel`` (width ``--sigma``); refused when the name is
+    unknown, or names another kernel than the fixed one of a learner that takes none."""
+    from kernelstream import kernels
+
+    try:
+        kernel = kernels.Kernel.from_spec(args.kernel, [args.sigma])
+    except KernelstreamError as exc:
+        if "experts" in accepted:  # the mixture's experts take a width
+            raise UsageError(f"--kernel {args.kernel}: {_one_line(exc)}") from None
+        try:  # a kernel without a width (e.g. min)
+            kernel = kernels.Kernel.from_spec(args.kernel, [])
+        except KernelstreamError:
+            raise UsageError(f"--kernel {args.kernel}: {_one_line(exc)}") from None
+    takes = "kernel" in accepted or "experts" in accepted
+    if not takes and args.kernel != "gaussian":
+        raise UsageError(f"--kernel {args.kernel}: {name} takes no --kernel")
+    return kernel
 
 
 def _mixture_experts(args) -> list:
@@ -253,8 +274,11 @@ def _scaled(learner, task: str, args):
         x_range=_x_range(args),
         targets=task == "regression",
     )
-    how = f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]" if box else (
-        "inputs standardized")
+    how = (
+        f"inputs min-max to [{_x_range(args)[0]:g}, {_x_range(args)[1]:g}]"
+        if box
+        else ("inputs standardized")
+    )
     if task == "regression":
         how += ", targets standardized"
     return wrapped, how + " online (statistics of the rows so far)"
@@ -280,16 +304,15 @@ def _report_reading(info) -> None:
 
 class _PredictionWriter:
     """``--save-predictions``: rows ``y,prediction`` in the target's units, written as
-    the run goes to a temporary file that replaces ``path`` when the run ends."""
+    the run goes to a temporary file that replaces ``path`` when the run ends
+    (:func:`kernelstream._files.atomic_write`: fsync, rename; discarded on an error)."""
 
     def __init__(self, path: str):
-        import os
-        import tempfile
+        from kernelstream._files import atomic_write
 
         self.path = path
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, self.tmp = tempfile.mkstemp(prefix=".predictions-", dir=folder)
-        self.fh = os.fdopen(fd, "w")
+        self._file = atomic_write(path, "w")
+        self.fh = self._file.__enter__()
         self.fh.write("y,prediction\n")
 
     def __call__(self, y, p) -> None:
@@ -298,13 +321,15 @@ class _PredictionWriter:
         np.savetxt(self.fh, np.c_[y, p], delimiter=",", fmt="%.17g")
 
     def close(self, keep: bool) -> None:
-        import os
-
-        self.fh.close()
         if keep:
-            os.replace(self.tmp, self.path)
-        else:
-            os.unlink(self.tmp)
+            self._file.__exit__(None, None, None)
+        else:  # the temporary file is removed, ``path`` left as it was
+            stop = _Discard()
+            self._file.__exit__(_Discard, stop, None)
+
+
+class _Discard(Exception):
+    """Thrown into :class:`_PredictionWriter`'s atomic write to discard it."""
 
 
 def _resume(path: str):
@@ -333,11 +358,10 @@ def _resume(path: str):
 
 
 def cmd_run(args) -> int:
-    import pickle
-
     from kernelstream._optional import available, hint
     from kernelstream.evaluate import progressive
 
+    _check_output_paths(args)
     if args.resume:
         learner = _resume(args.resume)
     else:
@@ -346,6 +370,9 @@ def cmd_run(args) -> int:
     if args.resume:
         print(f"resumed {learner!r} after {learner.n_seen} rounds from {args.resume}")
     run, scaling = _scaled(learner, task, args)
+    if args.resume and scaling != "none":
+        print("kernelstream: note: online scaling starts its statistics anew on --resume",
+              file=sys.stderr)  # fmt: skip
     width = info.width if info is not None else 5
     print(f"{learner!r} on {source}: d={width}, task={task}, scaling: {scaling}")
     writer = _PredictionWriter(args.save_predictions) if args.save_predictions else None
@@ -369,28 +396,80 @@ def cmd_run(args) -> int:
         print(f"kernelstream: no plot written to {args.plot}: " + hint("matplotlib"),
               file=sys.stderr)  # fmt: skip
     elif args.plot:
-        fig = res.plot(label=repr(learner))
-        fig.savefig(args.plot, dpi=110, bbox_inches="tight")
+        _save_plot(res.plot(label=repr(learner)), args.plot)
         print(f"plot written to {args.plot}")
     if writer is not None:
         writer.close(keep=True)
         print(f"predictions written to {args.save_predictions}")
     if args.save_model:
-        with open(args.save_model, "wb") as fh:
-            pickle.dump(learner, fh)
+        _save_model(learner, args.save_model)
         print(f"learner saved to {args.save_model} (continue with --resume)")
     return 0
 
 
+def _check_output_paths(args) -> None:
+    """Every file ``run`` will write can be written: checked before the run, not after."""
+    from kernelstream._files import check_writable
+
+    for flag, value in (
+        ("--save-model", args.save_model),
+        ("--save-predictions", args.save_predictions),
+        ("--plot", args.plot),
+    ):
+        if value:
+            try:
+                check_writable(value, flag)
+            except OSError as exc:
+                raise UsageError(str(exc)) from None
+
+
+def _save_model(learner, path: str) -> None:
+    """Pickles ``learner`` to ``path`` atomically: a kill or a full disk during the save
+    leaves the previous file whole (``--resume m.pkl --save-model m.pkl`` is safe)."""
+    import pickle
+
+    from kernelstream._files import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        pickle.dump(learner, fh)
+
+
+def _save_plot(fig, path: str) -> None:
+    from kernelstream._files import save_figure
+
+    save_figure(fig, path, dpi=110, bbox_inches="tight")
+
+
 def _print_table(res, task: str, info) -> None:
     """The checkpoints, with the baseline's loss beside the learner's (target's units)."""
-    import pandas as pd
+    from kernelstream._optional import available
 
-    frame = res.to_frame()
-    frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
-    frame = frame[["rounds", "loss", "baseline", "seconds", "us_per_round", "dim", "memory_mb"]]
-    with pd.option_context("display.max_rows", 200, "display.width", 120):
-        print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    if available("pandas"):
+        import pandas as pd
+
+        frame = res.to_frame()
+        frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
+        frame = frame[["rounds", "loss", "baseline", "seconds", "us_per_round", "dim", "memory_mb"]]
+        with pd.option_context("display.max_rows", 200, "display.width", 120):
+            print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    else:  # the base install (numpy only): the same columns as plain text
+        import numpy as np
+
+        n = res.rounds.size
+        base = res.baseline if res.baseline.size == n else np.full(n, np.nan)
+        columns = {
+            "rounds": [str(int(v)) for v in res.rounds],
+            "loss": [f"{v:.6g}" for v in res.loss],
+            "baseline": [f"{v:.6g}" for v in base],
+            "seconds": [f"{v:.6g}" for v in res.seconds],
+            "us_per_round": [f"{1e6 * s / max(r, 1):.6g}" for s, r in zip(res.seconds, res.rounds)],
+            "dim": [str(int(v)) for v in res.dim],
+            "memory_mb": [f"{v:.6g}" for v in res.memory_mb],
+        }
+        width = {k: max([len(k)] + [len(c) for c in v]) for k, v in columns.items()}
+        print(" ".join(k.rjust(width[k]) for k in columns))
+        for i in range(n):
+            print(" ".join(v[i].rjust(width[k]) for k, v in columns.items()))
     if task == "regression":
         metric = "average squared loss"
         units = " (in the target's units, squared)" if info is not None else ""
@@ -443,6 +522,7 @@ def cmd_reproduce(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a directory")
+    _check_report_path(args)
     results = []
     for name in names:
         ctx = Context(
@@ -476,6 +556,17 @@ def cmd_reproduce(args) -> int:
         write_report(results, Path(args.report), out)
         print(f"report written to {args.report}")
     return 0
+
+
+def _check_report_path(args) -> None:
+    """``--report`` can be written: checked before the entries run, not after."""
+    from kernelstream._files import check_writable
+
+    if args.report:
+        try:
+            check_writable(args.report, "--report")
+        except OSError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _count(text: str) -> int:
@@ -593,7 +684,13 @@ def cmd_data(args) -> int:
         datasets.registry.get(name)  # every name checked before any download
     for name in names:
         path = datasets.fetch(
-            name, args.data_home, args.base_url, force=args.force, progress=args.progress
+            name,
+            args.data_home,
+            args.base_url,
+            force=args.force,
+            progress=args.progress,
+            deadline=args.deadline,
+            min_rate=args.min_rate,
         )
         print(f"{name}: {path}", flush=True)
     return 0
@@ -623,9 +720,7 @@ def _add_data_options(r) -> None:
         help="columns of the online one-hot encoding of each text column (default 8; values "
         "first seen after the first 7 share the last)",
     )
-    r.add_argument(
-        "--positive", help="classification: this target value is +1, every other -1"
-    )
+    r.add_argument("--positive", help="classification: this target value is +1, every other -1")
     r.add_argument(
         "--chunk-rows", type=_count, default=65536, help="rows read at a time (default 65536)"
     )
@@ -757,6 +852,18 @@ def make_parser() -> argparse.ArgumentParser:
     )
     df.add_argument("--force", action="store_true", help="download again even if present")
     df.add_argument(
+        "--deadline",
+        type=_seconds,
+        help="seconds each download may take in all (default $KERNELSTREAM_FETCH_DEADLINE, else 3600)",
+    )
+    df.add_argument(
+        "--min-rate",
+        type=_number,
+        metavar="BYTES_PER_S",
+        help="abandon a download slower than this over 60 s "
+        "(default $KERNELSTREAM_FETCH_MIN_RATE, else 1024; 0: no minimum)",
+    )
+    df.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -782,6 +889,12 @@ def main(argv=None) -> int:
         return 0
     except (KernelstreamError, OSError) as exc:
         # user mistakes (bad input, parameters, files, downloads); a bug keeps its traceback
+        print(f"kernelstream: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        # a command that needs an extra the install lacks (_optional.require names it)
+        if "kernelstream[" not in str(exc):
+            raise
         print(f"kernelstream: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except MemoryError:

@@ -30,8 +30,8 @@ All steps are BLAS-3; the cost is ``O(n m^2)`` for a rank-``m`` factor. With ``t
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
+from ._optional import require
 from ._validation import as_matrix, integer, non_negative, positive
 from .errors import ParameterError
 from .kernels import as_kernel
@@ -120,7 +120,7 @@ def scores_from_factor(L, e, gamma: float, block: int = 512) -> np.ndarray:
         U = L[a:b] / np.sqrt(dg)[:, None]
         if m:
             F = np.linalg.cholesky(G)
-            V = sla.solve_triangular(F, U.T, lower=True)  # (m, B): F^{-1} u_s
+            V = require("scipy.linalg").solve_triangular(F, U.T, lower=True)  # (m, B): F^{-1} u_s
             W = V.T @ V
         else:
             W = np.zeros((b - a, b - a))

@@ -97,6 +97,9 @@ impl Aggregator for AggregatingAlgorithm {
     }
 }
 
+// The format version of a pickled AggregatingAlgorithm: bump it when a serialised field changes.
+crate::state::state_version!(AggregatingAlgorithm, 4);
+
 impl crate::state::ValidState for AggregatingAlgorithm {
     fn validate(&self) -> Result<()> {
         use super::no_nan_or_pos_inf;

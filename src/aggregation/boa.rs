@@ -21,6 +21,9 @@ const VECTORS: u128 = 6;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Boa {
     gradient: bool,
+    /// Fixed Share rate (docs/choices.md, "Fixed Share").
+    #[serde(default = "super::no_share")]
+    share: f64,
     rreg: Vec<f64>,
     eta: Vec<f64>,
     v: Vec<f64>,
@@ -37,6 +40,7 @@ impl Boa {
         let n = check_n(n_experts, VECTORS)?;
         Ok(Boa {
             gradient,
+            share: 0.0,
             rreg: vec![0.0; n],
             eta: vec![1.0; n],
             v: vec![0.0; n],
@@ -48,6 +52,11 @@ impl Boa {
     }
     pub fn gradient(&self) -> bool {
         self.gradient
+    }
+    /// Sets the Fixed Share rate `share` in [0, 1] (0: the plain rule).
+    pub fn with_share(mut self, share: f64) -> Result<Self> {
+        self.share = super::check_share(share)?;
+        Ok(self)
     }
 }
 
@@ -69,6 +78,26 @@ impl RegretRule for Boa {
     fn gradient(&self) -> bool {
         self.gradient
     }
+    fn share(&self) -> f64 {
+        self.share
+    }
+    /// `eta_j Rreg_j = log p_j + L - log(eta_j w0_j)`, `L` the log-sum-exp of the
+    /// current log-weights `log(eta_j w0_j) + eta_j Rreg_j` (kept).
+    fn set_probs(&mut self, p: &[f64]) {
+        let log_w0 = -(self.eta.len() as f64).ln();
+        let logw: Vec<f64> = self
+            .eta
+            .iter()
+            .zip(&self.rreg)
+            .map(|(e, r)| if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY })
+            .collect();
+        let l = super::logsumexp(&logw);
+        for ((r, e), pj) in self.rreg.iter_mut().zip(&self.eta).zip(p) {
+            if *e > 0.0 && l.is_finite() {
+                *r = (pj.ln() + l - e.ln() - log_w0) / e;
+            }
+        }
+    }
     fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
         (&mut self.scratch, &mut self.r)
     }
@@ -89,6 +118,9 @@ impl RegretRule for Boa {
     }
 }
 
+// The format version of a pickled Boa: bump it when a serialised field changes.
+crate::state::state_version!(Boa, 4);
+
 impl crate::state::ValidState for Boa {
     fn validate(&self) -> Result<()> {
         let n = self.rreg.len();
@@ -100,6 +132,7 @@ impl crate::state::ValidState for Boa {
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("n_experts", &self.rreg.len(), &fresh.rreg.len())?;
-        crate::state::same("gradient", &self.gradient, &fresh.gradient)
+        crate::state::same("gradient", &self.gradient, &fresh.gradient)?;
+        crate::state::same("share", &self.share, &fresh.share)
     }
 }

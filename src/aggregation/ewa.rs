@@ -17,6 +17,9 @@ const VECTORS: u128 = 2;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ewa {
     eta: f64,
+    /// Fixed Share rate (docs/choices.md, "Fixed Share").
+    #[serde(default = "super::no_share")]
+    share: f64,
     /// `-eta * cumulative loss`, shifted so that the maximum is 0.
     logw: Vec<f64>,
     n_seen: u64,
@@ -27,10 +30,24 @@ pub struct Ewa {
 impl Ewa {
     pub fn new(n_experts: usize, eta: f64) -> Result<Self> {
         let n = check_n(n_experts, VECTORS)?;
-        Ok(Ewa { eta: positive("eta", eta)?, logw: vec![0.0; n], n_seen: 0, p: vec![0.0; n] })
+        Ok(Ewa {
+            eta: positive("eta", eta)?,
+            share: 0.0,
+            logw: vec![0.0; n],
+            n_seen: 0,
+            p: vec![0.0; n],
+        })
     }
     pub fn eta(&self) -> f64 {
         self.eta
+    }
+    /// Sets the Fixed Share rate `share` in [0, 1] (0: plain EWA).
+    pub fn with_share(mut self, share: f64) -> Result<Self> {
+        self.share = super::check_share(share)?;
+        Ok(self)
+    }
+    pub fn share(&self) -> f64 {
+        self.share
     }
 }
 
@@ -56,6 +73,13 @@ impl Aggregator for Ewa {
             }
             renormalise_log(&mut self.logw);
         }
+        if self.share > 0.0 && self.logw.len() > 1 {
+            // Fixed Share: logw = log((1 - share) softmax(logw) + share / N).
+            softmax_into(&self.logw, &mut self.p);
+            super::fixed_share(&mut self.p, self.share);
+            self.logw.iter_mut().zip(&self.p).for_each(|(l, p)| *l = p.ln());
+            renormalise_log(&mut self.logw);
+        }
         self.n_seen += 1;
         pred
     }
@@ -69,6 +93,9 @@ impl Aggregator for Ewa {
     }
 }
 
+// The format version of a pickled Ewa: bump it when a serialised field changes.
+crate::state::state_version!(Ewa, 4);
+
 impl crate::state::ValidState for Ewa {
     fn validate(&self) -> Result<()> {
         use super::no_nan_or_pos_inf;
@@ -76,6 +103,7 @@ impl crate::state::ValidState for Ewa {
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("n_experts", &self.logw.len(), &fresh.logw.len())?;
-        crate::state::same("eta", &self.eta, &fresh.eta)
+        crate::state::same("eta", &self.eta, &fresh.eta)?;
+        crate::state::same("share", &self.share, &fresh.share)
     }
 }

@@ -19,6 +19,9 @@ const VECTORS: u128 = 4;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MlPoly {
     gradient: bool,
+    /// Fixed Share rate (docs/choices.md, "Fixed Share").
+    #[serde(default = "super::no_share")]
+    share: f64,
     regret: Vec<f64>,
     eta: Vec<f64>,
     b: f64,
@@ -34,6 +37,7 @@ impl MlPoly {
         let n = check_n(n_experts, VECTORS)?;
         Ok(MlPoly {
             gradient,
+            share: 0.0,
             regret: vec![0.0; n],
             eta: vec![OPERA_ETA0; n],
             b: 0.0,
@@ -44,6 +48,11 @@ impl MlPoly {
     }
     pub fn gradient(&self) -> bool {
         self.gradient
+    }
+    /// Sets the Fixed Share rate `share` in [0, 1] (0: the plain rule).
+    pub fn with_share(mut self, share: f64) -> Result<Self> {
+        self.share = super::check_share(share)?;
+        Ok(self)
     }
 }
 
@@ -75,6 +84,24 @@ impl RegretRule for MlPoly {
     fn gradient(&self) -> bool {
         self.gradient
     }
+    fn share(&self) -> f64 {
+        self.share
+    }
+    /// `R_j = p_j S / eta_j` with `S = sum_k eta_k (R_k)_+` (kept; rates
+    /// scaled by the largest). Uniform weights (no `R_j > 0`) are a fixed point.
+    fn set_probs(&mut self, p: &[f64]) {
+        let emax = self.eta.iter().copied().fold(0.0, f64::max);
+        let s: f64 = self.eta.iter().zip(&self.regret).map(|(e, r)| (e / emax) * r.max(0.0)).sum();
+        if !(s > 0.0 && s.is_finite()) {
+            return;
+        }
+        for ((r, e), pj) in self.regret.iter_mut().zip(&self.eta).zip(p) {
+            let en = e / emax;
+            if en > 0.0 {
+                *r = pj * s / en;
+            }
+        }
+    }
     fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
         (&mut self.scratch, &mut self.r)
     }
@@ -92,6 +119,9 @@ impl RegretRule for MlPoly {
     }
 }
 
+// The format version of a pickled MlPoly: bump it when a serialised field changes.
+crate::state::state_version!(MlPoly, 4);
+
 impl crate::state::ValidState for MlPoly {
     fn validate(&self) -> Result<()> {
         crate::state::len_is("eta", self.eta.len(), self.regret.len())?;
@@ -101,6 +131,7 @@ impl crate::state::ValidState for MlPoly {
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("n_experts", &self.regret.len(), &fresh.regret.len())?;
-        crate::state::same("gradient", &self.gradient, &fresh.gradient)
+        crate::state::same("gradient", &self.gradient, &fresh.gradient)?;
+        crate::state::same("share", &self.share, &fresh.share)
     }
 }

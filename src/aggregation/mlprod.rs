@@ -19,6 +19,9 @@ const VECTORS: u128 = 6;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MlProd {
     gradient: bool,
+    /// Fixed Share rate (docs/choices.md, "Fixed Share").
+    #[serde(default = "super::no_share")]
+    share: f64,
     big_r: Vec<f64>,
     l: Vec<f64>,
     maxloss: Vec<f64>,
@@ -35,6 +38,7 @@ impl MlProd {
         let n = check_n(n_experts, VECTORS)?;
         Ok(MlProd {
             gradient,
+            share: 0.0,
             big_r: vec![-(n as f64).ln(); n],
             l: vec![1.0; n],
             maxloss: vec![0.0; n],
@@ -46,6 +50,11 @@ impl MlProd {
     }
     pub fn gradient(&self) -> bool {
         self.gradient
+    }
+    /// Sets the Fixed Share rate `share` in [0, 1] (0: the plain rule).
+    pub fn with_share(mut self, share: f64) -> Result<Self> {
+        self.share = super::check_share(share)?;
+        Ok(self)
     }
 }
 
@@ -66,6 +75,25 @@ impl RegretRule for MlProd {
     fn gradient(&self) -> bool {
         self.gradient
     }
+    fn share(&self) -> f64 {
+        self.share
+    }
+    /// `R_j = log p_j + L - log eta_j`, `L` the log-sum-exp of the current
+    /// log-weights `log eta_j + R_j` (kept).
+    fn set_probs(&mut self, p: &[f64]) {
+        let logw: Vec<f64> = self
+            .eta
+            .iter()
+            .zip(&self.big_r)
+            .map(|(e, r)| if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY })
+            .collect();
+        let l = super::logsumexp(&logw);
+        for ((r, e), pj) in self.big_r.iter_mut().zip(&self.eta).zip(p) {
+            if *e > 0.0 && l.is_finite() {
+                *r = pj.ln() + l - e.ln();
+            }
+        }
+    }
     fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
         (&mut self.scratch, &mut self.r)
     }
@@ -85,6 +113,9 @@ impl RegretRule for MlProd {
     }
 }
 
+// The format version of a pickled MlProd: bump it when a serialised field changes.
+crate::state::state_version!(MlProd, 4);
+
 impl crate::state::ValidState for MlProd {
     fn validate(&self) -> Result<()> {
         let n = self.big_r.len();
@@ -96,6 +127,7 @@ impl crate::state::ValidState for MlProd {
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("n_experts", &self.big_r.len(), &fresh.big_r.len())?;
-        crate::state::same("gradient", &self.gradient, &fresh.gradient)
+        crate::state::same("gradient", &self.gradient, &fresh.gradient)?;
+        crate::state::same("share", &self.share, &fresh.share)
     }
 }

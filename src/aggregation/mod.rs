@@ -138,6 +138,32 @@ pub(crate) trait RegretRule {
     fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>);
     /// The rule's update from this round's regrets `r` (counts the round).
     fn learn_regrets(&mut self, r: &[f64]);
+    /// The Fixed Share rate (0: none).
+    fn share(&self) -> f64;
+    /// Sets the state so that the next weights are `p` (a probability vector
+    /// with positive entries), keeping the weights' normaliser (Fixed Share).
+    fn set_probs(&mut self, p: &[f64]);
+}
+
+/// Checks a Fixed Share rate: `share` in [0, 1].
+pub fn check_share(share: f64) -> Result<f64> {
+    if (0.0..=1.0).contains(&share) {
+        Ok(share)
+    } else {
+        crate::param_err!("share (the Fixed Share mixing rate) must be in [0, 1], got {share}")
+    }
+}
+
+/// Fixed Share (Herbster and Warmuth 1998, "Tracking the best expert"):
+/// `p <- (1 - share) p + share / N`.
+pub(crate) fn fixed_share(p: &mut [f64], share: f64) {
+    let u = share / p.len() as f64;
+    p.iter_mut().for_each(|v| *v = (1.0 - share) * *v + u);
+}
+
+/// The states saved before Fixed Share existed: no sharing.
+pub(crate) fn no_share() -> f64 {
+    0.0
 }
 
 /// Every [`RegretRule`] is an [`Aggregator`]: the round is [`regret_round`].
@@ -172,6 +198,13 @@ pub(crate) fn regret_round<R: RegretRule>(rule: &mut R, n: usize, z: &[f64], y: 
     let pred = combine(&p, z);
     regrets_into(z, y, pred, rule.gradient(), &mut r);
     rule.learn_regrets(&r);
+    let share = rule.share();
+    if share > 0.0 && n > 1 {
+        // Fixed Share: the next round plays (1 - share) p + share / N.
+        rule.probs_into(&mut p);
+        fixed_share(&mut p, share);
+        rule.set_probs(&p);
+    }
     let (pb, rb) = rule.buffers();
     *pb = p;
     *rb = r;
@@ -207,7 +240,9 @@ pub(crate) fn no_nan_or_pos_inf(name: &str, v: &[f64]) -> Result<()> {
 }
 
 /// Any of the rules, for learners that choose one at construction (enum dispatch,
-/// serialisable with the learner).
+/// serialisable with the learner). One per learner, so the size of the largest variant
+/// (the VAW meta level's engine) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum AnyAggregator {
     Vaw(VawMeta),

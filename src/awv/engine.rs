@@ -11,6 +11,16 @@
 //!   right-hand side uses `A_{t-1}^{-1}`);
 //! * `b_t = b_{t-1} + y_t v`.
 //!
+//! Discounting (`gamma < 1`, docs/choices.md "Discounted AWV"): round `t` first
+//! forms `A' = gamma A_{t-1} + c e_k e_k^T` and `b' = gamma b_{t-1}`, with
+//! `k = (t - 1) mod r` and `c = lam (1 - gamma^r)`, then runs the round above on
+//! `A'`, `b'`. So `A_t = gamma^t lam I + sum_s gamma^{t-s} (c e_{k_s} e_{k_s}^T +
+//! v_s v_s^T)`: past rounds weigh `gamma^(t-s)`, and the cyclic refill keeps
+//! `A_t >= lam gamma^(r-1) I` (the inverse stays bounded). By Sherman-Morrison,
+//! `A'^{-1} = (A^{-1} - q g g^T) / gamma` with `g = A^{-1} e_k`,
+//! `q = (c/gamma) / (1 + (c/gamma) g_k)`: one more pass over the triangle.
+//! `gamma = 1` is the undiscounted engine, bit for bit.
+//!
 //! Storage: the upper triangle of `A^{-1}` in column panels
 //! ([`crate::linalg::upper`]), so that single rounds read the
 //! triangle once and blocks of rounds ([`super::block`]) run as matrix-matrix
@@ -33,6 +43,8 @@ pub struct LinearAwv {
     r: usize,
     lam: f64,
     ridge: bool,
+    /// Forgetting factor in (0, 1] (1: no discounting).
+    gamma: f64,
     /// `A^{-1}` (upper triangle in panel storage), before the pending update.
     ainv: Vec<f64>,
     /// `b = sum_s y_s v_s`.
@@ -50,6 +62,19 @@ pub struct LinearAwv {
     regret_term: f64,
     blk: block::Scratch,
     deltas: Vec<f64>,
+    /// `(round, delta, prediction)` of [`LinearAwv::predict_keep`], with `h` in `self.h`.
+    kept: Option<(u64, f64, f64)>,
+    /// Scratch of discounted rounds (boxed: the undiscounted engine stays small).
+    disc: Box<DiscScratch>,
+}
+
+/// Scratch of discounted rounds: `g = A^{-1} e_k` and a block's `2n` rows.
+#[derive(Clone, Debug, Default)]
+struct DiscScratch {
+    g: Vec<f64>,
+    dx: Vec<f64>,
+    dy: Vec<f64>,
+    dout: Vec<f64>,
 }
 
 /// Doubles held by an engine on `r` features (`A^{-1}`, `b` and the round scratch).
@@ -67,6 +92,15 @@ pub fn auto_block_size(r: usize) -> usize {
         0..160 => 1,
         160..700 => 32,
         _ => 64,
+    }
+}
+
+/// Checks a forgetting factor: `gamma` in (0, 1].
+pub fn check_gamma(gamma: f64) -> Result<f64> {
+    if gamma > 0.0 && gamma <= 1.0 {
+        Ok(gamma)
+    } else {
+        crate::param_err!("gamma (the forgetting factor) must be in (0, 1], got {gamma}")
     }
 }
 
@@ -104,6 +138,7 @@ impl LinearAwv {
             r,
             lam,
             ridge,
+            gamma: 1.0,
             ainv,
             b,
             h: vec![0.0; r],
@@ -114,7 +149,67 @@ impl LinearAwv {
             regret_term: 0.0,
             blk: block::Scratch::default(),
             deltas: Vec::new(),
+            kept: None,
+            disc: Box::default(),
         }
+    }
+
+    /// Sets the forgetting factor `gamma` in (0, 1] (before the first round).
+    pub fn with_gamma(mut self, gamma: f64) -> Result<Self> {
+        self.gamma = check_gamma(gamma)?;
+        Ok(self)
+    }
+
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+
+    /// `c = lam (1 - gamma^r)`, the cyclic refill of the discounted regulariser.
+    fn refill(&self) -> f64 {
+        self.lam * (1.0 - self.gamma.powi(self.r as i32))
+    }
+
+    /// The refilled coordinate of the next round.
+    fn refill_index(&self) -> usize {
+        (self.n_seen % self.r as u64) as usize
+    }
+
+    /// `g = A^{-1} e_k` (full column `k` of the current `A^{-1}`, pending applied).
+    fn full_column(&self, k: usize, g: &mut [f64]) {
+        let (r, a) = (self.r, &self.ainv);
+        let pk = if self.pending != 0.0 { self.pending * self.hp[k] } else { 0.0 };
+        for (i, gi) in g.iter_mut().enumerate() {
+            let (off, _) = if i <= k { upper::col_off(r, k) } else { upper::col_off(r, i) };
+            let idx = if i <= k { off + i } else { off + k };
+            // The pending update subtracts `pending hp hp^T`.
+            *gi = a[idx] - if pk != 0.0 { pk * self.hp[i] } else { 0.0 };
+        }
+    }
+
+    /// The discount step of a round: `A^{-1} <- (A^{-1} - q g g^T) / gamma`
+    /// (`A' = gamma A + c e_k e_k^T` by Sherman-Morrison) and `b <- gamma b`.
+    fn discount(&mut self) {
+        let (r, gamma) = (self.r, self.gamma);
+        if r == 0 {
+            return;
+        }
+        self.flush();
+        let k = self.refill_index();
+        let mut g = std::mem::take(&mut self.disc.g);
+        g.resize(r, 0.0);
+        self.full_column(k, &mut g);
+        let cg = self.refill() / gamma;
+        let q = cg / (1.0 + cg * g[k]);
+        let ig = 1.0 / gamma;
+        for j in 0..r {
+            let (off, _) = upper::col_off(r, j);
+            let qj = q * g[j];
+            for (a, gi) in self.ainv[off..=off + j].iter_mut().zip(&g[..=j]) {
+                *a = (*a - qj * gi) * ig;
+            }
+        }
+        self.disc.g = g;
+        self.b.iter_mut().for_each(|v| *v *= gamma);
     }
 
     pub fn dim(&self) -> usize {
@@ -202,8 +297,20 @@ impl LinearAwv {
     pub fn predict(&self, v: &[f64]) -> f64 {
         let mut h = vec![0.0; self.r];
         self.apply(v, &mut h);
+        let mut b = std::borrow::Cow::Borrowed(&self.b[..]);
+        if self.gamma < 1.0 && self.r > 0 {
+            // The next round's A'^{-1} v = (A^{-1} v - q g (g . v)) / gamma, b' = gamma b.
+            let k = self.refill_index();
+            let mut g = vec![0.0; self.r];
+            self.full_column(k, &mut g);
+            let cg = self.refill() / self.gamma;
+            let q = cg / (1.0 + cg * g[k]);
+            axpy(-q * dot(&g, v), &g, &mut h);
+            h.iter_mut().for_each(|x| *x /= self.gamma);
+            b = std::borrow::Cow::Owned(self.b.iter().map(|x| x * self.gamma).collect());
+        }
         let delta = dot(v, &h);
-        let p = dot(&h, &self.b);
+        let p = dot(&h, &b);
         if self.ridge {
             p
         } else {
@@ -220,6 +327,10 @@ impl LinearAwv {
         let r = self.r;
         if r == 0 {
             out.extend(std::iter::repeat_n(0.0, x.len()));
+            return;
+        }
+        if self.gamma < 1.0 {
+            out.extend(x.chunks_exact(r).map(|xi| self.predict(xi)));
             return;
         }
         let mut w = vec![0.0; r];
@@ -240,6 +351,49 @@ impl LinearAwv {
         }
     }
 
+    /// [`Self::predict`] (bit for bit) that keeps `h = A^{-1} v` for a following
+    /// [`Self::learn_kept`] on the same `v`: the pending update of the previous round
+    /// is applied to the stored triangle in the same pass as the mat-vec
+    /// ([`upper::syr_symv`], the pass [`Self::predict_learn`] would make), which
+    /// changes how `A^{-1}` is stored, not its value. The round is then `O(r)`.
+    pub fn predict_keep(&mut self, v: &[f64]) -> f64 {
+        if self.gamma < 1.0 {
+            // A discounted round starts with its discount step: nothing is kept, and
+            // `learn_kept` returns None (the caller plays the whole round).
+            self.kept = None;
+            return self.predict(v);
+        }
+        self.ensure_scratch();
+        if self.pending != 0.0 {
+            upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
+            self.pending = 0.0;
+        } else {
+            upper::symv(&self.ainv, v, &mut self.h);
+        }
+        let delta = dot(v, &self.h);
+        let hb = dot(&self.h, &self.b);
+        let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
+        self.kept = Some((self.n_seen, delta, pred));
+        pred
+    }
+
+    /// Finishes the round [`Self::predict_keep`] started on the same features `v`
+    /// (the caller's promise) with label `y`, as [`Self::predict_learn`] would, and
+    /// returns its prediction; `None` (nothing changed) if nothing was kept for
+    /// this round.
+    pub fn learn_kept(&mut self, v: &[f64], y: f64) -> Option<f64> {
+        let (round, delta, pred) = self.kept.take()?;
+        if round != self.n_seen {
+            return None;
+        }
+        // Sherman-Morrison (PKAWV paper, Algorithm 1), pending as in predict_learn.
+        self.pending = 1.0 / (1.0 + delta);
+        std::mem::swap(&mut self.h, &mut self.hp);
+        axpy(y, v, &mut self.b);
+        self.finish_round(delta, y);
+        Some(pred)
+    }
+
     /// Reveals `y` for features `v` and updates (no prediction).
     pub fn learn(&mut self, v: &[f64], y: f64) {
         self.predict_learn(v, y);
@@ -252,6 +406,9 @@ impl LinearAwv {
     /// bit, as [`Self::predict_learn_two_pass`]. Returns the prediction.
     pub fn predict_learn(&mut self, v: &[f64], y: f64) -> f64 {
         self.ensure_scratch();
+        if self.gamma < 1.0 {
+            self.discount();
+        }
         if self.pending != 0.0 {
             upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
         } else {
@@ -274,6 +431,9 @@ impl LinearAwv {
     /// benchmarked against.
     pub fn predict_learn_two_pass(&mut self, v: &[f64], y: f64) -> f64 {
         self.ensure_scratch();
+        if self.gamma < 1.0 {
+            self.discount();
+        }
         self.flush();
         upper::symv(&self.ainv, v, &mut self.h);
         let delta = dot(v, &self.h);
@@ -301,7 +461,11 @@ impl LinearAwv {
     pub fn predict_learn_block(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> bool {
         let (r, n) = (self.r, y.len());
         assert_eq!(x.len(), n * r, "predict_learn_block: x is not y.len() x r");
-        if n >= 2 && r > 0 {
+        if self.gamma < 1.0 {
+            if n >= 2 && r > 0 && self.discounted_block(x, y, out) {
+                return true;
+            }
+        } else if n >= 2 && r > 0 {
             self.flush();
             let start = out.len();
             out.resize(start + n, 0.0);
@@ -330,6 +494,68 @@ impl LinearAwv {
             out.push(self.predict_learn(xi, yi));
         }
         false
+    }
+
+    /// A discounted block: with `w_t = gamma^{-t}` (`t = 1..n` in the block),
+    /// `A_t = gamma^t Ã_t` and `b_t = gamma^t b̃_t` turn the `n` discounted rounds
+    /// into `2n` plain rank-one rounds on `Ã`: a refill row `sqrt(w_t c) e_k` (label
+    /// 0, prediction unused), then `sqrt(w_t) v_t` with label `sqrt(w_t) y_t`; the
+    /// prediction is the plain one over `sqrt(w_t)` ([`block::run`] then
+    /// `A_n^{-1} = gamma^{-n} Ã_n^{-1}`). Returns `false` (state untouched) when
+    /// `gamma^n < 1e-3` (the rows' scales would spread too far) or the recursion is
+    /// ill-conditioned.
+    fn discounted_block(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> bool {
+        let (r, n, gamma) = (self.r, y.len(), self.gamma);
+        if gamma.powi(n as i32) < 1e-3 {
+            return false;
+        }
+        self.flush();
+        let c = self.refill();
+        let DiscScratch { g, mut dx, mut dy, mut dout } = std::mem::take(&mut *self.disc);
+        dx.clear();
+        dx.resize(2 * n * r, 0.0);
+        dy.clear();
+        dout.clear();
+        dout.resize(2 * n, 0.0);
+        self.deltas.resize(2 * n, 0.0);
+        let mut w = 1.0;
+        for (t, (xi, &yi)) in x.chunks_exact(r).zip(y).enumerate() {
+            w /= gamma;
+            let k = ((self.n_seen + t as u64) % r as u64) as usize;
+            let sw = w.sqrt();
+            dx[2 * t * r + k] = (w * c).sqrt();
+            dy.push(0.0);
+            dx[(2 * t + 1) * r..(2 * t + 2) * r].iter_mut().zip(xi).for_each(|(a, v)| *a = sw * v);
+            dy.push(sw * yi);
+        }
+        let ok = block::run(
+            &mut self.ainv,
+            r,
+            &self.b,
+            self.ridge,
+            &dx,
+            &dy,
+            &mut dout,
+            &mut self.deltas,
+            &mut self.blk,
+        );
+        if ok {
+            let gn = gamma.powi(n as i32);
+            let ign = 1.0 / gn;
+            self.ainv.iter_mut().for_each(|a| *a *= ign);
+            self.b.iter_mut().for_each(|v| *v *= gn);
+            let mut w = 1.0;
+            for (t, (xi, &yi)) in x.chunks_exact(r).zip(y).enumerate() {
+                w /= gamma;
+                out.push(dout[2 * t + 1] / w.sqrt());
+                // b_n = gamma^n b_0 + sum_t gamma^(n-t) y_t v_t.
+                axpy(yi * gn * w, xi, &mut self.b);
+                let delta = self.deltas[2 * t + 1];
+                self.finish_round(delta, yi);
+            }
+        }
+        *self.disc = DiscScratch { g, dx, dy, dout };
+        ok
     }
 
     /// Full rounds over the rows of row-major `x` (`y.len()` rows of `d` inputs),
@@ -397,6 +623,7 @@ struct StoredRef<'a> {
     r: usize,
     lam: f64,
     ridge: bool,
+    gamma: f64,
     ainv: PackedTriangle<'a>,
     b: &'a [f64],
     n_seen: u64,
@@ -410,11 +637,19 @@ struct Stored {
     r: usize,
     lam: f64,
     ridge: bool,
+    /// Absent in states saved before discounting existed: 1.
+    #[serde(default = "no_discount")]
+    gamma: f64,
     ainv: Vec<f64>,
     b: Vec<f64>,
     n_seen: u64,
     last_leverage: f64,
     regret_term: f64,
+}
+
+/// The forgetting factor of states saved before discounting existed.
+pub fn no_discount() -> f64 {
+    1.0
 }
 
 struct PackedTriangle<'a>(&'a LinearAwv);
@@ -441,6 +676,7 @@ impl Serialize for LinearAwv {
             r: self.r,
             lam: self.lam,
             ridge: self.ridge,
+            gamma: self.gamma,
             ainv: PackedTriangle(self),
             b: &self.b,
             n_seen: self.n_seen,
@@ -466,6 +702,7 @@ impl<'de> Deserialize<'de> for LinearAwv {
         }
         let mut e =
             LinearAwv::from_parts(s.r, s.lam, s.ridge, upper::from_packed(&s.ainv, s.r), s.b);
+        e.gamma = s.gamma;
         e.n_seen = s.n_seen;
         e.last_leverage = s.last_leverage;
         e.regret_term = s.regret_term;
@@ -478,6 +715,7 @@ impl crate::state::ValidState for LinearAwv {
         use crate::state::*;
         within_memory("the AWV state", state_doubles(self.r))?;
         scale("lam", self.lam)?;
+        check_gamma(self.gamma)?;
         ensure(self.ainv.len() as u128 == upper::stored_len(self.r), || {
             "A^-1 has the wrong length".into()
         })?;
@@ -495,6 +733,7 @@ impl crate::state::ValidState for LinearAwv {
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("lam", &self.lam, &fresh.lam)?;
-        crate::state::same("ridge", &self.ridge, &fresh.ridge)
+        crate::state::same("ridge", &self.ridge, &fresh.ridge)?;
+        crate::state::same("gamma", &self.gamma, &fresh.gamma)
     }
 }

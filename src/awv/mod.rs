@@ -5,4 +5,7 @@ mod block;
 mod engine;
 
 pub use block::{recursion as block_recursion, MAX_CANCELLATION};
-pub use engine::{auto_block_size, check_block_size, state_doubles, LinearAwv, MAX_BLOCK_SIZE};
+pub use engine::{
+    auto_block_size, check_block_size, check_gamma, no_discount, state_doubles, LinearAwv,
+    MAX_BLOCK_SIZE,
+};

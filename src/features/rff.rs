@@ -69,6 +69,18 @@ pub struct RandomFourier {
     bound: std::sync::OnceLock<f64>,
 }
 
+/// `(gaussian, sigma)` of a kernel with random Fourier features: they exist for
+/// shift-invariant kernels only (Bochner), here the Gaussian and the Laplacian.
+pub fn spectral(kernel: &Kernel) -> Result<(bool, f64)> {
+    match *kernel {
+        Kernel::Gaussian { sigma } => Ok((true, sigma)),
+        Kernel::Laplacian { sigma } => Ok((false, sigma)),
+        _ => crate::param_err!(
+            "random Fourier features need a shift-invariant kernel (Gaussian or Laplacian), got {kernel:?}"
+        ),
+    }
+}
+
 impl RandomFourier {
     /// Draws `m` features of `kernel` for inputs of dimension `d` from `rng`.
     pub fn draw(
@@ -78,22 +90,26 @@ impl RandomFourier {
         variant: RffVariant,
         rng: &mut Rng,
     ) -> Result<Self> {
-        if m == 0 || m > MAX_RFF_FEATURES {
-            return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {m}");
+        Self::draw_at_most(kernel, d, m, variant, rng, MAX_RFF_FEATURES)
+    }
+
+    /// [`RandomFourier::draw`] with the learner's own cap on `m` (a learner linear in
+    /// `m`, such as FOGD, allows more than the AWV learners' [`MAX_RFF_FEATURES`]).
+    pub fn draw_at_most(
+        kernel: &Kernel,
+        d: usize,
+        m: usize,
+        variant: RffVariant,
+        rng: &mut Rng,
+        max_m: usize,
+    ) -> Result<Self> {
+        if m == 0 || m > max_m {
+            return crate::param_err!("n_features must be in [1, {max_m}], got {m}");
         }
         if d == 0 {
             return crate::input_err!("inputs need at least one feature");
         }
-        // Random Fourier features exist for shift-invariant kernels only (Bochner).
-        let (gaussian, sigma) = match *kernel {
-            Kernel::Gaussian { sigma } => (true, sigma),
-            Kernel::Laplacian { sigma } => (false, sigma),
-            _ => {
-                return crate::param_err!(
-                    "random Fourier features need a shift-invariant kernel (Gaussian or Laplacian), got {kernel:?}"
-                )
-            }
-        };
+        let (gaussian, sigma) = spectral(kernel)?;
         let what = "the random Fourier frequency matrix";
         crate::limits::check_input_doubles(
             &format!("{m} random Fourier features on {d}-dimensional inputs"),
@@ -114,7 +130,19 @@ impl RandomFourier {
                 offset.push(2.0 * std::f64::consts::PI * rng.uniform());
             }
         }
-        let mut omega_t = crate::limits::try_zeros(what, md)?;
+        Self::from_parts(d, variant, omega, offset)
+    }
+
+    /// The map of given frequencies (row-major `m x d`, `m = omega.len() / d`) and
+    /// phases (empty for `CosSin`); `d >= 1`.
+    pub fn from_parts(
+        d: usize,
+        variant: RffVariant,
+        omega: Vec<f64>,
+        offset: Vec<f64>,
+    ) -> Result<Self> {
+        let m = omega.len() / d.max(1);
+        let mut omega_t = crate::limits::try_zeros("the random Fourier frequency matrix", m * d)?;
         for k in 0..m {
             for i in 0..d {
                 omega_t[i * m + k] = omega[k * d + i];

@@ -112,6 +112,9 @@ impl OnlineLearner for AveragedKernelSgd {
     }
 }
 
+// The format version of a pickled AveragedKernelSgd: bump it when a serialised field changes.
+crate::state::state_version!(AveragedKernelSgd, 4);
+
 impl crate::state::ValidState for AveragedKernelSgd {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

@@ -61,12 +61,19 @@ pub struct FeatureAwv<F: LazyFeatureMap> {
     params: F::Params,
     lam: f64,
     ridge: bool,
+    /// Forgetting factor in (0, 1] (docs/choices.md, "Discounted AWV"); absent in
+    /// states saved before it existed: 1.
+    #[serde(default = "crate::awv::no_discount")]
+    gamma: f64,
     /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic
     /// from `r`; 1: single rounds). A run-time setting, not part of the state.
     #[serde(skip)]
     block_size: Option<usize>,
     /// Built on the first call, when `d` becomes known.
     state: Option<State<F>>,
+    /// The input of [`OnlineLearner::predict_keep`] (its features in `state.v`).
+    #[serde(skip)]
+    kept: super::Kept,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -90,7 +97,25 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
     /// The learner for already checked map parameters (`lam > 0` is checked here).
     pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Result<Self> {
         crate::error::positive("lam", lam)?;
-        Ok(FeatureAwv { params, lam, ridge, block_size: None, state: None })
+        Ok(FeatureAwv {
+            params,
+            lam,
+            ridge,
+            gamma: 1.0,
+            block_size: None,
+            state: None,
+            kept: Default::default(),
+        })
+    }
+
+    /// Sets the forgetting factor `gamma` in (0, 1] (1: no discounting).
+    pub fn with_gamma(mut self, gamma: f64) -> Result<Self> {
+        self.gamma = crate::awv::check_gamma(gamma)?;
+        Ok(self)
+    }
+
+    pub fn gamma(&self) -> f64 {
+        self.gamma
     }
 
     /// Sets the block size (`None`: automatic; `1`: single rounds).
@@ -111,6 +136,16 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         mut out: Option<&mut Vec<f64>>,
     ) -> Result<()> {
         let (mut x, mut y) = (x, y);
+        // One row after a kept prediction of it (the serving path through learn_many).
+        let kept_row =
+            |s: &Self| s.state.as_ref().is_some_and(|st| s.kept.matches(x, st.engine.n_seen()));
+        if y.len() == 1 && kept_row(self) {
+            let p = self.predict_learn(x, y[0])?;
+            if let Some(o) = out.as_deref_mut() {
+                o.push(p);
+            }
+            return Ok(());
+        }
         if self.state.is_none() && !y.is_empty() {
             crate::interrupt::poll()?;
             let p = self.predict_learn(&x[..d], y[0])?;
@@ -142,7 +177,8 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
     fn state_mut(&mut self, d: usize) -> Result<&mut State<F>> {
         if self.state.is_none() {
             let features = F::build(&self.params, d)?;
-            let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?;
+            let engine =
+                LinearAwv::new(features.dim(), self.lam, self.ridge)?.with_gamma(self.gamma)?;
             let v = vec![0.0; features.dim()];
             self.state = Some(State { features, engine, v });
         }
@@ -217,7 +253,25 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let Some(st) = self.state.as_mut() else { return self.predict(x) };
+        self.kept.clear();
+        st.v.resize(st.engine.dim(), 0.0);
+        st.features.map_into(x, &mut st.v);
+        st.features.check_features(&st.v)?;
+        let p = st.engine.predict_keep(&st.v);
+        self.kept.set(x, st.engine.n_seen());
+        Ok(p)
+    }
+
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        if let Some(st) = self.state.as_mut() {
+            if self.kept.take(x, st.engine.n_seen()) {
+                if let Some(p) = st.engine.learn_kept(&st.v, y) {
+                    return Ok(p);
+                }
+            }
+        }
         let fresh = self.state.is_none();
         let st = self.state_mut(x.len())?;
         // check_row screened x against an existing map; a fresh one is checked here.
@@ -307,6 +361,7 @@ impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
             st.features.check_built(&self.params)?;
             same("lam", &st.engine.lam(), &self.lam)?;
             same("ridge", &st.engine.ridge(), &self.ridge)?;
+            same("gamma", &st.engine.gamma(), &self.gamma)?;
         }
         Ok(())
     }
@@ -314,7 +369,8 @@ impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
         use crate::state::same;
         F::check_params(&self.params, &fresh.params)?;
         same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)
+        same("ridge", &self.ridge, &fresh.ridge)?;
+        same("gamma", &self.gamma, &fresh.gamma)
     }
     fn adopt_settings(&mut self, fresh: &Self) {
         self.block_size = fresh.block_size;

@@ -3,12 +3,10 @@
 //! first-order baseline of the PROS-N-KONS paper (sec. 5, Tables 1-2) and of the PKAWV
 //! paper (sec. 4).
 //!
-//! * `D` frequencies drawn once (when `d` is known) from the kernel's spectral
-//!   density: `u_i ~ N(0, I_d / sigma^2)` for the Gaussian kernel (Bochner), and
-//!   i.i.d. Cauchy coordinates of scale `1/sigma` for the Laplacian kernel;
-//!   drawn frequency by frequency, coordinate by coordinate, from the learner's Rng.
 //! * `z(x) = D^{-1/2} (cos(u_1.x), ..., cos(u_D.x), sin(u_1.x), ..., sin(u_D.x))`
-//!   so that `z(x).z(x') = D^{-1} sum_i cos(u_i.(x - x')) ~ k(x, x')`.
+//!   so that `z(x).z(x') = D^{-1} sum_i cos(u_i.(x - x')) ~ k(x, x')`: the `CosSin`
+//!   map of [`crate::features::rff`] (frequencies drawn once, when `d` is known, from
+//!   the kernel's spectral density, in that module's order).
 //! * Predict `f(x) = w.z(x)`; update `w <- w - lr l'(f(x_t), y_t) z(x_t)`.
 //!   With `epsilon > 0` (squared loss), no update when `|f - y| <= epsilon`: the
 //!   epsilon-insensitive rule of Lu et al.'s public regression code.
@@ -20,13 +18,15 @@
 use super::losses::Loss;
 use super::OnlineLearner;
 use crate::error::{non_negative, positive, Result};
+use crate::features::rff::{self, RandomFourier, RffVariant};
+use crate::features::FeatureMap;
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
 /// Largest number of frequencies accepted (the weights are `2 D` doubles and the
-/// frequencies `D d`).
+/// frequencies `D d`, stored twice by the map).
 pub const MAX_FOGD_FEATURES: usize = 10_000_000;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -44,34 +44,38 @@ pub struct Fogd {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "FogdStateFields", into = "FogdStateFields")]
 struct FogdState {
-    d: usize,
-    /// Frequencies, row-major `D x d`.
-    freqs: Vec<f64>,
+    /// The map `z` (`CosSin`, `D` frequencies).
+    map: RandomFourier,
     /// Weights on `z(x)` (length `2 D`).
     w: Vec<f64>,
-    #[serde(skip)]
+    /// Scratch for `z(x_t)`.
     z: Vec<f64>,
 }
 
-/// Draws the `D x d` frequencies of the kernel's spectral density.
-fn draw_frequencies(kernel: &Kernel, n: usize, d: usize, rng: &mut Rng) -> Result<Vec<f64>> {
-    let mut f = crate::limits::try_with_capacity("the FOGD frequencies", n * d)?;
-    #[allow(unreachable_patterns)]
-    match *kernel {
-        Kernel::Gaussian { sigma } => {
-            for _ in 0..n * d {
-                f.push(rng.normal() / sigma);
-            }
-        }
-        Kernel::Laplacian { sigma } => {
-            for _ in 0..n * d {
-                f.push(rng.cauchy() / sigma);
-            }
-        }
-        _ => return crate::param_err!("FOGD needs a shift-invariant kernel with a known spectral density (gaussian or laplacian)"),
+/// The serialised fields of [`FogdState`] (the layout of state format 3): the input
+/// dimension, the frequencies row-major `D x d`, the weights.
+#[derive(Serialize, Deserialize)]
+struct FogdStateFields {
+    d: usize,
+    freqs: Vec<f64>,
+    w: Vec<f64>,
+}
+
+impl TryFrom<FogdStateFields> for FogdState {
+    type Error = crate::KsError;
+    fn try_from(f: FogdStateFields) -> Result<Self> {
+        // Sizes are checked by `validate` (a zero `d` leaves an empty map).
+        let map = RandomFourier::from_parts(f.d, RffVariant::CosSin, f.freqs, Vec::new())?;
+        Ok(FogdState { map, z: Vec::new(), w: f.w })
     }
-    Ok(f)
+}
+
+impl From<FogdState> for FogdStateFields {
+    fn from(s: FogdState) -> Self {
+        FogdStateFields { d: s.map.input_dim(), freqs: s.map.omega().to_vec(), w: s.w }
+    }
 }
 
 impl Fogd {
@@ -100,7 +104,7 @@ impl Fogd {
             );
         }
         // Validate the kernel now rather than at the first call.
-        draw_frequencies(&kernel, 0, 0, &mut Rng::new(0))?;
+        rff::spectral(&kernel)?;
         Ok(Fogd {
             kernel,
             n_features,
@@ -120,13 +124,16 @@ impl Fogd {
 
     fn ensure_state(&mut self, d: usize) -> Result<&mut FogdState> {
         if self.state.is_none() {
-            let freqs = draw_frequencies(&self.kernel, self.n_features, d, &mut self.rng)?;
-            self.state = Some(FogdState {
+            let (kernel, n) = (&self.kernel, self.n_features);
+            let map = RandomFourier::draw_at_most(
+                kernel,
                 d,
-                freqs,
-                w: vec![0.0; 2 * self.n_features],
-                z: vec![0.0; 2 * self.n_features],
-            });
+                n,
+                RffVariant::CosSin,
+                &mut self.rng,
+                MAX_FOGD_FEATURES,
+            )?;
+            self.state = Some(FogdState { map, w: vec![0.0; 2 * n], z: vec![0.0; 2 * n] });
         }
         let st = self
             .state
@@ -138,29 +145,14 @@ impl Fogd {
         Ok(st)
     }
 
-    /// `z(x)` written into `out` (length `2 D`).
-    fn features_into(freqs: &[f64], d: usize, x: &[f64], out: &mut [f64]) {
-        let n = freqs.len() / d.max(1);
-        let s = 1.0 / (n as f64).sqrt();
-        for (i, u) in freqs.chunks_exact(d).enumerate() {
-            let a = dot(u, x);
-            out[i] = s * a.cos();
-            out[n + i] = s * a.sin();
-        }
-    }
-
     /// The random features `z(x)` (None before the first call fixes `d`).
     pub fn features(&self, x: &[f64]) -> Option<Vec<f64>> {
-        self.state.as_ref().map(|st| {
-            let mut z = vec![0.0; st.w.len()];
-            Self::features_into(&st.freqs, st.d, x, &mut z);
-            z
-        })
+        self.state.as_ref().map(|st| st.map.map(x))
     }
 
     /// The frequencies, row-major `D x d` (None before the first call).
     pub fn frequencies(&self) -> Option<&[f64]> {
-        self.state.as_ref().map(|s| s.freqs.as_slice())
+        self.state.as_ref().map(|s| s.map.omega())
     }
 
     /// The weight vector on `z(x)`.
@@ -182,7 +174,7 @@ fn finite_features(z: &[f64]) -> Result<()> {
 
 impl OnlineLearner for Fogd {
     fn input_dim(&self) -> Option<usize> {
-        self.state.as_ref().map(|s| s.d)
+        self.state.as_ref().map(|s| s.map.input_dim())
     }
 
     fn check_row(&self, _x: &[f64], y: Option<f64>) -> Result<()> {
@@ -205,9 +197,10 @@ impl OnlineLearner for Fogd {
         )
     }
 
-    /// The `D x d` frequencies and the weights and features (`4 D`).
+    /// The map's frequencies ([`rff::map_doubles`]: `D x d` twice) and the weights and
+    /// features (`4 D`).
     fn memory_doubles(&self, d: usize) -> Option<u128> {
-        Some(self.n_features as u128 * (d as u128 + 4))
+        rff::map_doubles(self.n_features, d).checked_add(4 * self.n_features as u128)
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
@@ -215,8 +208,7 @@ impl OnlineLearner for Fogd {
             // w_0 = 0: the first prediction is 0.
             None => Ok(0.0),
             Some(st) => {
-                let mut z = vec![0.0; st.w.len()];
-                Self::features_into(&st.freqs, st.d, x, &mut z);
+                let z = st.map.map(x);
                 finite_features(&z)?;
                 Ok(dot(&st.w, &z))
             }
@@ -227,7 +219,7 @@ impl OnlineLearner for Fogd {
         let (lr, loss, epsilon) = (self.lr, self.loss, self.epsilon);
         let rng0 = self.state.is_none().then(|| self.rng.clone());
         let st = self.ensure_state(x.len())?;
-        Self::features_into(&st.freqs, st.d, x, &mut st.z);
+        st.map.map_into(x, &mut st.z);
         if let Err(e) = finite_features(&st.z) {
             // Nothing learned: undo the first round's draw too.
             if let Some(r) = rng0 {
@@ -258,15 +250,23 @@ impl OnlineLearner for Fogd {
     }
 }
 
+// The format version of a pickled Fogd: bump it when a serialised field changes.
+crate::state::state_version!(Fogd, 4);
+
 impl crate::state::ValidState for Fogd {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
         if let Some(st) = &self.state {
-            ensure(st.d >= 1, || "the input dimension is 0".into())?;
-            self.check_input_dim(st.d)?;
-            len_is("frequencies", st.freqs.len(), product("frequencies", self.n_features, st.d)?)?;
+            let d = st.map.input_dim();
+            ensure(d >= 1, || "the input dimension is 0".into())?;
+            self.check_input_dim(d)?;
+            len_is(
+                "frequencies",
+                st.map.omega().len(),
+                product("frequencies", self.n_features, d)?,
+            )?;
             len_is("weights", st.w.len(), 2 * self.n_features)?;
-            finite("frequencies", &st.freqs)?;
+            finite("frequencies", st.map.omega())?;
             finite("weights", &st.w)?;
         }
         Ok(())

@@ -65,9 +65,15 @@ pub struct KernelAwv {
     z: Vec<f64>,
     /// `sum_t y_t^2 phi_t^T A_t^{-1} phi_t` (regret diagnostic, P19 proof of Prop. 1).
     regret_term: f64,
+    /// The input of [`OnlineLearner::predict_keep`] and its new factor row.
+    #[serde(skip)]
+    kept: super::Kept,
+    #[serde(skip)]
+    kept_row: Option<NewRow>,
 }
 
 /// One new row of the factor for a point `x`: `l = L^{-1} k`, `s = kappa + lam - l^T l`.
+#[derive(Clone, Debug)]
 struct NewRow {
     l: Vec<f64>,
     s: f64,
@@ -95,6 +101,8 @@ impl KernelAwv {
             chol: Vec::new(),
             z: Vec::new(),
             regret_term: 0.0,
+            kept: Default::default(),
+            kept_row: None,
         })
     }
 
@@ -232,7 +240,11 @@ impl KernelAwv {
         let b = ys.len();
         let t0 = self.t();
         if b == 1 {
-            let row = self.new_row(xs);
+            let kept = self.kept.take(xs, self.n_seen());
+            let row = match self.kept_row.take() {
+                Some(row) if kept => row,
+                _ => self.new_row(xs),
+            };
             out.push(self.push(xs, ys[0], row));
             return Ok(());
         }
@@ -354,9 +366,21 @@ impl OnlineLearner for KernelAwv {
         Ok(self.prediction(&self.new_row(x)))
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let row = self.new_row(x);
+        let p = self.prediction(&row);
+        self.kept_row = Some(row);
+        self.kept.set(x, self.n_seen());
+        Ok(p)
+    }
+
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         self.check_capacity(1, x.len())?;
-        let row = self.new_row(x);
+        let kept = self.kept.take(x, self.n_seen());
+        let row = match self.kept_row.take() {
+            Some(row) if kept => row,
+            _ => self.new_row(x),
+        };
         Ok(self.push(x, y, row))
     }
 
@@ -384,6 +408,9 @@ impl OnlineLearner for KernelAwv {
         self.t()
     }
 }
+
+// The format version of a pickled KernelAwv: bump it when a serialised field changes.
+crate::state::state_version!(KernelAwv, 4);
 
 impl crate::state::ValidState for KernelAwv {
     fn validate(&self) -> Result<()> {

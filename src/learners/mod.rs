@@ -5,11 +5,14 @@
 pub mod averaged_sgd;
 pub mod feature_awv;
 pub mod fogd;
+pub mod kept;
 pub mod kernel_awv;
+pub mod linear_awv;
 pub mod losses;
 pub mod multi_kernel_awv;
 pub mod nogd;
 pub mod nystrom_awv;
+mod ogd_experts;
 pub mod omkl_gf;
 pub mod online_projection;
 pub mod pros_n_kons;
@@ -20,7 +23,9 @@ pub mod taylor_awv;
 pub use averaged_sgd::AveragedKernelSgd;
 pub use feature_awv::{FeatureAwv, LazyFeatureMap};
 pub use fogd::Fogd;
+pub use kept::Kept;
 pub use kernel_awv::KernelAwv;
+pub use linear_awv::LinearAwvLearner;
 pub use losses::Loss;
 pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
 pub use nogd::Nogd;
@@ -65,6 +70,15 @@ pub trait OnlineLearner {
 
     /// The prediction for `x` as the next round (pure: no state change).
     fn predict(&self, x: &[f64]) -> Result<f64>;
+
+    /// The prediction for `x` as the next round, bit for bit [`OnlineLearner::predict`],
+    /// keeping what it computed so that a following round on the same `x` (with no
+    /// round in between) finishes from it ([`Kept`]; the serving path). No change
+    /// that any reader, a copy or the serialised state can see. The default keeps
+    /// nothing.
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.predict(x)
+    }
 
     /// Reveals `y` for `x` and updates. The default is a full round whose prediction is
     /// dropped; a learner whose update is cheaper without the prediction overrides it.

@@ -96,6 +96,12 @@ pub struct MultiKernelAwv {
     rule: MetaRule,
     clip: Option<(f64, f64)>,
     seed: u64,
+    /// Forgetting factor of the experts (docs/choices.md, "Discounted AWV").
+    #[serde(default = "crate::awv::no_discount")]
+    gamma: f64,
+    /// Fixed Share rate of the meta rule (EWA, BOA, ML-Poly, ML-Prod).
+    #[serde(default)]
+    share: f64,
     /// Rounds per expert block of the batch paths (None: automatic from the feature
     /// count; 1: single rounds). A run-time setting, not part of the state.
     #[serde(skip)]
@@ -105,6 +111,10 @@ pub struct MultiKernelAwv {
     #[serde(skip)]
     threads: usize,
     state: Option<State>,
+    /// The input of [`OnlineLearner::predict_keep`] (each expert's features in its
+    /// `scratch.feats`, its `A^{-1} phi` kept by its engine).
+    #[serde(skip)]
+    kept: super::Kept,
 }
 
 /// Rows between two Ctrl-C polls of the batch paths (whole expert blocks).
@@ -183,9 +193,12 @@ impl MultiKernelAwv {
             rule,
             clip,
             seed,
+            gamma: 1.0,
+            share: 0.0,
             block_size: None,
             threads: 0,
             state: None,
+            kept: Default::default(),
         };
         me.check_memory(None)?;
         me.make_meta()?;
@@ -243,18 +256,45 @@ impl MultiKernelAwv {
         self.threads
     }
 
+    /// Sets the experts' forgetting factor `gamma` in (0, 1] and the meta rule's
+    /// Fixed Share rate `share` in [0, 1] (EWA, BOA, ML-Poly, ML-Prod only).
+    pub fn with_drift(mut self, gamma: f64, share: f64) -> Result<Self> {
+        self.gamma = crate::awv::check_gamma(gamma)?;
+        self.share = crate::aggregation::check_share(share)?;
+        if share > 0.0 && matches!(self.rule, MetaRule::Vaw { .. } | MetaRule::Aa) {
+            return crate::param_err!(
+                "share (Fixed Share) needs aggregator \"ewa\", \"boa\", \"mlpoly\" or \"mlprod\""
+            );
+        }
+        self.make_meta()?;
+        Ok(self)
+    }
+
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+
+    pub fn share(&self) -> f64 {
+        self.share
+    }
+
     fn make_meta(&self) -> Result<AnyAggregator> {
         let n = self.kernels.len();
+        let s = self.share;
         Ok(match self.rule {
             MetaRule::Vaw { ridge } => AnyAggregator::Vaw(VawMeta::new(n, self.lam, ridge)?),
-            MetaRule::Ewa { eta } => AnyAggregator::Ewa(Ewa::new(n, eta)?),
+            MetaRule::Ewa { eta } => AnyAggregator::Ewa(Ewa::new(n, eta)?.with_share(s)?),
             MetaRule::Aa => {
                 let (lo, hi) = self.clip.unwrap_or((0.0, 1.0));
                 AnyAggregator::Aa(AggregatingAlgorithm::new(n, lo, hi)?)
             }
-            MetaRule::Boa { gradient } => AnyAggregator::Boa(Boa::new(n, gradient)?),
-            MetaRule::MlPoly { gradient } => AnyAggregator::MlPoly(MlPoly::new(n, gradient)?),
-            MetaRule::MlProd { gradient } => AnyAggregator::MlProd(MlProd::new(n, gradient)?),
+            MetaRule::Boa { gradient } => AnyAggregator::Boa(Boa::new(n, gradient)?.with_share(s)?),
+            MetaRule::MlPoly { gradient } => {
+                AnyAggregator::MlPoly(MlPoly::new(n, gradient)?.with_share(s)?)
+            }
+            MetaRule::MlProd { gradient } => {
+                AnyAggregator::MlProd(MlProd::new(n, gradient)?.with_share(s)?)
+            }
         })
     }
 
@@ -272,7 +312,8 @@ impl MultiKernelAwv {
             let mut experts = Vec::with_capacity(self.kernels.len());
             for k in &self.kernels {
                 let f = RandomFourier::draw(k, d, self.n_features, self.variant, &mut rng)?;
-                experts.push(LinearAwv::new(f.dim(), self.lam, self.ridge)?);
+                experts
+                    .push(LinearAwv::new(f.dim(), self.lam, self.ridge)?.with_gamma(self.gamma)?);
                 features.push(f);
             }
             let meta = self.make_meta()?;
@@ -548,7 +589,30 @@ impl OnlineLearner for MultiKernelAwv {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.kept.clear();
+        let n_seen = self.n_seen();
+        let clip = self.clip;
+        let Some(st) = self.state.as_mut() else { return self.predict(x) };
+        if st.scratch.len() != st.experts.len() {
+            st.scratch = vec![Scratch::default(); st.experts.len()];
+        }
+        let mut z = Vec::with_capacity(st.experts.len());
+        for ((f, e), sc) in st.features.iter().zip(st.experts.iter_mut()).zip(&mut st.scratch) {
+            sc.feats.resize(e.dim(), 0.0);
+            f.map_into(x, &mut sc.feats[..e.dim()]);
+            z.push(e.predict_keep(&sc.feats[..e.dim()]));
+        }
+        if let Some((lo, hi)) = clip {
+            z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
+        }
+        let p = st.meta.predict(&z);
+        self.kept.set(x, n_seen);
+        Ok(p)
+    }
+
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let kept = self.kept.take(x, self.n_seen());
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
@@ -556,8 +620,21 @@ impl OnlineLearner for MultiKernelAwv {
         }
         let clip = self.clip;
         let st = self.state_mut(x.len())?;
-        let State { features, experts, meta, v, z, raw, .. } = st;
-        for ((f, e), zj) in features.iter().zip(experts.iter_mut()).zip(z.iter_mut()) {
+        let State { features, experts, meta, v, z, raw, scratch, .. } = st;
+        for (j, ((f, e), zj)) in
+            features.iter().zip(experts.iter_mut()).zip(z.iter_mut()).enumerate()
+        {
+            // A kept round finishes from the expert's kept features and A^{-1} phi.
+            if kept {
+                if let Some(p) = scratch
+                    .get(j)
+                    .and_then(|sc| sc.feats.get(..e.dim()))
+                    .and_then(|v| e.learn_kept(v, y))
+                {
+                    *zj = p;
+                    continue;
+                }
+            }
             f.map_into(x, v);
             // The expert predicts before y_t (its z uses labels up to t-1), then learns y_t.
             *zj = e.predict_learn(v, y);
@@ -637,6 +714,9 @@ impl OnlineLearner for MultiKernelAwv {
     }
 }
 
+// The format version of a pickled MultiKernelAwv: bump it when a serialised field changes.
+crate::state::state_version!(MultiKernelAwv, 4);
+
 impl crate::state::ValidState for MultiKernelAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
@@ -665,7 +745,9 @@ impl crate::state::ValidState for MultiKernelAwv {
         same("ridge", &self.ridge, &fresh.ridge)?;
         same("aggregator", &self.rule, &fresh.rule)?;
         same("clip", &self.clip, &fresh.clip)?;
-        same("seed", &self.seed, &fresh.seed)
+        same("seed", &self.seed, &fresh.seed)?;
+        same("gamma", &self.gamma, &fresh.gamma)?;
+        same("share", &self.share, &fresh.share)
     }
     fn adopt_settings(&mut self, fresh: &Self) {
         self.block_size = fresh.block_size;

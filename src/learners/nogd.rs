@@ -271,6 +271,9 @@ impl OnlineLearner for Nogd {
     }
 }
 
+// The format version of a pickled Nogd: bump it when a serialised field changes.
+crate::state::state_version!(Nogd, 4);
+
 impl crate::state::ValidState for Nogd {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

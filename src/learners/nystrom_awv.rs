@@ -139,6 +139,21 @@ pub struct NystromAwv {
     blocked_rounds: u64,
     #[serde(skip)]
     scratch: Scratch,
+    /// The input of [`OnlineLearner::predict_keep`] and its plan (its kernel row in
+    /// `scratch.krow`).
+    #[serde(skip)]
+    kept: super::Kept,
+    #[serde(skip)]
+    kept_plan: Option<Plan>,
+}
+
+/// What a prediction decided and computed: KORS's decision, the bordering if
+/// the point joins, the prediction.
+#[derive(Clone, Debug)]
+struct Plan {
+    added: bool,
+    ext: Option<Extension>,
+    pred: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -174,6 +189,7 @@ impl Clone for BlockScratch {
 }
 
 /// The bordering of `A_{t-1}` by a candidate point.
+#[derive(Clone, Debug)]
 struct Extension {
     /// `a = (k(x_s, x_t))_{s<t}`.
     a: Vec<f64>,
@@ -283,6 +299,8 @@ impl NystromAwv {
             block_size: None,
             blocked_rounds: 0,
             scratch: Scratch::default(),
+            kept: Default::default(),
+            kept_plan: None,
         }
     }
 
@@ -319,6 +337,7 @@ impl NystromAwv {
     }
     /// Caps KORS's dictionary (None: no cap); see [`Kors::set_budget`].
     pub fn set_kors_budget(&mut self, budget: Option<usize>) {
+        self.kept.clear();
         if let Some(k) = self.kors.as_mut() {
             k.set_budget(budget);
         }
@@ -436,19 +455,28 @@ impl NystromAwv {
     /// The prediction a round on `x` would make (pure; KORS is peeked at, not stepped).
     fn plan(&self, x: &[f64], scratch: &mut Scratch) -> Result<f64> {
         let mut krow = Vec::new();
-        self.krow_into(x, &mut krow);
+        let p = self.plan_with(x, &mut krow, scratch);
+        p.map(|p| p.pred)
+    }
+
+    /// [`Self::plan`] with the kernel row of `x` left in `krow`.
+    fn plan_with(&self, x: &[f64], krow: &mut Vec<f64>, scratch: &mut Scratch) -> Result<Plan> {
+        self.krow_into(x, krow);
+        let mut added = false;
         let mut ext = None;
         if let Some(kors) = &self.kors {
             let step = if kors.size() == self.size() {
-                kors.peek_with_row(x, &krow)?
+                kors.peek_with_row(x, krow)?
             } else {
                 kors.peek(x)?
             };
+            added = step.added;
             if step.added {
-                ext = self.extension(x, &krow);
+                ext = self.extension(x, krow);
             }
         }
-        Ok(self.predict_with(&krow, ext.as_ref(), &mut scratch.w, &mut scratch.u))
+        let pred = self.predict_with(krow, ext.as_ref(), &mut scratch.w, &mut scratch.u);
+        Ok(Plan { added, ext, pred })
     }
 
     /// Refactorises `A_{t-1} = K^T K + lam K_DD` from the cache (with a jitter if needed).
@@ -504,12 +532,38 @@ impl NystromAwv {
     }
 
     fn round_with(&mut self, x: &[f64], y: f64, sc: &mut Scratch) -> Result<f64> {
+        // A kept plan for x at this round has its kernel row in sc.krow.
+        let plan = self.kept_plan.take().filter(|_| self.kept.take(x, self.n_seen));
         let mut krow = std::mem::take(&mut sc.krow);
-        self.krow_into(x, &mut krow);
+        if plan.is_none() {
+            self.krow_into(x, &mut krow);
+        }
         // 1. KORS on x_t (before the prediction: x_t may join the dictionary).
         let added = self.kors_step(x, &krow);
         sc.krow = krow;
-        self.forecaster_round(x, y, added?, sc)
+        let added = added?;
+        // KORS's step decides as its peek did (the same generator state).
+        let plan = plan.filter(|p| p.added == added).map(|p| (p.ext, p.pred));
+        self.forecaster_round(x, y, added, plan, sc)
+    }
+
+    /// [`OnlineLearner::predict_keep`]: the plan of `x`, kept with its kernel row.
+    fn keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.kept.clear();
+        self.kept_plan = None;
+        let mut sc = std::mem::take(&mut self.scratch);
+        let mut krow = std::mem::take(&mut sc.krow);
+        let plan = self.plan_with(x, &mut krow, &mut sc);
+        sc.krow = krow;
+        self.scratch = sc;
+        let plan = plan?;
+        if !plan.pred.is_finite() {
+            return self.predict(x);
+        }
+        let p = plan.pred;
+        self.kept_plan = Some(plan);
+        self.kept.set(x, self.n_seen);
+        Ok(p)
     }
 
     /// KORS's step on `x` (`krow = k_D(x)`): whether `x` joins KORS's dictionary
@@ -530,21 +584,26 @@ impl NystromAwv {
     }
 
     /// The forecaster's part of a round (steps 2-5) after KORS decided `kors_added`,
-    /// with `sc.krow = k_D(x)`.
+    /// with `sc.krow = k_D(x)`; `planned`: the bordering and prediction steps 2-3
+    /// give, already computed ([`Self::plan_with`]).
     fn forecaster_round(
         &mut self,
         x: &[f64],
         y: f64,
         kors_added: bool,
+        planned: Option<(Option<Extension>, f64)>,
         sc: &mut Scratch,
     ) -> Result<f64> {
         let mut krow = std::mem::take(&mut sc.krow);
-        let mut ext = None;
-        if kors_added {
-            ext = self.extension(x, &krow);
-        }
-        // 2-3. Prediction.
-        let mut pred = self.predict_with(&krow, ext.as_ref(), &mut sc.w, &mut sc.u);
+        let (ext, mut pred) = match planned {
+            Some(p) => p,
+            None => {
+                let ext = if kors_added { self.extension(x, &krow) } else { None };
+                // 2-3. Prediction.
+                let pred = self.predict_with(&krow, ext.as_ref(), &mut sc.w, &mut sc.u);
+                (ext, pred)
+            }
+        };
         // 4. Apply the insertion.
         if kors_added {
             match ext {
@@ -661,7 +720,7 @@ impl NystromAwv {
                 Some(Ok(added)) => {
                     sc.krow.clear();
                     sc.krow.extend_from_slice(&sc.blk.krows[k * m..(k + 1) * m]);
-                    let p = self.forecaster_round(row(i), y[i], added, sc)?;
+                    let p = self.forecaster_round(row(i), y[i], added, None, sc)?;
                     if let Some(o) = out.as_deref_mut() {
                         o.push(p);
                     }
@@ -692,7 +751,7 @@ impl NystromAwv {
         for (i, (xi, &yi)) in x.chunks_exact(d).zip(y).enumerate() {
             sc.krow.clear();
             sc.krow.extend_from_slice(&sc.blk.krows[i * m..(i + 1) * m]);
-            let p = self.forecaster_round(xi, yi, false, sc)?;
+            let p = self.forecaster_round(xi, yi, false, None, sc)?;
             if let Some(o) = out.as_deref_mut() {
                 o.push(p);
             }
@@ -827,6 +886,10 @@ impl OnlineLearner for NystromAwv {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.keep(x)
+    }
+
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         self.round(x, y).map(|_| ())
     }
@@ -857,6 +920,9 @@ impl OnlineLearner for NystromAwv {
         self.size()
     }
 }
+
+// The format version of a pickled NystromAwv: bump it when a serialised field changes.
+crate::state::state_version!(NystromAwv, 4);
 
 impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {

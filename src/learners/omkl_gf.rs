@@ -14,23 +14,22 @@
 //!   first `graph_rounds` rounds and then frozen (with its `q`);
 //! * prediction: `y_hat = sum_{j in S} w_j f_j / sum_{j in S} w_j`,
 //!   `w = softmax(logw)`;
-//! * only `j in S` are updated, importance-weighted by `1 / max(q_j, 0.05)`
-//!   ("divide by q if q > 0.05, otherwise multiply by 20"):
-//!   `theta_j -= eta_t (2 (f_j - y) v_j + 2 reg theta_j) / max(q_j, 0.05)`,
-//!   `logw_j -= eta_t ((f_j - y)^2 + reg ||theta_j||^2) / max(q_j, 0.05)`.
+//! * only `j in S` take their OGD step ([`super::ogd_experts`]), importance-weighted
+//!   by `iw = 1 / max(q_j, 0.05)` ("divide by q if q > 0.05, otherwise multiply by 20"):
+//!   `theta_j -= eta_t iw (2 (f_j - y) v_j + 2 reg theta_j)`,
+//!   `logw_j -= eta_t iw ((f_j - y)^2 + reg ||theta_j||^2)`.
 //!
 //! Draw order from the one `Rng`: the features of every kernel (as Raker), then
 //! each graph: M uniforms, each mapped to the first `j` with
 //! `u * sum(p) < p_0 + ... + p_j`.
 
-use super::raker::{check_ogd_params, draw_all};
+use super::ogd_experts::{check_ogd_params, OgdExperts};
 use super::OnlineLearner;
 use crate::aggregation::{renormalise_log_pub, softmax_pub, weights_or_uniform};
 use crate::error::Result;
 use crate::features::rff::RandomFourier;
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
-use crate::linalg::blas::dot;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -53,9 +52,7 @@ pub struct OmklGf {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct State {
     rng: Rng,
-    features: Vec<RandomFourier>,
-    theta: Vec<Vec<f64>>,
-    logw: Vec<f64>,
+    experts: OgdExperts,
     /// Kernels of the current graph (sorted, distinct).
     chosen: Vec<usize>,
     /// Inclusion probabilities `q_j` of the current graph.
@@ -102,9 +99,9 @@ impl OmklGf {
 
     /// Samples the next graph from the current weights.
     fn draw_graph(st: &mut State, n_samples: usize, explore: f64) {
-        let n = st.logw.len();
+        let n = st.experts.logw.len();
         let mut w = vec![0.0; n];
-        softmax_pub(&st.logw, &mut w);
+        softmax_pub(&st.experts.logw, &mut w);
         let p: Vec<f64> = w.iter().map(|wj| (1.0 - explore) * wj + explore / n as f64).collect();
         let total: f64 = p.iter().sum();
         let mut hit = vec![false; n];
@@ -128,19 +125,9 @@ impl OmklGf {
     fn state_mut(&mut self, d: usize) -> Result<&mut State> {
         if self.state.is_none() {
             let mut rng = Rng::new(self.seed);
-            let features = draw_all(&self.kernels, d, self.n_features, &mut rng)?;
-            let n = self.kernels.len();
-            let theta = vec![vec![0.0; 2 * self.n_features]; n];
-            let mut st = State {
-                rng,
-                features,
-                theta,
-                logw: vec![0.0; n],
-                chosen: Vec::new(),
-                q: Vec::new(),
-                t: 0,
-                v: Vec::new(),
-            };
+            let experts = OgdExperts::draw(&self.kernels, d, self.n_features, &mut rng)?;
+            let mut st =
+                State { rng, experts, chosen: Vec::new(), q: Vec::new(), t: 0, v: Vec::new() };
             Self::draw_graph(&mut st, self.n_samples, self.explore);
             self.state = Some(st);
         }
@@ -157,7 +144,8 @@ impl OmklGf {
 
     /// Kernel weights `softmax(logw)`.
     pub fn weights(&self) -> Vec<f64> {
-        weights_or_uniform(self.state.as_ref().map(|st| st.logw.as_slice()), self.kernels.len())
+        let logw = self.state.as_ref().map(|st| st.experts.logw.as_slice());
+        weights_or_uniform(logw, self.kernels.len())
     }
 
     /// Kernels of the graph the next round uses (None before the first round).
@@ -166,7 +154,7 @@ impl OmklGf {
     }
 
     pub fn feature_maps(&self) -> Option<&[RandomFourier]> {
-        self.state.as_ref().map(|s| s.features.as_slice())
+        self.state.as_ref().map(|s| s.experts.features.as_slice())
     }
 }
 
@@ -176,11 +164,11 @@ impl OnlineLearner for OmklGf {
     }
 
     fn check_input_dim(&self, d: usize) -> Result<()> {
-        super::raker::check_ogd_input_dim("OMKL-GF", self.kernels.len(), self.n_features, d)
+        super::ogd_experts::check_ogd_input_dim("OMKL-GF", self.kernels.len(), self.n_features, d)
     }
 
     fn memory_doubles(&self, d: usize) -> Option<u128> {
-        super::raker::ogd_memory(self.kernels.len(), self.n_features, d)
+        super::ogd_experts::ogd_memory(self.kernels.len(), self.n_features, d)
     }
 
     /// Finite inputs whose random-feature projections overflow are refused before any change.
@@ -196,7 +184,7 @@ impl OnlineLearner for OmklGf {
         let w = self.weights();
         let (mut num, mut den) = (0.0, 0.0);
         for &j in &st.chosen {
-            num += w[j] * dot(&st.theta[j], &st.features[j].map(x));
+            num += w[j] * st.experts.predict(j, x);
             den += w[j];
         }
         Ok(if den > 0.0 { num / den } else { 0.0 })
@@ -206,7 +194,7 @@ impl OnlineLearner for OmklGf {
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
-            crate::features::rff::keep_draw_if_fits(&mut self.state, |s| &s.features, x)?;
+            crate::features::rff::keep_draw_if_fits(&mut self.state, |s| &s.experts.features, x)?;
         }
         let (lr, reg, ns, ex, gr) =
             (self.lr, self.reg, self.n_samples, self.explore, self.graph_rounds);
@@ -215,26 +203,14 @@ impl OnlineLearner for OmklGf {
         st.t += 1;
         let eta = lr / (st.t as f64).sqrt();
         let mut w = vec![0.0; n];
-        softmax_pub(&st.logw, &mut w);
+        softmax_pub(&st.experts.logw, &mut w);
         let (mut num, mut den) = (0.0, 0.0);
-        let chosen = std::mem::take(&mut st.chosen);
-        for &j in &chosen {
-            st.features[j].map_into(x, &mut st.v);
-            let th = &mut st.theta[j];
-            let f = dot(th, &st.v);
-            num += w[j] * f;
-            den += w[j];
+        for &j in &st.chosen {
             let iw = 1.0 / st.q[j].max(0.05);
-            let shrink = 1.0 - 2.0 * eta * reg * iw;
-            let g = 2.0 * eta * (f - y) * iw;
-            for (t, vi) in th.iter_mut().zip(&st.v) {
-                *t = shrink * *t - g * vi;
-            }
-            let loss = (f - y).powi(2) + reg * dot(th, th);
-            st.logw[j] -= eta * loss * iw;
+            num += w[j] * st.experts.step(j, (x, y), (eta, iw), reg, &mut st.v);
+            den += w[j];
         }
-        st.chosen = chosen;
-        renormalise_log_pub(&mut st.logw);
+        renormalise_log_pub(&mut st.experts.logw);
         if st.t < gr {
             Self::draw_graph(st, ns, ex);
         }
@@ -250,12 +226,15 @@ impl OnlineLearner for OmklGf {
     }
 }
 
+// The format version of a pickled OmklGf: bump it when a serialised field changes.
+crate::state::state_version!(OmklGf, 4);
+
 impl crate::state::ValidState for OmklGf {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
         let Some(st) = &self.state else { return Ok(()) };
         let n = self.kernels.len();
-        super::raker::validate_ogd_parts(n, self.n_features, &st.features, &st.theta, &st.logw)?;
+        st.experts.validate(n, self.n_features)?;
         len_is("inclusion probabilities", st.q.len(), n)?;
         ensure(st.q.iter().all(|q| q.is_finite() && *q >= 0.0), || {
             "an inclusion probability is not finite".into()

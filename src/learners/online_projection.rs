@@ -117,6 +117,47 @@ impl OnlineProjection {
         }
     }
 
+    /// Columns one unit of the schedule switches on.
+    fn columns_per_unit(&self, d: usize) -> f64 {
+        let pairs = if self.cfg.pairs { 2.0 } else { 1.0 };
+        pairs * if self.cfg.additive { d as f64 } else { 1.0 }
+    }
+
+    /// Refuses, before a call that runs rounds `lo..=hi` starts, a schedule that would
+    /// outrun the data at one of them (more columns than `max(MAX_START_COLUMNS, n)` at
+    /// round `n`), instead of at that round, after seconds of work. The bound `p(n)` of
+    /// [`Self::columns_after`] is nondecreasing, so on `n <= MAX_START_COLUMNS` it is
+    /// largest at the last such round; beyond, `p(n) - n` is concave (`kappa > 1`) up to
+    /// the floor, with its peak where `(per / kappa) c^(-1/kappa) (n + 1)^(1/kappa - 1) = 1`.
+    fn check_schedule(&self, d: usize, lo: u64, hi: u64) -> Result<()> {
+        let m = MAX_START_COLUMNS as f64;
+        let (lo, hi) = (lo as f64, hi as f64);
+        let mut rounds = Vec::with_capacity(3);
+        if lo <= m {
+            rounds.push(hi.min(m));
+        }
+        if hi > m {
+            let k = self.kappa(d);
+            let base = self.columns_per_unit(d) / (k * self.cfg.c.powf(1.0 / k));
+            let peak = base.powf(k / (k - 1.0)) - 1.0;
+            let (a, b) = (lo.max(m), hi);
+            let peak = if peak.is_finite() { peak.clamp(a, b) } else { b };
+            rounds.extend([peak.floor().max(a), peak.ceil().min(b)]);
+        }
+        for n in rounds {
+            let p = self.columns_after(d, n)?;
+            if p > m.max(n) {
+                return crate::param_err!(
+                    "c = {:.6e} would switch on about {p:.3e} columns by round {n:.0}, more than \
+                     the samples (the warm-up would never end): raise c (the schedule is \
+                     t_N = floor(c N^kappa))",
+                    self.cfg.c
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Upper bound on the columns active after `n` rounds (prefix + units x columns per unit).
     fn columns_after(&self, d: usize, n: f64) -> Result<f64> {
         let design = Design::new(
@@ -126,8 +167,7 @@ impl OnlineProjection {
             self.cfg.pairs,
             self.cfg.prefix_degree,
         )?;
-        let per =
-            if self.cfg.pairs { 2.0 } else { 1.0 } * if self.cfg.additive { d as f64 } else { 1.0 };
+        let per = self.columns_per_unit(d);
         // floor(c N^kappa) <= n  =>  N <= ((n + 1) / c)^(1 / kappa).
         let units = ((n + 1.0) / self.cfg.c).powf(1.0 / self.kappa(d)).floor() + 1.0;
         Ok(design.n_columns() as f64 + units * per)
@@ -597,6 +637,28 @@ impl OnlineLearner for OnlineProjection {
         check_domain(&self.cfg.basis, x)
     }
 
+    /// The default loop, after refusing a schedule that would outrun the data within
+    /// this call (before any change, instead of at that round).
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.check_schedule(d, self.n_seen() + 1, self.n_seen() + y.len() as u64)?;
+        for (row, &yt) in x.chunks_exact(d).zip(y) {
+            crate::interrupt::poll()?;
+            out.push(self.predict_learn(row, yt)?);
+        }
+        Ok(())
+    }
+
+    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+        let mut out = Vec::with_capacity(y.len());
+        self.predict_learn_many(x, d, y, &mut out)
+    }
+
     fn predict(&self, x: &[f64]) -> Result<f64> {
         match &self.state {
             Some(st) => {
@@ -644,6 +706,9 @@ impl OnlineLearner for OnlineProjection {
         self.state.as_ref().map_or(0, |s| s.p())
     }
 }
+
+// The format version of a pickled OnlineProjection: bump it when a serialised field changes.
+crate::state::state_version!(OnlineProjection, 4);
 
 impl crate::state::ValidState for OnlineProjection {
     fn validate(&self) -> Result<()> {

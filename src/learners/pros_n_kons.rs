@@ -421,6 +421,9 @@ impl OnlineLearner for ProsNKons {
     }
 }
 
+// The format version of a pickled ProsNKons: bump it when a serialised field changes.
+crate::state::state_version!(ProsNKons, 4);
+
 impl crate::state::ValidState for ProsNKons {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

@@ -7,18 +7,16 @@
 //! features `v_j(x) = [cos(W_j x), sin(W_j x)] / sqrt(m)` (2m per kernel; the
 //! code's [sin, cos] order is a permutation, irrelevant for OGD from 0);
 //! `theta_j = 0`, `logw_j = 0`; round t (1-based), `eta_t = lr / sqrt(t)`:
-//! `f_j = <theta_j, v_j(x_t)>`, `y_hat = sum_j softmax(logw)_j f_j`,
-//! `theta_j -= eta_t (2 (f_j - y_t) v_j + 2 reg theta_j)`,
-//! `l_j = (f_j - y_t)^2 + reg ||theta_j||^2` (with the UPDATED theta_j, as the
-//! code does), `logw_j -= eta_t l_j`.
+//! `y_hat = sum_j softmax(logw)_j f_j`, then every expert takes its OGD step
+//! ([`super::ogd_experts`], importance weight 1).
 
+use super::ogd_experts::{check_ogd_input_dim, check_ogd_params, ogd_memory, OgdExperts};
 use super::OnlineLearner;
 use crate::aggregation::{renormalise_log_pub, softmax_pub, weights_or_uniform};
-use crate::error::{non_negative, positive, Result};
-use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
+use crate::error::Result;
+use crate::features::rff::RandomFourier;
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
-use crate::linalg::blas::dot;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -34,64 +32,12 @@ pub struct Raker {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct State {
-    features: Vec<RandomFourier>,
-    theta: Vec<Vec<f64>>,
-    logw: Vec<f64>,
+    experts: OgdExperts,
     t: u64,
     #[serde(skip)]
     v: Vec<f64>,
     #[serde(skip)]
     p: Vec<f64>,
-}
-
-/// Checks shared by the OGD baselines.
-pub(crate) fn check_ogd_params(
-    kernels: &[Kernel],
-    n_features: usize,
-    lr: f64,
-    reg: f64,
-) -> Result<()> {
-    if kernels.is_empty() {
-        return crate::param_err!("kernels must hold at least one kernel");
-    }
-    if n_features == 0 || n_features > MAX_RFF_FEATURES {
-        return crate::param_err!(
-            "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
-        );
-    }
-    positive("lr", lr)?;
-    non_negative("reg", reg)?;
-    crate::limits::check_doubles(
-        &format!("{} kernels x {n_features} random features", kernels.len()),
-        ogd_memory(kernels.len(), n_features, 0),
-    )
-}
-
-/// Doubles of the OGD baselines on `n` kernels of `m` random features: per kernel
-/// the weights `theta` (2m) and the frequencies for `d`-dimensional inputs
-/// ([`crate::features::rff::map_doubles`]; 0 while `d` is unknown), plus the
-/// round's buffers.
-pub(crate) fn ogd_memory(n: usize, m: usize, d: usize) -> Option<u128> {
-    let maps = if d > 0 { crate::features::rff::map_doubles(m, d) } else { 0 };
-    (n as u128).checked_mul(2 * m as u128 + maps + 4)?.checked_add(2 * m as u128)
-}
-
-/// The first row's width against the memory ceiling (the frequencies are drawn then).
-pub(crate) fn check_ogd_input_dim(name: &str, n: usize, m: usize, d: usize) -> Result<()> {
-    crate::limits::check_input_doubles(
-        &format!("{name} with {n} kernels x {m} random features on {d}-dimensional inputs"),
-        ogd_memory(n, m, d),
-    )
-}
-
-/// Draws the cos/sin features of every kernel, in order, from one `Rng`.
-pub(crate) fn draw_all(
-    kernels: &[Kernel],
-    d: usize,
-    m: usize,
-    rng: &mut Rng,
-) -> Result<Vec<RandomFourier>> {
-    kernels.iter().map(|k| RandomFourier::draw(k, d, m, RffVariant::CosSin, rng)).collect()
 }
 
 impl Raker {
@@ -109,17 +55,8 @@ impl Raker {
     fn state_mut(&mut self, d: usize) -> Result<&mut State> {
         if self.state.is_none() {
             let mut rng = Rng::new(self.seed);
-            let features = draw_all(&self.kernels, d, self.n_features, &mut rng)?;
-            let n = self.kernels.len();
-            let theta = vec![vec![0.0; 2 * self.n_features]; n];
-            self.state = Some(State {
-                features,
-                theta,
-                logw: vec![0.0; n],
-                t: 0,
-                v: Vec::new(),
-                p: Vec::new(),
-            });
+            let experts = OgdExperts::draw(&self.kernels, d, self.n_features, &mut rng)?;
+            self.state = Some(State { experts, t: 0, v: Vec::new(), p: Vec::new() });
         }
         let (r, n) = (2 * self.n_features, self.kernels.len());
         let st = self
@@ -137,11 +74,12 @@ impl Raker {
 
     /// Kernel weights (softmax of the log-weights) the next round uses.
     pub fn weights(&self) -> Vec<f64> {
-        weights_or_uniform(self.state.as_ref().map(|st| st.logw.as_slice()), self.kernels.len())
+        let logw = self.state.as_ref().map(|st| st.experts.logw.as_slice());
+        weights_or_uniform(logw, self.kernels.len())
     }
 
     pub fn feature_maps(&self) -> Option<&[RandomFourier]> {
-        self.state.as_ref().map(|s| s.features.as_slice())
+        self.state.as_ref().map(|s| s.experts.features.as_slice())
     }
 }
 
@@ -169,41 +107,25 @@ impl OnlineLearner for Raker {
             None => return Ok(0.0),
         };
         let p = self.weights();
-        Ok(st
-            .features
-            .iter()
-            .zip(&st.theta)
-            .zip(&p)
-            .map(|((f, th), pj)| pj * dot(th, &f.map(x)))
-            .sum())
+        Ok(p.iter().enumerate().map(|(j, pj)| pj * st.experts.predict(j, x)).sum())
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
-            crate::features::rff::keep_draw_if_fits(&mut self.state, |s| &s.features, x)?;
+            crate::features::rff::keep_draw_if_fits(&mut self.state, |s| &s.experts.features, x)?;
         }
         let (lr, reg) = (self.lr, self.reg);
         let st = self.state_mut(x.len())?;
         st.t += 1;
         let eta = lr / (st.t as f64).sqrt();
-        softmax_pub(&st.logw, &mut st.p);
+        softmax_pub(&st.experts.logw, &mut st.p);
         let mut pred = 0.0;
-        for j in 0..st.features.len() {
-            st.features[j].map_into(x, &mut st.v);
-            let th = &mut st.theta[j];
-            let f = dot(th, &st.v);
-            pred += st.p[j] * f;
-            let shrink = 1.0 - 2.0 * eta * reg;
-            let g = 2.0 * eta * (f - y);
-            for (t, vi) in th.iter_mut().zip(&st.v) {
-                *t = shrink * *t - g * vi;
-            }
-            let loss = (f - y).powi(2) + reg * dot(th, th);
-            st.logw[j] -= eta * loss;
+        for j in 0..st.experts.features.len() {
+            pred += st.p[j] * st.experts.step(j, (x, y), (eta, 1.0), reg, &mut st.v);
         }
-        renormalise_log_pub(&mut st.logw);
+        renormalise_log_pub(&mut st.experts.logw);
         Ok(pred)
     }
 
@@ -216,42 +138,13 @@ impl OnlineLearner for Raker {
     }
 }
 
-/// The parts shared by Raker and OMKL-GF: one cos/sin map and one weight vector per kernel.
-pub(crate) fn validate_ogd_parts(
-    n_kernels: usize,
-    n_features: usize,
-    features: &[RandomFourier],
-    theta: &[Vec<f64>],
-    logw: &[f64],
-) -> Result<()> {
-    use crate::state::ValidState;
-    use crate::state::*;
-    len_is("feature maps", features.len(), n_kernels)?;
-    len_is("weight vectors", theta.len(), n_kernels)?;
-    len_is("log-weights", logw.len(), n_kernels)?;
-    for (f, th) in features.iter().zip(theta) {
-        f.validate()?;
-        same("n_features", &f.n_frequencies(), &n_features)?;
-        same("features", &f.variant(), &RffVariant::CosSin)?;
-        same("input dimension", &f.input_dim(), &features[0].input_dim())?;
-        len_is("a weight vector", th.len(), 2 * n_features)?;
-        finite("weights", th)?;
-    }
-    crate::aggregation::no_nan_or_pos_inf("log-weights", logw)
-}
+// The format version of a pickled Raker: bump it when a serialised field changes.
+crate::state::state_version!(Raker, 4);
 
 impl crate::state::ValidState for Raker {
     fn validate(&self) -> Result<()> {
-        match &self.state {
-            Some(st) => validate_ogd_parts(
-                self.kernels.len(),
-                self.n_features,
-                &st.features,
-                &st.theta,
-                &st.logw,
-            ),
-            None => Ok(()),
-        }
+        let Some(st) = &self.state else { return Ok(()) };
+        st.experts.validate(self.kernels.len(), self.n_features)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         use crate::state::same;

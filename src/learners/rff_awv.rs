@@ -91,3 +91,6 @@ impl LazyFeatureMap for RandomFourier {
         same("seed", &p.seed, &fresh.seed)
     }
 }
+
+// The format version of a pickled RffAwv: bump it when a serialised field changes.
+crate::state::state_version!(RffAwv, 4);

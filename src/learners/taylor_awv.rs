@@ -78,3 +78,6 @@ impl LazyFeatureMap for TaylorGaussian {
         same("degree", &p.degree, &fresh.degree)
     }
 }
+
+// The format version of a pickled TaylorAwv: bump it when a serialised field changes.
+crate::state::state_version!(TaylorAwv, 4);

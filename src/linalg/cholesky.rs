@@ -16,6 +16,29 @@ use crate::linalg::blas::{axpy, dot};
 use crate::linalg::gemm::{gemm, View};
 use serde::{Deserialize, Serialize};
 
+crate::dispatch! {
+    /// One column of the Givens rank-one update: `l <- (l + s x) / c`, then
+    /// `x <- c x - s l` with the new `l`. Plain multiplies and adds on every path
+    /// (no fused multiply-add), so the wider paths give the same bits as the baseline.
+    fn givens_column(l: &mut [f64], x: &mut [f64], c: f64, s: f64, inv_c: f64) => givens_column_impl, givens_column_on;
+}
+
+#[inline(always)]
+#[allow(clippy::extra_unused_type_parameters)] // compiled per path by `dispatch!`
+fn givens_column_impl<I: crate::simd::Isa>(
+    l: &mut [f64],
+    x: &mut [f64],
+    c: f64,
+    s: f64,
+    inv_c: f64,
+) {
+    for (l, xi) in l.iter_mut().zip(x.iter_mut()) {
+        let lnew = (*l + s * *xi) * inv_c;
+        *xi = c * *xi - s * lnew;
+        *l = lnew;
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ColCholesky {
     cols: Vec<Vec<f64>>,
@@ -82,12 +105,7 @@ impl ColCholesky {
             let c = r / lkk;
             let s = xk / lkk;
             col[0] = r;
-            let inv_c = 1.0 / c;
-            for (l, xi) in col[1..].iter_mut().zip(x[k + 1..m].iter_mut()) {
-                let lnew = (*l + s * *xi) * inv_c;
-                *xi = c * *xi - s * lnew;
-                *l = lnew;
-            }
+            givens_column(&mut col[1..], &mut x[k + 1..m], c, s, 1.0 / c);
         }
     }
 
@@ -356,6 +374,21 @@ impl ColCholesky {
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    #[test]
+    fn givens_column_is_the_same_on_every_path() {
+        let mut rng = Rng::new(3);
+        let l0: Vec<f64> = (0..203).map(|_| rng.normal()).collect();
+        let x0: Vec<f64> = (0..203).map(|_| rng.normal()).collect();
+        let (c, s) = (1.3f64, 0.7f64);
+        let mut want = None;
+        for p in crate::simd::Path::ALL {
+            let (mut l, mut x) = (l0.clone(), x0.clone());
+            givens_column_on(p, &mut l, &mut x, c, s, 1.0 / c);
+            let bits: Vec<u64> = l.iter().chain(&x).map(|v| v.to_bits()).collect();
+            assert_eq!(want.get_or_insert_with(|| bits.clone()), &bits, "{p:?}");
+        }
+    }
 
     fn spd(m: usize, seed: u64) -> Vec<f64> {
         let mut rng = Rng::new(seed);

@@ -5,8 +5,8 @@
 use super::{AutoKernel, Mixture};
 use crate::error::Result;
 use crate::learners::{
-    AveragedKernelSgd, Fogd, KernelAwv, MultiKernelAwv, Nogd, NystromAwv, OmklGf, OnlineLearner,
-    OnlineProjection, ProsNKons, Raker, RffAwv, TaylorAwv,
+    AveragedKernelSgd, Fogd, KernelAwv, LinearAwvLearner, MultiKernelAwv, Nogd, NystromAwv, OmklGf,
+    OnlineLearner, OnlineProjection, ProsNKons, Raker, RffAwv, TaylorAwv,
 };
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
@@ -28,6 +28,8 @@ pub enum AnyLearner {
     AveragedKernelSgd(AveragedKernelSgd),
     Mixture(Box<Mixture>),
     AutoKernel(Box<AutoKernel>),
+    /// AutoKernel's linear experts (no Python class of their own).
+    Linear(LinearAwvLearner),
 }
 
 macro_rules! each {
@@ -39,6 +41,7 @@ macro_rules! each {
             AnyLearner::RffAwv($l) => $e,
             AnyLearner::MultiKernelAwv($l) => $e,
             AnyLearner::Raker($l) => $e,
+            AnyLearner::Linear($l) => $e,
             AnyLearner::OmklGf($l) => $e,
             AnyLearner::Fogd($l) => $e,
             AnyLearner::Nogd($l) => $e,
@@ -66,6 +69,9 @@ impl OnlineLearner for AnyLearner {
     }
     fn predict(&self, x: &[f64]) -> Result<f64> {
         each!(self, l => l.predict(x))
+    }
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        each!(self, l => l.predict_keep(x))
     }
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         each!(self, l => l.learn(x, y))
@@ -126,7 +132,48 @@ impl ValidState for AnyLearner {
             OnlineProjection,
             AveragedKernelSgd,
             Mixture,
-            AutoKernel
+            AutoKernel,
+            Linear
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::aggregation::{AggregatingAlgorithm, Boa, Ewa, MlPoly, MlProd, VawMeta};
+    use crate::learners::*;
+    use crate::mixture::{AutoKernel, Mixture};
+    use crate::state::StateVersion;
+
+    /// A Mixture's and an AutoKernel's states hold their experts' and rules' states (and
+    /// a MultiKernelAwv's its rule's): when one of the versions below moves, bump those of
+    /// the containers too, then update this table.
+    #[test]
+    fn state_versions_are_pinned() {
+        let experts = [
+            TaylorAwv::STATE_VERSION,
+            KernelAwv::STATE_VERSION,
+            NystromAwv::STATE_VERSION,
+            RffAwv::STATE_VERSION,
+            MultiKernelAwv::STATE_VERSION,
+            Raker::STATE_VERSION,
+            OmklGf::STATE_VERSION,
+            Fogd::STATE_VERSION,
+            Nogd::STATE_VERSION,
+            ProsNKons::STATE_VERSION,
+            OnlineProjection::STATE_VERSION,
+            AveragedKernelSgd::STATE_VERSION,
+        ];
+        let rules = [
+            VawMeta::STATE_VERSION,
+            Ewa::STATE_VERSION,
+            AggregatingAlgorithm::STATE_VERSION,
+            Boa::STATE_VERSION,
+            MlPoly::STATE_VERSION,
+            MlProd::STATE_VERSION,
+        ];
+        assert_eq!(experts, [4; 12]);
+        assert_eq!(rules, [4; 6]);
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (4, 4));
     }
 }

@@ -35,10 +35,13 @@ use crate::error::{positive, Result};
 use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use crate::kernels::Kernel;
-use crate::learners::{NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
+use crate::learners::{LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
 use crate::rng::Rng;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
+
+/// Ridge parameter of the linear experts (standardised inputs and targets).
+const LINEAR_LAM: f64 = 1.0;
 
 /// Which feature map the experts use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +88,23 @@ pub struct AutoKernelConfig {
     pub seed: u64,
     /// Threads running the experts (0 = one per core).
     pub threads: usize,
+    /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
+    /// "Changing streams"); empty: none (as before they existed).
+    #[serde(default)]
+    pub discounts: Vec<f64>,
+    /// Widths (multiples of `rho`) of the discounted feature experts.
+    #[serde(default)]
+    pub discount_widths: Vec<f64>,
+    /// Ridge parameters of the discounted feature experts.
+    #[serde(default)]
+    pub discount_lams: Vec<f64>,
+    /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
+    /// factor in `{1} + discounts`.
+    #[serde(default)]
+    pub linear: bool,
+    /// Fixed Share rate of the rule (EWA, BOA, ML-Poly, ML-Prod).
+    #[serde(default)]
+    pub share: f64,
 }
 
 /// Which expert, in the units of the standardised stream.
@@ -96,6 +116,12 @@ pub struct ExpertSpec {
     pub dictionary: usize,
     pub sigma: f64,
     pub lam: f64,
+    /// Forgetting factor (1: none).
+    #[serde(default = "crate::awv::no_discount")]
+    pub gamma: f64,
+    /// A linear expert (online ridge on `(1, x)`; `sigma` is 0).
+    #[serde(default)]
+    pub linear: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -107,6 +133,12 @@ pub struct AutoKernel {
     warm_x: Vec<f64>,
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
+    /// The input of a kept warm-up prediction ([`OnlineLearner::predict_keep`]) and
+    /// the prediction (after the warm-up the experts keep their own work).
+    #[serde(skip)]
+    kept: crate::learners::Kept,
+    #[serde(skip)]
+    kept_warm: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -197,13 +229,18 @@ fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
     (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
 }
 
-fn make_rule(name: &str, n: usize) -> Result<AnyAggregator> {
+fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
+    if share > 0.0 && name == "vaw" {
+        return crate::param_err!(
+            "share (Fixed Share) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+        );
+    }
     Ok(match name {
-        "boa" => AnyAggregator::Boa(Boa::new(n, true)?),
-        "mlpoly" => AnyAggregator::MlPoly(MlPoly::new(n, true)?),
-        "mlprod" => AnyAggregator::MlProd(MlProd::new(n, true)?),
+        "boa" => AnyAggregator::Boa(Boa::new(n, true)?.with_share(share)?),
+        "mlpoly" => AnyAggregator::MlPoly(MlPoly::new(n, true)?.with_share(share)?),
+        "mlprod" => AnyAggregator::MlProd(MlProd::new(n, true)?.with_share(share)?),
         "vaw" => AnyAggregator::Vaw(VawMeta::new(n, 1.0, false)?),
-        "ewa" => AnyAggregator::Ewa(Ewa::new(n, 0.5)?),
+        "ewa" => AnyAggregator::Ewa(Ewa::new(n, 0.5)?.with_share(share)?),
         _ => {
             return crate::param_err!(
             "rule must be one of \"boa\", \"mlpoly\", \"mlprod\", \"vaw\", \"ewa\", got {name:?}"
@@ -254,8 +291,19 @@ impl AutoKernel {
         for &l in &cfg.nystrom_lams {
             positive("every nystrom lam", l)?;
         }
-        let n =
-            cfg.widths.len() * cfg.lams.len() + cfg.nystrom_widths.len() * cfg.nystrom_lams.len();
+        for &g in &cfg.discounts {
+            if !(g > 0.0 && g < 1.0) {
+                return crate::param_err!("every discount must be in (0, 1), got {g}");
+            }
+        }
+        for &w in &cfg.discount_widths {
+            positive("every discount width", w)?;
+        }
+        for &l in &cfg.discount_lams {
+            positive("every discount lam", l)?;
+        }
+        crate::aggregation::check_share(cfg.share)?;
+        let n = Self::expert_count(&cfg);
         if n > 1000 {
             return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
         }
@@ -273,7 +321,7 @@ impl AutoKernel {
             );
         }
         crate::parallel::check_threads(cfg.threads)?;
-        make_rule(&cfg.rule, n)?;
+        make_rule(&cfg.rule, n, cfg.share)?;
         Ok(AutoKernel {
             cfg,
             d: None,
@@ -281,6 +329,8 @@ impl AutoKernel {
             warm_x: Vec::new(),
             warm_y: Vec::new(),
             fitted: None,
+            kept: Default::default(),
+            kept_warm: 0.0,
         })
     }
 
@@ -291,8 +341,17 @@ impl AutoKernel {
     /// Number of experts: `widths x lams` feature experts, then `nystrom_widths x
     /// nystrom_lams` Nystrom experts.
     pub fn n_experts(&self) -> usize {
-        self.cfg.widths.len() * self.cfg.lams.len()
-            + self.cfg.nystrom_widths.len() * self.cfg.nystrom_lams.len()
+        Self::expert_count(&self.cfg)
+    }
+
+    /// `widths x lams` feature experts, `nystrom_widths x nystrom_lams` Nystrom
+    /// experts, `discounts x discount_widths x discount_lams` discounted feature
+    /// experts, then `1 + |discounts|` linear experts if `linear`.
+    fn expert_count(cfg: &AutoKernelConfig) -> usize {
+        cfg.widths.len() * cfg.lams.len()
+            + cfg.nystrom_widths.len() * cfg.nystrom_lams.len()
+            + cfg.discounts.len() * cfg.discount_widths.len() * cfg.discount_lams.len()
+            + if cfg.linear { 1 + cfg.discounts.len() } else { 0 }
     }
 
     /// The mixture once the warm-up is over.
@@ -406,6 +465,8 @@ impl AutoKernel {
                             dictionary: 0,
                             sigma,
                             lam,
+                            gamma: 1.0,
+                            linear: false,
                         },
                     ),
                     None => (
@@ -423,6 +484,8 @@ impl AutoKernel {
                             dictionary: 0,
                             sigma,
                             lam,
+                            gamma: 1.0,
+                            linear: false,
                         },
                     ),
                 };
@@ -444,13 +507,77 @@ impl AutoKernel {
                     dictionary: m,
                     sigma,
                     lam,
+                    gamma: 1.0,
+                    linear: false,
+                });
+            }
+        }
+        // Discounted feature experts (drawn after the others: their seeds do not
+        // change the undiscounted experts').
+        for &gamma in &self.cfg.discounts {
+            for &c in &self.cfg.discount_widths {
+                for &lam in &self.cfg.discount_lams {
+                    let sigma = c * rho;
+                    let seed = rng.next_u64();
+                    let (e, taylor_degree, n_features) = match degree {
+                        Some(m) => (
+                            AnyLearner::TaylorAwv(
+                                TaylorAwv::new(sigma, m, lam, false)?.with_gamma(gamma)?,
+                            ),
+                            Some(m),
+                            0,
+                        ),
+                        None => (
+                            AnyLearner::RffAwv(
+                                RffAwv::new(
+                                    Kernel::Gaussian { sigma },
+                                    self.cfg.n_features,
+                                    lam,
+                                    RffVariant::CosSin,
+                                    false,
+                                    seed,
+                                )?
+                                .with_gamma(gamma)?,
+                            ),
+                            None,
+                            self.cfg.n_features,
+                        ),
+                    };
+                    experts.push(e);
+                    specs.push(ExpertSpec {
+                        taylor_degree,
+                        n_features,
+                        dictionary: 0,
+                        sigma,
+                        lam,
+                        gamma,
+                        linear: false,
+                    });
+                }
+            }
+        }
+        // Linear experts: online ridge on (1, x) (standardised), undiscounted and
+        // at every discount, so that trends extrapolate.
+        if self.cfg.linear {
+            for gamma in std::iter::once(1.0).chain(self.cfg.discounts.iter().copied()) {
+                let e = LinearAwvLearner::new(LINEAR_LAM, true)?.with_gamma(gamma)?;
+                experts.push(AnyLearner::Linear(e));
+                specs.push(ExpertSpec {
+                    taylor_degree: None,
+                    n_features: d + 1,
+                    dictionary: 0,
+                    sigma: 0.0,
+                    lam: LINEAR_LAM,
+                    gamma,
+                    linear: true,
                 });
             }
         }
         let n = experts.len();
-        let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n)?)?;
+        let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.share)?)?;
         mixture.set_threads(self.cfg.threads)?;
-        let trace = mixture.progressive_trace(&xs, ys.len(), d, &ys)?;
+        let mut trace = super::Trace::default();
+        mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
         let warm_z = trace.experts.iter().map(|&z| scaler.y_back(z)).collect();
         Ok(Fitted { scaler, rho, specs, mixture, warm_z, xs: vec![0.0; d] })
     }
@@ -463,41 +590,58 @@ impl AutoKernel {
         (xs, y.iter().map(|&v| f.scaler.y(v)).collect())
     }
 
-    /// Validated progressive run returning the mixture's trace (rows after the
+    /// Validated progressive run recording the mixture's trace in `t` (rows after the
     /// warm-up only; warm-up rows get `NaN` expert predictions and weights) in
-    /// original units.
+    /// original units. On Ctrl-C it stops at a round boundary: `t` then holds
+    /// exactly the completed rounds, and `n_seen` counts them.
     pub fn progressive_trace(
         &mut self,
         x: &[f64],
         n: usize,
         d: usize,
         y: &[f64],
-    ) -> Result<super::Trace> {
+        t: &mut super::Trace,
+    ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
-        let mut t = super::Trace::default();
         let mut i = 0;
         while i < n && self.fitted.is_none() {
-            t.predictions.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            if let Err(e) = crate::interrupt::poll() {
+                Self::pad_warmup(t, i, self.n_experts());
+                return Err(e);
+            }
+            match self.predict_learn(&x[i * d..(i + 1) * d], y[i]) {
+                Ok(p) => t.predictions.push(p),
+                Err(e) => {
+                    Self::pad_warmup(t, i, self.n_experts());
+                    return Err(e);
+                }
+            }
             i += 1;
         }
-        let k = self.n_experts();
         let Some(f) = self.fitted.as_mut() else {
-            t.experts.resize(n * k, f64::NAN);
-            t.weights.resize(n * k, f64::NAN);
-            return Ok(t);
+            Self::pad_warmup(t, n, self.n_experts());
+            return Ok(());
         };
-        let k = f.mixture.n_experts();
-        t.experts.resize(i * k, f64::NAN);
-        t.weights.resize(i * k, f64::NAN);
+        Self::pad_warmup(t, i, f.mixture.n_experts());
         if i < n {
             let (xs, ys) = Self::standardise_block(f, &x[i * d..], d, &y[i..]);
-            let tr = f.mixture.progressive_trace(&xs, n - i, d, &ys)?;
+            let mut tr = super::Trace::default();
+            // On an interrupt the mixture stops at a round boundary: keep and count
+            // the rounds it completed before passing the error on.
+            let res = f.mixture.progressive_trace(&xs, n - i, d, &ys, &mut tr);
             t.predictions.extend(tr.predictions.iter().map(|&p| f.scaler.y_back(p)));
             t.experts.extend(tr.experts.iter().map(|&p| f.scaler.y_back(p)));
             t.weights.extend(tr.weights);
-            self.n_seen += (n - i) as u64;
+            self.n_seen += tr.predictions.len() as u64;
+            res?;
         }
-        Ok(t)
+        Ok(())
+    }
+
+    /// `NaN` expert predictions and weights for the first `rows` (warm-up) rounds.
+    fn pad_warmup(t: &mut super::Trace, rows: usize, k: usize) {
+        t.experts.resize(rows * k, f64::NAN);
+        t.weights.resize(rows * k, f64::NAN);
     }
 }
 
@@ -537,12 +681,32 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let n_seen = self.n_seen;
+        match self.fitted.as_mut() {
+            Some(f) => {
+                let mut q = std::mem::take(&mut f.xs);
+                q.resize(x.len(), 0.0);
+                f.scaler.x_into(x, &mut q);
+                let r = f.mixture.predict_keep(&q);
+                f.xs = q;
+                Ok(f.scaler.y_back(r?))
+            }
+            None => {
+                self.kept_warm = self.warm_predict(x);
+                self.kept.set(x, n_seen);
+                Ok(self.kept_warm)
+            }
+        }
+    }
+
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         self.predict_learn(x, y).map(|_| ())
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let d = x.len();
+        let kept = self.kept.take(x, self.n_seen);
         if let Some(f) = self.fitted.as_mut() {
             let mut q = std::mem::take(&mut f.xs);
             q.resize(d, 0.0);
@@ -553,7 +717,7 @@ impl OnlineLearner for AutoKernel {
             self.n_seen += 1;
             return Ok(p);
         }
-        let p = self.warm_predict(x);
+        let p = if kept { self.kept_warm } else { self.warm_predict(x) };
         if self.warm_y.len() + 1 >= self.cfg.warmup {
             let mut wx = self.warm_x.clone();
             wx.extend_from_slice(x);
@@ -619,6 +783,10 @@ impl OnlineLearner for AutoKernel {
         self.fitted.as_ref().map_or(0, |f| f.mixture.dim())
     }
 }
+
+// The format version of a pickled AutoKernel: bump it when a serialised field changes, or
+// the version of a state it holds (its Mixture's, its experts').
+crate::state::state_version!(AutoKernel, 4);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

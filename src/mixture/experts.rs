@@ -14,11 +14,14 @@ use super::AnyLearner;
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
 use crate::learners::OnlineLearner;
+use crate::parallel::Workers;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
 /// Rows per block of the blocked path (bounds the `block x N` buffer of expert predictions).
 const BLOCK_ROWS: usize = 256;
+/// Fewest rows of a block whose experts run on several threads.
+const MIN_PARALLEL_ROWS: usize = 16;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "MixtureState")]
@@ -138,21 +141,29 @@ impl Mixture {
     }
 
     /// Runs every expert over one block; `cols[j]` receives expert j's predictions.
+    /// The experts are independent items of `workers` (one expert per item, so that
+    /// the pool balances unequal experts); a block of fewer than [`MIN_PARALLEL_ROWS`]
+    /// rows (a single round of the serving path) stays on the calling thread, where
+    /// handing it out would cost more than it saves.
     fn experts_block(
         &mut self,
         x: &[f64],
         d: usize,
         y: &[f64],
         cols: &mut [Vec<f64>],
+        workers: &Workers,
     ) -> Result<()> {
         cols.iter_mut().for_each(Vec::clear);
-        let workers = crate::parallel::Workers::new(self.threads.min(self.experts.len()));
-        let mut results: Vec<Result<()>> = (0..self.experts.len()).map(|_| Ok(())).collect();
+        if y.len() < MIN_PARALLEL_ROWS || self.experts.len() < 2 {
+            for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
+                e.predict_learn_many(x, d, y, c)?;
+            }
+            return Ok(());
+        }
         let mut items: Vec<_> =
-            self.experts.iter_mut().zip(cols.iter_mut()).zip(results.iter_mut()).collect();
-        workers.for_each(&mut items, |((e, c), r)| **r = e.predict_learn_many(x, d, y, c));
-        drop(items);
-        results.into_iter().collect()
+            self.experts.iter_mut().zip(cols.iter_mut()).map(|(e, c)| (e, c, Ok(()))).collect();
+        workers.for_each(&mut items, |(e, c, res)| *res = e.predict_learn_many(x, d, y, c));
+        items.into_iter().try_for_each(|(_, _, r)| r)
     }
 
     /// The online protocol over the rows of `x`, block by block; with `trace`, also
@@ -167,6 +178,10 @@ impl Mixture {
     ) -> Result<()> {
         let n_exp = self.experts.len();
         let mut cols = vec![Vec::new(); n_exp];
+        let workers = match self.threads {
+            _ if y.len() < MIN_PARALLEL_ROWS => Workers::Caller,
+            t => Workers::new(t),
+        };
         let mut z = std::mem::take(&mut self.z);
         z.resize(n_exp, 0.0);
         for (xb, yb) in x.chunks(BLOCK_ROWS * d).zip(y.chunks(BLOCK_ROWS)) {
@@ -175,7 +190,8 @@ impl Mixture {
                 self.z = z;
                 return Err(e);
             }
-            self.experts_block(xb, d, yb, &mut cols)?;
+            // A block is one step: the experts' own polls are off inside it.
+            crate::interrupt::uninterrupted(|| self.experts_block(xb, d, yb, &mut cols, &workers))?;
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
                 for (zj, c) in z.iter_mut().zip(&cols) {
@@ -197,14 +213,20 @@ impl Mixture {
         Ok(())
     }
 
-    /// Validated progressive run that also returns the expert predictions and the
-    /// weights of every round.
-    pub fn progressive_trace(&mut self, x: &[f64], n: usize, d: usize, y: &[f64]) -> Result<Trace> {
+    /// Validated progressive run that also records the expert predictions and the
+    /// weights of every round in `trace`. On Ctrl-C it stops between blocks: `trace`
+    /// then holds exactly the completed rounds, which are in the state.
+    pub fn progressive_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        trace: &mut Trace,
+    ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
-        let mut trace = Trace::default();
         let mut out = Vec::with_capacity(n);
-        self.run(x, d, y, &mut out, Some(&mut trace))?;
-        Ok(trace)
+        self.run(x, d, y, &mut out, Some(trace))
     }
 }
 
@@ -232,6 +254,26 @@ impl OnlineLearner for Mixture {
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
         Ok(self.rule.predict(&self.expert_predictions(x)?))
+    }
+
+    /// Every expert keeps its work; the following round's experts finish from it
+    /// (their `predict_learn`), the rule's update is cheap.
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let mut z = std::mem::take(&mut self.z);
+        z.clear();
+        let mut res = Ok(());
+        for e in self.experts.iter_mut() {
+            match e.predict_keep(x) {
+                Ok(p) => z.push(p),
+                Err(err) => {
+                    res = Err(err);
+                    break;
+                }
+            }
+        }
+        let p = res.map(|()| self.rule.predict(&z));
+        self.z = z;
+        p
     }
 
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
@@ -284,6 +326,10 @@ impl OnlineLearner for Mixture {
         crate::limits::sum_doubles(self.experts.iter().map(|e| e.memory_doubles(d)))
     }
 }
+
+// The format version of a pickled Mixture: bump it when a serialised field changes, or an
+// expert's or rule's version (its state holds theirs).
+crate::state::state_version!(Mixture, 4);
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.

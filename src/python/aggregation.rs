@@ -77,8 +77,29 @@ macro_rules! aggregator_protocol {
                 })
             }
 
+            /// The format version of this class's pickled state.
+            #[staticmethod]
+            fn _state_version() -> u32 {
+                <$core_ty as crate::state::StateVersion>::STATE_VERSION
+            }
+
             fn __copy__(&self) -> Self {
                 Self { inner: self.inner.clone() }
+            }
+
+            /// Takes the state of `fresh` if this rule has seen no data (`set_params`:
+            /// the check and the swap happen under this object's borrow).
+            fn _adopt(&mut self, mut fresh: PyRefMut<'_, Self>) -> PyResult<()> {
+                let n = self.inner.n_seen();
+                if n != 0 {
+                    return Err(crate::KsError::Parameter(format!(
+                        "set_params on a rule that has seen {n} rounds: parameters can only \
+                         change before learning (build a new object instead)"
+                    ))
+                    .into());
+                }
+                std::mem::swap(&mut self.inner, &mut fresh.inner);
+                Ok(())
             }
         }
     };
@@ -105,9 +126,9 @@ pub struct PyEwa {
 #[pymethods]
 impl PyEwa {
     #[new]
-    #[pyo3(signature = (n_experts, eta))]
-    fn new(n_experts: usize, eta: f64) -> PyResult<Self> {
-        Ok(PyEwa { inner: Ewa::new(n_experts, eta)? })
+    #[pyo3(signature = (n_experts, eta, share))]
+    fn new(n_experts: usize, eta: f64, share: f64) -> PyResult<Self> {
+        Ok(PyEwa { inner: Ewa::new(n_experts, eta)?.with_share(share)? })
     }
 }
 aggregator_protocol!(PyEwa, Ewa);
@@ -133,9 +154,9 @@ pub struct PyBoa {
 #[pymethods]
 impl PyBoa {
     #[new]
-    #[pyo3(signature = (n_experts, gradient))]
-    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyBoa { inner: Boa::new(n_experts, gradient)? })
+    #[pyo3(signature = (n_experts, gradient, share))]
+    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
+        Ok(PyBoa { inner: Boa::new(n_experts, gradient)?.with_share(share)? })
     }
 }
 aggregator_protocol!(PyBoa, Boa);
@@ -147,9 +168,9 @@ pub struct PyMlPoly {
 #[pymethods]
 impl PyMlPoly {
     #[new]
-    #[pyo3(signature = (n_experts, gradient))]
-    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient)? })
+    #[pyo3(signature = (n_experts, gradient, share))]
+    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
+        Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient)?.with_share(share)? })
     }
 }
 aggregator_protocol!(PyMlPoly, MlPoly);
@@ -161,9 +182,9 @@ pub struct PyMlProd {
 #[pymethods]
 impl PyMlProd {
     #[new]
-    #[pyo3(signature = (n_experts, gradient))]
-    fn new(n_experts: usize, gradient: bool) -> PyResult<Self> {
-        Ok(PyMlProd { inner: MlProd::new(n_experts, gradient)? })
+    #[pyo3(signature = (n_experts, gradient, share))]
+    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
+        Ok(PyMlProd { inner: MlProd::new(n_experts, gradient)?.with_share(share)? })
     }
 }
 aggregator_protocol!(PyMlProd, MlProd);

@@ -109,6 +109,27 @@ impl PyKors {
         Ok(())
     }
 
+    /// The format version of this class's pickled state.
+    #[staticmethod]
+    fn _state_version() -> u32 {
+        <Kors as crate::state::StateVersion>::STATE_VERSION
+    }
+
+    /// Takes the state of `fresh` if this sampler has seen no point (`set_params`:
+    /// the check and the swap happen under this object's borrow).
+    fn _adopt(&mut self, mut fresh: PyRefMut<'_, Self>) -> PyResult<()> {
+        let n = self.inner.n_seen();
+        if n != 0 {
+            return Err(crate::KsError::Parameter(format!(
+                "set_params on a sampler that has seen {n} points: parameters can only \
+                 change before it runs (build a new object instead)"
+            ))
+            .into());
+        }
+        std::mem::swap(&mut self.inner, &mut fresh.inner);
+        Ok(())
+    }
+
     fn __copy__(&self) -> Self {
         PyKors { inner: self.inner.clone() }
     }

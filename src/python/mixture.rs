@@ -61,7 +61,7 @@ fn any_rule(obj: &Bound<'_, PyAny>) -> PyResult<AnyAggregator> {
 type TraceArrays<'py> =
     (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
 /// An AutoKernel expert: `(taylor_degree, n_features, dictionary, sigma, lam)`.
-type SpecTuple = (Option<usize>, usize, usize, f64, f64);
+type SpecTuple = (Option<usize>, usize, usize, f64, f64, f64, bool);
 /// `(x_loc, x_scale, y_loc, y_scale, rho)`.
 type ScaleTuple = (Vec<f64>, Vec<f64>, f64, f64, f64);
 
@@ -70,6 +70,24 @@ fn trace_arrays<'py>(py: Python<'py>, t: Trace, k: usize) -> PyResult<TraceArray
     let z = PyArray1::from_vec(py, t.experts).reshape([n, k])?;
     let w = PyArray1::from_vec(py, t.weights).reshape([n, k])?;
     Ok((PyArray1::from_vec(py, t.predictions), z, w))
+}
+
+/// The arrays of a traced run; on Ctrl-C the `KeyboardInterrupt` carries
+/// `rounds_completed`, `predictions` and `trace` (the arrays of the completed rounds).
+fn trace_result<'py>(
+    py: Python<'py>,
+    res: crate::Result<()>,
+    t: Trace,
+    k: usize,
+) -> PyResult<TraceArrays<'py>> {
+    let done = t.predictions.len();
+    if let Err(err) = crate::python::errors::stream_result(py, res, done, Some(&t.predictions)) {
+        if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+            let _ = err.value(py).setattr("trace", trace_arrays(py, t, k)?);
+        }
+        return Err(err);
+    }
+    trace_arrays(py, t, k)
 }
 
 #[pyclass(module = "kernelstream._core", name = "Mixture")]
@@ -119,13 +137,18 @@ impl PyMixture {
         x: numpy::PyReadonlyArray2<'py, f64>,
         y: numpy::PyReadonlyArray1<'py, f64>,
     ) -> PyResult<TraceArrays<'py>> {
-        let (xs, n, d) = crate::python::convert::mat2(&x);
-        let ys = crate::python::convert::vec1(&y);
-        let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
-        let inner = &mut self.inner;
-        let k = inner.n_experts();
-        let t = py.detach(|| inner.progressive_trace(xs, n, d, ys))?;
-        trace_arrays(py, t, k)
+        crate::python::errors::guard(|| {
+            let (xs, n, d) = crate::python::convert::mat2(&x);
+            let ys = crate::python::convert::vec1(&y);
+            let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+            let inner = &mut self.inner;
+            let mut t = Trace::default();
+            let res = py.detach(|| {
+                crate::interrupt::start();
+                inner.progressive_trace(xs, n, d, ys, &mut t)
+            });
+            trace_result(py, res, t, self.inner.n_experts())
+        })
     }
 }
 
@@ -139,7 +162,7 @@ pub struct PyAutoKernel {
 #[pymethods]
 impl PyAutoKernel {
     #[new]
-    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads))]
+    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts, discount_widths, discount_lams, linear, share))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         warmup: usize,
@@ -153,6 +176,11 @@ impl PyAutoKernel {
         rule: String,
         seed: u64,
         threads: usize,
+        discounts: Vec<f64>,
+        discount_widths: Vec<f64>,
+        discount_lams: Vec<f64>,
+        linear: bool,
+        share: f64,
     ) -> PyResult<Self> {
         let features = ExpertFeatures::from_name(features)?;
         let cfg = AutoKernelConfig {
@@ -167,6 +195,11 @@ impl PyAutoKernel {
             rule,
             seed,
             threads,
+            discounts,
+            discount_widths,
+            discount_lams,
+            linear,
+            share,
         };
         Ok(PyAutoKernel { inner: AutoKernel::new(cfg)? })
     }
@@ -181,12 +214,15 @@ impl PyAutoKernel {
         self.inner.n_experts()
     }
 
-    /// `[(taylor_degree or None, n_features, dictionary, sigma, lam)]` in standardised units.
+    /// `[(taylor_degree or None, n_features, dictionary, sigma, lam, gamma, linear)]` in
+    /// standardised units.
     #[getter]
     fn experts(&self) -> Option<Vec<SpecTuple>> {
         self.inner.specs().map(|s| {
             s.iter()
-                .map(|e| (e.taylor_degree, e.n_features, e.dictionary, e.sigma, e.lam))
+                .map(|e| {
+                    (e.taylor_degree, e.n_features, e.dictionary, e.sigma, e.lam, e.gamma, e.linear)
+                })
                 .collect()
         })
     }
@@ -234,13 +270,18 @@ impl PyAutoKernel {
         x: numpy::PyReadonlyArray2<'py, f64>,
         y: numpy::PyReadonlyArray1<'py, f64>,
     ) -> PyResult<TraceArrays<'py>> {
-        let (xs, n, d) = crate::python::convert::mat2(&x);
-        let ys = crate::python::convert::vec1(&y);
-        let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
-        let inner = &mut self.inner;
-        let k = inner.n_experts();
-        let t = py.detach(|| inner.progressive_trace(xs, n, d, ys))?;
-        trace_arrays(py, t, k)
+        crate::python::errors::guard(|| {
+            let (xs, n, d) = crate::python::convert::mat2(&x);
+            let ys = crate::python::convert::vec1(&y);
+            let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+            let inner = &mut self.inner;
+            let mut t = Trace::default();
+            let res = py.detach(|| {
+                crate::interrupt::start();
+                inner.progressive_trace(xs, n, d, ys, &mut t)
+            });
+            trace_result(py, res, t, self.inner.n_experts())
+        })
     }
 }
 

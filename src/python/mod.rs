@@ -51,7 +51,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_memory_limit, m)?)?;
     m.add_function(wrap_pyfunction!(get_memory_limit, m)?)?;
     m.add_function(wrap_pyfunction!(_test_panic, m)?)?;
-    m.add("STATE_FORMAT_VERSION", protocol::STATE_FORMAT_VERSION)?;
     errors::register(m)?;
     m.add("SCALE_MIN", crate::limits::SCALE_MIN)?;
     m.add("SCALE_MAX", crate::limits::SCALE_MAX)?;

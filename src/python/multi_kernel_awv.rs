@@ -26,7 +26,7 @@ pub struct PyMultiKernelAwv {
 #[pymethods]
 impl PyMultiKernelAwv {
     #[new]
-    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, ridge, meta_ridge, seed, block_size, threads))]
+    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, ridge, meta_ridge, seed, block_size, threads, gamma, share))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernels: Vec<(String, Vec<f64>)>,
@@ -42,13 +42,16 @@ impl PyMultiKernelAwv {
         seed: u64,
         block_size: Option<usize>,
         threads: usize,
+        gamma: f64,
+        share: f64,
     ) -> PyResult<Self> {
         let ks = kernels_from_specs(kernels)?;
         let rule = MetaRule::from_name(aggregator, eta, gradient, meta_ridge)?;
         let v = RffVariant::from_name(features)?;
         let inner = MultiKernelAwv::new(ks, n_features, lam, v, ridge, rule, clip, seed)?
             .with_block_size(block_size)?
-            .with_threads(threads)?;
+            .with_threads(threads)?
+            .with_drift(gamma, share)?;
         Ok(PyMultiKernelAwv { inner })
     }
 

@@ -1,21 +1,20 @@
 //! The learner protocol of the API contract, generated for every learner class
 //! by [`learner_protocol!`]: `predict_one`, `learn_one`, `progressive_predict`
 //! (GIL released), `predict_many`, `learn_many`, `n_seen`, `dim`, and the state
-//! bytes used by pickling (`_state_bytes` / `_set_state_bytes`, bincode with a
-//! format version checked on load, then the state validated as a whole:
-//! [`crate::state::ValidState`]).
+//! bytes used by pickling (`_state_bytes` / `_set_state_bytes`, bincode after the
+//! type's own format version, [`crate::state::StateVersion`], checked on load; then
+//! the state validated as a whole: [`crate::state::ValidState`]).
 //!
 //! Every method runs inside [`crate::python::errors::guard`] (a panic becomes
 //! `InternalError`), and the whole-stream methods stop on Ctrl-C at a round
 //! boundary with a `KeyboardInterrupt` that carries `rounds_completed` (and
 //! `predictions`, those of the completed rounds).
 
-/// Version of the pickled state layout; bump when a learner's fields change.
-pub const STATE_FORMAT_VERSION: u32 = 3;
+use crate::state::StateVersion;
 
-/// Serialises a learner's core state.
-pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
-    bincode::serialize(&(STATE_FORMAT_VERSION, value)).map_err(|e| {
+/// Serialises a learner's core state: its format version (a `u32`), then its fields.
+pub fn dump<T: serde::Serialize + StateVersion>(value: &T) -> crate::Result<Vec<u8>> {
+    bincode::serialize(&(T::STATE_VERSION, value)).map_err(|e| {
         crate::KsError::Internal(format!("could not serialise the learner state: {e}"))
     })
 }
@@ -24,25 +23,31 @@ pub fn dump<T: serde::Serialize>(value: &T) -> crate::Result<Vec<u8>> {
 /// the state, and a configuration equal to that of `fresh` (built from the pickled
 /// parameters). Anything else is an `InputError`; nothing is changed by the caller
 /// until this succeeds.
-pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState>(
+pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVersion>(
     bytes: &[u8],
     fresh: &T,
 ) -> crate::Result<T> {
     use bincode::Options;
+    // The version first: a state of another layout would not decode at all.
+    let Some(head) = bytes.get(..4) else {
+        return crate::input_err!("corrupt learner state: {} bytes", bytes.len());
+    };
+    let version = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    if version != T::STATE_VERSION {
+        return crate::input_err!(
+            "learner state has format version {version}, this build reads version {}",
+            T::STATE_VERSION
+        );
+    }
     // The encoding of `bincode::serialize` (fixed-width integers), but refusing
     // trailing bytes and reading at most the input's length.
     let opts = bincode::DefaultOptions::new()
         .with_fixint_encoding()
         .reject_trailing_bytes()
         .with_limit(bytes.len() as u64);
-    let (version, mut value): (u32, T) = opts
+    let (_, mut value): (u32, T) = opts
         .deserialize(bytes)
         .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
-    if version != STATE_FORMAT_VERSION {
-        return crate::input_err!(
-            "learner state has format version {version}, this build reads version {STATE_FORMAT_VERSION}"
-        );
-    }
     value.validate()?;
     value.check_config(fresh)?;
     value.adopt_settings(fresh);
@@ -56,10 +61,11 @@ macro_rules! learner_protocol {
     ($py_ty:ty, $core_ty:ty) => {
         #[pyo3::pymethods]
         impl $py_ty {
-            fn predict_one(&self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
+            /// Pure for every reader; keeps its work for a `learn_one` on the same `x`.
+            fn predict_one(&mut self, x: numpy::PyReadonlyArray1<'_, f64>) -> pyo3::PyResult<f64> {
                 $crate::python::errors::guard(|| {
                     let x = $crate::python::convert::vec1(&x);
-                    Ok($crate::stream::predict_one(&self.inner, &x)?)
+                    Ok($crate::stream::predict_one_keep(&mut self.inner, &x)?)
                 })
             }
 
@@ -95,18 +101,20 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// A single row keeps its work for a following `learn_many` of that row.
             fn predict_many<'py>(
-                &self,
+                &mut self,
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
                 $crate::python::errors::guard(|| {
                     let (xs, n, d) = $crate::python::convert::mat2(&x);
                     let xs: &[f64] = &xs;
-                    let inner = &self.inner;
+                    let inner = &mut self.inner;
                     let mut out = Vec::new();
-                    let res =
-                        py.detach(|| $crate::stream::predict_many_into(inner, xs, n, d, &mut out));
+                    let res = py.detach(|| {
+                        $crate::stream::predict_many_keep_into(inner, xs, n, d, &mut out)
+                    });
                     $crate::python::errors::stream_result(py, res, out.len(), Some(&out))?;
                     Ok(numpy::PyArray1::from_vec(py, out))
                 })
@@ -164,8 +172,31 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// The format version of this class's pickled state.
+            #[staticmethod]
+            fn _state_version() -> u32 {
+                <$core_ty as $crate::state::StateVersion>::STATE_VERSION
+            }
+
             fn __copy__(&self) -> Self {
                 Self { inner: self.inner.clone() }
+            }
+
+            /// Takes the state of `fresh` (a new object of the same class) if this one
+            /// has seen no data; `set_params` uses it. The check and the swap happen
+            /// under this object's borrow, so they cannot interleave with a call that
+            /// learns (which then fails with "Already borrowed" or runs before/after).
+            fn _adopt(&mut self, mut fresh: pyo3::PyRefMut<'_, Self>) -> pyo3::PyResult<()> {
+                let n = $crate::learners::OnlineLearner::n_seen(&self.inner);
+                if n != 0 {
+                    return Err($crate::KsError::Parameter(format!(
+                        "set_params on a learner that has seen {n} rounds: parameters can only \
+                         change before learning (build a new object instead)"
+                    ))
+                    .into());
+                }
+                std::mem::swap(&mut self.inner, &mut fresh.inner);
+                Ok(())
             }
         }
     };

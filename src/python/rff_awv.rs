@@ -25,7 +25,7 @@ pub struct PyRffAwv {
 #[pymethods]
 impl PyRffAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, ridge, seed, block_size))]
+    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, ridge, seed, block_size, gamma))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,
@@ -36,10 +36,13 @@ impl PyRffAwv {
         ridge: bool,
         seed: u64,
         block_size: Option<usize>,
+        gamma: f64,
     ) -> PyResult<Self> {
         let k = Kernel::from_spec(kernel_name, &kernel_params)?;
         let v = RffVariant::from_name(features)?;
-        let inner = RffAwv::new(k, n_features, lam, v, ridge, seed)?.with_block_size(block_size)?;
+        let inner = RffAwv::new(k, n_features, lam, v, ridge, seed)?
+            .with_block_size(block_size)?
+            .with_gamma(gamma)?;
         Ok(PyRffAwv { inner })
     }
 

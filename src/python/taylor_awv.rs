@@ -11,15 +11,18 @@ pub struct PyTaylorAwv {
 #[pymethods]
 impl PyTaylorAwv {
     #[new]
-    #[pyo3(signature = (sigma, degree, lam, ridge, block_size))]
+    #[pyo3(signature = (sigma, degree, lam, ridge, block_size, gamma))]
     fn new(
         sigma: f64,
         degree: usize,
         lam: f64,
         ridge: bool,
         block_size: Option<usize>,
+        gamma: f64,
     ) -> PyResult<Self> {
-        let inner = TaylorAwv::new(sigma, degree, lam, ridge)?.with_block_size(block_size)?;
+        let inner = TaylorAwv::new(sigma, degree, lam, ridge)?
+            .with_block_size(block_size)?
+            .with_gamma(gamma)?;
         Ok(PyTaylorAwv { inner })
     }
 

@@ -386,6 +386,9 @@ impl Kors {
     }
 }
 
+// The format version of a pickled Kors: bump it when a serialised field changes.
+crate::state::state_version!(Kors, 4);
+
 impl crate::state::ValidState for Kors {
     fn validate(&self) -> Result<()> {
         use crate::state::*;

@@ -143,44 +143,45 @@ pub fn compiled_features() -> Vec<&'static str> {
 /// The baseline is `imp::<Plain>`; the others are `imp::<Fused>` inside
 /// `#[target_feature]` functions named `avx2_fma` and `avx512_fma` (the names the
 /// disassembly check of `.ci/qemu` looks for).
+#[doc(hidden)]
 #[macro_export]
 macro_rules! dispatch {
     ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $(-> $ret:ty)? => $imp:ident, $on:ident;) => {
         $(#[$m])*
         #[inline]
         $vis fn $name($($arg: $ty),*) $(-> $ret)? {
-            $on($crate::simd::selected(), $($arg),*)
+            $on($crate::__internal::simd::selected(), $($arg),*)
         }
 
         /// Runs the given instruction-set path (see [`crate::simd`]).
         #[inline]
         #[allow(dead_code)]
-        $vis fn $on(path: $crate::simd::Path, $($arg: $ty),*) $(-> $ret)? {
+        $vis fn $on(path: $crate::__internal::simd::Path, $($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             {
                 // A path above what the CPU has runs the best it has.
-                match path.min($crate::simd::detected()) {
-                    $crate::simd::Path::Avx512 => {
+                match path.min($crate::__internal::simd::detected()) {
+                    $crate::__internal::simd::Path::Avx512 => {
                         #[target_feature(enable = "avx512f,avx2,fma")]
                         unsafe fn avx512_fma($($arg: $ty),*) $(-> $ret)? {
-                            $imp::<$crate::simd::Fused>($($arg),*)
+                            $imp::<$crate::__internal::simd::Fused>($($arg),*)
                         }
                         // SAFETY: the CPU supports the path (capped at `detected`).
                         return unsafe { avx512_fma($($arg),*) };
                     }
-                    $crate::simd::Path::Avx2Fma => {
+                    $crate::__internal::simd::Path::Avx2Fma => {
                         #[target_feature(enable = "avx2,fma")]
                         unsafe fn avx2_fma($($arg: $ty),*) $(-> $ret)? {
-                            $imp::<$crate::simd::Fused>($($arg),*)
+                            $imp::<$crate::__internal::simd::Fused>($($arg),*)
                         }
                         // SAFETY: as above.
                         return unsafe { avx2_fma($($arg),*) };
                     }
-                    $crate::simd::Path::Baseline => {}
+                    $crate::__internal::simd::Path::Baseline => {}
                 }
             }
             let _ = path;
-            $imp::<$crate::simd::Plain>($($arg),*)
+            $imp::<$crate::__internal::simd::Plain>($($arg),*)
         }
     };
 }

@@ -3,8 +3,8 @@ virtualenv: a subprocess whose imports of every module that only the extras inst
 with ``ModuleNotFoundError``, as they would there.
 
 The blocked modules are computed from the installed metadata: the distributions that the
-extras of ``pyproject.toml`` pull in (transitively) and the base requirements do not, mapped
-to the top-level modules they provide.
+extras of ``pyproject.toml`` pull in (transitively) and the base requirements (plus the
+extras asked for) do not, mapped to the top-level modules they provide.
 """
 
 from __future__ import annotations
@@ -79,11 +79,19 @@ def _closure(roots) -> set:
 
 
 @functools.cache
-def blocked_modules() -> tuple:
-    """Top-level modules that the extras install and the base install does not."""
-    extras = metadata.metadata("kernelstream").get_all("Provides-Extra") or []
-    base = _closure(_requirements("kernelstream", None)) | {"kernelstream"}
-    extra = _closure([r for e in extras for r in _requirements("kernelstream", e)])
+def blocked_modules(extras: tuple = ()) -> tuple:
+    """Top-level modules that the other extras install and the base install with
+    ``extras`` does not."""
+    if not hasattr(metadata, "packages_distributions"):  # Python 3.9
+        import pytest
+
+        pytest.skip("needs importlib.metadata.packages_distributions (Python 3.10 or newer)")
+    every = metadata.metadata("kernelstream").get_all("Provides-Extra") or []
+    kept = _requirements("kernelstream", None) + [
+        r for e in extras for r in _requirements("kernelstream", e)
+    ]
+    base = _closure(kept) | {"kernelstream"}
+    extra = _closure([r for e in every for r in _requirements("kernelstream", e)])
     only_extra = extra - base
     modules = set()
     for module, dists in metadata.packages_distributions().items():
@@ -95,23 +103,23 @@ def blocked_modules() -> tuple:
     return tuple(sorted(modules))
 
 
-def base_env(tmp_path: Path, env: dict | None = None) -> dict:
-    """An environment whose Python runs as on the base install (writes the blocker into
-    ``tmp_path/base-install``)."""
+def base_env(tmp_path: Path, extras: tuple = ()) -> dict:
+    """An environment whose Python runs as on the base install plus ``extras`` (writes the
+    blocker into ``tmp_path/base-install``)."""
     site = tmp_path / "base-install"
     site.mkdir(exist_ok=True)
-    (site / "sitecustomize.py").write_text(_BLOCKER.format(names=blocked_modules()))
-    env = dict(os.environ if env is None else env)
+    (site / "sitecustomize.py").write_text(_BLOCKER.format(names=blocked_modules(tuple(extras))))
+    env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(site)] + [p for p in [env.get("PYTHONPATH")] if p])
     env["MPLBACKEND"] = "Agg"
     return env
 
 
-def run_base(args, tmp_path: Path, timeout: float = 600, **kw):
-    """``python args...`` in a subprocess as on the base install."""
+def run_base(args, tmp_path: Path, timeout: float = 600, extras: tuple = (), **kw):
+    """``python args...`` in a subprocess as on the base install plus ``extras``."""
     return subprocess.run(
         [sys.executable, *args],
-        env=base_env(tmp_path),
+        env=base_env(tmp_path, extras),
         cwd=kw.pop("cwd", tmp_path),
         capture_output=True,
         text=True,

@@ -8,8 +8,22 @@ cache that ``kernelstream data fetch`` fills) lacks any of the release files, su
 
 import os
 
-import numpy as np
-import pytest
+# One BLAS thread: the NumPy references solve many small systems (70 x 70 per round),
+# where OpenBLAS's threads only contend with each other and with the Rust core's (a
+# reference run took 20x longer with them on a loaded two-core machine). Set before
+# NumPy loads BLAS; subprocesses of the tests inherit it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+try:  # NumPy may have loaded BLAS already (a plugin imported it): limit it now.
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+    pass
 
 
 def _missing_data():

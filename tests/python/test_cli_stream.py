@@ -7,7 +7,6 @@ import re
 
 import numpy as np
 import pytest
-
 from kernelstream.cli import LEARNERS, main
 
 
@@ -45,19 +44,27 @@ def test_loss_and_predictions_in_target_units_without_look_ahead(tmp_path, capsy
     f1, f2 = tmp_path / "a.csv", tmp_path / "b.csv"
     price = _house_prices(f1)
     _house_prices(f2, last="9999,9,west,1")  # a new town, absurd values, in the last row
-    p1, p2 = tmp_path / "p1.csv", tmp_path / "p2.csv"
+    p1, p2, p3 = tmp_path / "p1.csv", tmp_path / "p2.csv", tmp_path / "p3.csv"
     args = ["run", "--learner", learner, "--target", "price", "--no-progress"]
     if learner == "taylor-awv":
         args += ["--degree", "2"]
     assert main([*args, "--csv", str(f1), "--save-predictions", str(p1)]) == 0
     out = capsys.readouterr().out
-    assert main([*args, "--csv", str(f2), "--save-predictions", str(p2), "--chunk-rows", "64"]) == 0
+    assert main([*args, "--csv", str(f2), "--save-predictions", str(p2)]) == 0
+    assert main([*args, "--csv", str(f1), "--save-predictions", str(p3), "--chunk-rows", "64"]) == 0
     capsys.readouterr()
     y1, pred1 = _saved(p1)
     y2, pred2 = _saved(p2)
+    _, pred3 = _saved(p3)
     np.testing.assert_array_equal(y1, price)  # the target as in the file
-    # changing the last row changes no earlier prediction (reading in other chunks neither)
-    np.testing.assert_allclose(pred2[:-1], pred1[:-1], rtol=1e-9, atol=1e-6)
+    np.testing.assert_array_equal(y2[:-1], y1[:-1])
+    # changing the last row changes no earlier prediction (to rounding: the run's pieces
+    # are timed, and a learner's blocks of rounds follow the pieces; a look-ahead through
+    # the absurd last row would move every prediction by far more)
+    np.testing.assert_allclose(pred2[:-1], pred1[:-1], rtol=1e-12, atol=0)
+    assert pred2[-1] != pred1[-1] or learner == "auto-kernel"
+    # nor does reading in other chunks (up to rounding: sums in another order)
+    np.testing.assert_allclose(pred3, pred1, rtol=1e-9, atol=1e-6)
     # the loss printed is the saved predictions' squared error, in the target's units
     loss, baseline = _final(out)
     assert loss == pytest.approx(np.mean((pred1 - y1) ** 2), rel=1e-5)
@@ -128,3 +135,35 @@ def test_dataset_runs_through_the_stream(capsys, data_dir):
     assert main(["run", "--dataset", "airfoil", "--limit", "300", "--learner", "taylor-awv",
                  "--degree", "2", "--no-progress", "--data-home", str(data_dir)]) == 0  # fmt: skip
     assert "300 rounds" in capsys.readouterr().out
+
+
+def test_parquet_and_libsvm_files_run(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    f = tmp_path / "h.csv"
+    _house_prices(f, n=300)
+    pq = tmp_path / "h.parquet"
+    pd.read_csv(f).to_parquet(pq, row_group_size=50)
+    for path in (f, pq):
+        out = tmp_path / f"{path.suffix[1:]}.pred"
+        assert main(["run", "--csv", str(path), "--learner", "taylor-awv", "--no-progress",
+                     "--save-predictions", str(out)]) == 0  # fmt: skip
+        assert "300 rounds" in capsys.readouterr().out
+    np.testing.assert_array_equal(
+        _saved(tmp_path / "csv.pred")[1], _saved(tmp_path / "parquet.pred")[1]
+    )
+    svm = tmp_path / "d.svm"
+    svm.write_text("".join(f"{(-1) ** i} 1:{i / 10} 3:{(i * 7) % 5}\n" for i in range(120)))
+    assert main(["run", "--csv", str(svm), "--learner", "fogd", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "task=classification" in out and "120 rounds" in out and "d=3" in out
+
+
+def test_time_budget_stops_a_stream(tmp_path, capsys):
+    f = tmp_path / "h.csv"
+    _house_prices(f, n=20000)
+    assert main(["run", "--csv", str(f), "--learner", "kernel-awv", "--no-progress",
+                 "--time-budget", "0.05", "--chunk-rows", "1000"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "stopped by the time budget" in out
+    assert int(re.search(r"(\d+) rounds in", out).group(1)) < 20000

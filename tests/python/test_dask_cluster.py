@@ -116,11 +116,14 @@ def cluster(tmp_path_factory, served):
             ],
             "scheduler",
         )  # fmt: skip
-        deadline = time.monotonic() + STEP
-        while not sched_file.exists() and time.monotonic() < deadline:
+        address, deadline = None, time.monotonic() + STEP
+        while address is None:
             assert procs[0][0].poll() is None, (tmp / "scheduler.log").read_text()
-            time.sleep(0.2)
-        address = json.loads(sched_file.read_text())["address"]
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            try:
+                address = json.loads(sched_file.read_text())["address"]
+            except (OSError, ValueError, KeyError):  # not written yet, or not whole
+                time.sleep(0.2)
         names = ["w1", "w2"]
         for name in names:
             start(

@@ -14,13 +14,18 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import zipfile
 
+import kernelstream as ks
 import numpy as np
 import pytest
 from kernelstream import datasets
 from kernelstream.datasets import FetchError, registry
 from kernelstream.datasets.convert import format_number
+
+#: seconds between two bytes of a ``/trickle/`` response
+TRICKLE = 0.2
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -29,6 +34,25 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self):
         self.server.requests.append(self.path)
+        if self.path.startswith("/trickle/"):
+            # the whole length announced, then one byte every TRICKLE seconds
+            data = (self.server.root / self.path[len("/trickle/") :]).read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                for i in range(len(data)):
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(TRICKLE)
+            except OSError:  # the client gave up
+                pass
+            self.close_connection = True
+            return
+        if self.path.startswith("/silent/"):
+            time.sleep(10)  # no status line at all for 10 s
+            self.close_connection = True
+            return
         if self.path.startswith("/cut/"):
             data = (self.server.root / self.path[len("/cut/") :]).read_bytes()
             self.send_response(200)
@@ -296,3 +320,99 @@ def test_interrupted_upstream_download_leaves_nothing(server, tmp_path, monkeypa
     with pytest.raises(FetchError):
         datasets.fetch("cut-upstream", home, progress=False)
     assert list(home.iterdir()) == []
+
+
+# -- deadlines, minimum rate, and what a killed fetch leaves -----------------------
+
+
+def _entries(home):
+    return sorted(p.name for p in home.iterdir()) if home.exists() else []
+
+
+def test_trickling_server_fails_within_the_deadline(server, tiny, tmp_path):
+    home = tmp_path / "home"
+    t0 = time.monotonic()
+    with pytest.raises(FetchError, match="deadline of 1.5 s"):
+        datasets.fetch("tiny", home, base_url=server.url + "trickle/", progress=False,
+                       deadline=1.5, min_rate=0)  # fmt: skip
+    elapsed = time.monotonic() - t0
+    assert 1.5 <= elapsed < 1.5 + 1.0, elapsed
+    assert _entries(home) == []
+
+
+def test_silent_server_fails_within_the_deadline(server, tiny, tmp_path):
+    """The deadline covers the wait for the response too, not only the body."""
+    t0 = time.monotonic()
+    with pytest.raises(FetchError, match="deadline of 1 s"):
+        datasets.fetch("tiny", tmp_path / "home", base_url=server.url + "silent/",
+                       progress=False, deadline=1.0)  # fmt: skip
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_slow_server_fails_at_the_minimum_rate(server, tiny, tmp_path, monkeypatch):
+    fetch_module = sys.modules["kernelstream.datasets.fetch"]
+    monkeypatch.setattr(fetch_module, "RATE_WINDOW", 0.6)
+    t0 = time.monotonic()
+    with pytest.raises(FetchError, match="minimum rate"):
+        datasets.fetch("tiny", tmp_path / "home", base_url=server.url + "trickle/",
+                       progress=False, deadline=60, min_rate=100)  # fmt: skip
+    assert time.monotonic() - t0 < 3.0
+
+
+def test_limits_from_the_environment_are_checked(server, tiny, tmp_path, monkeypatch, capsys):
+    from kernelstream.cli import main
+
+    monkeypatch.setenv("KERNELSTREAM_FETCH_DEADLINE", "1.5")
+    with pytest.raises(FetchError, match="deadline of 1.5 s"):
+        datasets.fetch("tiny", tmp_path / "h", base_url=server.url + "trickle/", progress=False)
+    for bad in ("abc", "0", "-3", "inf", "nan"):
+        monkeypatch.setenv("KERNELSTREAM_FETCH_DEADLINE", bad)
+        with pytest.raises(ks.ParameterError, match="KERNELSTREAM_FETCH_DEADLINE"):
+            datasets.fetch("tiny", tmp_path / "h", base_url=server.url, progress=False)
+        code = main(["data", "fetch", "tiny", "--data-home", str(tmp_path / "h"),
+                     "--base-url", server.url])  # fmt: skip
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and "KERNELSTREAM_FETCH_DEADLINE" in err[0]
+    assert server.requests == ["/trickle/tiny.csv.gz"]
+
+
+def test_cli_deadline_option(server, tiny, tmp_path, capsys):
+    from kernelstream.cli import main
+
+    code = main(["data", "fetch", "tiny", "--data-home", str(tmp_path / "h"), "--base-url",
+                 server.url + "trickle/", "--deadline", "1", "--min-rate", "0"])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "deadline of 1 s" in err[0]
+
+
+def test_killed_fetch_leftovers_are_ignored_and_cleaned_next_time(server, tiny, tmp_path):
+    home = tmp_path / "home"
+    child = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "from kernelstream import datasets; from kernelstream.datasets import registry\n"
+        f"registry.DATASETS['tiny'] = registry.Dataset('tiny', 5, 3, 'regression', 'test', "
+        f"sha256={registry.DATASETS['tiny'].sha256!r})\n"
+        f"datasets.fetch('tiny', {str(home)!r}, base_url={server.url + 'trickle/'!r}, "
+        "progress=False, deadline=120, min_rate=0)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", child])
+    try:
+        deadline = time.monotonic() + 60
+        partial = []
+        while time.monotonic() < deadline and not partial:
+            time.sleep(0.05)
+            partial = list(home.glob(".fetch-*/tiny.csv.gz"))
+        assert partial, "the child never started writing"
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    left = [p.name for p in home.iterdir()]
+    assert len(left) == 1 and left[0].startswith(".fetch-")  # only the working directory
+    with pytest.raises(FileNotFoundError):  # a partial file is never read as data
+        datasets.load("tiny", home)
+    # the next fetch removes it (its process is gone) and leaves only the checked file
+    datasets.fetch("tiny", home, base_url=server.url, progress=False)
+    assert _entries(home) == ["tiny.csv.gz"]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from kernelstream.aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta
 from kernelstream.kernels import Gaussian, Laplacian
+from test_discounted_awv import _direct
 
 
 def stream(n, d=3, seed=0):
@@ -166,6 +167,10 @@ def test_autokernel_warmup_replay_equals_experts_alone():
         nystrom_widths=(0.7,),
         nystrom_lams=(0.1, 1.0),
         features="taylor",
+        discounts=(0.95,),
+        discount_widths=(1.0,),
+        discount_lams=(0.1,),
+        linear=True,
     )
     tr = ak.progressive_trace(X, y)
     s = ak.scale
@@ -173,12 +178,20 @@ def test_autokernel_warmup_replay_equals_experts_alone():
     ys = (y - s["y_loc"]) / s["y_scale"]
     Z = np.vstack([ak.warmup_expert_predictions, tr.expert_predictions[30:]])
     kinds = [e["features"].split("-") for e in ak.experts]
-    assert [k for k, _ in kinds] == ["taylor"] * 4 + ["nystrom"] * 2
-    assert [int(m) for _, m in kinds[4:]] == [30, 30]  # the warm-up rows
+    kinds_want = ["taylor"] * 4 + ["nystrom"] * 2 + ["taylor"] + ["linear"] * 2
+    assert [k for k, _ in kinds] == kinds_want
+    assert [int(m) for _, m in kinds[4:6]] == [30, 30]  # the warm-up rows
+    assert [e["gamma"] for e in ak.experts] == [1.0] * 6 + [0.95, 1.0, 0.95]
     for j, e in enumerate(ak.experts):
+        if e["features"].startswith("linear"):
+            # Online ridge on (1, x), discounted as the engine (NumPy, from the definition).
+            F = np.c_[np.ones(len(Xs)), Xs]
+            want = s["y_loc"] + s["y_scale"] * _direct(F, ys, e["lam"], e["gamma"], True)
+            np.testing.assert_allclose(Z[:, j], want, rtol=1e-9, atol=1e-9 * np.std(y))
+            continue
         if e["features"].startswith("taylor"):
             deg = int(kinds[j][1])
-            alone = ks.TaylorAWV(sigma=e["sigma"], degree=deg, lam=e["lam"])
+            alone = ks.TaylorAWV(sigma=e["sigma"], degree=deg, lam=e["lam"], gamma=e["gamma"])
         else:  # PKAWV on the fixed dictionary of the standardised warm-up rows
             kernel = ks.kernels.Gaussian(e["sigma"])
             alone = ks.NystromAWV(kernel, lam=e["lam"], dictionary=Xs[:30])
@@ -187,8 +200,8 @@ def test_autokernel_warmup_replay_equals_experts_alone():
     # the widths are multiples of the median distance between standardised warm-up rows
     W = Xs[:30]
     dist = np.sqrt(((W[:, None, :] - W[None, :, :]) ** 2).sum(-1))[np.triu_indices(30, 1)]
-    sigmas = sorted({e["sigma"] for e in ak.experts})
-    want_sigmas = [0.5 * s["rho"], 0.7 * s["rho"], 2.0 * s["rho"]]
+    sigmas = sorted({e["sigma"] for e in ak.experts if e["sigma"] > 0})
+    want_sigmas = [0.5 * s["rho"], 0.7 * s["rho"], 1.0 * s["rho"], 2.0 * s["rho"]]
     np.testing.assert_allclose(sigmas, want_sigmas, rtol=1e-12)
     assert s["rho"] == pytest.approx(np.sort(dist)[len(dist) // 2], rel=1e-12)
     np.testing.assert_allclose(s["x_loc"], X[:30].mean(0), rtol=1e-12)
@@ -200,13 +213,14 @@ def test_autokernel_features_choice():
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X, y)
     feats = [e["features"] for e in ak.experts]
-    assert feats == ["rff-50"] * 12 + ["nystrom-20"] * 4  # C(3 + 12, 12) > 200
+    # C(3 + 12, 12) > 200; then 2 discounts x 2 widths, 3 linear experts on (1, x)
+    assert feats == ["rff-50"] * 12 + ["nystrom-20"] * 4 + ["rff-50"] * 4 + ["linear-13"] * 3
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X[:, :4], y)
     # the largest degree M with C(M + 4, 4) <= 200 is 5 (126; M = 6 gives 210)
     assert math.comb(5 + 4, 4) <= 200 < math.comb(6 + 4, 4)
     assert [e["features"] for e in ak.experts][:12] == ["taylor-5"] * 12
-    assert ak.n_seen == 60 and ak.weights.shape == (16,)
+    assert ak.n_seen == 60 and ak.weights.shape == (23,)
 
 
 @pytest.mark.parametrize(
@@ -220,6 +234,12 @@ def test_autokernel_features_choice():
         dict(nystrom_lams=None),
         dict(lams="abc"),
         dict(features="poly"),
+        dict(discounts=(1.0,)),
+        dict(discounts=(0.0,)),
+        dict(discount_widths=(-1.0,)),
+        dict(discount_lams=(float("inf"),)),
+        dict(share=-0.1),
+        dict(share=0.01, rule="vaw"),
         dict(rule="aa"),
         dict(n_features=0),
         dict(seed=-1),
@@ -243,13 +263,13 @@ def test_adapters_take_mixtures_and_autokernel(rng):
         ks.Mixture([ks.TaylorAWV(degree=3), ks.TaylorAWV(sigma=0.5, degree=3)]),
         ks.AutoKernel(warmup=30),
     ):
-        est = SklearnRegressor(learner).fit(X, y)
+        est = SklearnRegressor(learner, scale=False).fit(X, y)
         ref = learner.clone()
         ref.learn_many(X, y)
         np.testing.assert_array_equal(est.predict(X[:20]), ref.predict_many(X[:20]))
         twin = clone(est)
         assert twin.learner.get_params() == learner.get_params()
-        riv = RiverRegressor(learner)
+        riv = RiverRegressor(learner, scale=False)
         for xi, yi in zip(X[:50], y[:50]):
             riv.learn_one(dict(enumerate(xi)), yi)
         ref = learner.clone()

@@ -30,8 +30,8 @@ def test_equals_reference(ridge, weights, kernel):
         fast.learn_one(x, yt)
         ref.learn_one(x, yt)
     assert fast.dim == ref.dim > 3
-    np.testing.assert_array_equal(fast.dictionary.points, np.array(ref.D))
-    np.testing.assert_array_equal(fast.dictionary.indices, ref.kors.indices)
+    np.testing.assert_array_equal(fast.learned_dictionary.points, np.array(ref.D))
+    np.testing.assert_array_equal(fast.learned_dictionary.indices, ref.kors.indices)
     np.testing.assert_allclose(fast.predict_many(Xq), [ref.predict_one(x) for x in Xq], atol=1e-9)
 
 
@@ -44,8 +44,8 @@ def test_full_dictionary_equals_kernel_awv(ridge):
         nys.progressive_predict(X, y), exact.progressive_predict(X, y), rtol=0, atol=1e-8
     )
     assert nys.dim == 70 and nys.stats["refused_insertions"] == 0
-    np.testing.assert_array_equal(nys.dictionary.indices, np.arange(70))
-    np.testing.assert_array_equal(nys.dictionary.probabilities, np.ones(70))
+    np.testing.assert_array_equal(nys.learned_dictionary.indices, np.arange(70))
+    np.testing.assert_array_equal(nys.learned_dictionary.probabilities, np.ones(70))
 
 
 @pytest.mark.parametrize("ridge", [False, True])
@@ -67,7 +67,7 @@ def test_fixed_dictionary_equals_linear_awv_on_nystrom_features(ridge):
     np.testing.assert_allclose(nys.progressive_predict(X, y), expect, rtol=0, atol=1e-8)
     ref = NystromAWVReference(k, lam=lam, ridge=ridge, dictionary=C)
     np.testing.assert_allclose(ref.progressive_predict(X, y), expect, rtol=0, atol=1e-8)
-    d = nys.dictionary
+    d = nys.learned_dictionary
     np.testing.assert_array_equal(d.points, C)
     assert list(d.indices) == [-1] * 15 and nys.dim == 15
 
@@ -94,7 +94,7 @@ def test_dictionary_grows_with_the_data_not_the_rounds():
     nys2.learn_many(X[:1000], y[:1000])
     size_half = nys2.dim
     assert size_half <= nys.dim < 200
-    assert np.all(np.diff(nys.dictionary.indices) > 0)
+    assert np.all(np.diff(nys.learned_dictionary.indices) > 0)
 
 
 def test_bad_parameters():

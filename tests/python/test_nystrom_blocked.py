@@ -26,8 +26,8 @@ def same_state(a, b, atol):
     ``alpha = A^{-1} q`` is too ill-conditioned here to compare)."""
     assert a.n_seen == b.n_seen and a.dim == b.dim
     assert a.stats == b.stats
-    np.testing.assert_array_equal(a.dictionary.points, b.dictionary.points)
-    np.testing.assert_array_equal(a.dictionary.indices, b.dictionary.indices)
+    np.testing.assert_array_equal(a.learned_dictionary.points, b.learned_dictionary.points)
+    np.testing.assert_array_equal(a.learned_dictionary.indices, b.learned_dictionary.indices)
     assert a._core.kors_size == b._core.kors_size
     Xt = np.random.default_rng(5).uniform(-1, 1, size=(20, a.input_dim))
     np.testing.assert_allclose(b.predict_many(Xt), a.predict_many(Xt), rtol=0, atol=atol)

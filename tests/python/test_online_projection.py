@@ -469,3 +469,24 @@ def test_example_generators_follow_their_design_and_noise():
     assert X.shape == (10, 10)
     X1, y1 = synthetic.additive_doppler(10, seed=4)
     np.testing.assert_array_equal(y, y1)
+
+
+def test_a_schedule_that_outruns_the_data_is_refused_before_the_call_runs():
+    """c = 1e-6 on d = 2 switches on more columns than samples by round ~16: a batch call
+    over the stream is refused before any round (it used to stop there, after seconds
+    of 600-column eigen-solves), and the learner stays fresh."""
+    X = np.random.default_rng(0).uniform(0, 1, size=(2000, 2))
+    y = X[:, 0]
+    for call in ("progressive_predict", "learn_many"):
+        m = ks.OnlineProjection(c=1e-6)
+        with pytest.raises(ks.ParameterError, match="c = 1.000000e-6 would switch on"):
+            getattr(m, call)(X, y)
+        assert m.n_seen == 0 and m.input_dim is None
+    # the same configuration on d = 1 grows slowly enough and runs
+    m = ks.OnlineProjection(c=1e-6)
+    m.learn_many(X[:50, :1], y[:50])
+    assert m.n_seen == 50
+    # a call that ends before the schedule outruns the data still runs
+    m = ks.OnlineProjection(c=1e-6)
+    m.learn_many(X[:3], y[:3])
+    assert m.n_seen == 3

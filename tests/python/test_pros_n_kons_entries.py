@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from kernelstream import datasets
 from kernelstream.experiments import Context, run_entry
 from kernelstream.experiments.pros_n_kons_common import _scaled
@@ -13,6 +14,7 @@ from kernelstream.experiments.pros_n_kons_table1 import CALIBRATED_SETTING, DATA
 from kernelstream.kernels import Gaussian
 
 
+@pytest.mark.slow  # an end-to-end quick run of the entry: 11 s on a loaded machine
 def test_table1_quick_rows(tmp_path, data_dir):
     run_entry("pros-n-kons-table1", Context(tmp_path, quick=True, seeds=1, data_home=data_dir))
     data = json.loads((tmp_path / "pros-n-kons-table1.json").read_text())

@@ -23,6 +23,7 @@ import pytest
 from kernelstream import aggregation as agg
 from kernelstream.errors import InputError, InternalError, NumericalError, ParameterError
 from kernelstream.kernels import Gaussian
+from sizing import rows_for_seconds
 from zoo import ZOO
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +110,7 @@ def test_trailing_bytes_and_params_that_lie_are_refused():
     assert target.n_seen == 30 and target.get_params()["degree"] == 2
 
 
+@pytest.mark.slow  # a fuzzing campaign in subprocesses (5-8 s loaded); CI runs it
 def test_state_fuzzer_finds_no_abort_panic_or_hang():
     """The bounded CI run of ``tools/fuzz_state.py`` (every class, mutated states)."""
     res = subprocess.run(
@@ -199,6 +201,7 @@ def test_a_panic_becomes_internal_error():
     assert issubclass(InternalError, ks.KernelstreamError)
 
 
+@pytest.mark.slow  # a fuzzing campaign in subprocesses (5-8 s loaded); CI runs it
 def test_parameter_fuzzer_finds_no_abort_panic_or_hang():
     res = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "fuzz_params.py"), "--seconds", "5"],
@@ -212,6 +215,15 @@ def test_parameter_fuzzer_finds_no_abort_panic_or_hang():
 # --- 3. Ctrl-C at a round boundary -------------------------------------------------
 
 
+@pytest.fixture
+def sigint():
+    """Python's SIGINT handler for the test: a shell that started the suite with
+    ``nohup ... &`` hands it SIGINT ignored, and a signal sent then would do nothing."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 def _interrupt_after(seconds: float):
     t = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
     t.start()
@@ -219,17 +231,18 @@ def _interrupt_after(seconds: float):
 
 
 def _long_stream(entry, name, work_seconds=0.5, seed=1):
-    """A stream long enough to keep the learner busy for ``work_seconds`` (calibrated)."""
-    import time
-
-    X, y = _data(entry, 256, seed=seed)
-    t0 = time.perf_counter()
-    entry.factory().progressive_predict(X, y)
-    per_round = max((time.perf_counter() - t0) / 256, 1e-7)
-    n = int(min(max(work_seconds / per_round, 2000), 3_000_000))
+    """A stream long enough to keep the learner busy for ``work_seconds``, sized by time:
+    :func:`sizing.rows_for_seconds` measures how the cost grows with the stream (it is
+    quadratic for AveragedKernelSGD, whose rounds cost O(t))."""
+    cap = 3_000_000
     if name.startswith("KernelAWV"):
-        n = min(n, entry.factory().get_params()["max_size"])
-    return _data(entry, n, seed=seed)
+        cap = entry.factory().get_params()["max_size"]
+    n = rows_for_seconds(
+        lambda n: entry.factory().progressive_predict(*_data(entry, n, seed=seed)),
+        work_seconds,
+        cap=cap,
+    )
+    return _data(entry, max(n, min(2000, cap)), seed=seed)
 
 
 def _check_sigint(name):
@@ -283,23 +296,25 @@ _ONE_PER_CLASS = [
     "OMKLGF",
     "OnlineProjection-tensor",
     "AveragedKernelSGD",
+    "Mixture",
+    "AutoKernel",
 ]
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
 @pytest.mark.parametrize("name", _ONE_PER_CLASS)
-def test_sigint_during_progressive_predict_stops_at_a_round_boundary(name):
+def test_sigint_during_progressive_predict_stops_at_a_round_boundary(name, sigint):
     _check_sigint(name)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(set(ZOO) - set(_ONE_PER_CLASS)))
-def test_sigint_every_zoo_entry(name):
+def test_sigint_every_zoo_entry(name, sigint):
     _check_sigint(name)
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
-def test_sigint_during_learn_many_and_evaluate_progressive_keeps_what_it_had():
+def test_sigint_during_learn_many_and_evaluate_progressive_keeps_what_it_had(sigint):
     entry = ZOO["NystromAWV"]
     X, y = _long_stream(entry, "NystromAWV", work_seconds=2.0, seed=2)
     m = entry.factory()

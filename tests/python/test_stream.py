@@ -8,10 +8,9 @@ import os
 import subprocess
 import sys
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.datasets import stream
 from kernelstream.errors import InputError
 from kernelstream.evaluate import OnlineScaled, progressive
@@ -87,6 +86,8 @@ def test_csv_drop_mode_matches_definition(table, reader, chunk_rows):
     assert s.rows_read == t["y"].size and s.rows_dropped == len(bad)
     assert s.feature_names == ["a", "town[0]", "town[1]", "town[2]", "b"]
     assert s.categories == {"town": town_order(town)[:2]}
+    own = town_order(town)[:2]
+    assert s.values_in_last_category == {"town": sum(v not in own for v in town)}
 
 
 def town_order(values):
@@ -286,7 +287,9 @@ def test_online_scaled_answers_in_target_units_without_look_ahead(rng):
     X = 1e3 * rng.normal(size=(400, 2)) + 5e4
     y = 2.5e5 + 1e4 * np.tanh((X[:, 0] - 5e4) / 1e3)
     a = OnlineScaled(ks.TaylorAWV(degree=3))
-    pa = np.concatenate([a.progressive_predict(X[i : i + 64], y[i : i + 64]) for i in range(0, 400, 64)])
+    pa = np.concatenate(
+        [a.progressive_predict(X[i : i + 64], y[i : i + 64]) for i in range(0, 400, 64)]
+    )
     b = OnlineScaled(ks.TaylorAWV(degree=3))
     y2 = y.copy()
     y2[-1] = -9e9  # the last target changes no prediction (not even its own)
@@ -315,11 +318,11 @@ def test_online_min_max_stays_in_the_box(rng):
 
 
 @pytest.mark.slow
-def test_stream_memory_does_not_grow(tmp_path):
+def test_stream_memory_does_not_grow():
+    """The benchmark of the streaming CLI: 3M rows peak below 200 MB and below 1.1x the
+    peak of 300k rows, as CSV and as Parquet (a minute or two; it writes ~270 MB of files)."""
     done = subprocess.run(
-        [sys.executable, os.path.join("tools", "bench_stream_memory.py"), "--rows", "300000",
-         "--check"],
-        capture_output=True, text=True, timeout=1200,
+        [sys.executable, os.path.join("tools", "bench_stream_memory.py"), "--check"],
+        capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-

@@ -80,7 +80,7 @@ def test_rff_draws_and_features_match_reference(kernel, features):
     for x in X:
         # |w.x| can reach 1e3 (Cauchy): summation order of w.x moves cos by ~1e-13
         np.testing.assert_allclose(
-            m.features(x), rff_map(x, omega, b, features), rtol=0, atol=1e-12
+            m.random_features(x), rff_map(x, omega, b, features), rtol=0, atol=1e-12
         )
 
 
@@ -142,9 +142,9 @@ def test_ridge_differs_from_vaw_by_the_current_point():
     v, r = ks.RFFAWV(Gaussian(0.8), **kw), ks.RFFAWV(Gaussian(0.8), ridge=True, **kw)
     v.learn_one(X[0], y[0])  # (the features are drawn on the first round)
     r.learn_one(X[0], y[0])
-    G = np.outer(v.features(X[0]), v.features(X[0]))
+    G = np.outer(v.random_features(X[0]), v.random_features(X[0]))
     for x, t in zip(X[1:], y[1:]):
-        phi = v.features(x)
+        phi = v.random_features(x)
         lev = phi @ np.linalg.solve(0.5 * np.eye(24) + G, phi)
         pv, pr = v.predict_one(x), r.predict_one(x)
         assert pv == pytest.approx(pr / (1 + lev), rel=1e-9, abs=1e-12)

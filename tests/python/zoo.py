@@ -27,6 +27,11 @@ class ZooEntry:
 ZOO: dict[str, ZooEntry] = {
     "TaylorAWV": ZooEntry(lambda: ks.TaylorAWV(sigma=1.0, degree=3, lam=0.5)),
     "TaylorAWV-ridge": ZooEntry(lambda: ks.TaylorAWV(sigma=0.8, degree=2, lam=1.0, ridge=True)),
+    "TaylorAWV-discounted": ZooEntry(lambda: ks.TaylorAWV(sigma=1.0, degree=3, gamma=0.95)),
+    "RFFAWV-discounted": ZooEntry(
+        lambda: ks.RFFAWV(Gaussian(0.7), n_features=12, gamma=0.9, seed=3),
+        randomized=True,
+    ),
     # -- kernel AWV and its Nystrom approximation (PKAWV paper) --
     "KernelAWV": ZooEntry(lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5)),
     "KernelAWV-ridge": ZooEntry(
@@ -85,6 +90,17 @@ ZOO: dict[str, ZooEntry] = {
     ),
     "RFFAWV-ridge": ZooEntry(
         lambda: ks.RFFAWV(Laplacian(0.9), n_features=12, features="cossin", ridge=True, seed=5),
+        randomized=True,
+    ),
+    "MultiKernelAWV-drift": ZooEntry(
+        lambda: ks.MultiKernelAWV(
+            [Gaussian(0.5), Gaussian(1.5)],
+            n_features=8,
+            aggregator="boa",
+            gamma=0.97,
+            share=0.01,
+            seed=2,
+        ),
         randomized=True,
     ),
     "MultiKernelAWV-ridge": ZooEntry(

@@ -1,4 +1,5 @@
-"""Online standardization for the adapters' ``scale=True`` option.
+"""Online standardization: the adapters' ``scale=True`` (their default), also used by the
+command line.
 
 The learners' defaults (``sigma = 1``, ``lam = 1``) assume inputs whose distances are of
 order one and targets of order one. ``scale=True`` makes that true of any stream, online:
@@ -9,6 +10,28 @@ running standard deviation (predictions are mapped back). As in river's
 ``preprocessing.StandardScaler``, a row is scaled with the statistics of the stream up to
 and including itself; prediction uses the current statistics. A constant feature (zero
 variance so far) scales to 0.
+
+Features already of order one pass unchanged (``keep_unit=True``, the adapters' choice for
+inputs): a feature whose running root mean square ``sqrt(mean^2 + var)`` lies in
+``[1/4, 4]`` is left as it is (then divided by ``sqrt(d)`` like the others). So a stream
+standardized upstream (river's or scikit-learn's ``StandardScaler`` in a pipeline) is not
+standardized twice: on a drifting stream a second running standardization is not the
+identity (it re-centres the drift and magnifies near-constant columns), and it costs
+accuracy (TrumpApproval: MAE 0.89 instead of 0.61, ``docs/adapters.md``).
+
+Use (the whole API)::
+
+    xs = OnlineStandardizer(per_dimension=True, keep_unit=True)  # features
+    ys = OnlineStandardizer(per_dimension=False)                 # a target: shape (k, 1)
+    Z = xs.learn_transform(X)     # update with the rows of X (k, d), in order; scaled rows
+    z = ys.learn_transform(y[:, None])[:, 0]
+    Zq = xs.transform(Xq)         # scale with the current statistics (no update)
+    y_hat = ys.inverse(f)         # a prediction f in scaled units, back in the target's units
+    xs.copy()                     # an independent copy (to commit only after success)
+    xs.running_moments(X)         # (n, mean, m2) after each row of X, state unchanged
+
+``learn_transform`` raises :class:`~kernelstream.InputError` (state unchanged) on NaN,
+infinite values or values whose squares overflow.
 
 The running moments are Welford's, computed for a block of rows at once with Chan,
 Golub and LeVeque's pairwise combination (prefix sums of the block, shifted by the
@@ -29,21 +52,27 @@ def _check_finite(X: np.ndarray, what: str) -> None:
         raise InputError(f"{what} contains NaN or infinite values")
 
 
+#: ``keep_unit``: a feature whose running root mean square is in this range passes unchanged
+UNIT_RANGE = (0.25, 4.0)
+
+
 class OnlineStandardizer:
     """Running mean and (population) variance of a stream of ``d``-vectors.
 
-    ``per_dimension=True`` divides the standardized vector by ``sqrt(d)`` (features);
-    ``False`` leaves it (targets).
+    ``per_dimension=True`` divides the scaled vector by ``sqrt(d)`` (features); ``False``
+    leaves it (targets). ``keep_unit=True`` passes the features already of order one
+    unchanged (see the module's docstring).
     """
 
-    def __init__(self, per_dimension: bool):
+    def __init__(self, per_dimension: bool, keep_unit: bool = False):
         self.per_dimension = per_dimension
+        self.keep_unit = keep_unit
         self.n = 0
         self.mean: Any = None  # np.ndarray once a row was seen
         self.m2: Any = None
 
     def copy(self) -> OnlineStandardizer:
-        new = OnlineStandardizer(self.per_dimension)
+        new = OnlineStandardizer(self.per_dimension, self.keep_unit)
         new.n = self.n
         new.mean = None if self.mean is None else self.mean.copy()
         new.m2 = None if self.m2 is None else self.m2.copy()
@@ -54,6 +83,9 @@ class OnlineStandardizer:
         # zero variance (or only rounding noise around a constant): the feature scales to 0
         live = std > 1e-12 * np.abs(mean)
         Z = np.where(live, (X - mean) / np.where(live, std, 1.0), 0.0)
+        if self.keep_unit:
+            rms = np.sqrt(mean * mean + var)
+            Z = np.where((rms >= UNIT_RANGE[0]) & (rms <= UNIT_RANGE[1]), X, Z)
         return Z / np.sqrt(X.shape[1]) if self.per_dimension else Z
 
     def running_moments(self, X: np.ndarray):

@@ -21,8 +21,10 @@ categories to come).
 
 Scale: the learners' defaults assume inputs whose distances are of order ``sigma = 1``
 and targets of order one. By default (``scale=True``) the adapters standardize the
-features (and divide them by ``sqrt(d)``, ``d`` the features seen so far) and the target
-online; ``scale=False`` passes the values as they are (``docs/adapters.md``).
+features (those already of order one pass unchanged, so a ``StandardScaler`` in front
+is not applied twice), divide them by ``sqrt(d)`` (``d`` the features in use), and
+standardize the target, all online; ``scale=False`` passes the values as they are
+(``docs/adapters.md``).
 
 Examples
 --------
@@ -103,7 +105,7 @@ class _DictAdapter:
         self.scale = scale
         self.max_features = max_features
         self.feature_names: list | None = None  # in slot order
-        self.scaler = OnlineStandardizer(per_dimension=False) if scale else None
+        self.scaler = OnlineStandardizer(per_dimension=False, keep_unit=True) if scale else None
         self.target_scaler = (
             OnlineStandardizer(per_dimension=False) if scale and self._scale_target else None
         )

@@ -10,9 +10,10 @@ grid searches work: ``{"sklearnregressor__learner__degree": [2, 3]}``.
 
 Scale: the learners' defaults assume inputs whose distances are of order ``sigma = 1``
 and targets of order one. By default (``scale=True``) the adapters standardize the
-features (and divide them by ``sqrt(d)``) and the target online, as the rows stream
-through, so they suit raw data and pipelines that standardize the features first
-alike; ``scale=False`` passes the values as they are (``docs/adapters.md``).
+features (those already of order one pass unchanged) and divide them by ``sqrt(d)``,
+and standardize the target, online as the rows stream through, so raw data and
+pipelines that standardize the features first both suit them; ``scale=False`` passes
+the values as they are (``docs/adapters.md``).
 
 Examples
 --------
@@ -90,7 +91,7 @@ class _StreamingEstimator(BaseEstimator):
             if not isinstance(self.scale, (bool, np.bool_)):
                 raise ParameterError(f"scale must be True or False, got {self.scale!r}")
             learner = _fresh(self.learner)
-            xs = OnlineStandardizer(per_dimension=True) if self.scale else None
+            xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if self.scale else None
             ys = (
                 OnlineStandardizer(per_dimension=False)
                 if self.scale and self._scale_target

@@ -49,6 +49,11 @@ class EWA(Aggregator):
     ``w_{t,j} prop exp(-eta sum_{s<t} (z_{s,j} - y_s)^2)``: weights use past losses only
     (the paper's eq. (29) indexes them with round t's own label, a typo). Log-domain.
 
+    ``share`` (Fixed Share, Herbster and Warmuth 1998): after each round the next weights
+    ``p`` become ``(1 - share) p + share / N`` (the state is set to play them), so the
+    rule can switch to the expert that is best now; ``0`` (default) is the plain rule
+    (``docs/choices.md``, "Fixed Share").
+
     Examples
     --------
     >>> from kernelstream.aggregation import EWA
@@ -60,12 +65,17 @@ class EWA(Aggregator):
     """
 
     _core_class = _core.EWA
+    _absent_params = {"share": 0.0}
 
-    def __init__(self, n_experts: int, eta: float = 0.5):
-        super().__init__(n_experts=n_experts, eta=eta)
+    def __init__(self, n_experts: int, eta: float = 0.5, share: float = 0.0):
+        super().__init__(n_experts=n_experts, eta=eta, share=share)
 
     def _core_kwargs(self, p):
-        return dict(n_experts=whole("n_experts", p["n_experts"]), eta=real("eta", p["eta"]))
+        return dict(
+            n_experts=whole("n_experts", p["n_experts"]),
+            eta=real("eta", p["eta"]),
+            share=real("share", p["share"]),
+        )
 
 
 class AggregatingAlgorithm(Aggregator):
@@ -102,13 +112,16 @@ class AggregatingAlgorithm(Aggregator):
 
 
 class _Opera(Aggregator):
-    def __init__(self, n_experts: int, gradient: bool = True):
-        super().__init__(n_experts=n_experts, gradient=gradient)
+    _absent_params = {"share": 0.0}
+
+    def __init__(self, n_experts: int, gradient: bool = True, share: float = 0.0):
+        super().__init__(n_experts=n_experts, gradient=gradient, share=share)
 
     def _core_kwargs(self, p):
         return dict(
             n_experts=whole("n_experts", p["n_experts"]),
             gradient=flag("gradient", p["gradient"]),
+            share=real("share", p["share"]),
         )
 
 
@@ -117,6 +130,11 @@ class BOA(_Opera):
 
     ``gradient=True`` (opera's default) uses the linearised square loss,
     ``r_j = 2 (y_hat - y)(y_hat - z_j)``.
+
+    ``share`` (Fixed Share, Herbster and Warmuth 1998): after each round the next weights
+    ``p`` become ``(1 - share) p + share / N`` (the state is set to play them), so the
+    rule can switch to the expert that is best now; ``0`` (default) is the plain rule
+    (``docs/choices.md``, "Fixed Share").
 
     Examples
     --------
@@ -132,6 +150,11 @@ class BOA(_Opera):
 class MLPoly(_Opera):
     """ML-Poly (Gaillard, Stoltz, van Erven 2014), opera's ``MLpol``.
 
+    ``share`` (Fixed Share, Herbster and Warmuth 1998): after each round the next weights
+    ``p`` become ``(1 - share) p + share / N`` (the state is set to play them), so the
+    rule can switch to the expert that is best now; ``0`` (default) is the plain rule
+    (``docs/choices.md``, "Fixed Share").
+
     Examples
     --------
     >>> from kernelstream.aggregation import MLPoly
@@ -145,6 +168,11 @@ class MLPoly(_Opera):
 
 class MLProd(_Opera):
     """ML-Prod (Gaillard, Stoltz, van Erven 2014), opera's ``MLprod``.
+
+    ``share`` (Fixed Share, Herbster and Warmuth 1998): after each round the next weights
+    ``p`` become ``(1 - share) p + share / N`` (the state is set to play them), so the
+    rule can switch to the expert that is best now; ``0`` (default) is the plain rule
+    (``docs/choices.md``, "Fixed Share").
 
     Examples
     --------

@@ -13,8 +13,8 @@ from .fetch import FetchError, fetch
 from .loaders import data_home, load, load_csv, load_libsvm
 from .pipeline import prepare, prepare_arrays
 from .preprocessing import drop_missing, impute_mean, scale, shuffle
-from .stream import ChunkStream, stream
 from .registry import DATASETS
+from .stream import ChunkStream, stream
 
 __all__ = [
     "ChunkStream",

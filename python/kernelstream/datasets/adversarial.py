@@ -86,7 +86,9 @@ class GreedyAdversary:
         return best, arg
 
     def choose(self, learner):
-        from scipy.optimize import minimize
+        from .._optional import require
+
+        minimize = require("scipy.optimize").minimize
 
         bounds = [(-1.0, 1.0)] * self.d
         best_x, best_val = None, -np.inf

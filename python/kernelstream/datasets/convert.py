@@ -12,10 +12,10 @@ import csv
 import gzip
 import io
 import math
-import os
 import zipfile
 from pathlib import Path
 
+from .._files import atomic_write
 from ..errors import InputError
 from .loaders import iter_libsvm
 
@@ -81,31 +81,23 @@ def _csv_stream(fh, path, header, target):
 def write_csv_gz(rows, path, n_features: int) -> int:
     """Writes ``rows`` to ``path`` in the ``NAME.csv.gz`` format; returns the row count.
 
-    Written to a temporary file beside ``path`` and renamed only when complete, so an
-    error (or Ctrl-C) leaves no partial file.
+    Written atomically (:func:`kernelstream._files.atomic_write`), so an error, Ctrl-C or
+    a kill leaves no partial file at ``path``.
     """
     path = Path(path)
-    tmp = path.with_name(path.name + ".part")
     n = 0
-    try:
-        with open(tmp, "wb") as raw:
-            # level 9, no flushes: the same deflate stream as the release files
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
-                lines = [",".join([f"x{i}" for i in range(n_features)] + ["y"])]
-                for row in rows:
-                    if len(row) != n_features + 1:
-                        raise InputError(
-                            f"row {n} has {len(row) - 1} features, expected {n_features}"
-                        )
-                    lines.append(",".join(map(format_number, row)))
-                    n += 1
-                    if len(lines) >= 4096:
-                        gz.write(("\n".join(lines) + "\n").encode("ascii"))
-                        lines = []
-                if lines:
+    with atomic_write(path, "wb") as raw:
+        # level 9, no flushes: the same deflate stream as the release files
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
+            lines = [",".join([f"x{i}" for i in range(n_features)] + ["y"])]
+            for row in rows:
+                if len(row) != n_features + 1:
+                    raise InputError(f"row {n} has {len(row) - 1} features, expected {n_features}")
+                lines.append(",".join(map(format_number, row)))
+                n += 1
+                if len(lines) >= 4096:
                     gz.write(("\n".join(lines) + "\n").encode("ascii"))
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+                    lines = []
+            if lines:
+                gz.write(("\n".join(lines) + "\n").encode("ascii"))
     return n

@@ -23,9 +23,9 @@ def data_home(data_home=None) -> Path:
     env = os.environ.get("KERNELSTREAM_DATA")
     if env:
         return Path(env).expanduser()
-    import pooch
+    from .._optional import require
 
-    return Path(pooch.os_cache("kernelstream"))
+    return Path(require("pooch").os_cache("kernelstream"))
 
 
 def _open_text(path: Path):
@@ -54,8 +54,9 @@ def load_csv(path, target: str | int | None = None):
         least one row (a directory, binary data, ragged rows, text in a column, a number
         too large for a double), or ``target`` is not one of its columns.
     """
-    import pandas as pd
+    from .._optional import require
 
+    pd = require("pandas")
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
@@ -111,7 +112,16 @@ def _check_rectangular(path: Path, width: int) -> None:
 
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8", newline="") as fh:
-        for lineno, fields in enumerate(csv.reader(fh), 1):
+        rows = csv.reader(fh)
+        lineno = 0
+        while True:
+            try:
+                fields = next(rows)
+            except StopIteration:
+                break
+            except csv.Error as exc:  # e.g. a NUL byte (Python < 3.11)
+                raise InputError(f"{path}:{rows.line_num}: not readable CSV ({exc})") from None
+            lineno += 1
             if fields and len(fields) != width:
                 raise InputError(
                     f"{path}:{lineno}: {len(fields)} fields, but the header has {width}"
@@ -272,4 +282,3 @@ def iter_libsvm(path):
             except ValueError as exc:
                 raise InputError(f"{path}:{lineno}: not a LIBSVM line ({exc})") from None
             yield label, entries
-

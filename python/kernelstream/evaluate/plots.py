@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 
-def _matplotlib():
-    """matplotlib, or a ``ModuleNotFoundError`` that names the extra that installs it."""
-    from .._optional import hint, is_missing
-
-    try:
-        import matplotlib
-    except ImportError as exc:
-        if not is_missing(exc, "matplotlib"):
-            raise
-        raise ModuleNotFoundError(
-            "plotting needs matplotlib: " + hint("matplotlib"), name="matplotlib"
-        ) from None
-    return matplotlib
-
-
 def plot_results(results, axes=None, labels=None, title=None):
     """Two panels (loss, seconds) against rounds, log-scaled rounds; returns the figure.
 
     Needs matplotlib (the ``plots`` extra); without it, a ``ModuleNotFoundError`` says so.
     """
-    matplotlib = _matplotlib()
+    from .._optional import require
+
+    matplotlib = require("matplotlib", "plotting")
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt

@@ -74,7 +74,9 @@ class ProgressiveResult:
     def to_frame(self):
         """Checkpoints as a pandas DataFrame (columns rounds, loss, seconds, dim, memory_mb,
         baseline)."""
-        import pandas as pd
+        from .._optional import require
+
+        pd = require("pandas")
 
         base = self.baseline if self.baseline.size == self.rounds.size else np.nan
         return pd.DataFrame(
@@ -184,7 +186,9 @@ def progressive(
         if checkpoints is None:
             cps = default_checkpoints(n)
         else:
-            cps = np.asarray(sorted({int(c) for c in checkpoints if 1 <= int(c) <= n}), dtype=np.int64)
+            cps = np.asarray(
+                sorted({int(c) for c in checkpoints if 1 <= int(c) <= n}), dtype=np.int64
+            )
             if cps.size == 0 or cps[-1] != n:
                 cps = np.append(cps, n)
         next_cp = iter(cps.tolist())
@@ -192,7 +196,9 @@ def progressive(
     else:
         n = None
         chunks = iter(X)
-        given = None if checkpoints is None else sorted({int(c) for c in checkpoints if int(c) >= 1})
+        given = (
+            None if checkpoints is None else sorted({int(c) for c in checkpoints if int(c) >= 1})
+        )
         next_cp = _log_checkpoints() if given is None else iter(given)
         keep = bool(store_predictions)
     loss_fn = LOSSES[task]

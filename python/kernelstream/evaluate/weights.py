@@ -10,9 +10,12 @@ def plot_weights(weights, labels=None, ax=None, title=None):
 
     Rows that are all NaN (AutoKernel's warm-up) are left out. Signed weights (the
     ``"vaw"`` rule) are drawn as lines instead of areas.
-    """
-    import matplotlib
 
+    Needs matplotlib (the ``plots`` extra); without it, a ``ModuleNotFoundError`` says so.
+    """
+    from .._optional import require
+
+    matplotlib = require("matplotlib", "plotting")
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 

@@ -8,6 +8,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from .._files import write_text
+
 _DATA_SUMS: dict = {}
 
 
@@ -80,29 +82,94 @@ def _path(out: Path, name: str) -> Path:
     return Path(out) / ".cache" / f"{name}.json"
 
 
-def load_cached(out: Path, name: str, key: str):
-    path = _path(out, name)
-    if not path.exists():
-        return None
+def _file_sum(path) -> str | None:
+    """sha256 of a file's bytes, or None if it cannot be read."""
     try:
-        stored = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
         return None
-    payload = stored.get("payload")
-    if stored.get("key") != key or payload is None:
+
+
+def _value_sum(value) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+#: fields of a cached row and the types each may hold (None: missing or JSON null)
+_ROW_FIELDS = {
+    "dataset": (str,),
+    "learner": (str,),
+    "metric": (str,),
+    "ours": (int, float, type(None)),
+    "ours_std": (int, float, type(None)),
+    "paper": (int, float, type(None)),
+    "dim": (int, type(None)),
+    "seconds": (int, float, type(None)),
+    "extra": (dict, type(None)),
+    "variant": (str, type(None)),
+}
+
+
+def _valid_payload(payload) -> bool:
+    """The shape :func:`.registry.run` serves a cached payload in: rows a list of row
+    dicts with the fields of :class:`.registry.Row` (right types), figures and notes
+    lists, seconds a number."""
+    if not isinstance(payload, dict):
+        return False
+    rows, figures, notes = payload.get("rows"), payload.get("figures"), payload.get("notes")
+    if not (isinstance(rows, list) and isinstance(figures, list) and isinstance(notes, list)):
+        return False
+    if not isinstance(payload.get("seconds"), (int, float)) or isinstance(payload["seconds"], bool):
+        return False
+    if not all(isinstance(f, str) for f in figures):
+        return False
+    for row in rows:
+        if not isinstance(row, dict):
+            return False
+        for field, types in _ROW_FIELDS.items():
+            value = row.get(field)
+            if isinstance(value, bool) or not isinstance(value, types):
+                return False
+    return True
+
+
+def load_cached(out: Path, name: str, key: str):
+    """The cached payload of entry ``name`` if its record matches ``key``, has the shape
+    a payload must have, and every output it lists (JSON, table, figures) still has
+    the checksum recorded when it was written; else None (the entry is recomputed,
+    which rewrites damaged outputs)."""
+    path = _path(out, name)
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
-    if not (Path(out) / f"{name}.json").exists() or not all(
-        Path(f).exists() for f in payload.get("figures", [])
-    ):
+    if not isinstance(stored, dict) or stored.get("key") != key:
         return None
+    payload, files = stored.get("payload"), stored.get("files")
+    if not isinstance(payload, dict) or not _valid_payload(payload) or not isinstance(files, dict):
+        return None
+    if stored.get("payload_sha256") != _value_sum(payload):
+        return None
+    expected = {str(Path(out) / f"{name}.json"), *payload["figures"]}
+    if not expected <= set(files):
+        return None
+    for f, digest in files.items():
+        if not isinstance(digest, str) or _file_sum(f) != digest:
+            return None
     return payload
 
 
-def store_cached(out: Path, name: str, key: str, payload: dict) -> None:
+def store_cached(out: Path, name: str, key: str, payload: dict, outputs: list) -> None:
+    """Records ``payload`` for ``key`` with the sha256 of each file of ``outputs``
+    (written before, atomically): the record is written last, atomically, so it
+    never vouches for a file that is not complete."""
     path = _path(out, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    clean = {k: v for k, v in payload.items() if not k.startswith("_")}
-    path.write_text(json.dumps({"key": key, "payload": clean}, default=str))
+    clean = json.loads(
+        json.dumps({k: v for k, v in payload.items() if not k.startswith("_")}, default=str)
+    )
+    files = {str(f): _file_sum(f) for f in outputs}
+    record = {"key": key, "payload": clean, "payload_sha256": _value_sum(clean), "files": files}
+    write_text(path, json.dumps(record))
 
 
 def value_path(out: Path, name: str, parts: dict, code: str, data_home) -> Path:
@@ -124,14 +191,22 @@ def value_path(out: Path, name: str, parts: dict, code: str, data_home) -> Path:
 
 
 def load_value(path: Path):
-    """``(True, value)`` if ``path`` holds a stored value, else ``(False, None)``."""
+    """``(True, value)`` if ``path`` holds a stored value whose checksum matches, else
+    ``(False, None)`` (a damaged record is a miss: the value is computed again)."""
     try:
-        return True, json.loads(Path(path).read_text())["value"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        stored = json.loads(Path(path).read_text(encoding="utf-8"))
+        value = stored["value"]
+        if stored["sha256"] != _value_sum(value):
+            return False, None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
         return False, None
+    return True, value
 
 
 def store_value(path: Path, value, parts: dict | None = None) -> None:
+    """Writes ``value`` (JSON) with its checksum to ``path``, atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"parts": parts, "value": value}, default=str))
+    value = json.loads(json.dumps(value, default=str))
+    record = {"parts": parts, "value": value, "sha256": _value_sum(value)}
+    write_text(path, json.dumps(record, default=str))

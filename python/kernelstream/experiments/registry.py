@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .._files import save_figure, write_text
 from ..errors import ParameterError
 
 
@@ -161,7 +162,7 @@ class Context:
 
     def savefig(self, fig, name: str) -> str:
         path = self.out / name
-        fig.savefig(path, dpi=110, bbox_inches="tight")
+        save_figure(fig, path, dpi=110, bbox_inches="tight")
         try:
             import matplotlib.pyplot as plt
 
@@ -228,14 +229,17 @@ def run(entry: Entry, ctx: Context, write: bool = True, force: bool = False) -> 
         "notes": list(result.notes),
     }
     if write:
-        if not ctx.figures_skipped:  # a later run with matplotlib must draw them
-            store_cached(ctx.out, name, key, payload)
-        (ctx.out / f"{name}.json").write_text(json.dumps(payload, indent=2, default=_json_default))
+        # Outputs first (each atomic), the cache record last: it vouches for their checksums.
+        outputs = [ctx.out / f"{name}.json", ctx.out / f"{name}.md"]
+        write_text(outputs[0], json.dumps(payload, indent=2, default=_json_default))
         table = format_table(name, result.rows)
         notes = "\n".join(f"- {n}" for n in result.notes)
-        (ctx.out / f"{name}.md").write_text(
-            f"## {name}\n\n{entry.paper}\n\n{table}\n\n{notes}\n\n(wall clock {seconds:.1f} s)\n"
+        write_text(
+            outputs[1],
+            f"## {name}\n\n{entry.paper}\n\n{table}\n\n{notes}\n\n(wall clock {seconds:.1f} s)\n",
         )
+        if not ctx.figures_skipped:  # a later run with matplotlib must draw them
+            store_cached(ctx.out, name, key, payload, outputs + payload["figures"])
     payload["_table"] = format_table(name, result.rows)
     return payload
 

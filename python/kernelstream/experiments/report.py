@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 
 import numpy as np
+
+from .._files import write_bytes, write_text
 
 #: relative tolerance under which "ours" counts as matching "paper" (slopes: absolute 0.05;
 #: dictionary sizes, metric "n_sv": 20%, the spread the KORS specification allows)
@@ -178,7 +179,7 @@ def write_report(payloads: list, path: Path, out_dir: Path) -> None:
                     src = Path(out_dir) / src.name
                 if src.exists():
                     dst = fig_dir / src.name
-                    shutil.copyfile(src, dst)
+                    write_bytes(dst, src.read_bytes())
                     rel = dst.relative_to(path.parent)
                     lines += [f"![{src.stem}]({rel.as_posix()})", ""]
             if p["notes"]:
@@ -194,4 +195,4 @@ def write_report(payloads: list, path: Path, out_dir: Path) -> None:
                 "</details>",
                 "",
             ]
-    path.write_text("\n".join(lines) + "\n")
+    write_text(path, "\n".join(lines) + "\n")

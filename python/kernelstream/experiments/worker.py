@@ -21,19 +21,18 @@ The client's ``data_home`` names a directory of another machine and is ignored h
 from __future__ import annotations
 
 import hashlib
-import os
 import socket
 import tempfile
-import threading
 import traceback
 from pathlib import Path
 
+from .._files import write_bytes
 from ..errors import KernelstreamError
 
 
 class WorkerError(KernelstreamError):
     """A task failed on a Dask worker with a user-facing error (missing or damaged data, bad
-    input or parameters, a failed download): the message names the worker, its host, and
+    input or parameters, a failed download, no memory left): the message names the worker, its host, and
     the type and message of the error raised there."""
 
 
@@ -42,17 +41,22 @@ class WorkerInternalError(RuntimeError):
     worker and holds the traceback printed there."""
 
 
-def call(fn, task, plan: dict):
+def call(fn, task, plan: dict, version: str | None = None):
     """Runs ``fn(task)`` on this worker, with the datasets of ``plan``; an exception comes
-    back as :class:`WorkerError` or :class:`WorkerInternalError` naming the worker."""
+    back as :class:`WorkerError` or :class:`WorkerInternalError` naming the worker.
+    ``version``: the client's kernelstream version, which the worker's must equal (other
+    code, other results)."""
+    from .. import __version__
     from ..datasets.loaders import use_source
 
     try:
+        if version is not None and version != __version__:
+            raise _version_error(version, __version__)
         with use_source(WorkerFiles(plan)):
             return fn(task)
     except Exception as exc:  # noqa: BLE001 - every failure must name the worker
         text = f"on Dask worker {where()}: {type(exc).__name__}: {exc}"
-        if isinstance(exc, (KernelstreamError, OSError)):
+        if isinstance(exc, (KernelstreamError, OSError, MemoryError)):
             raise WorkerError(text) from None
         trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         raise WorkerInternalError(f"{text}\n{trace}") from None
@@ -121,26 +125,36 @@ class WorkerFiles:
                 f"the client's file {want[:16]}...: damaged in transit"
             )
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{threading.get_ident()}.part")
-        tmp.write_bytes(data)
-        os.replace(tmp, dest)  # atomic: a concurrent task sees the whole file or none
+        # atomic (a unique temporary file, fsync, rename): a concurrent task sees the
+        # whole file or none
+        write_bytes(dest, data)
         return dest
 
     @staticmethod
     def _own(name: str) -> Path:
-        """The file in this worker's data directory; registry sets are fetched if missing."""
+        """The file in this worker's data directory (as :func:`kernelstream.datasets.load`
+        looks for it); a registry dataset that is missing is fetched into it."""
         from ..datasets import DATASETS, data_home, fetch
 
-        if name in DATASETS:
-            return fetch(name, progress=False)
         home = data_home()
         for path in (home / f"{name}.csv.gz", home / f"{name}.csv"):
             if path.exists():
                 return path
+        if name in DATASETS:
+            return fetch(name, progress=False)
         raise FileNotFoundError(
             f"dataset {name!r} not found: looked for {home / (name + '.csv.gz')} on this worker "
             "(not a registry dataset, so it cannot be fetched; the client has no copy to send)"
         )
+
+
+def _version_error(client: str, worker: str):
+    from ..errors import ParameterError
+
+    return ParameterError(
+        f"this worker runs kernelstream {worker}, the client {client}: install the client's "
+        "version on every worker (the results would differ)"
+    )
 
 
 def _mismatch(text: str):

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, as_row, as_targets, real, text, whole
+from .._validation import as_row, flag, real, text, whole
 from ..errors import ParameterError
 from .base import Learner
-from .mixture import MixtureTrace
+from .mixture import MixtureTrace, traced_run
 
 
 def _numbers(name, values) -> list:
@@ -71,6 +71,21 @@ class AutoKernel(Learner):
     threads : int, default 0
         Threads running the experts in whole-stream calls (0: one per core; the
         results do not depend on it).
+    discounts : sequence of float, default (0.999, 0.99)
+        Forgetting factors in ``(0, 1)`` of the discounted experts (discounted VAW,
+        Jacobsen and Cutkosky 2024): one per ``discounts x discount_widths x
+        discount_lams``, so that some experts follow a stream that changes; empty:
+        none.
+    discount_widths : sequence of float, default (1.0, 2.0)
+    discount_lams : sequence of float, default (0.1,)
+    linear : bool, default True
+        Linear experts: online ridge on ``(1, x)`` (standardised), one undiscounted and
+        one per discount, so that trends extrapolate.
+    share : float, default 1e-4
+        Fixed Share rate of the rule (Herbster and Warmuth 1998): the mixture can
+        switch to the expert that is best now. ``discounts=(), linear=False,
+        share=0`` is the AutoKernel of the stationary benchmark (before these
+        parameters existed), bit for bit.
 
     Examples
     --------
@@ -85,6 +100,13 @@ class AutoKernel(Learner):
     """
 
     _core_class = _core.AutoKernel
+    _absent_params = {
+        "discounts": (),
+        "discount_widths": (),
+        "discount_lams": (),
+        "linear": False,
+        "share": 0.0,
+    }
 
     def __init__(
         self,
@@ -99,6 +121,11 @@ class AutoKernel(Learner):
         rule: str = "boa",
         seed: int = 0,
         threads: int = 0,
+        discounts=(0.999, 0.99),
+        discount_widths=(1.0, 2.0),
+        discount_lams=(0.1,),
+        linear: bool = True,
+        share: float = 1e-4,
     ):
         super().__init__(
             warmup=warmup,
@@ -112,6 +139,11 @@ class AutoKernel(Learner):
             rule=rule,
             seed=seed,
             threads=threads,
+            discounts=discounts,
+            discount_widths=discount_widths,
+            discount_lams=discount_lams,
+            linear=linear,
+            share=share,
         )
 
     def _core_kwargs(self, p):
@@ -127,6 +159,11 @@ class AutoKernel(Learner):
             rule=text("rule", p["rule"]),
             seed=whole("seed", p["seed"]),
             threads=whole("threads", p["threads"]),
+            discounts=_numbers("discounts", p["discounts"]),
+            discount_widths=_numbers("discount_widths", p["discount_widths"]),
+            discount_lams=_numbers("discount_lams", p["discount_lams"]),
+            linear=flag("linear", p["linear"]),
+            share=real("share", p["share"]),
         )
 
     @property
@@ -141,22 +178,26 @@ class AutoKernel(Learner):
 
     @property
     def experts(self):
-        """One dict per expert: ``features`` ("taylor-M", "rff-m" or "nystrom-m"), ``sigma``
-        and ``lam`` (in standardised units); None during the warm-up."""
+        """One dict per expert: ``features`` ("taylor-M", "rff-m", "nystrom-m" or
+        "linear-(d+1)"), ``sigma`` (0 for linear experts), ``lam`` (in standardised units)
+        and ``gamma`` (the forgetting factor, 1: none); None during the warm-up."""
         specs = self._core.experts
         if specs is None:
             return None
         return [
             dict(
-                features=f"taylor-{deg}"
+                features=f"linear-{m}"
+                if linear
+                else f"taylor-{deg}"
                 if deg is not None
                 else f"nystrom-{k}"
                 if k
                 else f"rff-{m}",
                 sigma=float(s),
                 lam=float(lam),
+                gamma=float(gamma),
             )
-            for deg, m, k, s, lam in specs
+            for deg, m, k, s, lam, gamma, linear in specs
         ]
 
     @property
@@ -187,9 +228,7 @@ class AutoKernel(Learner):
     def progressive_trace(self, X, y) -> MixtureTrace:
         """``progressive_predict`` that also returns the expert predictions and weights of
         every round after the warm-up (NaN rows during it)."""
-        X = as_matrix(X)
-        p, Z, W = self._core.progressive_trace(X, as_targets(y, X.shape[0]))
-        return MixtureTrace(p, Z, W, self.expert_labels())
+        return traced_run(self, X, y)
 
 
 __all__ = ["AutoKernel"]

@@ -37,7 +37,7 @@ class Learner(CoreWrapper):
     # -- the protocol -------------------------------------------------------
     def predict_one(self, x) -> float:
         """Prediction for ``x`` as the next round (pure: the state does not change)."""
-        return float(self._core.predict_one(as_row(x)))
+        return self._core.predict_one(as_row(x))
 
     def learn_one(self, x, y) -> None:
         """Reveal the label ``y`` of ``x`` and update."""

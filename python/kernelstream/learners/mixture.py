@@ -87,7 +87,8 @@ class Mixture(Learner):
         The results do not depend on it.
     **rule_params
         Parameters of the rule (``gradient`` for BOA/ML-Poly/ML-Prod, ``eta`` for EWA,
-        ``lo``/``hi`` for AA, ``lam`` for VAW).
+        ``lo``/``hi`` for AA, ``lam`` for VAW; ``share``, the Fixed Share rate, for EWA,
+        BOA, ML-Poly and ML-Prod).
 
     Examples
     --------
@@ -156,9 +157,23 @@ class Mixture(Learner):
     def progressive_trace(self, X, y) -> MixtureTrace:
         """``progressive_predict`` that also returns every round's expert predictions
         and weights (for :meth:`MixtureTrace.plot`)."""
-        X = as_matrix(X)
-        p, Z, W = self._core.progressive_trace(X, as_targets(y, X.shape[0]))
-        return MixtureTrace(p, Z, W, self.expert_labels())
+        return traced_run(self, X, y)
+
+
+def traced_run(learner, X, y) -> MixtureTrace:
+    """``learner._core.progressive_trace`` as a :class:`MixtureTrace`. Ctrl-C stops it at a
+    round boundary with a ``KeyboardInterrupt`` whose ``rounds_completed`` rounds are in
+    the state, and whose ``predictions`` and ``trace`` (a :class:`MixtureTrace`) are theirs."""
+    X = as_matrix(X)
+    try:
+        p, Z, W = learner._core.progressive_trace(X, as_targets(y, X.shape[0]))
+    except KeyboardInterrupt as exc:
+        raw = getattr(exc, "trace", None)
+        if isinstance(raw, tuple):
+            p, Z, W = raw
+            exc.trace = MixtureTrace(p, Z, W, learner.expert_labels())  # type: ignore[attr-defined]
+        raise
+    return MixtureTrace(p, Z, W, learner.expert_labels())
 
 
 __all__ = ["Mixture", "MixtureTrace", "Experts", "RULES"]

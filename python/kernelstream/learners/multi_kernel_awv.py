@@ -103,6 +103,13 @@ class MultiKernelAWV(Learner):
     threads : int, default 0
         Threads running the experts in the whole-stream calls (0: one per core, or
         ``RAYON_NUM_THREADS``; 1: the calling thread). The results do not depend on it.
+    gamma : float, default 1.0
+        Forgetting factor of every expert (discounted VAW, as in
+        :class:`kernelstream.RFFAWV`); ``1`` is no discounting.
+    share : float, default 0.0
+        Fixed Share rate of the meta rule (``"ewa"``, ``"boa"``, ``"mlpoly"``,
+        ``"mlprod"``; :mod:`kernelstream.aggregation`): lets the meta level switch to the
+        kernel that is best now. ``0`` is the plain rule.
 
     Examples
     --------
@@ -121,6 +128,7 @@ class MultiKernelAWV(Learner):
     """
 
     _core_class = _core.MultiKernelAWV
+    _absent_params = {"gamma": 1.0, "share": 0.0}
 
     def __init__(
         self,
@@ -137,6 +145,8 @@ class MultiKernelAWV(Learner):
         meta_ridge: bool | None = None,
         block_size: int | None = None,
         threads: int = 0,
+        gamma: float = 1.0,
+        share: float = 0.0,
     ):
         super().__init__(
             kernels=_keep_kernels(kernels),
@@ -152,6 +162,8 @@ class MultiKernelAWV(Learner):
             meta_ridge=meta_ridge,
             block_size=block_size,
             threads=threads,
+            gamma=gamma,
+            share=share,
         )
 
     def _core_kwargs(self, p):
@@ -180,6 +192,8 @@ class MultiKernelAWV(Learner):
             seed=whole("seed", p["seed"]),
             block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
             threads=whole("threads", p["threads"]),
+            gamma=real("gamma", p["gamma"]),
+            share=real("share", p["share"]),
         )
 
     @property

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._validation import real, whole
+from .._wrapped import _RenamedAttribute
 from ..kernels import as_kernel
 from ._losses import loss_name, task_of
 from .base import Learner
@@ -91,8 +92,11 @@ class NOGD(Learner):
         """``True`` once the Nystrom embedding is built (stage 2)."""
         return bool(self._core.embedded)
 
+    #: Deprecated name of :attr:`learned_rank` (``rank`` is a parameter).
+    rank = _RenamedAttribute("learned_rank", removed_in="0.2.0")
+
     @property
-    def rank(self) -> int:
+    def learned_rank(self) -> int:
         """Number of eigenpairs ``k`` kept at the transition."""
         return int(self._core.rank)
 

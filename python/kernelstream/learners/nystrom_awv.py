@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import flag, real, text, whole
+from .._wrapped import _RenamedAttribute
 from ..errors import ParameterError
 from ..kernels import as_kernel
 from ..samplers import Dictionary
@@ -145,8 +146,11 @@ class NystromAWV(Learner):
             block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
         )
 
+    #: Deprecated name of :attr:`learned_dictionary` (``dictionary`` is a parameter).
+    dictionary = _RenamedAttribute("learned_dictionary", removed_in="0.2.0")
+
     @property
-    def dictionary(self) -> Dictionary:
+    def learned_dictionary(self) -> Dictionary:
         """The forecaster's dictionary: points, round indices, KORS probabilities and weights."""
         probs, weights = self._core.dictionary_probabilities_weights
         return Dictionary(

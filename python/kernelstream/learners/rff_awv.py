@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_row, flag, real, text, whole
+from .._wrapped import _RenamedAttribute
 from ..kernels import as_kernel
 from .base import Learner
 
@@ -48,6 +49,13 @@ class RFFAWV(Learner):
         rounds runs as matrix-matrix products (Woodbury identity) with the same
         predictions as ``B`` single rounds up to rounding; ``None`` chooses ``B`` from the
         feature count, ``1`` runs single rounds. A speed setting, not part of the state.
+    gamma : float, default 1.0
+        Forgetting factor in ``(0, 1]``: round ``s`` weighs ``gamma^(t-s)`` in the covariance
+        and the target vector at round ``t`` (discounted VAW, Jacobsen and Cutkosky 2024),
+        so the learner tracks a drifting target over about ``1 / (1 - gamma)`` rounds.
+        The regulariser is refilled one coordinate per round so that ``A_t >= lam
+        gamma^(r-1) I`` (no wind-up; ``docs/choices.md``, "Discounted AWV"). ``1`` is the
+        undiscounted learner, bit for bit.
 
     Examples
     --------
@@ -65,6 +73,7 @@ class RFFAWV(Learner):
     """
 
     _core_class = _core.RFFAWV
+    _absent_params = {"gamma": 1.0}
 
     def __init__(
         self,
@@ -75,6 +84,7 @@ class RFFAWV(Learner):
         seed: int = 0,
         ridge: bool = False,
         block_size: int | None = None,
+        gamma: float = 1.0,
     ):
         super().__init__(
             kernel=kernel,
@@ -84,6 +94,7 @@ class RFFAWV(Learner):
             seed=seed,
             ridge=ridge,
             block_size=block_size,
+            gamma=gamma,
         )
 
     def _core_kwargs(self, p):
@@ -97,6 +108,7 @@ class RFFAWV(Learner):
             ridge=flag("ridge", p["ridge"]),
             seed=whole("seed", p["seed"]),
             block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
+            gamma=real("gamma", p["gamma"]),
         )
 
     @property
@@ -114,7 +126,10 @@ class RFFAWV(Learner):
         """The ridge weights ``A_t^{-1} b_t`` after the last round (``None`` before the first)."""
         return self._core.weights
 
-    def features(self, x) -> np.ndarray:
+    #: Deprecated name of :meth:`random_features` (``features`` is a parameter).
+    features = _RenamedAttribute("random_features", removed_in="0.2.0")
+
+    def random_features(self, x) -> np.ndarray:
         """The random features ``Phi(x)`` (``None`` before the first round)."""
         return self._core.features(as_row(x))
 

@@ -21,7 +21,8 @@ class TaylorAWV(Learner):
     Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
     from the data, so the defaults assume centred targets of order one; ``sigma`` must match
     the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
-    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+    by ``sqrt(d)``). The adapters do both online by default (``docs/adapters.md``); used
+    directly on data far from that scale, the learner warns once (``ScaleWarning``).
     The Taylor basis is accurate for inputs of norm ``R`` only with ``degree`` of order
     ``R^2 / sigma^2`` (:meth:`theoretical_degree`).
 
@@ -42,6 +43,13 @@ class TaylorAWV(Learner):
         rounds runs as matrix-matrix products (Woodbury identity) with the same
         predictions as ``B`` single rounds up to rounding; ``None`` chooses ``B`` from the
         feature count, ``1`` runs single rounds. A speed setting, not part of the state.
+    gamma : float, default 1.0
+        Forgetting factor in ``(0, 1]``: round ``s`` weighs ``gamma^(t-s)`` in the covariance
+        and the target vector at round ``t`` (discounted VAW, Jacobsen and Cutkosky 2024),
+        so the learner tracks a drifting target over about ``1 / (1 - gamma)`` rounds.
+        The regulariser is refilled one coordinate per round so that ``A_t >= lam
+        gamma^(r-1) I`` (no wind-up; ``docs/choices.md``, "Discounted AWV"). ``1`` is the
+        undiscounted learner, bit for bit.
 
     Examples
     --------
@@ -58,6 +66,7 @@ class TaylorAWV(Learner):
     """
 
     _core_class = _core.TaylorAWV
+    _absent_params = {"gamma": 1.0}
     _taylor_basis = True
 
     def __init__(
@@ -67,8 +76,11 @@ class TaylorAWV(Learner):
         lam: float = 1.0,
         ridge: bool = False,
         block_size: int | None = None,
+        gamma: float = 1.0,
     ):
-        super().__init__(sigma=sigma, degree=degree, lam=lam, ridge=ridge, block_size=block_size)
+        super().__init__(
+            sigma=sigma, degree=degree, lam=lam, ridge=ridge, block_size=block_size, gamma=gamma
+        )
 
     def _core_kwargs(self, p):
         return dict(
@@ -77,6 +89,7 @@ class TaylorAWV(Learner):
             lam=real("lam", p["lam"]),
             ridge=flag("ridge", p["ridge"]),
             block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
+            gamma=real("gamma", p["gamma"]),
         )
 
     def features(self, x) -> np.ndarray:

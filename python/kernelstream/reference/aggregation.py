@@ -6,9 +6,11 @@ the Rust code. Each has ``predict(z)``, ``update(z, y)`` and ``weights``."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
+from .._optional import require
 from .rff_awv import VAWReference
+
+logsumexp = require("scipy.special").logsumexp
 
 OPERA_ETA0 = np.exp(700.0)
 

@@ -17,7 +17,10 @@ import itertools
 import math
 
 import numpy as np
-from scipy import special
+
+from .._optional import require
+
+special = require("scipy.special")
 
 # -- eigenfunctions (closed forms) ---------------------------------------------------
 

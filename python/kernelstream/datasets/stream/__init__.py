@@ -7,7 +7,7 @@
 ...     _ = fh.write("size,town,price\\n50,a,100\\n70,b,\\n60,a,130\\n")
 >>> s = stream(path, target="price", chunk_rows=2)
 >>> [(X.shape, y.tolist()) for X, y in s]
-[((1, 9), [100.0]), ((1, 9), [130.0])]
+[((2, 9), [100.0, 130.0])]
 >>> s.rows_read, s.rows_dropped, s.categories
 (3, 1, {'town': ['a']})
 
@@ -152,7 +152,9 @@ class ChunkStream:
             raise InputError(f"the target {self.target!r} cannot be dropped")
         usecols = [c for c in self.columns if c not in drop]
         if self.kind == "csv":
-            text, gen = _csv.batches(self.path, self.columns, self.chunk_rows, usecols, self._reader)
+            text, gen = _csv.batches(
+                self.path, self.columns, self.chunk_rows, usecols, self._reader
+            )
         elif self.kind == "parquet":
             text, gen = _parquet.batches(self._pq, self.path, self.chunk_rows, usecols)
         else:
@@ -232,6 +234,11 @@ def stream(source, target=None, chunk_rows: int = 65536, **options) -> ChunkStre
     target : column name or index (default: the last column; LIBSVM: the label)
     chunk_rows : int
         Rows per chunk.
+    **options
+        The keywords below.
+
+    Other Parameters
+    ----------------
     drop : columns to leave out.
     missing : {"drop", "impute"}, default "drop"
         A row with a missing number is dropped, or the number is replaced by the mean of
@@ -250,6 +257,8 @@ def stream(source, target=None, chunk_rows: int = 65536, **options) -> ChunkStre
     max_columns : int, default 100000
         Wider headers are refused before they are parsed.
 
+    Notes
+    -----
     Nothing is read from a row's future: each row is encoded with the rows up to it, so
     changing a row changes no chunk before it.
     """

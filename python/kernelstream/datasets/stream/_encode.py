@@ -44,7 +44,9 @@ class TableEncoder:
             raise InputError(f"max_categories must be a whole number >= 1, got {max_categories!r}")
         unknown = [c for c in drop if c not in columns]
         if unknown:
-            raise InputError(f"{source} has no column {unknown[0]!r} to drop; columns are {columns}")
+            raise InputError(
+                f"{source} has no column {unknown[0]!r} to drop; columns are {columns}"
+            )
         if target in drop:
             raise InputError(f"the target {target!r} cannot be dropped")
         self.source = source
@@ -120,20 +122,22 @@ class TableEncoder:
     def _one_hot(self, name: str, col: np.ndarray) -> np.ndarray:
         cats, K = self.categories[name], self.max_categories
         out = np.zeros((col.size, K))
-        idx = np.full(col.size, -1)
-        for i, v in enumerate(col):
-            if v is None:
-                continue
+        present = np.flatnonzero(np.array([v is not None for v in col], dtype=bool))
+        if present.size == 0:
+            return out
+        values, first, inverse = np.unique(
+            col[present].astype(str), return_index=True, return_inverse=True
+        )
+        column = np.empty(values.size, dtype=np.int64)
+        for j in np.argsort(first, kind="stable"):  # new values in order of appearance
+            v = str(values[j])
             k = cats.get(v)
-            if k is None:
-                if len(cats) < K - 1:
-                    k = cats[v] = len(cats)
-                else:
-                    k = K - 1
-                    self.others[name] += 1
-            idx[i] = k
-        seen = idx >= 0
-        out[np.flatnonzero(seen), idx[seen]] = 1.0
+            if k is None and len(cats) < K - 1:
+                k = cats[v] = len(cats)
+            column[j] = K - 1 if k is None else k
+        late = column[inverse] == K - 1
+        self.others[name] += int(late.sum())
+        out[present, column[inverse]] = 1.0
         return out
 
     def encode(self, batch: dict):
@@ -161,7 +165,9 @@ class TableEncoder:
             col = cols[name]
             if name in self.categories:
                 # a dropped row registers no category
-                parts.append(self._one_hot(name, np.where(keep, col, None)))
+                masked = col.copy()
+                masked[~keep] = None
+                parts.append(self._one_hot(name, masked))
                 continue
             miss = np.isnan(col)
             if self.missing == "impute" and miss.any():

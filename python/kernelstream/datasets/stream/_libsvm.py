@@ -44,5 +44,7 @@ def chunks(path: Path, chunk_rows: int, n_features: int | None, state):
                 X[r, i] = v
         state.rows_read += len(rows)
         if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
-            raise InputError(f"{path}: a value that is not a finite double near data row {state.rows_read}")
+            raise InputError(
+                f"{path}: a value that is not a finite double near data row {state.rows_read}"
+            )
         yield X, y

@@ -22,7 +22,8 @@ def open_parquet(path: Path):
     """``(file, column names)``; an :class:`InputError` if it is not a Parquet file."""
     pa, pq = _pyarrow()
     try:
-        f = pq.ParquetFile(str(path))
+        # pre_buffer=False: with it, pyarrow keeps read-ahead buffers that grow with the file
+        f = pq.ParquetFile(str(path), pre_buffer=False)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"{path} is not a readable Parquet file ({exc})") from None
     return f, list(f.schema_arrow.names)

@@ -1,0 +1,150 @@
+"""AutoKernel on streams that change, in their natural order (the drift part of
+``tools/bench_autokernel.py``): progressive MSE of AutoKernel with its defaults, of
+the previous AutoKernel (``discounts=(), linear=False, share=0``) and of the peers
+with their defaults (river, scikit-learn as in ``bench_autokernel.py``; kernelstream's
+FOGD on min-max scaled inputs); the MSE in the windows ``[c, c + 1000)`` and
+``[c + 2000, c + 4000)`` after each change point ``c``; and the recovery time: rounds
+after ``c`` (up to the next change) until AutoKernel's rolling error (window 500) stays
+within 20% of the best peer's; the segment's length if it never does. Not a test; prints a markdown table.
+
+    python tools/bench_autokernel_drift.py [--skip-knn-above N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import kernelstream as ks
+import numpy as np
+from kernelstream import datasets
+from kernelstream.kernels import Gaussian
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_autokernel import mse, run_river, run_sklearn  # noqa: E402
+
+PREVIOUS = dict(discounts=(), linear=False, share=0.0)
+
+
+def friedman_swap(n=20_000, change=10_000, width=0, seed=0):
+    """Friedman #1 on 10 inputs whose relevant five swap with the other five at
+    ``change`` (abrupt) or gradually over ``width`` rounds around it."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 10))
+
+    def f(Z):
+        return (
+            10 * np.sin(np.pi * Z[:, 0] * Z[:, 1])
+            + 20 * (Z[:, 2] - 0.5) ** 2
+            + 10 * Z[:, 3]
+            + 5 * Z[:, 4]
+        )
+
+    t = np.arange(n)
+    w = (
+        (t >= change).astype(float)
+        if width == 0
+        else np.clip((t - change + width / 2) / width, 0, 1)
+    )
+    new = rng.uniform(0, 1, n) < w
+    y = np.where(new, f(X[:, [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]]), f(X)) + rng.normal(size=n)
+    return X, y
+
+
+def river_lags(name, lags):
+    from river import datasets as rd
+
+    ys = np.array([float(y) for _, y in getattr(rd, name)()])
+    m = max(lags)
+    X = np.array([[ys[t - k] for k in lags] for t in range(m, len(ys))])
+    return X, ys[m:]
+
+
+def river_rows(name):
+    from river import datasets as rd
+
+    rows = list(getattr(rd, name)())
+    X = np.array([[float(v) for v in x.values()] for x, _ in rows])
+    return X, np.array([float(y) for _, y in rows])
+
+
+def friedman_drift(kind, position, **kw):
+    from river.datasets import synth
+
+    ds = synth.FriedmanDrift(drift_type=kind, position=position, seed=42, **kw)
+    rows = list(ds.take(20_000))
+    X = np.array([list(x.values()) for x, _ in rows])
+    return X, np.array([y for _, y in rows])
+
+
+STREAMS = {
+    "FriedmanDrift lea": (
+        lambda: friedman_drift("lea", (5000, 10000, 15000)),
+        (5000, 10000, 15000),
+    ),
+    "FriedmanDrift gra": (lambda: friedman_drift("gra", (7000, 14000)), (7000, 14000)),
+    "FriedmanDrift gsg": (
+        lambda: friedman_drift("gsg", (7000, 14000), transition_window=1000),
+        (7000, 14000),
+    ),
+    "Friedman swap abrupt": (lambda: friedman_swap(), (10000,)),
+    "Friedman swap gradual": (lambda: friedman_swap(width=4000), (10000,)),
+    "WaterFlow lags 1-6": (lambda: river_lags("WaterFlow", range(1, 7)), ()),
+    "AirlinePassengers lags 1-12": (lambda: river_lags("AirlinePassengers", range(1, 13)), ()),
+    "TrumpApproval": (lambda: river_rows("TrumpApproval"), ()),
+}
+
+
+def predictions(X, y, skip_knn_above):
+    preds = {
+        "AutoKernel": ks.AutoKernel().progressive_predict(X, y),
+        "AutoKernel (previous)": ks.AutoKernel(**PREVIOUS).progressive_predict(X, y),
+    }
+    Xs, _ = datasets.scale(X)
+    preds["FOGD(Gaussian(1)) [-1,1]"] = ks.FOGD(Gaussian(1.0)).progressive_predict(Xs, y)
+    return preds, {
+        **run_sklearn(X, y, return_predictions=True),
+        **run_river(X, y, skip_knn_above=skip_knn_above, return_predictions=True),
+    }
+
+
+def rolling(e, w=500):
+    return np.convolve(e, np.ones(w) / w, "valid")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--skip-knn-above", type=int, default=5000)
+    args = ap.parse_args(argv)
+    print(
+        "| stream | n | AutoKernel | previous | best peer | ratio | windows after changes | recovery |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for name, (load, changes) in STREAMS.items():
+        X, y = load()
+        ours, peers = predictions(X, y, args.skip_knn_above)
+        peers["FOGD(Gaussian(1)) [-1,1]"] = ours.pop("FOGD(Gaussian(1)) [-1,1]")
+        scores = {k: mse(p, y) for k, p in peers.items() if np.all(np.isfinite(p))}
+        best = min(scores, key=scores.get)
+        ak, prev = mse(ours["AutoKernel"], y), mse(ours["AutoKernel (previous)"], y)
+        win, rec = [], []
+        e_ak = (ours["AutoKernel"] - y) ** 2
+        e_pe = (peers[best] - y) ** 2
+        for i, c in enumerate(changes):
+            end = changes[i + 1] if i + 1 < len(changes) else len(y)
+            a = e_ak[c : c + 1000].mean()
+            b = e_ak[c + 2000 : c + 4000].mean() if c + 4000 <= len(y) else float("nan")
+            win.append(f"{c}: {a:.3g} / {b:.3g}")
+            r_ak, r_pe = rolling(e_ak[c:end]), rolling(e_pe[c:end])
+            bad = np.nonzero(r_ak > 1.2 * r_pe)[0]
+            rec.append(str(int(bad[-1] + 500)) if len(bad) else "0")
+        print(
+            f"| {name} | {len(y)} | {ak:.4g} | {prev:.4g} | {scores[best]:.4g} ({best}) | "
+            f"{ak / scores[best]:.2f} | {'; '.join(win) or '-'} | {', '.join(rec) or '-'} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
