@@ -22,9 +22,15 @@ def set_memory_limit(bytes: int) -> None:
     """Sets the memory ceiling (bytes) that every configuration is checked against.
 
     Constructors (and decoded states) whose memory would exceed it raise
-    :class:`ParameterError` naming the memory needed. The default is the
-    environment variable ``KERNELSTREAM_MEMORY_LIMIT`` (bytes, or with a K/M/G/T
-    suffix) or half of the physical memory, at most 8 GiB.
+    :class:`ParameterError` naming the memory needed; a first row whose width would
+    take a learner beyond it, or rounds that would grow a cache beyond it, raise
+    :class:`InputError` before any change. The default is the environment variable
+    ``KERNELSTREAM_MEMORY_LIMIT`` (a positive number of bytes with an optional binary
+    unit: ``1e9``, ``512M``, ``1.5G``, ``2GiB``), else half of the memory the process
+    may use (physical memory or the cgroup limit, whichever is lower), at most 8 GiB.
+    A variable that is not a size (``0``, ``abc``, ``-1``) is not ignored: every check
+    raises a one-line :class:`ParameterError` quoting it, until this function sets a
+    value.
     """
     import numbers
 

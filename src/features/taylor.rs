@@ -36,10 +36,13 @@ pub struct TaylorGaussian {
 
 /// `C(M + d, d)`, or `None` if it overflows `usize`.
 pub fn taylor_feature_count(d: usize, degree: usize) -> Option<usize> {
-    // C(M+d, M) = prod_{j=1..M} (d + j) / j, exact at every step.
+    // C(M+d, M) = C(M+d, k) with k = min(M, d), = prod_{j=1..k} (n - k + j) / j with
+    // n = M + d, exact at every step; at most min(M, d) steps (a huge degree on a
+    // narrow input must not loop M times).
+    let (k, rest) = (degree.min(d) as u128, degree.max(d) as u128);
     let mut c: u128 = 1;
-    for j in 1..=degree as u128 {
-        c = c.checked_mul(d as u128 + j)? / j;
+    for j in 1..=k {
+        c = c.checked_mul(rest + j)? / j;
         if c > usize::MAX as u128 {
             return None;
         }
@@ -156,6 +159,15 @@ impl crate::state::ValidState for TaylorGaussian {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn feature_count_is_symmetric_and_fast_for_huge_degrees() {
+        assert_eq!(taylor_feature_count(3, 2), Some(10));
+        assert_eq!(taylor_feature_count(2, 3), Some(10));
+        assert_eq!(taylor_feature_count(1, 1 << 40), Some((1 << 40) + 1));
+        assert_eq!(taylor_feature_count(2, 1 << 62), None);
+        assert_eq!(taylor_feature_count(10, 0), Some(1));
+    }
 
     #[test]
     fn counts() {

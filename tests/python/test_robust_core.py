@@ -291,3 +291,20 @@ def test_memory_limit_variable_that_is_not_a_size_is_refused(text):
         res.stdout,
         res.stderr[-800:],
     )
+
+
+def test_huge_taylor_degree_on_a_narrow_input_is_refused_at_once():
+    """Found by the parameter fuzzer with varied widths: the feature count C(M + d, d) was
+    computed in M steps, so degree=2^31 on a 1-column input looped for minutes."""
+    res = _run(
+        """
+        import numpy as np, kernelstream as ks
+        for d in (1, 2):
+            try:
+                ks.TaylorAWV(degree=2**31).learn_one(np.full(d, 0.5), 0.5)
+            except ks.errors.ParameterError:
+                print("refused")
+        """,
+        timeout=20,
+    )
+    assert res.stdout.split() == ["refused", "refused"], res.stderr[-800:]
