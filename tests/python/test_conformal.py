@@ -142,3 +142,27 @@ def test_corrupt_state_is_refused():
         fresh = ks.Conformal(ks.TaylorAWV(), window=5)
         with pytest.raises(InputError):
             fresh.__setstate__(bad)
+
+
+def test_river_adapter_gives_intervals_in_the_target_units():
+    pytest.importorskip("river")
+    from kernelstream.adapters import RiverRegressor
+
+    X, y = stream(300, seed=4)
+    y = 1000.0 + 50.0 * y  # far from unit scale: the adapter scales the target
+    plain = RiverRegressor(ks.Conformal(ks.TaylorAWV(), window=50), scale=False)
+    bare = ks.Conformal(ks.TaylorAWV(), window=50)
+    scaled = RiverRegressor(ks.Conformal(ks.TaylorAWV(), window=50))
+    for t in range(len(y)):
+        x = dict(enumerate(X[t]))
+        got = plain.predict_one(x, with_interval=True)
+        assert (got["lower"], got["center"], got["upper"]) == bare.predict_interval_one(X[t])
+        iv = scaled.predict_one(x, with_interval=True)
+        assert iv["center"] == pytest.approx(scaled.predict_one(x), rel=1e-12)
+        assert iv["lower"] <= iv["center"] <= iv["upper"]
+        for m in (plain, scaled):
+            m.learn_one(x, y[t])
+        bare.learn_one(X[t], y[t])
+    assert math.isfinite(iv["upper"] - iv["lower"])
+    with pytest.raises(ParameterError, match="Conformal"):
+        RiverRegressor(ks.TaylorAWV()).predict_one({0: 1.0}, with_interval=True)

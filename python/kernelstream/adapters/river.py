@@ -177,11 +177,15 @@ class _DictAdapter:
         self.scaler, self.target_scaler = xs, ys
         self.feature_names = list(names)
 
-    def _score(self, x: dict) -> float:
+    def _input(self, x: dict) -> np.ndarray:
+        """``x`` as the learner sees it at prediction time."""
         v, names = self._vector(x)
         if self.scaler is not None:
             v = self._standardize(self.scaler, v, len(names), learn=False)
-        return self.learner.predict_one(v)
+        return v
+
+    def _score(self, x: dict) -> float:
+        return self.learner.predict_one(self._input(x))
 
     def clone(self, new_params=None, include_attributes=False):
         """A fresh adapter: the same parameters around an untrained copy of ``learner``."""
@@ -227,11 +231,34 @@ class RiverRegressor(_DictAdapter, _Regressor):
     def learn_one(self, x: dict, y: float) -> None:
         self._learn_vector(x, y)
 
-    def predict_one(self, x: dict) -> float:
-        f = self._score(x)
-        if self.target_scaler is None:
-            return f
-        return float(self.target_scaler.inverse(np.array([f]))[0])
+    def predict_one(self, x: dict, with_interval: bool = False):
+        """The prediction for ``x``; with ``with_interval=True`` (a learner wrapped in
+        :class:`kernelstream.Conformal`), a dict ``{"lower", "center", "upper"}`` in the
+        target's units, as river's conformal regressors give."""
+        if not with_interval:
+            f = self._score(x)
+            return f if self.target_scaler is None else self._unscale(np.array([f]))[0]
+        interval = getattr(self.learner, "predict_interval_one", None)
+        if interval is None:
+            raise ParameterError(
+                "with_interval=True needs a learner that gives intervals: wrap it, "
+                "RiverRegressor(kernelstream.Conformal(learner))"
+            )
+        bounds = np.array(interval(self._input(x)))  # lower, centre, upper
+        lo, centre, hi = (
+            [float(b) for b in bounds]
+            if self.target_scaler is None
+            else self._unscale(bounds)  # an increasing affine map: bounds stay bounds
+        )
+        return {"lower": lo, "center": centre, "upper": hi}
+
+    def _unscale(self, z: np.ndarray) -> list:
+        """Scaled targets back to the target's units (an infinite bound stays infinite)."""
+        assert self.target_scaler is not None
+        finite = np.isfinite(z)
+        out = np.array(z, dtype=np.float64)
+        out[finite] = self.target_scaler.inverse(z[finite])
+        return [float(v) for v in out]
 
 
 _UNSEEN = object()
