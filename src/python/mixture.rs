@@ -90,6 +90,31 @@ fn trace_result<'py>(
     trace_arrays(py, t, k)
 }
 
+/// A learner's `progressive_trace(x, n, d, y, trace)`.
+type TraceFn<L> = fn(&mut L, &[f64], usize, usize, &[f64], &mut Trace) -> crate::Result<()>;
+
+/// The traced online protocol of a Mixture or an AutoKernel (GIL released): `run` is the
+/// learner's `progressive_trace`, `experts` its expert count after the run.
+fn traced<'py, L: Send>(
+    py: Python<'py>,
+    inner: &mut L,
+    x: numpy::PyReadonlyArray2<'py, f64>,
+    y: numpy::PyReadonlyArray1<'py, f64>,
+    run: TraceFn<L>,
+    experts: fn(&L) -> usize,
+) -> PyResult<TraceArrays<'py>> {
+    crate::python::errors::guard(|| {
+        let (xs, n, d) = crate::python::convert::mat2(&x);
+        let ys = crate::python::convert::vec1(&y);
+        let mut t = Trace::default();
+        let res = py.detach(|| {
+            crate::interrupt::start();
+            run(inner, &xs, n, d, &ys, &mut t)
+        });
+        trace_result(py, res, t, experts(inner))
+    })
+}
+
 #[pyclass(module = "kernelstream._core", name = "Mixture")]
 pub struct PyMixture {
     pub inner: Mixture,
@@ -137,18 +162,7 @@ impl PyMixture {
         x: numpy::PyReadonlyArray2<'py, f64>,
         y: numpy::PyReadonlyArray1<'py, f64>,
     ) -> PyResult<TraceArrays<'py>> {
-        crate::python::errors::guard(|| {
-            let (xs, n, d) = crate::python::convert::mat2(&x);
-            let ys = crate::python::convert::vec1(&y);
-            let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
-            let inner = &mut self.inner;
-            let mut t = Trace::default();
-            let res = py.detach(|| {
-                crate::interrupt::start();
-                inner.progressive_trace(xs, n, d, ys, &mut t)
-            });
-            trace_result(py, res, t, self.inner.n_experts())
-        })
+        traced(py, &mut self.inner, x, y, Mixture::progressive_trace, Mixture::n_experts)
     }
 }
 
@@ -270,18 +284,7 @@ impl PyAutoKernel {
         x: numpy::PyReadonlyArray2<'py, f64>,
         y: numpy::PyReadonlyArray1<'py, f64>,
     ) -> PyResult<TraceArrays<'py>> {
-        crate::python::errors::guard(|| {
-            let (xs, n, d) = crate::python::convert::mat2(&x);
-            let ys = crate::python::convert::vec1(&y);
-            let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
-            let inner = &mut self.inner;
-            let mut t = Trace::default();
-            let res = py.detach(|| {
-                crate::interrupt::start();
-                inner.progressive_trace(xs, n, d, ys, &mut t)
-            });
-            trace_result(py, res, t, self.inner.n_experts())
-        })
+        traced(py, &mut self.inner, x, y, AutoKernel::progressive_trace, AutoKernel::n_experts)
     }
 }
 
