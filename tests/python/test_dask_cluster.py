@@ -119,7 +119,8 @@ def cluster(tmp_path_factory, served):
         address, deadline = None, time.monotonic() + STEP
         while address is None:
             assert procs[0][0].poll() is None, (tmp / "scheduler.log").read_text()
-            assert time.monotonic() < deadline, "the scheduler did not start"
+            if time.monotonic() > deadline:  # a guard against a hang, not a speed target
+                pytest.fail("the scheduler did not start")
             try:
                 address = json.loads(sched_file.read_text())["address"]
             except (OSError, ValueError, KeyError):  # not written yet, or not whole
