@@ -898,19 +898,7 @@ impl OnlineLearner for NystromAwv {
         self.round(x, y)
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(x, d, y, Some(out))
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        self.run_rows(x, d, y, None)
-    }
+    super::batch::run_rows_batch_paths!();
 
     fn n_seen(&self) -> u64 {
         self.n_seen
@@ -984,14 +972,9 @@ impl crate::state::ValidState for NystromAwv {
         }
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
-        same("centers_d", &self.centers_d, &fresh.centers_d)?;
+        crate::state::same_fields!(self, fresh; kernel, lam, ridge, centers_d)?;
         if self.kors.is_none() {
-            same("dictionary", &self.centers, &fresh.centers)?;
-            same("jitter", &self.fixed_jitter, &fresh.fixed_jitter)?;
+            crate::state::same_fields!(self, fresh; centers: "dictionary", fixed_jitter: "jitter")?;
         }
         self.kors.check_config(&fresh.kors)
     }
