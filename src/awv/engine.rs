@@ -183,7 +183,7 @@ impl LinearAwv {
     /// ([`super::outputs`]). Checks the memory first; unchanged on error.
     pub fn add_outputs(&mut self, k: usize) -> Result<()> {
         let total = outputs::check_outputs(self.k.saturating_add(k))?;
-        check_doubles(
+        crate::limits::check_input_doubles(
             &format!("the AWV targets of {total} outputs on {} features", self.r),
             Some(state_doubles(self.r) + outputs::target_doubles(self.r, total)),
         )?;

@@ -39,7 +39,7 @@ pub(super) fn add_round(b: &mut [f64], v: &[f64], y: &[f64], f: impl Fn(f64) -> 
 }
 
 /// `sum_j y_j^2` (the regret diagnostic sums the outputs' squared targets).
-pub(super) fn sum_sq(y: &[f64]) -> f64 {
+pub fn sum_sq(y: &[f64]) -> f64 {
     y.iter().map(|v| v * v).sum()
 }
 
