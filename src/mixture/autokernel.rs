@@ -242,28 +242,6 @@ fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
     AnyAggregator::from_spec(name, n, &RuleParams { share, ..RuleParams::default() })
 }
 
-/// Kernel ridge regression with the Gaussian kernel of width `sigma` on rows `xs`
-/// (row-major, length `d`) and targets `ys`: `k(x)^T (K + lam I)^{-1} y`.
-fn krr_predict(xs: &[f64], d: usize, ys: &[f64], x: &[f64], sigma: f64, lam: f64) -> f64 {
-    let n = ys.len();
-    if n == 0 {
-        return 0.0;
-    }
-    let k = Kernel::Gaussian { sigma };
-    let row = |i: usize| &xs[i * d..(i + 1) * d];
-    let g = nalgebra::DMatrix::from_fn(n, n, |i, j| {
-        k.eval(row(i), row(j)) + if i == j { lam } else { 0.0 }
-    });
-    let rhs = nalgebra::DVector::from_column_slice(ys);
-    match g.cholesky() {
-        Some(ch) => {
-            let alpha = ch.solve(&rhs);
-            (0..n).map(|i| k.eval(row(i), x) * alpha[i]).sum()
-        }
-        None => ys.iter().sum::<f64>() / n as f64,
-    }
-}
-
 impl AutoKernel {
     pub fn new(cfg: AutoKernelConfig) -> Result<Self> {
         if cfg.warmup < 3 || cfg.warmup > 5000 {
@@ -412,8 +390,7 @@ impl AutoKernel {
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
         let (c, lam) = self.grid_centre();
-        let sigma = c * median_distance(&xs, d);
-        sc.y_back(krr_predict(&xs, d, &ys, &q, sigma, lam))
+        sc.y_back(super::warm_krr::predict(&xs, d, &ys, &q, c, lam))
     }
 
     /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.
