@@ -90,7 +90,12 @@ fn bench_sgd(c: &mut Criterion) {
     let mut g = c.benchmark_group("averaged_sgd_round");
     for &n in &[1_000usize, 10_000] {
         let mut rng = Rng::new(3);
-        let mut l = AveragedKernelSgd::new(Kernel::Min, 5.0, 0.5).unwrap();
+        let mut l = AveragedKernelSgd::new(&kernelstream::learners::AveragedKernelSgdParams {
+            kernel: Some(Kernel::Min),
+            gamma0: 5.0,
+            zeta: 0.5,
+        })
+        .unwrap();
         for _ in 0..n {
             let x = rng.uniform();
             l.learn(&[x], x.sin()).unwrap();

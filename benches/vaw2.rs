@@ -59,9 +59,20 @@ fn bench_multi_kernel(c: &mut Criterion) {
             _ => MetaRule::MlProd { gradient: true },
         };
         let clip = if name == "vaw" { None } else { Some((0.0, 1.0)) };
-        let mut l =
-            MultiKernelAwv::new(vaw2_grid(), 50, 1.0, RffVariant::Cos, false, rule, clip, 0)
-                .unwrap();
+        let mut l = MultiKernelAwv::new(
+            &kernelstream::learners::MultiKernelAwvParams {
+                kernels: vaw2_grid(),
+                n_features: 50,
+                lam: 1.0,
+                features: RffVariant::Cos,
+                ridge: false,
+                clip,
+                seed: 0,
+                ..Default::default()
+            }
+            .with_rule(rule),
+        )
+        .unwrap();
         let xs = inputs(d, 3);
         for x in &xs {
             l.learn(x, 0.4).unwrap();
@@ -74,7 +85,14 @@ fn bench_multi_kernel(c: &mut Criterion) {
             })
         });
     }
-    let mut r = Raker::new(vaw2_grid(), 50, 0.1, 1e-3, 0).unwrap();
+    let mut r = Raker::new(&kernelstream::learners::RakerParams {
+        kernels: vaw2_grid(),
+        n_features: 50,
+        lr: 0.1,
+        reg: 1e-3,
+        seed: 0,
+    })
+    .unwrap();
     let xs = inputs(5, 4);
     let mut i = 0usize;
     g.bench_function("raker_d5", |b| {

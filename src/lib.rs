@@ -36,6 +36,7 @@ pub mod limits;
 pub(crate) mod linalg;
 pub mod mixture;
 pub mod parallel;
+pub mod params;
 pub mod rng;
 pub mod samplers;
 pub(crate) mod simd;

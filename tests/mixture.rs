@@ -20,13 +20,36 @@ fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
 
 fn experts() -> Vec<AnyLearner> {
     vec![
-        AnyLearner::TaylorAwv(TaylorAwv::new(0.8, 3, 0.5, false).unwrap()),
+        AnyLearner::TaylorAwv(
+            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+                sigma: 0.8,
+                degree: 3,
+                lam: 0.5,
+                ridge: false,
+                ..Default::default()
+            })
+            .unwrap(),
+        ),
         AnyLearner::RffAwv(
-            RffAwv::new(Kernel::Gaussian { sigma: 0.5 }, 20, 1.0, RffVariant::CosSin, false, 3)
-                .unwrap(),
+            RffAwv::new(&kernelstream::learners::RffAwvParams {
+                kernel: Some(Kernel::Gaussian { sigma: 0.5 }),
+                n_features: 20,
+                lam: 1.0,
+                features: RffVariant::CosSin,
+                ridge: false,
+                seed: 3,
+                ..Default::default()
+            })
+            .unwrap(),
         ),
         AnyLearner::KernelAwv(
-            KernelAwv::new(Kernel::Laplacian { sigma: 1.0 }, 1.0, true, 10_000).unwrap(),
+            KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+                kernel: Some(Kernel::Laplacian { sigma: 1.0 }),
+                lam: 1.0,
+                ridge: true,
+                max_size: 10_000,
+            })
+            .unwrap(),
         ),
     ]
 }

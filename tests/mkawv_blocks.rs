@@ -35,7 +35,20 @@ fn learner(n_kernels: usize, m: usize, ridge: bool, rule: MetaRule) -> MultiKern
         MetaRule::Vaw { .. } => None,
         _ => Some((-2.0, 2.0)),
     };
-    MultiKernelAwv::new(kernels, m, 1.0, RffVariant::Cos, ridge, rule, clip, 7).unwrap()
+    MultiKernelAwv::new(
+        &kernelstream::learners::MultiKernelAwvParams {
+            kernels,
+            n_features: m,
+            lam: 1.0,
+            features: RffVariant::Cos,
+            ridge,
+            clip,
+            seed: 7,
+            ..Default::default()
+        }
+        .with_rule(rule),
+    )
+    .unwrap()
 }
 
 /// `||a - b|| / ||a||` (Frobenius).

@@ -35,7 +35,9 @@ use crate::error::{positive, Result};
 use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use crate::kernels::Kernel;
-use crate::learners::{LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
+use crate::learners::{
+    LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
+};
 use crate::rng::Rng;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
@@ -458,7 +460,7 @@ impl AutoKernel {
                     Some(m) => (
                         // Blocks of rounds (block_size=None): a batch equals the
                         // round loop up to rounding (docs/choices.md, AutoKernel).
-                        AnyLearner::TaylorAwv(TaylorAwv::new(sigma, m, lam, false)?),
+                        AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, 1.0))?),
                         ExpertSpec {
                             taylor_degree: Some(m),
                             n_features: 0,
@@ -470,14 +472,13 @@ impl AutoKernel {
                         },
                     ),
                     None => (
-                        AnyLearner::RffAwv(RffAwv::new(
-                            Kernel::Gaussian { sigma },
+                        AnyLearner::RffAwv(RffAwv::new(&rff(
+                            sigma,
                             self.cfg.n_features,
                             lam,
-                            RffVariant::CosSin,
-                            false,
                             seed,
-                        )?),
+                            1.0,
+                        ))?),
                         ExpertSpec {
                             taylor_degree: None,
                             n_features: self.cfg.n_features,
@@ -521,24 +522,18 @@ impl AutoKernel {
                     let seed = rng.next_u64();
                     let (e, taylor_degree, n_features) = match degree {
                         Some(m) => (
-                            AnyLearner::TaylorAwv(
-                                TaylorAwv::new(sigma, m, lam, false)?.with_gamma(gamma)?,
-                            ),
+                            AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, gamma))?),
                             Some(m),
                             0,
                         ),
                         None => (
-                            AnyLearner::RffAwv(
-                                RffAwv::new(
-                                    Kernel::Gaussian { sigma },
-                                    self.cfg.n_features,
-                                    lam,
-                                    RffVariant::CosSin,
-                                    false,
-                                    seed,
-                                )?
-                                .with_gamma(gamma)?,
-                            ),
+                            AnyLearner::RffAwv(RffAwv::new(&rff(
+                                sigma,
+                                self.cfg.n_features,
+                                lam,
+                                seed,
+                                gamma,
+                            ))?),
                             None,
                             self.cfg.n_features,
                         ),
@@ -802,4 +797,16 @@ impl ValidState for AutoKernel {
             "the AutoKernel configuration differs from its parameters".into()
         })
     }
+}
+
+/// A Taylor expert's parameters (blocks of rounds: `block_size` None).
+fn taylor(sigma: f64, degree: usize, lam: f64, gamma: f64) -> TaylorAwvParams {
+    TaylorAwvParams { sigma, degree, lam, gamma, ..Default::default() }
+}
+
+/// A random-feature expert's parameters ("cossin" features of a Gaussian kernel).
+fn rff(sigma: f64, n_features: usize, lam: f64, seed: u64, gamma: f64) -> RffAwvParams {
+    let kernel = Some(Kernel::Gaussian { sigma });
+    let features = RffVariant::CosSin;
+    RffAwvParams { kernel, n_features, lam, features, seed, gamma, ..Default::default() }
 }

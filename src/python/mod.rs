@@ -18,6 +18,7 @@ mod mixture;
 mod multi_kernel_awv;
 mod nystrom_awv;
 mod online_projection;
+pub mod params;
 mod pros_n_kons;
 pub mod protocol;
 mod rff_awv;
