@@ -133,14 +133,15 @@ fn autokernel_is_equivariant_to_scaling() {
     let (n, d) = (400, 3);
     let (x, y) = data(n, d, 2);
     for f in [ExpertFeatures::Taylor, ExpertFeatures::Rff] {
-        let base = stream::progressive_predict(&mut AutoKernel::new(cfg(f)).unwrap(), &x, n, d, &y)
-            .unwrap();
+        let base =
+            stream::progressive_predict(&mut AutoKernel::new(&cfg(f)).unwrap(), &x, n, d, &y)
+                .unwrap();
         let mse_base: f64 = base.iter().zip(&y).map(|(p, t)| (p - t).powi(2)).sum();
         for (cx, cy) in [(1e-3, 1e3), (1e3, 1e-3), (1e3, 1e3)] {
             let xs: Vec<f64> = x.iter().map(|v| v * cx).collect();
             let ys: Vec<f64> = y.iter().map(|v| v * cy).collect();
             let p =
-                stream::progressive_predict(&mut AutoKernel::new(cfg(f)).unwrap(), &xs, n, d, &ys)
+                stream::progressive_predict(&mut AutoKernel::new(&cfg(f)).unwrap(), &xs, n, d, &ys)
                     .unwrap();
             // Rescaled back, the predictions agree up to rounding (the warm-up estimates
             // scale exactly with the data, up to floating-point error).
@@ -161,9 +162,9 @@ fn autokernel_round_by_round_equals_block_and_learns() {
     // blocks (`auto_block_size`).
     let c = AutoKernelConfig { max_taylor_features: 200, ..cfg(ExpertFeatures::Auto) };
     assert!(kernelstream::awv::auto_block_size(165) > 1);
-    let mut a = AutoKernel::new(c.clone()).unwrap();
+    let mut a = AutoKernel::new(&c).unwrap();
     let block = stream::progressive_predict(&mut a, &x, n, d, &y).unwrap();
-    let mut b = AutoKernel::new(c).unwrap();
+    let mut b = AutoKernel::new(&c).unwrap();
     let loop_: Vec<f64> =
         x.chunks(d).zip(&y).map(|(r, &t)| b.predict_learn(r, t).unwrap()).collect();
     // The Taylor experts run blocks of rounds in the batch: equal to single rounds up
@@ -213,7 +214,7 @@ fn autokernel_blocked_experts_equal_single_rounds_over_a_long_stream() {
     let ymax = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     for f in [ExpertFeatures::Taylor, ExpertFeatures::Rff] {
         let c = AutoKernelConfig { n_features: 96, max_taylor_features: 200, ..cfg(f) };
-        let mut batch = AutoKernel::new(c.clone()).unwrap();
+        let mut batch = AutoKernel::new(&c).unwrap();
         let mut p = Vec::new();
         let mut t = 0;
         for len in [7usize, 993, 6000, 13_000] {
@@ -221,7 +222,7 @@ fn autokernel_blocked_experts_equal_single_rounds_over_a_long_stream() {
             p.extend(stream::progressive_predict(&mut batch, xs, len, d, ys).unwrap());
             t += len;
         }
-        let mut single = AutoKernel::new(c).unwrap();
+        let mut single = AutoKernel::new(&c).unwrap();
         let q: Vec<f64> =
             x.chunks(d).zip(&y).map(|(r, &t)| single.predict_learn(r, t).unwrap()).collect();
         let gap =

@@ -320,6 +320,6 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             linear: false,
             share: 0.0,
         };
-        same_as_pure(|| AutoKernel::new(cfg.clone()).unwrap(), 110, 3);
+        same_as_pure(|| AutoKernel::new(&cfg).unwrap(), 110, 3);
     }
 }

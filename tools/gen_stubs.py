@@ -109,6 +109,8 @@ def py_type(rust: str, cls: str, arg: bool) -> str:
         return "bytes"
     if name == "PyDict":
         return "dict[str, Any]"
+    if name == "PyList":
+        return "list[Any]"
     if name == "PyType":
         return "type"
     if name in ("PyAny", "PyObject"):

@@ -34,7 +34,7 @@ pub use nystrom_awv::{
     NystromStats,
 };
 pub use omkl_gf::{OmklGf, OmklGfParams};
-pub use online_projection::{OnlineProjection, ProjectionConfig};
+pub use online_projection::{OnlineProjection, OnlineProjectionParams, ProjectionConfig};
 pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
 pub use raker::{Raker, RakerParams};
 pub use rff_awv::{RffAwv, RffAwvParams, RffParams};

@@ -9,5 +9,5 @@ pub mod experts;
 pub mod scale;
 
 pub use any::AnyLearner;
-pub use autokernel::{AutoKernel, AutoKernelConfig, ExpertFeatures, ExpertSpec};
-pub use experts::{Mixture, Trace};
+pub use autokernel::{AutoKernel, AutoKernelConfig, AutoKernelParams, ExpertFeatures, ExpertSpec};
+pub use experts::{Mixture, MixtureParams, Trace, MIXTURE_ARGS};

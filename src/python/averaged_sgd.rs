@@ -32,7 +32,3 @@ impl PyAveragedKernelSgd {
 }
 
 crate::learner_protocol!(PyAveragedKernelSgd, AveragedKernelSgd);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyAveragedKernelSgd>()
-}

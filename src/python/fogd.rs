@@ -72,8 +72,3 @@ impl PyNogd {
 }
 
 crate::learner_protocol!(PyNogd, Nogd);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyFogd>()?;
-    m.add_class::<PyNogd>()
-}

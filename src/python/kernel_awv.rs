@@ -26,7 +26,3 @@ impl PyKernelAwv {
 }
 
 crate::learner_protocol!(PyKernelAwv, KernelAwv);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyKernelAwv>()
-}

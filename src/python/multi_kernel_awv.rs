@@ -150,9 +150,3 @@ impl PyOmklGf {
 }
 
 crate::learner_protocol!(PyOmklGf, OmklGf);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyMultiKernelAwv>()?;
-    m.add_class::<PyRaker>()?;
-    m.add_class::<PyOmklGf>()
-}

@@ -90,7 +90,3 @@ impl PyNystromAwv {
 }
 
 crate::learner_protocol!(PyNystromAwv, NystromAwv);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyNystromAwv>()
-}

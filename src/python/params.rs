@@ -156,7 +156,8 @@ named!(
     crate::samplers::KorsWeights,
     crate::learners::OnGrowth,
     crate::learners::ResetTiming,
-    crate::learners::Transport
+    crate::learners::Transport,
+    crate::mixture::ExpertFeatures
 );
 
 impl PyParam for crate::learners::nystrom_awv::FixedDictionary {

@@ -115,7 +115,3 @@ impl PyProsNKons {
 }
 
 crate::learner_protocol!(PyProsNKons, ProsNKons);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyProsNKons>()
-}

@@ -56,7 +56,3 @@ impl PyRffAwv {
 }
 
 crate::learner_protocol!(PyRffAwv, RffAwv);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyRffAwv>()
-}

@@ -42,7 +42,3 @@ impl PyTaylorAwv {
 }
 
 crate::learner_protocol!(PyTaylorAwv, TaylorAwv);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyTaylorAwv>()
-}
