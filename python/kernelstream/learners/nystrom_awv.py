@@ -127,11 +127,9 @@ class NystromAWV(Learner):
         )
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         dictionary = _as_dictionary(p["dictionary"])
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             lam=real("lam", p["lam"]),
             mu=real("mu", p["mu"]),
             eps=real("eps", p["eps"]),

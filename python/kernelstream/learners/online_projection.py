@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, choice, flag, real, text
+from .._validation import as_matrix, flag, real, text
 from ..errors import ParameterError
 from .base import Learner
 
@@ -141,9 +141,9 @@ class OnlineProjection(Learner):
             basis=text("basis", p["basis"]),
             alpha=real("alpha", p["alpha"]),
             c=real("c", p["c"]),
-            prefix_degree=_prefix_degree(p["prefix"]),
+            prefix=_prefix_degree(p["prefix"]),
             additive=flag("additive", p["additive"]),
-            pairs=choice("count", p["count"], {"function", "pair"}) == "pair",
+            count=text("count", p["count"]),
             cos_first=flag("cos_first", p["cos_first"]),
             a=real("a", p["a"]),
             eps=real("eps", p["eps"]),
