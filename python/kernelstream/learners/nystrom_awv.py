@@ -98,6 +98,12 @@ class NystromAWV(Learner):
 
     _core_class = _core.NystromAWV
 
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.8), lam=0.5, seed=3)
+
     def __init__(
         self,
         kernel,
