@@ -1,8 +1,9 @@
 """Online calibration of classifier scores into probabilities.
 
 :class:`SoftmaxCalibrator` is a multinomial logistic layer on the ``K`` scores of a
-classifier, ``P(k | s) = softmax_k(a s_k + b_k)`` (one slope ``a``, one bias per class;
-for two classes this is Platt scaling of the score difference), fitted online by the
+classifier, ``P(k | s) = softmax_k(a s)`` (one positive slope ``a``, so that the most
+probable class is the highest score's; for two classes this is Platt scaling of the
+score difference), fitted online by the
 Online Newton Step (Hazan, Agarwal and Kale 2007): each row's probabilities are made
 before its label is used. It runs in Rust (``src/calibration/softmax.rs``); the
 classifier adapters (:mod:`kernelstream.adapters`) use it for ``predict_proba`` and
@@ -46,16 +47,16 @@ def _labels(y, n: int) -> np.ndarray:
 class SoftmaxCalibrator(CoreWrapper):
     """Online multinomial logistic calibration of ``K`` classifier scores.
 
-    Round ``t``: ``p_t = softmax(a s_t + b)`` is predicted; once the class ``y_t`` is
-    known, the gradient ``g_t`` of ``-log p_{t, y_t}`` in ``theta = (a, b)`` gives the
-    Online Newton Step ``A_t = A_{t-1} + gamma g_t g_t^T`` (``A_0 = lam I``),
-    ``theta <- theta - A_t^{-1} g_t``. The number of classes is fixed by the first call
-    and grows by :meth:`add_class`.
+    Round ``t``: ``p_t = softmax(a s_t)`` is predicted; once the class ``y_t`` is known,
+    the gradient ``g_t = sum_k p_k s_k - s_{t, y_t}`` of ``-log p_{t, y_t}`` in ``a``
+    gives the Online Newton Step ``A_t = A_{t-1} + gamma g_t^2`` (``A_0 = lam``),
+    ``a <- max(a - g_t / A_t, 0.001)``. The number of classes is fixed by the first
+    call and grows by :meth:`add_class`.
 
     Parameters
     ----------
-    lam : float, default 1.0
-        Prior curvature (a larger value moves the parameters more slowly at first).
+    lam : float, default 0.1
+        Prior curvature (a larger value moves the slope more slowly at first).
     gamma : float, default 0.3
         The ONS parameter: the step is ``1 / gamma`` in the metric ``A_t``.
         The defaults were chosen as ``docs/classification.md`` says.
@@ -69,15 +70,15 @@ class SoftmaxCalibrator(CoreWrapper):
     >>> S = np.eye(3)[y] + 0.5 * rng.normal(size=(2000, 3))  # noisy one-hot scores
     >>> cal = SoftmaxCalibrator()
     >>> P = cal.progressive_proba(S, y)  # row t made before y[t] is used
-    >>> np.allclose(P.sum(axis=1), 1.0), cal.n_classes
+    >>> bool(np.allclose(P.sum(axis=1), 1.0)), cal.n_classes
     (True, 3)
-    >>> bool(cal.theta[0] > 1.0)  # the learned slope sharpens the scores
+    >>> bool(cal.slope > 1.0)  # the learned slope sharpens the scores
     True
     """
 
     _core_class = _core.SoftmaxCalibrator
 
-    def __init__(self, lam=1.0, gamma=0.3):
+    def __init__(self, lam=0.1, gamma=0.3):
         super().__init__(lam=lam, gamma=gamma)
 
     def _core_kwargs(self, params: dict) -> dict:
@@ -98,7 +99,7 @@ class SoftmaxCalibrator(CoreWrapper):
         self.progressive_proba(S, y)
 
     def add_class(self) -> None:
-        """One more class: bias 0, prior curvature ``lam`` (its scores then come last)."""
+        """One more class (its scores come last from now on)."""
         self._core.add_class()
 
     @property
@@ -111,9 +112,9 @@ class SoftmaxCalibrator(CoreWrapper):
         return int(self._core.n_seen)
 
     @property
-    def theta(self) -> np.ndarray:
-        """``(a, b_1, ..., b_K)``."""
-        return self._core.theta
+    def slope(self) -> float:
+        """The slope ``a``."""
+        return float(self._core.slope)
 
 
 __all__ = ["SoftmaxCalibrator"]

@@ -1,28 +1,29 @@
 //! A multinomial logistic layer on K classifier scores, fitted online by the Online
 //! Newton Step (Hazan, Agarwal and Kale, *Logarithmic regret algorithms for online
-//! convex optimization*, Machine Learning 2007, Algorithm 2, without the projection).
+//! convex optimization*, Machine Learning 2007, Algorithm 2).
 //!
-//! Model (`docs/classification.md`): scores `s in R^K`, parameters
-//! `theta = (a, b_1, ..., b_K)`, logits `z_k = a s_k + b_k`, probabilities
-//! `p = softmax(z)` (a shared slope, the "temperature", and one bias per class; for
-//! K = 2 this is Platt scaling of the score difference `s_2 - s_1`).
-//! Round t: predict `p_t`; see the class `y_t`; the gradient of `-log p_{t, y_t}` is
-//!
-//! ```text
-//!   g_a = sum_k p_k s_k - s_{y_t},   g_{b_k} = p_k - 1{k = y_t}              (1)
-//! ```
-//!
-//! and ONS updates
+//! Model (`docs/classification.md`): scores `s in R^K`, one parameter, the slope `a`
+//! (an inverse temperature), logits `z_k = a s_k`, probabilities `p = softmax(z)`. With
+//! `a > 0` the most probable class is the highest score's, so the probabilities agree
+//! with the classifier's decisions; for K = 2 this is Platt scaling of the score
+//! difference without an intercept (least-squares scores put the 50% point at the
+//! middle already). Round t: predict `p_t`; see the class `y_t`; the gradient of
+//! `-log p_{t, y_t}` in `a` is
 //!
 //! ```text
-//!   A_t = A_{t-1} + gamma g_t g_t^T  (A_0 = lam I),   theta_{t+1} = theta_t - A_t^{-1} g_t   (2)
+//!   g_t = sum_k p_k s_k - s_{y_t}                                              (1)
 //! ```
 //!
-//! (Hazan et al.'s step `1/gamma` and `epsilon = lam / gamma` in our scaling). `A^{-1}` is
-//! kept and updated by Sherman-Morrison. The gradients' bias part sums to zero, so
-//! `sum_k b_k` stays 0: only differences of logits matter, as in the softmax.
-//! The number of classes is fixed by the first call and grows by [`SoftmaxCalibrator::add_class`]
-//! (a new bias 0 with the prior curvature `lam`, independent of the rest).
+//! and ONS, in one dimension, updates
+//!
+//! ```text
+//!   A_t = A_{t-1} + gamma g_t^2  (A_0 = lam),   a_{t+1} = max(a_t - g_t / A_t, A_MIN)   (2)
+//! ```
+//!
+//! (Hazan et al.'s step `1/gamma` and `epsilon = lam / gamma` in our scaling; the
+//! projection onto `a >= A_MIN` in the metric `A_t` is the clamp in one dimension).
+//! The number of classes is fixed by the first call and grows by
+//! [`SoftmaxCalibrator::add_class`]; no parameter is per class.
 use crate::error::Result;
 use crate::state::{ensure, finite, same, ValidState};
 use serde::{Deserialize, Serialize};
@@ -33,24 +34,28 @@ pub struct SoftmaxCalibrator {
     gamma: f64,
     /// `K` (0 before the first call).
     n_classes: usize,
-    /// `(a, b_1..b_K)`.
-    theta: Vec<f64>,
-    /// `A^{-1}`, `(K + 1) x (K + 1)` row-major.
-    ainv: Vec<f64>,
+    /// The slope `a`.
+    slope: f64,
+    /// `A_t` of (2).
+    curvature: f64,
     n_seen: u64,
 }
 
 crate::state::state_version!(SoftmaxCalibrator, 1);
 
-/// At most this many classes (a `(K + 1)^2` matrix; far beyond any use).
-pub const MAX_CLASSES: usize = 4096;
+/// At most this many classes (far beyond any use; a bound on the scores' width).
+pub const MAX_CLASSES: usize = 1 << 20;
+
+/// The smallest slope: positive, so that the probabilities order the classes as the
+/// scores do (and ties stay ties).
+pub const A_MIN: f64 = 1e-3;
 
 impl SoftmaxCalibrator {
-    /// `lam > 0` the prior curvature `A_0 = lam I`, `gamma > 0` the ONS parameter of (2).
+    /// `lam > 0` the prior curvature `A_0`, `gamma > 0` the ONS parameter of (2).
     pub fn new(lam: f64, gamma: f64) -> Result<Self> {
         let lam = crate::error::positive("lam", lam)?;
         let gamma = crate::error::positive("gamma", gamma)?;
-        Ok(Self { lam, gamma, n_classes: 0, theta: Vec::new(), ainv: Vec::new(), n_seen: 0 })
+        Ok(Self { lam, gamma, n_classes: 0, slope: A_MIN, curvature: lam, n_seen: 0 })
     }
 
     pub fn lam(&self) -> f64 {
@@ -65,26 +70,13 @@ impl SoftmaxCalibrator {
     pub fn n_seen(&self) -> u64 {
         self.n_seen
     }
-    /// `(a, b_1..b_K)`.
-    pub fn theta(&self) -> &[f64] {
-        &self.theta
+    /// The slope `a`.
+    pub fn slope(&self) -> f64 {
+        self.slope
     }
-    /// `A^{-1}` row-major.
-    pub fn ainv(&self) -> &[f64] {
-        &self.ainv
-    }
-
-    /// Fixes `K` on the first call; afterwards `k` must equal it.
-    fn ensure_classes(&mut self, k: usize) -> Result<()> {
-        if self.n_classes == 0 {
-            self.check_width(k)?;
-            let mut grown = self.clone(); // all or nothing
-            while grown.n_classes < k {
-                grown.add_class()?;
-            }
-            *self = grown;
-        }
-        Ok(())
+    /// `A_t`.
+    pub fn curvature(&self) -> f64 {
+        self.curvature
     }
 
     /// Scores of width `k` are acceptable (before any state change).
@@ -107,25 +99,11 @@ impl SoftmaxCalibrator {
         Ok(())
     }
 
-    /// One more class, with bias 0 and prior curvature `lam` (independent of the rest).
+    /// One more class (its scores come last from now on).
     pub fn add_class(&mut self) -> Result<()> {
         if self.n_classes >= MAX_CLASSES {
             return crate::input_err!("at most {MAX_CLASSES} classes are supported");
         }
-        let p = self.n_classes + 1; // parameters now
-        let q = p + 1;
-        let mut ainv = crate::limits::try_zeros("the calibrator's matrix", q * q)?;
-        if self.n_classes == 0 {
-            ainv[0] = 1.0 / self.lam; // the slope a
-            self.theta.push(0.0);
-        } else {
-            for i in 0..p {
-                ainv[i * q..i * q + p].copy_from_slice(&self.ainv[i * p..(i + 1) * p]);
-            }
-        }
-        ainv[q * q - 1] = 1.0 / self.lam;
-        self.ainv = ainv;
-        self.theta.push(0.0);
         self.n_classes += 1;
         Ok(())
     }
@@ -137,12 +115,11 @@ impl SoftmaxCalibrator {
         Ok(())
     }
 
-    /// `p = softmax(a s + b)` into `out` (no check; `s.len() == K`).
+    /// `p = softmax(a s)` into `out` (no check; `out.len() == s.len()`).
     fn probs(&self, s: &[f64], out: &mut [f64]) {
-        let a = self.theta[0];
         let mut top = f64::NEG_INFINITY;
-        for ((o, &sk), &bk) in out.iter_mut().zip(s).zip(&self.theta[1..]) {
-            *o = a * sk + bk;
+        for (o, &sk) in out.iter_mut().zip(s) {
+            *o = self.slope * sk;
             top = top.max(*o);
         }
         let mut total = 0.0;
@@ -155,16 +132,12 @@ impl SoftmaxCalibrator {
         }
     }
 
-    /// The probabilities for the scores `s` (pure; before the first call `K = s.len()`).
+    /// The probabilities for the scores `s` (pure).
     pub fn predict(&self, s: &[f64], out: &mut [f64]) -> Result<()> {
         self.check_width(s.len())?;
         Self::check_scores(s)?;
         if out.len() != s.len() {
             return crate::input_err!("{} outputs for {} scores", out.len(), s.len());
-        }
-        if self.n_classes == 0 {
-            out.fill(1.0 / s.len() as f64); // theta = 0: the uniform distribution
-            return Ok(());
         }
         self.probs(s, out);
         Ok(())
@@ -172,45 +145,29 @@ impl SoftmaxCalibrator {
 
     /// A round: the probabilities before the label (into `out`), then the update (1)-(2).
     pub fn predict_learn(&mut self, s: &[f64], label: usize, out: &mut [f64]) -> Result<()> {
-        self.check_width(s.len())?;
-        Self::check_scores(s)?;
+        self.predict(s, out)?;
         if label >= s.len() {
             return crate::input_err!("label {label} is not a class index below {}", s.len());
         }
-        self.ensure_classes(s.len())?;
-        self.probs(s, out);
-        // (1): the gradient of -log p_label
-        let q = self.n_classes + 1;
-        let mut g = vec![0.0; q];
-        g[0] = out.iter().zip(s).map(|(p, sk)| p * sk).sum::<f64>() - s[label];
-        for (gk, &pk) in g[1..].iter_mut().zip(out.iter()) {
-            *gk = pk;
+        // (1)
+        let g = out.iter().zip(s).map(|(p, sk)| p * sk).sum::<f64>() - s[label];
+        // (2)
+        let curvature = self.curvature + self.gamma * g * g;
+        if !curvature.is_finite() {
+            return crate::input_err!("scores too large to calibrate (the curvature overflows)");
         }
-        g[1 + label] -= 1.0;
-        // (2): Sherman-Morrison, A^{-1} <- A^{-1} - gamma (A^{-1} g)(A^{-1} g)^T / (1 + gamma g^T A^{-1} g)
-        let mut ag = vec![0.0; q];
-        for (i, agi) in ag.iter_mut().enumerate() {
-            *agi = self.ainv[i * q..(i + 1) * q].iter().zip(&g).map(|(m, gj)| m * gj).sum();
+        if self.n_classes == 0 {
+            self.n_classes = s.len(); // the first call fixes K
         }
-        let gag: f64 = g.iter().zip(&ag).map(|(a, b)| a * b).sum();
-        let c = self.gamma / (1.0 + self.gamma * gag);
-        for i in 0..q {
-            for j in 0..q {
-                self.ainv[i * q + j] -= c * ag[i] * ag[j];
-            }
-        }
-        // theta <- theta - A_t^{-1} g = theta - ag / (1 + gamma g^T A_{t-1}^{-1} g)
-        let step = 1.0 / (1.0 + self.gamma * gag);
-        for (t, a) in self.theta.iter_mut().zip(&ag) {
-            *t -= step * a;
-        }
+        self.curvature = curvature;
+        self.slope = (self.slope - g / curvature).max(A_MIN);
         self.n_seen += 1;
         Ok(())
     }
 
     /// Rows of `scores` (`n x k` row-major) in order: each row's probabilities before its
-    /// label, pushed onto `out`; stops at a round boundary on Ctrl-C. Every label is
-    /// checked before the first update.
+    /// label, pushed onto `out`; stops at a round boundary on Ctrl-C. Every score and
+    /// label is checked before the first update.
     pub fn progressive_into(
         &mut self,
         scores: &[f64],
@@ -243,15 +200,11 @@ impl SoftmaxCalibrator {
 
 impl ValidState for SoftmaxCalibrator {
     fn validate(&self) -> Result<()> {
-        let k = self.n_classes;
-        ensure(k <= MAX_CLASSES, || format!("{k} classes"))?;
-        let q = if k == 0 { 0 } else { k + 1 };
-        crate::state::len_is("theta", self.theta.len(), q)?;
-        crate::state::len_is("A^-1", self.ainv.len(), q * q)?;
-        finite("theta", &self.theta)?;
-        finite("A^-1", &self.ainv)?;
-        ensure((0..q).all(|i| self.ainv[i * q + i] > 0.0), || {
-            "A^-1 has a non-positive diagonal".into()
+        ensure(self.n_classes <= MAX_CLASSES, || format!("{} classes", self.n_classes))?;
+        finite("slope", &[self.slope, self.curvature])?;
+        ensure(self.slope >= A_MIN, || format!("slope {} below {A_MIN}", self.slope))?;
+        ensure(self.curvature >= self.lam, || {
+            format!("curvature {} below lam {}", self.curvature, self.lam)
         })
     }
 

@@ -4,7 +4,7 @@
 use crate::calibration::SoftmaxCalibrator;
 use crate::python::convert::{mat2, matrix};
 use crate::python::errors::guard;
-use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
 #[pyclass(module = "kernelstream._core", name = "SoftmaxCalibrator")]
@@ -69,7 +69,7 @@ impl PySoftmaxCalibrator {
         })
     }
 
-    /// One more class (bias 0, prior curvature `lam`).
+    /// One more class (its scores come last from now on).
     fn add_class(&mut self) -> PyResult<()> {
         guard(|| Ok(self.inner.add_class()?))
     }
@@ -84,17 +84,16 @@ impl PySoftmaxCalibrator {
         self.inner.n_seen()
     }
 
-    /// `(a, b_1..b_K)`.
+    /// The slope `a`.
     #[getter]
-    fn theta<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        PyArray1::from_slice(py, self.inner.theta())
+    fn slope(&self) -> f64 {
+        self.inner.slope()
     }
 
-    /// `A^{-1}`, `(K + 1) x (K + 1)`.
+    /// `A_t`, the accumulated curvature.
     #[getter]
-    fn ainv<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let q = self.inner.theta().len();
-        matrix(py, self.inner.ainv().to_vec(), q, q)
+    fn curvature(&self) -> f64 {
+        self.inner.curvature()
     }
 
     fn _state_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {

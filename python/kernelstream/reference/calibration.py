@@ -1,42 +1,36 @@
 """NumPy reference of the online softmax calibration (``kernelstream.calibration``).
 
-Written from the definitions: logits ``z_k = a s_k + b_k``, ``p = softmax(z)``, the
-gradient of the log loss ``-log p_y`` in ``theta = (a, b)``, and the Online Newton Step
-of Hazan, Agarwal and Kale (2007, Algorithm 2) with ``A_0 = lam I``:
-``A_t = A_{t-1} + gamma g g^T``, ``theta <- theta - A_t^{-1} g``. ``A_t`` itself is kept
-and solved directly (no Sherman-Morrison), so that the reference checks the update.
+Written from the definitions: logits ``z_k = a s_k``, ``p = softmax(z)``, the derivative
+of the log loss ``-log p_y`` in ``a``, and the Online Newton Step of Hazan, Agarwal and
+Kale (2007, Algorithm 2) in one dimension with ``A_0 = lam``: ``A_t = A_{t-1} + gamma
+g^2``, ``a <- a - g / A_t``, projected onto ``a >= 0.001``. The derivative is taken by
+differentiating ``log sum_k exp(a s_k) - a s_y`` (a log-sum-exp), not copied from the
+Rust formula.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+A_MIN = 1e-3
+
 
 class SoftmaxCalibrator:
-    def __init__(self, n_classes: int, lam: float = 1.0, gamma: float = 0.3):
+    def __init__(self, lam: float = 0.1, gamma: float = 0.3):
         self.lam, self.gamma = lam, gamma
-        self.theta = np.zeros(n_classes + 1)
-        self.A = lam * np.eye(n_classes + 1)
-
-    def add_class(self) -> None:
-        q = self.theta.size
-        A = self.lam * np.eye(q + 1)
-        A[:q, :q] = self.A
-        self.A, self.theta = A, np.append(self.theta, 0.0)
+        self.a, self.A = A_MIN, lam
 
     def predict_proba(self, s) -> np.ndarray:
-        z = self.theta[0] * np.asarray(s, dtype=float) + self.theta[1:]
+        z = self.a * np.asarray(s, dtype=float)
         e = np.exp(z - z.max())
         return e / e.sum()
 
     def learn(self, s, label: int) -> None:
         s = np.asarray(s, dtype=float)
-        p = self.predict_proba(s)
-        onehot = np.zeros_like(p)
-        onehot[label] = 1.0
-        g = np.concatenate([[p @ s - s[label]], p - onehot])
-        self.A = self.A + self.gamma * np.outer(g, g)
-        self.theta = self.theta - np.linalg.solve(self.A, g)
+        w = np.exp(self.a * s - (self.a * s).max())
+        g = (w * s).sum() / w.sum() - s[label]  # d/da [log sum exp(a s) - a s_y]
+        self.A += self.gamma * g * g
+        self.a = max(self.a - g / self.A, A_MIN)
 
     def progressive_proba(self, S, y) -> np.ndarray:
         out = []
