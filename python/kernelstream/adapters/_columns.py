@@ -5,10 +5,14 @@ and ``off`` elsewhere: ``(1, 0)`` (one-hot targets: least-squares classification
 regressors, ``(+1, -1)`` for learners with a classification loss (they refuse other
 labels). The predicted class is the column with the highest score.
 
-Each column is a copy of the prototype learner (the K columns cost K learners). The
-``spare`` column, when kept, has learned ``off`` at every round: it is by definition
-the column of a class never seen, so a class first seen mid-stream takes a copy of it
-and has exactly the column it would have had if it had been known from round 1.
+A multi-output learner (:class:`kernelstream.learners._multi.MultiOutput`: the AWV
+family) holds the K columns itself, sharing its one matrix (``native``): K columns
+cost about one. Any other learner gets one copy per column (K columns cost K
+learners). The ``spare`` column of the copies, when kept, has learned ``off`` at
+every round: it is by definition the column of a class never seen, so a class first
+seen mid-stream takes a copy of it and has exactly the column it would have had if it
+had been known from round 1 (a multi-output learner derives that column itself:
+``add_outputs``).
 """
 
 from __future__ import annotations
@@ -23,6 +27,13 @@ def fresh(learner):
     return type(learner)(**learner.get_params())
 
 
+def is_native(learner) -> bool:
+    """Whether ``learner`` learns all the class columns at once (a multi-output learner)."""
+    from ..learners._multi import MultiOutput
+
+    return isinstance(learner, MultiOutput)
+
+
 def target_values(learner) -> tuple[float, float]:
     """``(on, off)``: the target of a column on its class's rows and on the others'."""
     return (1.0, -1.0) if getattr(learner, "task", "regression") == "classification" else (1.0, 0.0)
@@ -34,8 +45,11 @@ class Columns:
     def __init__(self, prototype, n: int, spare: bool, signed: bool = False):
         # signed: targets +1/-1 whatever the learner (one column for two classes)
         self.on, self.off = (1.0, -1.0) if signed else target_values(prototype)
-        self.learners = [fresh(prototype) for _ in range(n)]
-        self.spare = fresh(prototype) if spare else None
+        self.n = n
+        # native: one multi-output learner holds every column
+        self.native = n > 1 and not signed and is_native(prototype)
+        self.learners = [fresh(prototype) for _ in range(1 if self.native else n)]
+        self.spare = fresh(prototype) if spare and not self.native else None
 
     def copy(self) -> Columns:
         new = copy.copy(self)
@@ -60,6 +74,9 @@ class Columns:
 
     def progressive(self, X: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """The ``(n, K)`` scores of the rows, each made before its label; then learned."""
+        if self.native:
+            T = np.column_stack([self.targets(codes, k) for k in range(self.n)])
+            return self.learners[0].progressive_predict(X, T)
         out = np.empty((X.shape[0], len(self.learners)))
         for k, lr in enumerate(self.learners):
             out[:, k] = lr.progressive_predict(X, self.targets(codes, k))
@@ -69,9 +86,6 @@ class Columns:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """``(n, K)`` scores as the next round (state unchanged)."""
+        if self.native:
+            return self.learners[0].predict_many(X).reshape(X.shape[0], self.n)
         return np.column_stack([lr.predict_many(X) for lr in self.learners])
-
-    def add_column(self) -> None:
-        """A column for a class first seen now: the spare's copy (see the module)."""
-        assert self.spare is not None
-        self.learners.append(copy.copy(self.spare))

@@ -267,10 +267,13 @@ class RiverClassifier(_DictAdapter, _Classifier):
     One score column per class (:mod:`kernelstream.adapters._columns`: targets ``1/0``,
     least-squares classification, or ``+1/-1`` for learners with a classification
     loss), in the order the classes were first seen (``classes``); the prediction is
-    the class of the highest score (``None`` before any label). ``learner`` itself is
-    trained in place as the column of a class never seen (target ``0``, or ``-1``, at
-    every round): a class first seen at round ``t`` takes a copy of it, which is
-    exactly the column it would have had if it had been known from round 1.
+    the class of the highest score (``None`` before any label). A multi-output
+    learner (the AWV family) is trained in place with one output per class, and a
+    class first seen at round ``t`` is added by ``add_outputs``, which derives exactly
+    the column it would have had if it had been known from round 1 (past targets 0).
+    Any other learner is trained in place as the column of a class never seen (target
+    ``0``, or ``-1``, at every round), and a class first seen takes a copy of it, which
+    is that column by definition (``columns``: one learner per class).
     ``predict_proba_one`` calibrates the scores online
     (:class:`kernelstream.calibration.SoftmaxCalibrator`, fitted on the scores each
     row had before its label); its most probable class is the predicted one.
@@ -306,13 +309,14 @@ class RiverClassifier(_DictAdapter, _Classifier):
 
     def __init__(self, learner, scale: bool = True, max_features: int | None = None):
         from ..calibration import SoftmaxCalibrator
-        from ._columns import target_values
+        from ._columns import is_native, target_values
 
         super().__init__(learner, scale, max_features)
         self.classes: list = []  # labels in column order
         self.columns: list = []  # one learner per class
         self.calibrator = SoftmaxCalibrator()
         self._on, self._off = target_values(learner)
+        self._native = is_native(learner)
 
     @classmethod
     def _unit_test_params(cls):
@@ -336,8 +340,16 @@ class RiverClassifier(_DictAdapter, _Classifier):
                 return k
         return len(self.classes)
 
-    def _scores(self, v: np.ndarray, columns) -> np.ndarray:
-        return np.array([c.predict_one(v) for c in columns])
+    def _native_scores(self, v: np.ndarray) -> np.ndarray:
+        if self.learner.n_outputs is None:
+            return np.zeros(0)
+        return np.atleast_1d(np.asarray(self.learner.predict_one(v), dtype=np.float64))
+
+    def _column_predictions(self, V: np.ndarray) -> np.ndarray:
+        """The ``(n, K)`` class scores of input rows as the learner sees them."""
+        if self._native:
+            return self.learner.predict_many(V).reshape(V.shape[0], len(self.classes))
+        return np.column_stack([c.predict_many(V) for c in self.columns])
 
     def learn_one(self, x: dict, y) -> None:
         k = self._index(y)
@@ -345,26 +357,42 @@ class RiverClassifier(_DictAdapter, _Classifier):
         xs = None if self.scaler is None else self.scaler.copy()
         if xs is not None:
             v = self._standardize(xs, v, len(names), learn=True)
-        columns = list(self.columns)
         calibrator = copy.copy(self.calibrator)
-        if k == len(columns):  # a new class: the never-seen column, as it is now
-            columns.append(copy.copy(self.learner))
-            if calibrator.n_classes:
-                calibrator.add_class()
-        scores = self._scores(v, columns)  # before the label
-        # The never-seen column first: a refused row (bad values) stops here, unchanged;
-        # the columns then take the same row, which they accept likewise.
-        self.learner.learn_one(v, self._off)
-        for j, c in enumerate(columns):
-            c.learn_one(v, self._on if j == k else self._off)
+        new = k == len(self.classes)
+        if new and calibrator.n_classes:
+            calibrator.add_class()
+        if self._native:
+            scores = self._native_scores(v)  # before the label (and a check of v)
+            if new and self.learner.n_outputs is not None:
+                self.learner.add_outputs(1)  # exactly the column known from round 1
+                scores = self._native_scores(v)
+            elif new:
+                scores = np.zeros(1)
+            targets = np.full(scores.size, self._off)
+            targets[k] = self._on
+            self.learner.learn_one(v, targets)
+            columns = self.columns
+        else:
+            columns = list(self.columns)
+            if new:  # the never-seen column, as it is now
+                columns.append(copy.copy(self.learner))
+            scores = np.array([c.predict_one(v) for c in columns])  # before the label
+            # The never-seen column first: a refused row (bad values) stops here,
+            # unchanged; the columns then take the same row, which they accept likewise.
+            self.learner.learn_one(v, self._off)
+            for j, c in enumerate(columns):
+                c.learn_one(v, self._on if j == k else self._off)
         calibrator.learn(scores[None, :], [k])
         self.columns, self.calibrator, self.scaler = columns, calibrator, xs
-        if k == len(self.classes):
+        if new:
             self.classes.append(y)
         self.feature_names = list(names)
 
     def _current_scores(self, x: dict):
-        return self._scores(self._input(x), self.columns)
+        v = self._input(x)
+        if self._native:
+            return self._native_scores(v)
+        return np.array([c.predict_one(v) for c in self.columns])
 
     def predict_one(self, x: dict, **kwargs):
         if not self.classes:
