@@ -278,11 +278,12 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
             X = xs.learn_transform(X)
         # two classes: the one column is classes_[1]'s, with targets +1/-1
         raw = columns.progressive(X, 1 - codes if k == 2 else codes)
-        calibrator.learn(self._calibration_scores(raw), codes)
+        probs = calibrator.progressive_proba(self._calibration_scores(raw), codes)
         self.columns_: Any = columns
         self.learner_: Any = columns.learners[0] if k == 2 else columns
         self.scaler_: Any = xs
         self.calibrator_: Any = calibrator
+        return probs
 
     def _raw(self, X):
         check_is_fitted(self)
@@ -327,6 +328,26 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         self.classes_ = classes
         self._learn(X, y, first=True)
         return self
+
+    @_atomic
+    def progressive_predict_proba(self, X, y, classes=None):
+        """``partial_fit`` that returns each row's probabilities made before its label
+        (progressive validation): row ``t`` of the ``(n, len(classes_))`` result comes
+        from the learners and the calibration as they were after rows ``0..t-1``."""
+        first = not hasattr(self, "learner_")
+        if classes is not None or first:
+            cls = self._classes(np.asarray(classes if classes is not None else y), "classes")
+            if not first and not np.array_equal(cls, self.classes_):
+                raise InputError(
+                    f"classes={cls.tolist()} is not the same as on the first call, "
+                    f"was: {self.classes_.tolist()}"
+                )
+            if cls.size < 2:
+                raise InputError(f"classes must hold at least two labels, got {cls.tolist()}")
+        X, y = self._validate(X, y, reset=first)
+        if first:
+            self.classes_ = cls
+        return self._learn(X, y, first=first)
 
     def decision_function(self, X):
         """The scores: ``f(x)`` (positive for ``classes_[1]``) with two classes, else
