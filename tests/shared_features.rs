@@ -89,3 +89,23 @@ fn a_shared_block_after_a_kept_prediction_is_the_same_round() {
     let g = stream::progressive_predict(&mut got, &x, n, d, &y).unwrap();
     assert_eq!(bits(&g), bits(&w));
 }
+
+#[test]
+fn serving_rounds_on_shared_kernel_rows_equal_plain_rounds() {
+    // predict_keep (the experts' kernel rows shared) then predict_learn, against
+    // predict_learn alone (each expert computing its own rows).
+    let (n, d) = (150, 4);
+    let (x, y) = data(n, d, 10);
+    let (a, _) = data(50, d, 11);
+    let make = || {
+        let e = experts(&a, &a, d);
+        Mixture::new(e, AnyAggregator::Boa(Boa::new(7, true).unwrap())).unwrap()
+    };
+    let (mut served, mut plain) = (make(), make());
+    for (row, &yt) in x.chunks(d).zip(&y) {
+        let p = served.predict_keep(row).unwrap();
+        let q = served.predict_learn(row, yt).unwrap();
+        let r = plain.predict_learn(row, yt).unwrap();
+        assert_eq!((p.to_bits(), q.to_bits()), (r.to_bits(), r.to_bits()));
+    }
+}
