@@ -784,6 +784,28 @@ impl NystromAwv {
         Some(res)
     }
 
+    /// [`OnlineLearner::predict_keep`] of a learner on a fixed dictionary with the
+    /// kernel row `krow = k_D(x)` given: the same prediction and kept work, bit for
+    /// bit. `None` for a KORS dictionary (nothing done).
+    pub fn predict_keep_krow(&mut self, x: &[f64], krow: &[f64]) -> Option<Result<f64>> {
+        if self.kors.is_some() || krow.len() != self.size() {
+            return None;
+        }
+        self.kept.clear();
+        self.kept_plan = None;
+        let mut sc = std::mem::take(&mut self.scratch);
+        sc.krow.clear();
+        sc.krow.extend_from_slice(krow);
+        let pred = self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u);
+        self.scratch = sc;
+        if !pred.is_finite() {
+            return Some(self.predict(x));
+        }
+        self.kept_plan = Some(Plan { added: false, ext: None, pred });
+        self.kept.set(x, self.n_seen);
+        Some(Ok(pred))
+    }
+
     /// `pre`: the kernel rows of every row (fixed dictionary only).
     fn run_rows_with(
         &mut self,

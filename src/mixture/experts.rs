@@ -270,8 +270,9 @@ impl OnlineLearner for Mixture {
         let mut z = std::mem::take(&mut self.z);
         z.clear();
         let mut res = Ok(());
-        for e in self.experts.iter_mut() {
-            match e.predict_keep(x) {
+        let shared = super::shared_features::Shared::prepare(&self.experts, x, x.len());
+        for (j, e) in self.experts.iter_mut().enumerate() {
+            match super::shared_features::keep(shared.as_ref(), j, e, x) {
                 Ok(p) => z.push(p),
                 Err(err) => {
                     res = Err(err);
