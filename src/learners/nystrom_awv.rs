@@ -786,9 +786,9 @@ impl NystromAwv {
 
     /// [`OnlineLearner::predict_keep`] of a learner on a fixed dictionary with the
     /// kernel row `krow = k_D(x)` given: the same prediction and kept work, bit for
-    /// bit. `None` for a KORS dictionary (nothing done).
+    /// bit. `None` for a KORS dictionary or several outputs (nothing done).
     pub fn predict_keep_krow(&mut self, x: &[f64], krow: &[f64]) -> Option<Result<f64>> {
-        if self.kors.is_some() || krow.len() != self.size() {
+        if self.kors.is_some() || krow.len() != self.size() || self.outputs() != 1 {
             return None;
         }
         self.kept.clear();
@@ -796,14 +796,16 @@ impl NystromAwv {
         let mut sc = std::mem::take(&mut self.scratch);
         sc.krow.clear();
         sc.krow.extend_from_slice(krow);
-        let pred = self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u);
+        let mut pred = vec![0.0];
+        self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u, &mut pred);
         self.scratch = sc;
-        if !pred.is_finite() {
+        let p = pred[0];
+        if !p.is_finite() {
             return Some(self.predict(x));
         }
         self.kept_plan = Some(Plan { added: false, ext: None, pred });
         self.kept.set(x, self.n_seen);
-        Some(Ok(pred))
+        Some(Ok(p))
     }
 
     /// `pre`: the kernel rows of every row (fixed dictionary only).
