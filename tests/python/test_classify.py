@@ -98,3 +98,17 @@ def test_river_multiclass_probabilities_come_before_the_label(rng):
     pa = _river_run(a, X, y, [0, 1, 2])
     pb = _river_run(b, X, y2, [0, 1, 2])
     assert pa[:61] == pb[:61] and pa[61] != pb[61]
+
+
+def test_sklearn_progressive_predict_proba_is_partial_fit_with_its_probabilities(rng):
+    X, y = _three_blobs(rng, 150)
+    a = SklearnClassifier(ks.TaylorAWV(degree=2), scale=False)
+    P = a.progressive_predict_proba(X[:100], y[:100], classes=[0, 1, 2])
+    P2 = a.progressive_predict_proba(X[100:], y[100:])
+    b = SklearnClassifier(ks.TaylorAWV(degree=2), scale=False).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    # row t: the columns' scores before y[t], through the layer before y[t]
+    S = ks.TaylorAWV(degree=2).progressive_predict(X, np.eye(3)[y])
+    np.testing.assert_allclose(np.vstack([P, P2]), Reference().progressive_proba(S, y), rtol=1e-11)
+    with pytest.raises(ks.InputError, match="not the same"):
+        a.progressive_predict_proba(X, y, classes=[0, 1])
