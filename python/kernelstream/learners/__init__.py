@@ -2,6 +2,7 @@
 
 from .autokernel import AutoKernel
 from .averaged_sgd import AveragedKernelSGD
+from ._multi import MultiOutput
 from .base import Learner
 from .conformal import Conformal
 from .fogd import FOGD
@@ -17,6 +18,7 @@ from .taylor_awv import TaylorAWV
 
 __all__ = [
     "Learner",
+    "MultiOutput",
     "KernelAWV",
     "NystromAWV",
     "TaylorAWV",
