@@ -1,8 +1,8 @@
 """Online learners, one module per algorithm (the class docstring cites the paper)."""
 
+from ._multi import MultiOutput
 from .autokernel import AutoKernel
 from .averaged_sgd import AveragedKernelSGD
-from ._multi import MultiOutput
 from .base import Learner
 from .conformal import Conformal
 from .fogd import FOGD
