@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 __version__: str
 
-__all__ = ['AdditiveSobolev2', 'AggregatingAlgorithm', 'AutoKernel', 'AveragedKernelSGD', 'BOA', 'BernoulliPeriodic', 'EWA', 'FOGD', 'Gaussian', 'InputError', 'InternalError', 'KORS', 'Kernel', 'KernelAWV', 'KernelstreamError', 'Laplacian', 'MLPoly', 'MLProd', 'Min', 'Mixture', 'MultiKernelAWV', 'NOGD', 'NumericalError', 'NystromAWV', 'OMKLGF', 'OnlineProjection', 'ParameterError', 'ProsNKons', 'RFFAWV', 'Raker', 'Rng', 'SCALE_MAX', 'SCALE_MIN', 'TaylorAWV', 'VAWMeta', '__version__', '_test_panic', 'build_info', 'get_memory_limit', 'set_memory_limit']
+__all__ = ['AdditiveSobolev2', 'AggregatingAlgorithm', 'AutoKernel', 'AveragedKernelSGD', 'BOA', 'BernoulliPeriodic', 'EWA', 'FOGD', 'Gaussian', 'InputError', 'InternalError', 'KORS', 'Kernel', 'KernelAWV', 'KernelstreamError', 'Laplacian', 'MLPoly', 'MLProd', 'Min', 'Mixture', 'MultiKernelAWV', 'NOGD', 'NumericalError', 'NystromAWV', 'OMKLGF', 'OnlineProjection', 'ParameterError', 'ProsNKons', 'RFFAWV', 'Raker', 'Rng', 'SCALE_MAX', 'SCALE_MIN', 'TaylorAWV', 'VAWMeta', '__version__', '_test_panic', 'aggregation_rules', 'build_info', 'get_memory_limit', 'set_memory_limit']
 
 @final
 class AdditiveSobolev2(Kernel):
@@ -616,6 +616,8 @@ class VAWMeta:
     def weights(self) -> npt.NDArray[np.float64]: ...
 
 def _test_panic() -> None: ...
+
+def aggregation_rules() -> list[dict[str, Any]]: ...
 
 def build_info() -> dict[str, Any]: ...
 
