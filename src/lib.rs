@@ -27,6 +27,7 @@
 pub mod aggregation;
 pub mod awv;
 pub mod bases;
+pub mod calibration;
 pub mod error;
 pub mod features;
 pub(crate) mod interrupt;
@@ -35,6 +36,7 @@ pub mod learners;
 pub mod limits;
 pub(crate) mod linalg;
 pub mod mixture;
+pub mod multi;
 pub mod parallel;
 pub mod params;
 pub mod registry;

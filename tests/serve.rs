@@ -7,11 +7,11 @@
 // Round i reads row i of x and y[i]: an index loop says it plainest.
 #![allow(clippy::needless_range_loop)]
 
-use kernelstream::aggregation::{AnyAggregator, Boa, VawMeta};
+use kernelstream::aggregation::{AnyAggregator, Boa, RuleParams, VawMeta};
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{
-    KernelAwv, MetaRule, MultiKernelAwv, NystromAwv, OnlineLearner, RffAwv, TaylorAwv,
+    KernelAwv, MultiKernelAwv, NystromAwv, OnlineLearner, RffAwv, TaylorAwv,
 };
 use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture};
 use kernelstream::rng::Rng;
@@ -205,8 +205,7 @@ fn nystrom_awv_kept_rounds_equal_pure_ones() {
 #[test]
 fn multi_kernel_awv_kept_rounds_equal_pure_ones() {
     let ks = vec![Kernel::Gaussian { sigma: 0.5 }, Kernel::Laplacian { sigma: 1.0 }];
-    for (rule, clip) in [(MetaRule::Vaw { ridge: false }, None), (MetaRule::Aa, Some((-2.0, 2.0)))]
-    {
+    for (rule, clip) in [("vaw", None), ("aa", Some((-2.0, 2.0)))] {
         let make = || {
             MultiKernelAwv::new(
                 &kernelstream::learners::MultiKernelAwvParams {
@@ -219,7 +218,7 @@ fn multi_kernel_awv_kept_rounds_equal_pure_ones() {
                     seed: 5,
                     ..Default::default()
                 }
-                .with_rule(rule),
+                .with_rule(rule, RuleParams::default()),
             )
             .unwrap()
         };
@@ -319,7 +318,8 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             discount_lams: vec![],
             linear: false,
             share: 0.0,
+            loss_window: 0,
         };
-        same_as_pure(|| AutoKernel::new(&cfg).unwrap(), 110, 3);
+        same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
     }
 }

@@ -3,12 +3,12 @@
 //! Theorems 2-3).
 use kernelstream::aggregation::{
     progressive_predict, AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd,
-    VawMeta,
+    RuleParams, VawMeta,
 };
 use kernelstream::awv::LinearAwv;
 use kernelstream::features::{FeatureMap, RandomFourier, RffVariant};
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{MetaRule, MultiKernelAwv, OnlineLearner, RffAwv};
+use kernelstream::learners::{MultiKernelAwv, OnlineLearner, RffAwv};
 use kernelstream::rng::Rng;
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
@@ -201,7 +201,7 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
             seed: 5,
             ..Default::default()
         }
-        .with_rule(MetaRule::Vaw { ridge: false }),
+        .with_rule("vaw", RuleParams::default()),
     )
     .unwrap();
     let mut single = RffAwv::new(&kernelstream::learners::RffAwvParams {
@@ -259,7 +259,7 @@ fn multi_kernel_with_one_kernel_and_ridge_at_both_levels() {
             seed: 6,
             ..Default::default()
         }
-        .with_rule(MetaRule::Vaw { ridge: true }),
+        .with_rule("vaw", RuleParams { ridge: true, ..RuleParams::default() }),
     )
     .unwrap();
     let mut single = RffAwv::new(&kernelstream::learners::RffAwvParams {
@@ -296,8 +296,29 @@ fn multi_kernel_with_one_kernel_and_ridge_at_both_levels() {
 
 #[test]
 fn meta_ridge_needs_the_vaw_rule() {
-    assert!(MetaRule::from_name("ewa", 0.5, true, true).is_err());
-    assert_eq!(MetaRule::from_name("vaw", 0.5, true, true).unwrap(), MetaRule::Vaw { ridge: true });
+    let ks = vec![Kernel::Gaussian { sigma: 1.0 }];
+    let p = RuleParams { ridge: true, ..RuleParams::default() };
+    let clip = Some((0.0, 1.0));
+    let make = |rule| {
+        MultiKernelAwv::new(
+            &kernelstream::learners::MultiKernelAwvParams {
+                kernels: ks.clone(),
+                n_features: 4,
+                lam: 1.0,
+                features: RffVariant::Cos,
+                ridge: false,
+                clip,
+                seed: 0,
+                ..Default::default()
+            }
+            .with_rule(rule, p),
+        )
+    };
+    assert!(make("ewa").is_err());
+    match make("vaw").unwrap().meta_rule() {
+        AnyAggregator::Vaw(m) => assert!(m.ridge()),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

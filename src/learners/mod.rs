@@ -3,6 +3,7 @@
 //! protocol over whole arrays for any of them.
 
 pub mod averaged_sgd;
+mod batch;
 pub mod feature_awv;
 pub mod fogd;
 pub mod kept;
@@ -27,7 +28,7 @@ pub use kept::Kept;
 pub use kernel_awv::{KernelAwv, KernelAwvParams};
 pub use linear_awv::LinearAwvLearner;
 pub use losses::Loss;
-pub use multi_kernel_awv::{MetaRule, MultiKernelAwv, MultiKernelAwvParams};
+pub use multi_kernel_awv::{MultiKernelAwv, MultiKernelAwvParams};
 pub use nogd::{Nogd, NogdParams};
 pub use nystrom_awv::{
     auto_block_size as nystrom_auto_block_size, FixedDictionary, NystromAwv, NystromAwvParams,
@@ -125,11 +126,7 @@ pub trait OnlineLearner {
     /// onto `out`; polls Ctrl-C. The default loops [`OnlineLearner::predict`]; a
     /// learner may batch it (for example as one matrix-matrix product).
     fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
-        for row in x.chunks_exact(d) {
-            crate::interrupt::poll()?;
-            out.push(self.predict(row)?);
-        }
-        Ok(())
+        batch::predict_each(self, x, d, out)
     }
 
     /// Rounds learned so far.

@@ -9,8 +9,8 @@
 //!    the covariance; with `ridge`, online ridge: the current point left out,
 //!    the forecaster of the second author's public code, docs/choices.md);
 //! 3. meta input `z_t`, or `clip(z_t, lo, hi)` if `clip` is set (eq. 28);
-//! 4. meta prediction `y_hat_t` (VAW2: `aggregator = vaw`, itself VAW or, with
-//!    `MetaRule::Vaw { ridge: true }`, online ridge; VAW-EWA, -Aggr, -BOA,
+//! 4. meta prediction `y_hat_t` by a rule of [`crate::aggregation::RULES`] (VAW2:
+//!    `"vaw"`, itself VAW or, with `ridge`, online ridge; VAW-EWA, -Aggr, -BOA,
 //!    -ML-Poly, -ML-Prod otherwise);
 //! 5. then `y_t` updates every expert (on the raw label) and the meta rule.
 //!
@@ -24,9 +24,7 @@
 //! rounding (bit for bit with `block_size = 1`), for any number of threads.
 
 use super::OnlineLearner;
-use crate::aggregation::{
-    AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
-};
+use crate::aggregation::{Aggregator, AnyAggregator, RuleParams};
 use crate::awv::{auto_block_size, check_block_size, LinearAwv};
 use crate::error::{positive, Result};
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
@@ -36,55 +34,6 @@ use crate::parallel::{check_threads, Workers};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
-/// Which meta rule and its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub enum MetaRule {
-    /// A second VAW on the expert predictions; `ridge`: online ridge instead.
-    Vaw {
-        ridge: bool,
-    },
-    Ewa {
-        eta: f64,
-    },
-    Aa,
-    Boa {
-        gradient: bool,
-    },
-    MlPoly {
-        gradient: bool,
-    },
-    MlProd {
-        gradient: bool,
-    },
-}
-
-impl MetaRule {
-    /// From the Python names `"vaw"`, `"ewa"`, `"aa"`, `"boa"`, `"mlpoly"`, `"mlprod"`.
-    /// `meta_ridge` (online ridge at the meta level) exists for `"vaw"` only.
-    pub fn from_name(name: &str, eta: f64, gradient: bool, meta_ridge: bool) -> Result<Self> {
-        if meta_ridge && name != "vaw" {
-            return crate::param_err!(
-                "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {name:?}"
-            );
-        }
-        // eta is checked whatever the rule, so that a bad value is never silently kept
-        positive("eta", eta)?;
-        Ok(match name {
-            "vaw" => MetaRule::Vaw { ridge: meta_ridge },
-            "ewa" => MetaRule::Ewa { eta: positive("eta", eta)? },
-            "aa" => MetaRule::Aa,
-            "boa" => MetaRule::Boa { gradient },
-            "mlpoly" => MetaRule::MlPoly { gradient },
-            "mlprod" => MetaRule::MlProd { gradient },
-            _ => {
-                return crate::param_err!(
-                    "aggregator must be one of \"vaw\", \"ewa\", \"aa\", \"boa\", \"mlpoly\", \"mlprod\", got {name:?}"
-                )
-            }
-        })
-    }
-}
-
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MultiKernelAwv {
     kernels: Vec<Kernel>,
@@ -93,7 +42,10 @@ pub struct MultiKernelAwv {
     variant: RffVariant,
     /// Online ridge (current point left out) for the experts.
     ridge: bool,
-    rule: MetaRule,
+    /// The meta rule as built for this configuration (fresh: no round played); the
+    /// first round plays a copy of it. Boxed: the VAW rule's engine would make every
+    /// `AnyLearner` as large.
+    rule: Box<AnyAggregator>,
     clip: Option<(f64, f64)>,
     seed: u64,
     /// Forgetting factor of the experts (docs/choices.md, "Discounted AWV").
@@ -161,16 +113,16 @@ crate::params! {
         n_features: usize = 50 => "int", "in [1, 20000]";
         /// Ridge parameter `lambda` of the experts (and of a VAW meta level).
         lam: f64 = 1.0 => "float", "> 0";
-        /// The meta rule.
+        /// The meta rule, a name of [`crate::aggregation::RULES`].
         aggregator: String = "vaw".into() => "str", "one of ('vaw', 'ewa', 'aa', 'boa', 'mlpoly', 'mlprod')";
         /// Label range `(lo, hi)` the expert predictions are clipped to (needed by "aa").
         clip: Option<(f64, f64)> = None => "seq", "None or a pair of finite numbers lo < hi";
         /// Seed of the frequencies.
         seed: u64 = 0 => "int", ">= 0";
         /// Learning rate of "ewa".
-        eta: f64 = 0.5 => "float", "> 0";
+        eta: f64 = RuleParams::default().eta => "float", "> 0";
         /// Linearised (gradient) losses for "boa", "mlpoly", "mlprod".
-        gradient: bool = true => "bool", "True or False";
+        gradient: bool = RuleParams::default().gradient => "bool", "True or False";
         /// The feature map.
         features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
         /// Online ridge (predict with `A_{t-1}`) instead of AWV for the experts.
@@ -190,7 +142,23 @@ crate::params! {
 
 impl MultiKernelAwvParams {
     pub fn validate(&self) -> Result<()> {
-        if self.kernels.is_empty() {
+        self.meta()?.with_share(self.share).map(|_| ())
+    }
+
+    /// These parameters with the meta rule `rule` and its parameters (`eta`, `gradient`,
+    /// `ridge` as `meta_ridge`).
+    pub fn with_rule(mut self, rule: &str, p: RuleParams) -> Self {
+        self.aggregator = rule.into();
+        self.eta = p.eta;
+        self.gradient = p.gradient;
+        self.meta_ridge = Some(p.ridge);
+        self
+    }
+
+    /// Checks every value but `share`; the meta rule (fresh, without Fixed Share).
+    fn meta(&self) -> Result<AnyAggregator> {
+        let (kernels, clip, rule) = (&self.kernels, self.clip, self.aggregator.as_str());
+        if kernels.is_empty() {
             return crate::param_err!("kernels must hold at least one kernel");
         }
         positive("lam", self.lam)?;
@@ -200,68 +168,44 @@ impl MultiKernelAwvParams {
                 "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
             );
         }
-        if let Some((lo, hi)) = self.clip {
+        if let Some((lo, hi)) = clip {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {
                 return crate::param_err!(
                     "clip must be a pair of finite numbers lo < hi, got ({lo}, {hi})"
                 );
             }
         }
-        let rule = self.meta_rule()?;
-        if rule == MetaRule::Aa && self.clip.is_none() {
+        if rule == "aa" && clip.is_none() {
             return crate::param_err!(
                 "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
             );
         }
+        // None: online ridge at the meta level too when the meta level is VAW
+        let meta_ridge = self.meta_ridge.unwrap_or(self.ridge && rule == "vaw");
+        if meta_ridge && rule != "vaw" {
+            return crate::param_err!(
+                "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {rule:?}"
+            );
+        }
+        // eta is checked whatever the rule, so that a bad value is never silently kept
+        positive("eta", self.eta)?;
         check_block_size(self.block_size)?;
         check_threads(self.threads)?;
         crate::awv::check_gamma(self.gamma)?;
-        crate::aggregation::check_share(self.share)?;
-        if self.share > 0.0 && matches!(rule, MetaRule::Vaw { .. } | MetaRule::Aa) {
-            return crate::param_err!(
-                "share (Fixed Share) needs aggregator \"ewa\", \"boa\", \"mlpoly\" or \"mlprod\""
-            );
-        }
-        Ok(())
-    }
-
-    /// The meta rule (`meta_ridge` None: `ridge` when the rule is "vaw").
-    pub fn meta_rule(&self) -> Result<MetaRule> {
-        let name = self.aggregator.as_str();
-        let meta_ridge = self.meta_ridge.unwrap_or(self.ridge && name == "vaw");
-        MetaRule::from_name(name, self.eta, self.gradient, meta_ridge)
-    }
-
-    /// These parameters with the meta rule `rule` (its name and settings).
-    pub fn with_rule(mut self, rule: MetaRule) -> Self {
-        let (name, meta_ridge) = match rule {
-            MetaRule::Vaw { ridge } => ("vaw", ridge),
-            MetaRule::Ewa { eta } => {
-                self.eta = eta;
-                ("ewa", false)
-            }
-            MetaRule::Aa => ("aa", false),
-            MetaRule::Boa { gradient }
-            | MetaRule::MlPoly { gradient }
-            | MetaRule::MlProd { gradient } => {
-                self.gradient = gradient;
-                match rule {
-                    MetaRule::Boa { .. } => ("boa", false),
-                    MetaRule::MlPoly { .. } => ("mlpoly", false),
-                    _ => ("mlprod", false),
-                }
-            }
-        };
-        self.aggregator = name.into();
-        self.meta_ridge = Some(meta_ridge);
-        self
+        let (lo, hi) = clip.unwrap_or((0.0, 1.0));
+        let (lam, eta, gradient) = (self.lam, self.eta, self.gradient);
+        let params =
+            RuleParams { lam, lo, hi, eta, gradient, ridge: meta_ridge, ..RuleParams::default() };
+        AnyAggregator::from_spec(rule, kernels.len(), &params)
     }
 }
 
 impl MultiKernelAwv {
+    /// The learner; the meta rule is built through [`AnyAggregator::from_spec`] (the
+    /// meta VAW's ridge is `lam`, the AA's range `clip`).
     pub fn new(p: &MultiKernelAwvParams) -> Result<Self> {
         p.validate()?;
-        let rule = p.meta_rule()?;
+        let rule = Box::new(p.meta()?);
         let MultiKernelAwvParams { ref kernels, n_features, lam, clip, seed, ridge, .. } = *p;
         let (kernels, variant) = (kernels.clone(), p.features);
         let me = MultiKernelAwv {
@@ -281,7 +225,6 @@ impl MultiKernelAwv {
             kept: Default::default(),
         };
         me.check_memory(None)?;
-        me.make_meta()?;
         me.with_block_size(p.block_size)?.with_threads(p.threads)?.with_drift(p.gamma, p.share)
     }
 
@@ -340,13 +283,8 @@ impl MultiKernelAwv {
     /// Fixed Share rate `share` in [0, 1] (EWA, BOA, ML-Poly, ML-Prod only).
     pub fn with_drift(mut self, gamma: f64, share: f64) -> Result<Self> {
         self.gamma = crate::awv::check_gamma(gamma)?;
-        self.share = crate::aggregation::check_share(share)?;
-        if share > 0.0 && matches!(self.rule, MetaRule::Vaw { .. } | MetaRule::Aa) {
-            return crate::param_err!(
-                "share (Fixed Share) needs aggregator \"ewa\", \"boa\", \"mlpoly\" or \"mlprod\""
-            );
-        }
-        self.make_meta()?;
+        self.rule = Box::new(self.rule.with_share(share)?);
+        self.share = share;
         Ok(self)
     }
 
@@ -358,24 +296,9 @@ impl MultiKernelAwv {
         self.share
     }
 
+    /// A fresh copy of the meta rule.
     fn make_meta(&self) -> Result<AnyAggregator> {
-        let n = self.kernels.len();
-        let s = self.share;
-        Ok(match self.rule {
-            MetaRule::Vaw { ridge } => AnyAggregator::Vaw(VawMeta::new(n, self.lam, ridge)?),
-            MetaRule::Ewa { eta } => AnyAggregator::Ewa(Ewa::new(n, eta)?.with_share(s)?),
-            MetaRule::Aa => {
-                let (lo, hi) = self.clip.unwrap_or((0.0, 1.0));
-                AnyAggregator::Aa(AggregatingAlgorithm::new(n, lo, hi)?)
-            }
-            MetaRule::Boa { gradient } => AnyAggregator::Boa(Boa::new(n, gradient)?.with_share(s)?),
-            MetaRule::MlPoly { gradient } => {
-                AnyAggregator::MlPoly(MlPoly::new(n, gradient)?.with_share(s)?)
-            }
-            MetaRule::MlProd { gradient } => {
-                AnyAggregator::MlProd(MlProd::new(n, gradient)?.with_share(s)?)
-            }
-        })
+        Ok(self.rule.as_ref().clone())
     }
 
     fn feature_dim(&self) -> usize {
@@ -411,19 +334,10 @@ impl MultiKernelAwv {
         }
         let r = self.feature_dim();
         let n = self.kernels.len();
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("MultiKernelAWV state missing".into()))?;
-        if st.v.len() != r {
-            st.v = vec![0.0; r];
-        }
-        if st.z.len() != n {
-            st.z = vec![0.0; n];
-        }
-        if st.raw.len() != n {
-            st.raw = vec![0.0; n];
-        }
+        let st = super::batch::built(&mut self.state, "MultiKernelAWV")?;
+        super::batch::sized(&mut st.v, r);
+        super::batch::sized(&mut st.z, n);
+        super::batch::sized(&mut st.raw, n);
         if st.scratch.len() != n {
             st.scratch = vec![Scratch::default(); n];
         }
@@ -437,6 +351,11 @@ impl MultiKernelAwv {
     /// The experts' AWV engines, in kernel order (None before the first round).
     pub fn experts(&self) -> Option<&[LinearAwv]> {
         self.state.as_ref().map(|s| s.experts.as_slice())
+    }
+
+    /// The meta rule as configured (no round played).
+    pub fn meta_rule(&self) -> &AnyAggregator {
+        &self.rule
     }
 
     /// The meta rule (None before the first round).
@@ -726,19 +645,7 @@ impl OnlineLearner for MultiKernelAwv {
         Ok(meta.predict_update(z, y))
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(x, d, y, Some(out), None)
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        self.run_rows(x, d, y, None, None)
-    }
+    super::batch::run_rows_batch_paths!(None);
 
     /// The experts' predictions as matrix-matrix products ([`LinearAwv::predict_many`],
     /// experts in parallel) when the learner runs blocks; single predictions (bit for
@@ -748,13 +655,7 @@ impl OnlineLearner for MultiKernelAwv {
             .state
             .as_ref()
             .filter(|_| self.block_size.unwrap_or_else(|| auto_block_size(self.feature_dim())) > 1);
-        let Some(st) = blocked else {
-            for row in x.chunks_exact(d) {
-                crate::interrupt::poll()?;
-                out.push(self.predict(row)?);
-            }
-            return Ok(());
-        };
+        let Some(st) = blocked else { return super::batch::predict_each(self, x, d, out) };
         let nk = st.experts.len();
         let workers = Workers::new(self.threads);
         let mut cols = vec![Vec::new(); nk];
@@ -795,13 +696,18 @@ impl OnlineLearner for MultiKernelAwv {
 }
 
 // The format version of a pickled MultiKernelAwv: bump it when a serialised field changes.
-crate::state::state_version!(MultiKernelAwv, 4);
+crate::state::state_version!(MultiKernelAwv, 5);
 
 impl crate::state::ValidState for MultiKernelAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
-        let Some(st) = &self.state else { return Ok(()) };
         let n = self.kernels.len();
+        self.rule.validate()?;
+        len_is("the meta rule's experts", self.rule.n_experts(), n)?;
+        ensure(self.rule.n_seen() == 0, || {
+            "the meta rule's configuration has played rounds".into()
+        })?;
+        let Some(st) = &self.state else { return Ok(()) };
         len_is("feature maps", st.features.len(), n)?;
         len_is("experts", st.experts.len(), n)?;
         for (f, e) in st.features.iter().zip(&st.experts) {
@@ -814,20 +720,12 @@ impl crate::state::ValidState for MultiKernelAwv {
             same("lam", &e.lam(), &self.lam)?;
         }
         st.meta.validate()?;
-        st.meta.check_config(&self.make_meta()?)
+        st.meta.check_config(&self.rule)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernels", &self.kernels, &fresh.kernels)?;
-        same("n_features", &self.n_features, &fresh.n_features)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("features", &self.variant, &fresh.variant)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
-        same("aggregator", &self.rule, &fresh.rule)?;
-        same("clip", &self.clip, &fresh.clip)?;
-        same("seed", &self.seed, &fresh.seed)?;
-        same("gamma", &self.gamma, &fresh.gamma)?;
-        same("share", &self.share, &fresh.share)
+        self.rule.check_config(&fresh.rule)?;
+        crate::state::same_fields!(self, fresh;
+            kernels, n_features, lam, variant: "features", ridge, clip, seed, gamma, share)
     }
     fn adopt_settings(&mut self, fresh: &Self) {
         self.block_size = fresh.block_size;

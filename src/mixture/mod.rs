@@ -6,7 +6,10 @@
 pub mod any;
 pub mod autokernel;
 pub mod experts;
+pub mod loss_scale;
 pub mod scale;
+mod shared_features;
+mod warm_krr;
 
 pub use any::AnyLearner;
 pub use autokernel::{AutoKernel, AutoKernelConfig, AutoKernelParams, ExpertFeatures, ExpertSpec};

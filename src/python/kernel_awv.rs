@@ -26,3 +26,4 @@ impl PyKernelAwv {
 }
 
 crate::learner_protocol!(PyKernelAwv, KernelAwv);
+crate::multi_output_protocol!(PyKernelAwv);

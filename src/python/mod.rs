@@ -8,6 +8,7 @@
 mod aggregation;
 mod averaged_sgd;
 mod build_info;
+mod calibration;
 pub mod convert;
 pub mod errors;
 mod fogd;
@@ -16,6 +17,7 @@ mod kernels;
 pub mod kors;
 mod mixture;
 mod multi_kernel_awv;
+pub mod multi_output;
 mod nystrom_awv;
 mod online_projection;
 pub mod params;
@@ -63,5 +65,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     registry::register(m)?;
     m.add_function(wrap_pyfunction!(registry::registry, m)?)?;
     build_info::register(m)?;
+    calibration::register(m)?;
     Ok(())
 }

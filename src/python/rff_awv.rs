@@ -56,3 +56,4 @@ impl PyRffAwv {
 }
 
 crate::learner_protocol!(PyRffAwv, RffAwv);
+crate::multi_output_protocol!(PyRffAwv);

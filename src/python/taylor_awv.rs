@@ -42,3 +42,4 @@ impl PyTaylorAwv {
 }
 
 crate::learner_protocol!(PyTaylorAwv, TaylorAwv);
+crate::multi_output_protocol!(PyTaylorAwv);
