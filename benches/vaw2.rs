@@ -2,7 +2,7 @@
 //! Target: one MultiKernelAWV round with the 76-kernel grid and m = 50 <= 60 microseconds.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kernelstream::aggregation::{
-    AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
+    AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, RuleParams, VawMeta,
 };
 use kernelstream::features::{FeatureMap, RandomFourier, RffVariant};
 use kernelstream::kernels::Kernel;
@@ -55,17 +55,19 @@ fn bench_multi_kernel(c: &mut Criterion) {
     let mut g = c.benchmark_group("multi_kernel_awv_round_76x50");
     for &(d, name) in &[(1usize, "vaw"), (5, "vaw"), (5, "mlprod"), (16, "vaw")] {
         let clip = if name == "vaw" { None } else { Some((0.0, 1.0)) };
-        let mut l = MultiKernelAwv::new(&kernelstream::learners::MultiKernelAwvParams {
-            kernels: vaw2_grid(),
-            n_features: 50,
-            lam: 1.0,
-            features: RffVariant::Cos,
-            ridge: false,
-            clip,
-            seed: 0,
-            aggregator: name.into(),
-            ..Default::default()
-        })
+        let mut l = MultiKernelAwv::new(
+            &kernelstream::learners::MultiKernelAwvParams {
+                kernels: vaw2_grid(),
+                n_features: 50,
+                lam: 1.0,
+                features: RffVariant::Cos,
+                ridge: false,
+                clip,
+                seed: 0,
+                ..Default::default()
+            }
+            .with_rule(name, RuleParams::default()),
+        )
         .unwrap();
         let xs = inputs(d, 3);
         for x in &xs {

@@ -35,20 +35,19 @@ fn learner(n_kernels: usize, m: usize, ridge: bool, rule: Rule) -> MultiKernelAw
         })
         .collect();
     let clip = if rule.0 == "vaw" { None } else { Some((-2.0, 2.0)) };
-    MultiKernelAwv::new(&kernelstream::learners::MultiKernelAwvParams {
-        kernels,
-        n_features: m,
-        lam: 1.0,
-        features: RffVariant::Cos,
-        ridge,
-        clip,
-        seed: 7,
-        aggregator: rule.0.into(),
-        eta: rule.1.eta,
-        gradient: rule.1.gradient,
-        meta_ridge: Some(rule.1.ridge),
-        ..Default::default()
-    })
+    MultiKernelAwv::new(
+        &kernelstream::learners::MultiKernelAwvParams {
+            kernels,
+            n_features: m,
+            lam: 1.0,
+            features: RffVariant::Cos,
+            ridge,
+            clip,
+            seed: 7,
+            ..Default::default()
+        }
+        .with_rule(rule.0, rule.1),
+    )
     .unwrap()
 }
 

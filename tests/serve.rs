@@ -7,7 +7,7 @@
 // Round i reads row i of x and y[i]: an index loop says it plainest.
 #![allow(clippy::needless_range_loop)]
 
-use kernelstream::aggregation::{AnyAggregator, Boa, VawMeta};
+use kernelstream::aggregation::{AnyAggregator, Boa, RuleParams, VawMeta};
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{
@@ -207,17 +207,19 @@ fn multi_kernel_awv_kept_rounds_equal_pure_ones() {
     let ks = vec![Kernel::Gaussian { sigma: 0.5 }, Kernel::Laplacian { sigma: 1.0 }];
     for (rule, clip) in [("vaw", None), ("aa", Some((-2.0, 2.0)))] {
         let make = || {
-            MultiKernelAwv::new(&kernelstream::learners::MultiKernelAwvParams {
-                kernels: ks.clone(),
-                n_features: 16,
-                lam: 1.0,
-                features: RffVariant::CosSin,
-                ridge: false,
-                clip,
-                seed: 5,
-                aggregator: rule.into(),
-                ..Default::default()
-            })
+            MultiKernelAwv::new(
+                &kernelstream::learners::MultiKernelAwvParams {
+                    kernels: ks.clone(),
+                    n_features: 16,
+                    lam: 1.0,
+                    features: RffVariant::CosSin,
+                    ridge: false,
+                    clip,
+                    seed: 5,
+                    ..Default::default()
+                }
+                .with_rule(rule, RuleParams::default()),
+            )
             .unwrap()
         };
         same_as_pure(make, 90, 3);
@@ -316,7 +318,8 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             discount_lams: vec![],
             linear: false,
             share: 0.0,
+            loss_window: 0,
         };
-        same_as_pure(|| AutoKernel::new(&cfg).unwrap(), 110, 3);
+        same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
     }
 }

@@ -3,7 +3,7 @@
 //! Theorems 2-3).
 use kernelstream::aggregation::{
     progressive_predict, AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd,
-    VawMeta,
+    RuleParams, VawMeta,
 };
 use kernelstream::awv::LinearAwv;
 use kernelstream::features::{FeatureMap, RandomFourier, RffVariant};
@@ -190,18 +190,19 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
     // learner's Rng), and the meta VAW on the scalar z gives
     // y_hat = z * (sum_{s<t} y_s z_s) / (lam + sum_{s<=t} z_s^2).
     let k = Kernel::Gaussian { sigma: 0.7 };
-    let mut mk = MultiKernelAwv::new(&kernelstream::learners::MultiKernelAwvParams {
-        kernels: vec![k],
-        n_features: 20,
-        lam: 1.0,
-        features: RffVariant::Cos,
-        ridge: false,
-        clip: None,
-        seed: 5,
-        aggregator: "vaw".into(),
-        meta_ridge: Some(false),
-        ..Default::default()
-    })
+    let mut mk = MultiKernelAwv::new(
+        &kernelstream::learners::MultiKernelAwvParams {
+            kernels: vec![k],
+            n_features: 20,
+            lam: 1.0,
+            features: RffVariant::Cos,
+            ridge: false,
+            clip: None,
+            seed: 5,
+            ..Default::default()
+        }
+        .with_rule("vaw", RuleParams::default()),
+    )
     .unwrap();
     let mut single = RffAwv::new(&kernelstream::learners::RffAwvParams {
         kernel: Some(k),
@@ -247,18 +248,19 @@ fn multi_kernel_with_one_kernel_and_ridge_at_both_levels() {
     // phi_t^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} sum_{s<t} y_s phi_s.
     let k = Kernel::Laplacian { sigma: 0.9 };
     let (m, lam) = (15usize, 0.5);
-    let mut mk = MultiKernelAwv::new(&kernelstream::learners::MultiKernelAwvParams {
-        kernels: vec![k],
-        n_features: m,
-        lam,
-        features: RffVariant::CosSin,
-        ridge: true,
-        clip: None,
-        seed: 6,
-        aggregator: "vaw".into(),
-        meta_ridge: Some(true),
-        ..Default::default()
-    })
+    let mut mk = MultiKernelAwv::new(
+        &kernelstream::learners::MultiKernelAwvParams {
+            kernels: vec![k],
+            n_features: m,
+            lam,
+            features: RffVariant::CosSin,
+            ridge: true,
+            clip: None,
+            seed: 6,
+            ..Default::default()
+        }
+        .with_rule("vaw", RuleParams { ridge: true, ..RuleParams::default() }),
+    )
     .unwrap();
     let mut single = RffAwv::new(&kernelstream::learners::RffAwvParams {
         kernel: Some(k),
@@ -294,15 +296,23 @@ fn multi_kernel_with_one_kernel_and_ridge_at_both_levels() {
 
 #[test]
 fn meta_ridge_needs_the_vaw_rule() {
-    let make = |rule: &str| {
-        MultiKernelAwv::new(&kernelstream::learners::MultiKernelAwvParams {
-            kernels: vec![Kernel::Gaussian { sigma: 1.0 }],
-            n_features: 4,
-            clip: Some((0.0, 1.0)),
-            aggregator: rule.into(),
-            meta_ridge: Some(true),
-            ..Default::default()
-        })
+    let ks = vec![Kernel::Gaussian { sigma: 1.0 }];
+    let p = RuleParams { ridge: true, ..RuleParams::default() };
+    let clip = Some((0.0, 1.0));
+    let make = |rule| {
+        MultiKernelAwv::new(
+            &kernelstream::learners::MultiKernelAwvParams {
+                kernels: ks.clone(),
+                n_features: 4,
+                lam: 1.0,
+                features: RffVariant::Cos,
+                ridge: false,
+                clip,
+                seed: 0,
+                ..Default::default()
+            }
+            .with_rule(rule, p),
+        )
     };
     assert!(make("ewa").is_err());
     match make("vaw").unwrap().meta_rule() {

@@ -113,16 +113,16 @@ crate::params! {
         n_features: usize = 50 => "int", "in [1, 20000]";
         /// Ridge parameter `lambda` of the experts (and of a VAW meta level).
         lam: f64 = 1.0 => "float", "> 0";
-        /// The meta rule.
+        /// The meta rule, a name of [`crate::aggregation::RULES`].
         aggregator: String = "vaw".into() => "str", "a rule of _core.aggregation_rules()";
         /// Label range `(lo, hi)` the expert predictions are clipped to (needed by "aa").
         clip: Option<(f64, f64)> = None => "seq", "None or a pair of finite numbers lo < hi";
         /// Seed of the frequencies.
         seed: u64 = 0 => "int", ">= 0";
         /// Learning rate of "ewa".
-        eta: f64 = 0.5 => "float", "> 0";
+        eta: f64 = RuleParams::default().eta => "float", "> 0";
         /// Linearised (gradient) losses for "boa", "mlpoly", "mlprod".
-        gradient: bool = true => "bool", "True or False";
+        gradient: bool = RuleParams::default().gradient => "bool", "True or False";
         /// The feature map.
         features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
         /// Online ridge (predict with `A_{t-1}`) instead of AWV for the experts.
@@ -142,7 +142,23 @@ crate::params! {
 
 impl MultiKernelAwvParams {
     pub fn validate(&self) -> Result<()> {
-        if self.kernels.is_empty() {
+        self.meta()?.with_share(self.share).map(|_| ())
+    }
+
+    /// These parameters with the meta rule `rule` and its parameters (`eta`, `gradient`,
+    /// `ridge` as `meta_ridge`).
+    pub fn with_rule(mut self, rule: &str, p: RuleParams) -> Self {
+        self.aggregator = rule.into();
+        self.eta = p.eta;
+        self.gradient = p.gradient;
+        self.meta_ridge = Some(p.ridge);
+        self
+    }
+
+    /// Checks every value but `share`; the meta rule (fresh, without Fixed Share).
+    fn meta(&self) -> Result<AnyAggregator> {
+        let (kernels, clip, rule) = (&self.kernels, self.clip, self.aggregator.as_str());
+        if kernels.is_empty() {
             return crate::param_err!("kernels must hold at least one kernel");
         }
         positive("lam", self.lam)?;
@@ -152,56 +168,44 @@ impl MultiKernelAwvParams {
                 "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
             );
         }
-        if let Some((lo, hi)) = self.clip {
+        if let Some((lo, hi)) = clip {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {
                 return crate::param_err!(
                     "clip must be a pair of finite numbers lo < hi, got ({lo}, {hi})"
                 );
             }
         }
-        if self.aggregator == "aa" && self.clip.is_none() {
+        if rule == "aa" && clip.is_none() {
             return crate::param_err!(
                 "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
             );
         }
-        check_block_size(self.block_size)?;
-        check_threads(self.threads)?;
-        crate::awv::check_gamma(self.gamma)?;
-        self.meta_rule().map(|_| ())
-    }
-
-    /// The meta rule, from the one table of rules ([`AnyAggregator::from_spec`]): the
-    /// aggregator by name with `eta`, `gradient` and `share`, the experts' `lam` at a VAW
-    /// meta level, `clip` as AA's label range; online ridge at a VAW meta level with
-    /// `meta_ridge` (None: `ridge` when the rule is "vaw").
-    pub fn meta_rule(&self) -> Result<AnyAggregator> {
-        let name = self.aggregator.as_str();
-        let meta_ridge = self.meta_ridge.unwrap_or(self.ridge && name == "vaw");
-        if meta_ridge && name != "vaw" {
+        // None: online ridge at the meta level too when the meta level is VAW
+        let meta_ridge = self.meta_ridge.unwrap_or(self.ridge && rule == "vaw");
+        if meta_ridge && rule != "vaw" {
             return crate::param_err!(
-                "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {name:?}"
+                "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {rule:?}"
             );
         }
         // eta is checked whatever the rule, so that a bad value is never silently kept
         positive("eta", self.eta)?;
-        let (lo, hi) = self.clip.unwrap_or((0.0, 1.0));
-        let p = RuleParams {
-            lam: self.lam,
-            ridge: meta_ridge,
-            eta: self.eta,
-            lo,
-            hi,
-            gradient: self.gradient,
-            share: self.share,
-        };
-        AnyAggregator::from_spec(name, self.kernels.len(), &p)
+        check_block_size(self.block_size)?;
+        check_threads(self.threads)?;
+        crate::awv::check_gamma(self.gamma)?;
+        let (lo, hi) = clip.unwrap_or((0.0, 1.0));
+        let (lam, eta, gradient) = (self.lam, self.eta, self.gradient);
+        let params =
+            RuleParams { lam, lo, hi, eta, gradient, ridge: meta_ridge, ..RuleParams::default() };
+        AnyAggregator::from_spec(rule, kernels.len(), &params)
     }
 }
 
 impl MultiKernelAwv {
+    /// The learner; the meta rule is built through [`AnyAggregator::from_spec`] (the
+    /// meta VAW's ridge is `lam`, the AA's range `clip`).
     pub fn new(p: &MultiKernelAwvParams) -> Result<Self> {
         p.validate()?;
-        let rule = Box::new(p.meta_rule()?);
+        let rule = Box::new(p.meta()?);
         let MultiKernelAwvParams { ref kernels, n_features, lam, clip, seed, ridge, .. } = *p;
         let (kernels, variant) = (kernels.clone(), p.features);
         let me = MultiKernelAwv {

@@ -8,6 +8,7 @@
 mod aggregation;
 mod averaged_sgd;
 mod build_info;
+mod calibration;
 pub mod convert;
 pub mod errors;
 mod fogd;
@@ -64,5 +65,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     registry::register(m)?;
     m.add_function(wrap_pyfunction!(registry::registry, m)?)?;
     build_info::register(m)?;
+    calibration::register(m)?;
     Ok(())
 }

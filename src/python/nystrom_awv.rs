@@ -90,3 +90,4 @@ impl PyNystromAwv {
 }
 
 crate::learner_protocol!(PyNystromAwv, NystromAwv);
+crate::multi_output_protocol!(PyNystromAwv);
