@@ -102,6 +102,7 @@ fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
         discount_lams: vec![],
         linear: false,
         share: 0.0,
+        loss_window: 0,
     }
 }
 
@@ -162,20 +163,28 @@ fn autokernel_round_by_round_equals_block_and_learns() {
 
 #[test]
 fn mixture_state_is_validated_as_a_whole() {
-    // bincode is positional: this tuple has the fields of a Mixture, with a rule over
-    // 2 experts for 3 experts.
-    let bad =
-        (experts(), AnyAggregator::Boa(Boa::new(2, true).unwrap()), Some(3usize), 0u64, 1usize);
+    // bincode is positional: these tuples have the fields of a Mixture (experts, rule,
+    // input dimension, rounds, threads, loss scale as (window, num, den)).
+    let none: Option<(f64, f64, f64)> = None;
+    let boa = |n| AnyAggregator::Boa(Boa::new(n, true).unwrap());
+    // a rule over 2 experts for 3 experts
+    let bad = (experts(), boa(2), Some(3usize), 0u64, 1usize, none);
     let bytes = bincode::serialize(&bad).unwrap();
     assert!(bincode::deserialize::<Mixture>(&bytes).is_err());
-    let good =
-        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(3usize), 0u64, 1usize);
+    let good = (experts(), boa(3), Some(3usize), 0u64, 1usize, none);
     let bytes = bincode::serialize(&good).unwrap();
     let m: Mixture = bincode::deserialize(&bytes).unwrap();
     assert_eq!(m.n_experts(), 3);
-    let zero_d =
-        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(0usize), 0u64, 1usize);
+    let zero_d = (experts(), boa(3), Some(0usize), 0u64, 1usize, none);
     assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&zero_d).unwrap()).is_err());
+    // the loss scale: a window of at least one whole round, finite non-negative sums
+    let scaled = (experts(), boa(3), Some(3usize), 0u64, 1usize, Some((10.0, 0.5, 2.0)));
+    let m: Mixture = bincode::deserialize(&bincode::serialize(&scaled).unwrap()).unwrap();
+    assert_eq!(m.loss_window(), Some(10));
+    for ls in [(0.0, 0.0, 0.0), (2.5, 0.0, 0.0), (10.0, f64::NAN, 1.0), (10.0, 1.0, -1.0)] {
+        let bad = (experts(), boa(3), Some(3usize), 0u64, 1usize, Some(ls));
+        assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&bad).unwrap()).is_err());
+    }
 }
 
 #[test]

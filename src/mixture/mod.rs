@@ -6,6 +6,7 @@
 pub mod any;
 pub mod autokernel;
 pub mod experts;
+pub mod loss_scale;
 pub mod scale;
 mod shared_features;
 mod warm_krr;
