@@ -744,7 +744,7 @@ impl AutoKernel {
                 t.experts.extend(&tr.experts);
                 t.weights.extend(&tr.weights);
             }
-            if self.n_seen % CHECK == 0 {
+            if self.n_seen.is_multiple_of(CHECK) {
                 let cfg = self.successor_config();
                 let fitted = self.fitted.is_some();
                 if let Some(s) = r.check(fitted, self.cfg.warmup, || AutoKernel::new(cfg))? {

@@ -203,6 +203,16 @@ class AutoKernel(Learner):
         )
 
     @property
+    def restart_events(self):
+        """``dict(changes, promotions, successor)``: changes declared so far, successors
+        that replaced the learner, and whether one is running now (None without
+        ``restarts``)."""
+        ev = self._core.restart_events
+        if ev is None:
+            return None
+        return dict(changes=int(ev[0]), promotions=int(ev[1]), successor=bool(ev[2]))
+
+    @property
     def fitted(self) -> bool:
         """Whether the warm-up is over (the experts exist)."""
         return self._core.experts is not None
