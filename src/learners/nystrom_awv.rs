@@ -791,19 +791,25 @@ impl NystromAwv {
         if self.kors.is_some() || krow.len() != self.size() {
             return None;
         }
+        if let Err(e) = self.one_output() {
+            return Some(Err(e));
+        }
         self.kept.clear();
         self.kept_plan = None;
         let mut sc = std::mem::take(&mut self.scratch);
         sc.krow.clear();
         sc.krow.extend_from_slice(krow);
-        let pred = self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u);
+        let mut pred = vec![0.0];
+        self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u, &mut pred);
         self.scratch = sc;
-        if !pred.is_finite() {
-            return Some(self.predict(x));
+        let p = pred[0];
+        if !p.is_finite() {
+            let mut out = [0.0];
+            return Some(self.predict_into(x, &mut out).map(|()| out[0]));
         }
         self.kept_plan = Some(Plan { added: false, ext: None, pred });
         self.kept.set(x, self.n_seen);
-        Some(Ok(pred))
+        Some(Ok(p))
     }
 
     /// `pre`: the kernel rows of every row (fixed dictionary only).
