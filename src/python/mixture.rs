@@ -176,7 +176,7 @@ pub struct PyAutoKernel {
 #[pymethods]
 impl PyAutoKernel {
     #[new]
-    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts, discount_widths, discount_lams, linear, share, loss_window))]
+    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts, discount_widths, discount_lams, linear, share, loss_window, restarts))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         warmup: usize,
@@ -196,6 +196,7 @@ impl PyAutoKernel {
         linear: bool,
         share: f64,
         loss_window: usize,
+        restarts: bool,
     ) -> PyResult<Self> {
         let features = ExpertFeatures::from_name(features)?;
         let cfg = AutoKernelConfig {
@@ -216,6 +217,7 @@ impl PyAutoKernel {
             linear,
             share,
             loss_window,
+            restarts,
         };
         Ok(PyAutoKernel { inner: AutoKernel::new(cfg)? })
     }
@@ -223,6 +225,12 @@ impl PyAutoKernel {
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
         self.inner.mixture().map(|m| PyArray1::from_vec(py, m.weights()))
+    }
+
+    /// `(changes declared, successors promoted, successor alive)`; None without restarts.
+    #[getter]
+    fn restart_events(&self) -> Option<(u64, u64, bool)> {
+        self.inner.restart().map(|r| (r.changes, r.promotions, r.successor().is_some()))
     }
 
     #[getter]

@@ -47,6 +47,9 @@ def _sklearn_cases():
             yield pytest.param(est, check, id=f"{adapter.__name__}-{name}-{check_name}")
 
 
+# river's memory-growth check learns thousands of rows: by default it runs on one
+# learner per adapter (its defaults), on every learner under -m slow
+FAST_MEMORY_CHECK = "TaylorAWV-defaults"
 # river runs each dataset check on a binary stream (twice) and, for a multiclass
 # classifier, on ImageSegments (7 classes, the third run): one column per class, so the
 # learners that are not multi-output cost 8 learners there (7 columns and the spare).
@@ -55,17 +58,16 @@ _MULTICLASS_RUN = 2
 
 
 def _river_marks(kind, name, check_name, run):
-    if kind != "classifier":
-        return ()
-    if name == "CON-KONS-logistic" and run == _MULTICLASS_RUN:
-        if check_name == "check_bounded_memory_growth":  # 10 minutes: 23,100 rows x 8
+    memory = check_name.startswith("check_bounded_memory")
+    if kind == "classifier" and name == "CON-KONS-logistic" and run == _MULTICLASS_RUN:
+        if memory:  # 10 minutes: 23,100 rows x 8 learners
             return (
                 pytest.mark.skip(reason="ten minutes; the same check runs on the binary streams"),
             )
         return (pytest.mark.slow,)
-    if name in _SLOW_RIVER_CLASSIFIERS or check_name == "check_bounded_memory_growth":
+    if kind == "classifier" and name in _SLOW_RIVER_CLASSIFIERS:
         return (pytest.mark.slow,)
-    return ()
+    return (pytest.mark.slow,) if memory and name != FAST_MEMORY_CHECK else ()
 
 
 def _river_cases():
