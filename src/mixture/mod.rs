@@ -8,6 +8,7 @@ pub mod autokernel;
 pub mod experts;
 pub mod scale;
 mod shared_features;
+mod warm_cholesky;
 mod warm_krr;
 
 pub use any::AnyLearner;
