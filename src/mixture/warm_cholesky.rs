@@ -91,7 +91,8 @@ fn factor_on(path: crate::simd::Path, a: &mut [f64], n: usize) -> bool {
                 }
             }
             let diag = a[j * n + j];
-            if diag == 0.0 || !(diag >= 0.0) {
+            // Zero, negative or NaN: no square root (nalgebra's `None`).
+            if diag.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
                 return false;
             }
             let den = diag.sqrt();
