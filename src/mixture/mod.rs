@@ -10,6 +10,7 @@ pub mod loss_scale;
 pub mod restart;
 pub mod scale;
 mod shared_features;
+mod warm_cholesky;
 mod warm_krr;
 
 pub use any::AnyLearner;
