@@ -14,5 +14,5 @@ mod warm_cholesky;
 mod warm_krr;
 
 pub use any::AnyLearner;
-pub use autokernel::{AutoKernel, AutoKernelConfig, ExpertFeatures, ExpertSpec};
-pub use experts::{Mixture, Trace};
+pub use autokernel::{AutoKernel, AutoKernelConfig, AutoKernelParams, ExpertFeatures, ExpertSpec};
+pub use experts::{Mixture, MixtureParams, Trace, MIXTURE_ARGS};
