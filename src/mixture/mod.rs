@@ -7,8 +7,10 @@ pub mod any;
 pub mod autokernel;
 pub mod experts;
 pub mod loss_scale;
+pub mod restart;
 pub mod scale;
 mod shared_features;
+mod warm_cholesky;
 mod warm_krr;
 
 pub use any::AnyLearner;

@@ -6,8 +6,6 @@ for online multi-kernel learning*, sec. 3 (Theorems 2-3) and sec. 4 (``docs/choi
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import _core
@@ -36,18 +34,14 @@ def _kernel_list(kernels):
 
 
 def _clip(clip):
+    """``clip`` as None or a pair of floats (the core checks the values)."""
     if clip is None:
         return None
     try:
         lo, hi = clip
     except (TypeError, ValueError):
         raise ParameterError(f"clip must be None or a pair (lo, hi), got {clip!r}") from None
-    for v in (lo, hi):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v):
-            raise ParameterError(f"clip must hold two finite numbers, got {clip!r}")
-    if not lo < hi:
-        raise ParameterError(f"clip needs lo < hi, got {clip!r}")
-    return (float(lo), float(hi))
+    return (real("clip", lo), real("clip", hi))
 
 
 class MultiKernelAWV(Learner):
