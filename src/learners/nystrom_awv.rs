@@ -1242,12 +1242,7 @@ impl crate::multi::MultiOutput for NystromAwv {
             &format!("NystromAWV with {total} outputs"),
             Some((t + m) * total as u128),
         )?;
-        let widen = |v: &[f64]| -> Vec<f64> {
-            let pad = |r: &[f64]| {
-                r.iter().copied().chain(std::iter::repeat_n(0.0, k)).collect::<Vec<_>>()
-            };
-            v.chunks_exact(k0).flat_map(pad).collect()
-        };
+        let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.q = widen(&self.q);
         self.ys = widen(&self.ys);
         self.kept.clear();

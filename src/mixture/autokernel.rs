@@ -850,7 +850,9 @@ impl AutoKernel {
             if self.n_seen.is_multiple_of(CHECK) {
                 let cfg = self.successor_config();
                 let fitted = self.fitted.is_some();
-                if let Some(s) = r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))? {
+                if let Some(s) =
+                    r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))?
+                {
                     // the successor becomes the learner (its warm-up, scale, experts)
                     self.warm_x = s.warm_x;
                     self.warm_y = s.warm_y;
