@@ -126,6 +126,7 @@ fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
         linear: false,
         share: 0.0,
         loss_window: 0,
+        restarts: false,
     }
 }
 

@@ -319,6 +319,7 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             linear: false,
             share: 0.0,
             loss_window: 0,
+            restarts: false,
         };
         same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
     }

@@ -835,10 +835,13 @@ impl NystromAwv {
 
     /// [`OnlineLearner::predict_keep`] of a learner on a fixed dictionary with the
     /// kernel row `krow = k_D(x)` given: the same prediction and kept work, bit for
-    /// bit. `None` for a KORS dictionary or several outputs (nothing done).
+    /// bit. `None` for a KORS dictionary (nothing done).
     pub fn predict_keep_krow(&mut self, x: &[f64], krow: &[f64]) -> Option<Result<f64>> {
-        if self.kors.is_some() || krow.len() != self.size() || self.outputs() != 1 {
+        if self.kors.is_some() || krow.len() != self.size() {
             return None;
+        }
+        if let Err(e) = self.one_output() {
+            return Some(Err(e));
         }
         self.kept.clear();
         self.kept_plan = None;
@@ -850,7 +853,8 @@ impl NystromAwv {
         self.scratch = sc;
         let p = pred[0];
         if !p.is_finite() {
-            return Some(self.predict(x));
+            let mut out = [0.0];
+            return Some(self.predict_into(x, &mut out).map(|()| out[0]));
         }
         self.kept_plan = Some(Plan { added: false, ext: None, pred });
         self.kept.set(x, self.n_seen);

@@ -28,6 +28,7 @@
 //! for the rule; memory `O(N D^2 + N' m^2)`. The warm-up costs `O(t^3 + t^2 d)` at
 //! round `t <= warmup`, once `O(warmup^2 d)` for the median.
 
+use super::restart::{Restart, CHECK};
 use super::scale::{median_distance, Scaler};
 use super::{AnyLearner, Mixture};
 use crate::aggregation::{AnyAggregator, RuleParams};
@@ -120,6 +121,10 @@ pub struct AutoKernelConfig {
     /// ([`super::loss_scale`]); 0: none (the plain rule).
     #[serde(default)]
     pub loss_window: usize,
+    /// Restarts after an abrupt change: a fresh AutoKernel as a successor
+    /// ([`super::restart`]).
+    #[serde(default)]
+    pub restarts: bool,
 }
 
 impl AutoKernelConfig {
@@ -232,6 +237,8 @@ crate::params! {
         /// Rounds of the running loss scale of the rule's regrets (None: 2000 for the
         /// exponential-weights rules, 0 for "vaw"; 0: the plain rule).
         loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
+        /// Restarts after an abrupt change: a fresh AutoKernel as a successor.
+        restarts: bool = true => "bool", "True or False";
     }
 }
 
@@ -267,6 +274,7 @@ impl AutoKernelParams {
             linear: self.linear,
             share: self.share.unwrap_or(pick(DEFAULT_SHARE)),
             loss_window: self.loss_window.unwrap_or(pick_w(DEFAULT_LOSS_WINDOW)),
+            restarts: self.restarts,
         }
     }
 }
@@ -297,6 +305,8 @@ pub struct AutoKernel {
     warm_x: Vec<f64>,
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
+    /// Change detector and successor (`cfg.restarts`).
+    restart: Option<Restart>,
     /// The input of a kept warm-up prediction ([`OnlineLearner::predict_keep`]) and
     /// the prediction (after the warm-up the experts keep their own work).
     #[serde(skip)]
@@ -326,6 +336,7 @@ struct AutoKernelState {
     warm_x: Vec<f64>,
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
+    restart: Option<Restart>,
 }
 
 impl TryFrom<AutoKernelState> for AutoKernel {
@@ -368,6 +379,21 @@ impl TryFrom<AutoKernelState> for AutoKernel {
         a.n_seen = s.n_seen;
         a.warm_x = s.warm_x;
         a.warm_y = s.warm_y;
+        if let Some(r) = &s.restart {
+            r.validate()?;
+            let succ_ok = r.successor().is_none_or(|k| {
+                k.restart.is_none()
+                    && bincode::serialize(&k.cfg).ok()
+                        == bincode::serialize(&a.successor_config()).ok()
+                    && k.d.is_none_or(|e| e == d)
+            });
+            if !a.cfg.restarts || !succ_ok {
+                return bad("restart state that does not match the configuration");
+            }
+        } else if a.cfg.restarts {
+            return bad("no restart state");
+        }
+        a.restart = s.restart;
         a.fitted = s.fitted.map(|mut f| {
             f.xs = vec![0.0; d];
             f
@@ -417,15 +443,26 @@ impl AutoKernel {
     pub fn with_config(cfg: AutoKernelConfig) -> Result<Self> {
         cfg.check()?;
         Ok(AutoKernel {
-            cfg,
             d: None,
             n_seen: 0,
             warm_x: Vec::new(),
             warm_y: Vec::new(),
             fitted: None,
+            restart: if cfg.restarts { Some(Restart::default()) } else { None },
             kept: Default::default(),
             kept_warm: 0.0,
+            cfg,
         })
+    }
+
+    /// The configuration of a successor: this one without restarts of its own.
+    fn successor_config(&self) -> AutoKernelConfig {
+        AutoKernelConfig { restarts: false, ..self.cfg.clone() }
+    }
+
+    /// The change detector and successor (None without `restarts`).
+    pub fn restart(&self) -> Option<&Restart> {
+        self.restart.as_ref()
     }
 
     pub fn config(&self) -> &AutoKernelConfig {
@@ -692,13 +729,28 @@ impl AutoKernel {
         t: &mut super::Trace,
     ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
+        let Some(mut r) = self.restart.take() else { return self.core_trace(x, n, d, y, t) };
+        let res = self.restart_rows(&mut r, x, d, y, &mut Vec::with_capacity(n), Some(t));
+        self.restart = Some(r);
+        res
+    }
+
+    /// [`Self::progressive_trace`] of the current learner alone (validated rows).
+    fn core_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        t: &mut super::Trace,
+    ) -> Result<()> {
         let mut i = 0;
         while i < n && self.fitted.is_none() {
             if let Err(e) = crate::interrupt::poll() {
                 Self::pad_warmup(t, i, self.n_experts());
                 return Err(e);
             }
-            match self.predict_learn(&x[i * d..(i + 1) * d], y[i]) {
+            match self.core_predict_learn(&x[i * d..(i + 1) * d], y[i]) {
                 Ok(p) => t.predictions.push(p),
                 Err(e) => {
                     Self::pad_warmup(t, i, self.n_experts());
@@ -734,32 +786,85 @@ impl AutoKernel {
     }
 }
 
-impl OnlineLearner for AutoKernel {
-    fn input_dim(&self) -> Option<usize> {
-        self.d
-    }
-
-    fn check_input_dim(&self, d: usize) -> Result<()> {
-        self.degree_for(d).map(|_| ())
-    }
-
-    /// Once fitted, the experts see the standardised row: they check that one (a
-    /// finite input can overflow their features after scaling); before, the
-    /// standardised row itself must be finite.
-    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
-        let Some(f) = &self.fitted else { return Ok(()) };
-        let mut q = vec![0.0; x.len()];
-        f.scaler.x_into(x, &mut q);
-        let ys = y.map(|v| f.scaler.y(v));
-        if !q.iter().chain(ys.as_ref()).all(|v| v.is_finite()) {
-            return Err(crate::KsError::Numerical(
-                "AutoKernel: this row overflows once standardised by the warm-up's scale".into(),
-            ));
+impl AutoKernel {
+    /// Rows through the current learner and its successor ([`super::restart`]), in
+    /// pieces that end on the rounds where the restart checks happen; with `trace`,
+    /// the current learner's experts and weights and the combined predictions. On an
+    /// error the successor is dropped (the rows the current learner completed are in
+    /// `out`, with its own predictions).
+    fn restart_rows(
+        &mut self,
+        r: &mut Restart,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+        mut trace: Option<&mut super::Trace>,
+    ) -> Result<()> {
+        let n = y.len();
+        let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
+        let mut tr = super::Trace::default();
+        while i < n {
+            let k = Restart::chunk(self.n_seen, n - i);
+            let (xc, yc) = (&x[i * d..(i + k) * d], &y[i..i + k]);
+            pm.clear();
+            let res = match trace.is_some() {
+                true => {
+                    tr = super::Trace::default();
+                    let r = self.core_trace(xc, k, d, yc, &mut tr);
+                    pm.extend_from_slice(&tr.predictions);
+                    r
+                }
+                false => self.core_predict_learn_many(xc, d, yc, &mut pm),
+            };
+            let res = res.and_then(|()| match r.successor_mut() {
+                Some(s) => {
+                    ps.clear();
+                    s.predict_learn_many(xc, d, yc, &mut ps).map(|()| true)
+                }
+                None => Ok(false),
+            });
+            let with_succ = match res {
+                Ok(w) => w,
+                Err(e) => {
+                    r.drop_successor();
+                    out.extend_from_slice(&pm);
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.predictions.extend_from_slice(&pm);
+                        t.experts.extend(&tr.experts);
+                        t.weights.extend(&tr.weights);
+                    }
+                    return Err(e);
+                }
+            };
+            let start = out.len();
+            for j in 0..k {
+                out.push(r.round(pm[j], with_succ.then(|| ps[j]), yc[j]));
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.predictions.extend_from_slice(&out[start..]);
+                t.experts.extend(&tr.experts);
+                t.weights.extend(&tr.weights);
+            }
+            if self.n_seen.is_multiple_of(CHECK) {
+                let cfg = self.successor_config();
+                let fitted = self.fitted.is_some();
+                if let Some(s) =
+                    r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))?
+                {
+                    // the successor becomes the learner (its warm-up, scale, experts)
+                    self.warm_x = s.warm_x;
+                    self.warm_y = s.warm_y;
+                    self.fitted = s.fitted;
+                    self.kept = Default::default();
+                }
+            }
+            i += k;
         }
-        f.mixture.check_row(&q, ys)
+        Ok(())
     }
 
-    fn predict(&self, x: &[f64]) -> Result<f64> {
+    fn core_predict(&self, x: &[f64]) -> Result<f64> {
         match &self.fitted {
             Some(f) => {
                 let mut q = vec![0.0; x.len()];
@@ -770,7 +875,7 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
-    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+    fn core_predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         let n_seen = self.n_seen;
         match self.fitted.as_mut() {
             Some(f) => {
@@ -789,11 +894,7 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
-    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+    fn core_predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let d = x.len();
         let kept = self.kept.take(x, self.n_seen);
         if let Some(f) = self.fitted.as_mut() {
@@ -825,7 +926,7 @@ impl OnlineLearner for AutoKernel {
         Ok(p)
     }
 
-    fn predict_learn_many(
+    fn core_predict_learn_many(
         &mut self,
         x: &[f64],
         d: usize,
@@ -835,7 +936,7 @@ impl OnlineLearner for AutoKernel {
         let n = y.len();
         let mut i = 0;
         while i < n && self.fitted.is_none() {
-            out.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            out.push(self.core_predict_learn(&x[i * d..(i + 1) * d], y[i])?);
             i += 1;
         }
         if i == n {
@@ -858,6 +959,85 @@ impl OnlineLearner for AutoKernel {
         }
         Ok(())
     }
+}
+
+impl OnlineLearner for AutoKernel {
+    fn input_dim(&self) -> Option<usize> {
+        self.d
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        self.degree_for(d).map(|_| ())
+    }
+
+    /// Once fitted, the experts see the standardised row: they check that one (a
+    /// finite input can overflow their features after scaling); before, the
+    /// standardised row itself must be finite.
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        if let Some(s) = self.restart.as_ref().and_then(|r| r.successor()) {
+            s.check_row(x, y)?;
+        }
+        let Some(f) = &self.fitted else { return Ok(()) };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        let ys = y.map(|v| f.scaler.y(v));
+        if !q.iter().chain(ys.as_ref()).all(|v| v.is_finite()) {
+            return Err(crate::KsError::Numerical(
+                "AutoKernel: this row overflows once standardised by the warm-up's scale".into(),
+            ));
+        }
+        f.mixture.check_row(&q, ys)
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        let pm = self.core_predict(x)?;
+        match &self.restart {
+            Some(r) => Ok(r.combine(pm, r.successor_predict(x)?)),
+            None => Ok(pm),
+        }
+    }
+
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let pm = self.core_predict_keep(x)?;
+        match self.restart.as_mut() {
+            Some(r) => {
+                let ps = match r.successor_mut() {
+                    Some(s) => Some(s.predict_keep(x)?),
+                    None => None,
+                };
+                Ok(r.combine(pm, ps))
+            }
+            None => Ok(pm),
+        }
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let Some(mut r) = self.restart.take() else { return self.core_predict_learn(x, y) };
+        let mut out = Vec::with_capacity(1);
+        let res = self.restart_rows(&mut r, x, x.len(), &[y], &mut out, None);
+        self.restart = Some(r);
+        res.map(|()| out[0])
+    }
+
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let Some(mut r) = self.restart.take() else {
+            return self.core_predict_learn_many(x, d, y, out);
+        };
+        let start = out.len();
+        let res = self.restart_rows(&mut r, x, d, y, out, None);
+        self.restart = Some(r);
+        res.map(|_| debug_assert_eq!(out.len() - start, y.len()))
+    }
 
     fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
         let mut out = Vec::with_capacity(y.len());
@@ -869,7 +1049,8 @@ impl OnlineLearner for AutoKernel {
     }
 
     fn dim(&self) -> usize {
-        self.fitted.as_ref().map_or(0, |f| f.mixture.dim())
+        let succ = self.restart.as_ref().and_then(|r| r.successor()).map_or(0, |s| s.dim());
+        self.fitted.as_ref().map_or(0, |f| f.mixture.dim()) + succ
     }
 }
 
@@ -879,6 +1060,9 @@ crate::state::state_version!(AutoKernel, 6);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {
+        if let Some(r) = &self.restart {
+            r.validate()?;
+        }
         match &self.fitted {
             Some(f) => f.mixture.validate(),
             None => Ok(()),

@@ -7,6 +7,7 @@ pub mod any;
 pub mod autokernel;
 pub mod experts;
 pub mod loss_scale;
+pub mod restart;
 pub mod scale;
 mod shared_features;
 mod warm_krr;

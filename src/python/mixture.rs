@@ -151,6 +151,12 @@ impl PyAutoKernel {
         self.inner.mixture().map(|m| PyArray1::from_vec(py, m.weights()))
     }
 
+    /// `(changes declared, successors promoted, successor alive)`; None without restarts.
+    #[getter]
+    fn restart_events(&self) -> Option<(u64, u64, bool)> {
+        self.inner.restart().map(|r| (r.changes, r.promotions, r.successor().is_some()))
+    }
+
     #[getter]
     fn n_experts(&self) -> usize {
         self.inner.n_experts()

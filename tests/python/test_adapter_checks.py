@@ -47,13 +47,26 @@ def _sklearn_cases():
             yield pytest.param(est, check, id=f"{adapter.__name__}-{name}-{check_name}")
 
 
+# river's memory-growth check learns thousands of rows: by default it runs on one
+# learner per adapter (its defaults), on every learner under -m slow
+FAST_MEMORY_CHECK = "TaylorAWV-defaults"
+
+
 def _river_cases():
     for kind, name, make, scale in PAIRS:
         adapter = RiverRegressor if kind == "regressor" else RiverClassifier
         model = adapter(make(), **_kwargs(scale, river=kind))
         for check in river_checks.yield_checks(model):
             if check.__name__ not in model._unit_test_skips():
-                yield pytest.param(model, check, id=f"{adapter.__name__}-{name}-{check.__name__}")
+                slow = (
+                    check.__name__.startswith("check_bounded_memory") and name != FAST_MEMORY_CHECK
+                )
+                yield pytest.param(
+                    model,
+                    check,
+                    id=f"{adapter.__name__}-{name}-{check.__name__}",
+                    marks=[pytest.mark.slow] if slow else [],
+                )
 
 
 @pytest.mark.filterwarnings("ignore")

@@ -94,8 +94,16 @@ class AutoKernel(Learner):
         mixture's own squared errors over about ``loss_window`` rounds, so that its
         learning rates follow losses that shrink or jump (``docs/choices.md``,
         "Relative regrets"); 0: the plain rule. None: 2000, or 0 for ``rule="vaw"``.
-        ``discounts=(), linear=False, share=0, loss_window=0`` is the AutoKernel of
-        the stationary benchmark before these defaults, bit for bit.
+    restarts : bool, default True
+        Restarts after an abrupt change: when the recent error (about 100 rounds) is
+        above twice the long-run one (about 2,000 rounds), a fresh AutoKernel of the same
+        parameters (its own warm-up and scale) starts as a successor, mixed in with
+        prior weight 0.01 by exponential weights, and replaces the learner once it
+        carries 95% of the weight (``docs/autokernel.md``, step 7). Costs at most
+        twice one AutoKernel, only while a successor lives.
+
+        ``discounts=(), linear=False, share=0, loss_window=0, restarts=False`` is the
+        AutoKernel of the stationary benchmark before these defaults, bit for bit.
 
     Examples
     --------
@@ -117,6 +125,7 @@ class AutoKernel(Learner):
         "linear": False,
         "share": 0.0,
         "loss_window": 0,
+        "restarts": False,
     }
 
     def __init__(
@@ -138,6 +147,7 @@ class AutoKernel(Learner):
         linear: bool = True,
         share=None,
         loss_window=None,
+        restarts: bool = True,
     ):
         super().__init__(
             warmup=warmup,
@@ -157,6 +167,7 @@ class AutoKernel(Learner):
             linear=linear,
             share=share,
             loss_window=loss_window,
+            restarts=restarts,
         )
 
     def _core_kwargs(self, p):
@@ -181,7 +192,18 @@ class AutoKernel(Learner):
             loss_window=None
             if p["loss_window"] is None
             else whole("loss_window", p["loss_window"]),
+            restarts=flag("restarts", p["restarts"]),
         )
+
+    @property
+    def restart_events(self):
+        """``dict(changes, promotions, successor)``: changes declared so far, successors
+        that replaced the learner, and whether one is running now (None without
+        ``restarts``)."""
+        ev = self._core.restart_events
+        if ev is None:
+            return None
+        return dict(changes=int(ev[0]), promotions=int(ev[1]), successor=bool(ev[2]))
 
     @property
     def fitted(self) -> bool:
