@@ -233,7 +233,10 @@ def test_sklearn_errors_before_fit_and_on_bad_shapes(rng):
     assert not hasattr(est, "decision_function")
 
 
-def test_nested_grid_search_in_pipeline_with_two_jobs(rng):
+# Two jobs: the learners cross process boundaries (pickled to the workers and back);
+# starting the workers takes seconds, so that case is slow.
+@pytest.mark.parametrize("n_jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_nested_grid_search_in_pipeline(rng, n_jobs):
     from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -242,7 +245,7 @@ def test_nested_grid_search_in_pipeline_with_two_jobs(rng):
     y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=120)
     pipe = make_pipeline(StandardScaler(), SklearnRegressor(ks.TaylorAWV(sigma=1.0, degree=1)))
     grid = {"sklearnregressor__learner__degree": [1, 4], "sklearnregressor__learner__lam": [0.5]}
-    search = GridSearchCV(pipe, grid, cv=2, n_jobs=2).fit(X, y)
+    search = GridSearchCV(pipe, grid, cv=2, n_jobs=n_jobs).fit(X, y)
     assert search.best_params_["sklearnregressor__learner__degree"] == 4
     best = search.best_estimator_[-1]
     assert best.learner.degree == 4 and best.learner_.degree == 4 and best.learner_.lam == 0.5
