@@ -800,12 +800,14 @@ impl NystromAwv {
     }
 
     /// The fixed dictionary (row-major) and the width of a learner on a fixed
-    /// dictionary with the Gaussian kernel: its kernel rows are
+    /// dictionary of `d`-dimensional points with the Gaussian kernel: its kernel rows are
     /// `exp(-||x - c_j||^2 / (2 sigma^2))`, which a mixture may compute once for
     /// several such experts ([`Self::predict_learn_many_krows`]).
-    pub fn fixed_gaussian(&self) -> Option<(&[f64], f64)> {
+    pub fn fixed_gaussian(&self, d: usize) -> Option<(&[f64], f64)> {
         match self.kernel {
-            Kernel::Gaussian { sigma } if self.kors.is_none() && self.size() > 0 => {
+            Kernel::Gaussian { sigma }
+                if self.kors.is_none() && self.size() > 0 && self.centers_d == d =>
+            {
                 Some((&self.centers, sigma))
             }
             _ => None,

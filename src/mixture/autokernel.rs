@@ -237,8 +237,7 @@ crate::params! {
         /// Rounds of the running loss scale of the rule's regrets (None: 2000 for the
         /// exponential-weights rules, 0 for "vaw"; 0: the plain rule).
         loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
-        /// A change detector that starts a fresh successor and hands over to it
-        /// (docs/autokernel.md, "Changing streams").
+        /// Restarts after an abrupt change: a fresh AutoKernel as a successor.
         restarts: bool = true => "bool", "True or False";
     }
 }
