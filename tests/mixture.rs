@@ -162,20 +162,19 @@ fn autokernel_round_by_round_equals_block_and_learns() {
 
 #[test]
 fn mixture_state_is_validated_as_a_whole() {
-    // bincode is positional: this tuple has the fields of a Mixture, with a rule over
-    // 2 experts for 3 experts.
-    let bad =
-        (experts(), AnyAggregator::Boa(Boa::new(2, true).unwrap()), Some(3usize), 0u64, 1usize);
-    let bytes = bincode::serialize(&bad).unwrap();
-    assert!(bincode::deserialize::<Mixture>(&bytes).is_err());
-    let good =
-        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(3usize), 0u64, 1usize);
-    let bytes = bincode::serialize(&good).unwrap();
-    let m: Mixture = bincode::deserialize(&bytes).unwrap();
+    // bincode is positional: these tuples have the fields of a Mixture (experts, rule,
+    // the rules of outputs 2..K, the rule as constructed, d, n_seen, threads).
+    let boa = |n| AnyAggregator::Boa(Boa::new(n, true).unwrap());
+    let state = |rule, extra: Vec<AnyAggregator>, fresh, d: usize| {
+        bincode::serialize(&(experts(), rule, extra, fresh, Some(d), 0u64, 1usize)).unwrap()
+    };
+    // A rule over 2 experts for 3 experts, as the rule, an output's or the fresh one.
+    assert!(bincode::deserialize::<Mixture>(&state(boa(2), vec![], boa(3), 3)).is_err());
+    assert!(bincode::deserialize::<Mixture>(&state(boa(3), vec![boa(2)], boa(3), 3)).is_err());
+    assert!(bincode::deserialize::<Mixture>(&state(boa(3), vec![], boa(2), 3)).is_err());
+    let m: Mixture = bincode::deserialize(&state(boa(3), vec![], boa(3), 3)).unwrap();
     assert_eq!(m.n_experts(), 3);
-    let zero_d =
-        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(0usize), 0u64, 1usize);
-    assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&zero_d).unwrap()).is_err());
+    assert!(bincode::deserialize::<Mixture>(&state(boa(3), vec![], boa(3), 0)).is_err());
 }
 
 #[test]

@@ -26,10 +26,14 @@ const MIN_PARALLEL_ROWS: usize = 16;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "MixtureState")]
 pub struct Mixture {
-    experts: Vec<AnyLearner>,
-    rule: AnyAggregator,
-    d: Option<usize>,
-    n_seen: u64,
+    pub(super) experts: Vec<AnyLearner>,
+    pub(super) rule: AnyAggregator,
+    /// The rules of outputs `2..=K` (one weight vector per output: `super::outputs`).
+    pub(super) extra_rules: Vec<AnyAggregator>,
+    /// The rule as constructed, the start of an output added later.
+    pub(super) fresh_rule: AnyAggregator,
+    pub(super) d: Option<usize>,
+    pub(super) n_seen: u64,
     /// Threads of the blocked path (1 = the calling thread only, 0 = one per core).
     threads: usize,
     #[serde(skip)]
@@ -42,6 +46,8 @@ pub struct Mixture {
 struct MixtureState {
     experts: Vec<AnyLearner>,
     rule: AnyAggregator,
+    extra_rules: Vec<AnyAggregator>,
+    fresh_rule: AnyAggregator,
     d: Option<usize>,
     n_seen: u64,
     threads: usize,
@@ -52,6 +58,16 @@ impl TryFrom<MixtureState> for Mixture {
     fn try_from(s: MixtureState) -> Result<Self> {
         let mut m = Mixture::new(s.experts, s.rule)?;
         m.set_threads(s.threads)?;
+        let n = m.experts.len();
+        if let Some(r) =
+            std::iter::once(&s.fresh_rule).chain(&s.extra_rules).find(|r| r.n_experts() != n)
+        {
+            return crate::input_err!(
+                "corrupt mixture state: a rule of {} experts, {n} experts",
+                r.n_experts()
+            );
+        }
+        (m.extra_rules, m.fresh_rule) = (s.extra_rules, s.fresh_rule);
         if let (Some(d), Some(e)) = (s.d, m.d) {
             if d != e {
                 return crate::input_err!(
@@ -104,7 +120,17 @@ impl Mixture {
             }
         }
         let n = experts.len();
-        Ok(Mixture { experts, rule, d, n_seen: 0, threads: 1, z: vec![0.0; n] })
+        let (extra_rules, fresh_rule) = (Vec::new(), rule.clone());
+        Ok(Mixture {
+            experts,
+            rule,
+            extra_rules,
+            fresh_rule,
+            d,
+            n_seen: 0,
+            threads: 1,
+            z: vec![0.0; n],
+        })
     }
 
     pub fn n_experts(&self) -> usize {
@@ -337,20 +363,25 @@ impl OnlineLearner for Mixture {
 
 // The format version of a pickled Mixture: bump it when a serialised field changes, or an
 // expert's or rule's version (its state holds theirs).
-crate::state::state_version!(Mixture, 5);
+crate::state::state_version!(Mixture, 6);
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.
 impl ValidState for Mixture {
     fn validate(&self) -> Result<()> {
         self.experts.iter().try_for_each(|e| e.validate())?;
-        self.rule.validate()
+        self.rule.validate()?;
+        self.fresh_rule.validate()?;
+        self.extra_rules.iter().try_for_each(|r| r.validate())?;
+        super::outputs::validate(self)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("n_experts", &self.experts.len(), &fresh.experts.len())?;
         for (a, b) in self.experts.iter().zip(&fresh.experts) {
             a.check_config(b)?;
         }
-        self.rule.check_config(&fresh.rule)
+        self.rule.check_config(&fresh.rule)?;
+        self.fresh_rule.check_config(&fresh.rule)?;
+        self.extra_rules.iter().try_for_each(|r| r.check_config(&fresh.rule))
     }
 }

@@ -6,6 +6,7 @@
 pub mod any;
 pub mod autokernel;
 pub mod experts;
+mod outputs;
 pub mod scale;
 mod shared_features;
 mod warm_krr;
