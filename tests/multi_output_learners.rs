@@ -154,6 +154,8 @@ fn a_mixture_with_k_outputs_equals_k_mixtures() {
     for block in [Some(1), Some(8)] {
         check(&mixture(block), &format!("Mixture block={block:?}"));
     }
+    // Each output's rule has its own loss scale.
+    check(&mixture(Some(8)).with_loss_scale(40).unwrap(), "Mixture with a loss scale");
 }
 
 #[test]

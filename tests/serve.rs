@@ -205,6 +205,7 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             discount_lams: vec![],
             linear: false,
             share: 0.0,
+            loss_window: 0,
         };
         same_as_pure(|| AutoKernel::new(cfg.clone()).unwrap(), 110, 3);
     }

@@ -253,6 +253,20 @@ def catalog():
             (-1, 1),
             "r",
         ),
+        "AutoKernel-relative-ewa": (
+            lambda: ks.AutoKernel(
+                warmup=5,
+                widths=(1.0,),
+                discount_widths=(1.0,),
+                rule="ewa",
+                share=0.02,
+                loss_window=3,
+            ),  # fmt: skip
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
         "AutoKernel-rff": (
             lambda: ks.AutoKernel(
                 warmup=5, widths=(1.0,), features="rff", n_features=8, rule="mlpoly", seed=2

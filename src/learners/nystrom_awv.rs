@@ -784,6 +784,30 @@ impl NystromAwv {
         Some(res)
     }
 
+    /// [`OnlineLearner::predict_keep`] of a learner on a fixed dictionary with the
+    /// kernel row `krow = k_D(x)` given: the same prediction and kept work, bit for
+    /// bit. `None` for a KORS dictionary or several outputs (nothing done).
+    pub fn predict_keep_krow(&mut self, x: &[f64], krow: &[f64]) -> Option<Result<f64>> {
+        if self.kors.is_some() || krow.len() != self.size() || self.outputs() != 1 {
+            return None;
+        }
+        self.kept.clear();
+        self.kept_plan = None;
+        let mut sc = std::mem::take(&mut self.scratch);
+        sc.krow.clear();
+        sc.krow.extend_from_slice(krow);
+        let mut pred = vec![0.0];
+        self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u, &mut pred);
+        self.scratch = sc;
+        let p = pred[0];
+        if !p.is_finite() {
+            return Some(self.predict(x));
+        }
+        self.kept_plan = Some(Plan { added: false, ext: None, pred });
+        self.kept.set(x, self.n_seen);
+        Some(Ok(p))
+    }
+
     /// `pre`: the kernel rows of every row (fixed dictionary only).
     fn run_rows_with(
         &mut self,
@@ -1050,19 +1074,7 @@ impl OnlineLearner for NystromAwv {
         Ok(p[0])
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(x, d, y, Some(out))
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        self.run_rows(x, d, y, None)
-    }
+    super::batch::run_rows_batch_paths!();
 
     fn n_seen(&self) -> u64 {
         self.n_seen
@@ -1256,14 +1268,9 @@ impl crate::state::ValidState for NystromAwv {
         }
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
-        same("centers_d", &self.centers_d, &fresh.centers_d)?;
+        crate::state::same_fields!(self, fresh; kernel, lam, ridge, centers_d)?;
         if self.kors.is_none() {
-            same("dictionary", &self.centers, &fresh.centers)?;
-            same("jitter", &self.fixed_jitter, &fresh.fixed_jitter)?;
+            crate::state::same_fields!(self, fresh; centers: "dictionary", fixed_jitter: "jitter")?;
         }
         self.kors.check_config(&fresh.kors)
     }

@@ -42,6 +42,8 @@ use serde::{Deserialize, Serialize};
 
 /// Ridge parameter of the linear experts (standardised inputs and targets).
 const LINEAR_LAM: f64 = 1.0;
+/// Largest `loss_window` (a discount `1 - 1/window` still distinct from 1).
+const MAX_LOSS_WINDOW: usize = 1_000_000_000;
 
 /// Which feature map the experts use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,6 +107,10 @@ pub struct AutoKernelConfig {
     /// Fixed Share rate of the rule (EWA, BOA, ML-Poly, ML-Prod).
     #[serde(default)]
     pub share: f64,
+    /// Rounds of the running loss scale that the rule's regrets are divided by
+    /// ([`super::loss_scale`]); 0: none (the plain rule).
+    #[serde(default)]
+    pub loss_window: usize,
 }
 
 /// Which expert, in the units of the standardised stream.
@@ -274,6 +280,17 @@ impl AutoKernel {
             positive("every discount lam", l)?;
         }
         crate::aggregation::check_share(cfg.share)?;
+        if cfg.loss_window > 0 && cfg.rule == "vaw" {
+            return crate::param_err!(
+                "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+            );
+        }
+        if cfg.loss_window > MAX_LOSS_WINDOW {
+            return crate::param_err!(
+                "loss_window must be at most {MAX_LOSS_WINDOW} rounds, got {}",
+                cfg.loss_window
+            );
+        }
         let n = Self::expert_count(&cfg);
         if n > 1000 {
             return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
@@ -545,6 +562,9 @@ impl AutoKernel {
         }
         let n = experts.len();
         let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.share)?)?;
+        if self.cfg.loss_window > 0 {
+            mixture = mixture.with_loss_scale(self.cfg.loss_window)?;
+        }
         mixture.set_threads(self.cfg.threads)?;
         let mut trace = super::Trace::default();
         mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
@@ -756,7 +776,7 @@ impl OnlineLearner for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 6);
+crate::state::state_version!(AutoKernel, 7);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

@@ -10,6 +10,7 @@
 //! same bits for any number of threads, and those of the round-by-round loop
 //! (bit for bit unless an expert runs blocks of rounds: then up to rounding).
 
+use super::loss_scale::LossScale;
 use super::AnyLearner;
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
@@ -28,14 +29,17 @@ const MIN_PARALLEL_ROWS: usize = 16;
 pub struct Mixture {
     pub(super) experts: Vec<AnyLearner>,
     pub(super) rule: AnyAggregator,
-    /// The rules of outputs `2..=K` (one weight vector per output: `super::outputs`).
-    pub(super) extra_rules: Vec<AnyAggregator>,
+    /// The rules of outputs `2..=K`, each with its loss scale (one weight vector per
+    /// output: `super::outputs`).
+    pub(super) extra_rules: Vec<(AnyAggregator, Option<LossScale>)>,
     /// The rule as constructed, the start of an output added later.
     pub(super) fresh_rule: AnyAggregator,
     pub(super) d: Option<usize>,
     pub(super) n_seen: u64,
     /// Threads of the blocked path (1 = the calling thread only, 0 = one per core).
     threads: usize,
+    /// Regrets relative to the running loss scale (`with_loss_scale`; None: plain rule).
+    pub(super) loss_scale: Option<LossScale>,
     #[serde(skip)]
     z: Vec<f64>,
 }
@@ -46,11 +50,12 @@ pub struct Mixture {
 struct MixtureState {
     experts: Vec<AnyLearner>,
     rule: AnyAggregator,
-    extra_rules: Vec<AnyAggregator>,
+    extra_rules: Vec<(AnyAggregator, Option<LossScale>)>,
     fresh_rule: AnyAggregator,
     d: Option<usize>,
     n_seen: u64,
     threads: usize,
+    loss_scale: Option<LossScale>,
 }
 
 impl TryFrom<MixtureState> for Mixture {
@@ -58,9 +63,14 @@ impl TryFrom<MixtureState> for Mixture {
     fn try_from(s: MixtureState) -> Result<Self> {
         let mut m = Mixture::new(s.experts, s.rule)?;
         m.set_threads(s.threads)?;
+        if let Some(ls) = &s.loss_scale {
+            ls.validate()?;
+        }
+        m.loss_scale = s.loss_scale;
         let n = m.experts.len();
-        if let Some(r) =
-            std::iter::once(&s.fresh_rule).chain(&s.extra_rules).find(|r| r.n_experts() != n)
+        if let Some(r) = std::iter::once(&s.fresh_rule)
+            .chain(s.extra_rules.iter().map(|r| &r.0))
+            .find(|r| r.n_experts() != n)
         {
             return crate::input_err!(
                 "corrupt mixture state: a rule of {} experts, {n} experts",
@@ -129,12 +139,40 @@ impl Mixture {
             d,
             n_seen: 0,
             threads: 1,
+            loss_scale: None,
             z: vec![0.0; n],
         })
     }
 
     pub fn n_experts(&self) -> usize {
         self.experts.len()
+    }
+
+    /// The rule sees regrets relative to the discounted mean of the mixture's squared
+    /// errors over about `window` rounds ([`LossScale`]); before the first round.
+    pub fn with_loss_scale(mut self, window: usize) -> Result<Self> {
+        self.loss_scale = Some(LossScale::new(window)?);
+        Ok(self)
+    }
+
+    /// The window of the loss scale (None: the plain rule).
+    pub fn loss_window(&self) -> Option<usize> {
+        self.loss_scale.as_ref().map(LossScale::window)
+    }
+
+    /// The rule's round, through the loss scale if there is one.
+    fn rule_round(&mut self, z: &mut [f64], y: f64) -> f64 {
+        match self.loss_scale.as_mut() {
+            Some(ls) => ls.round(&mut self.rule, z, y),
+            None => self.rule.predict_update(z, y),
+        }
+    }
+
+    fn rule_predict(&self, z: &mut [f64]) -> f64 {
+        match &self.loss_scale {
+            Some(ls) => ls.predict(&self.rule, z),
+            None => self.rule.predict(z),
+        }
     }
 
     pub fn experts(&self) -> &[AnyLearner] {
@@ -235,7 +273,7 @@ impl Mixture {
                     t.experts.extend_from_slice(&z);
                     t.weights.extend(self.rule.weights());
                 }
-                let p = self.rule.predict_update(&z, yt);
+                let p = self.rule_round(&mut z, yt);
                 out.push(p);
                 if let Some(t) = trace.as_deref_mut() {
                     t.predictions.push(p);
@@ -287,7 +325,7 @@ impl OnlineLearner for Mixture {
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
-        Ok(self.rule.predict(&self.expert_predictions(x)?))
+        Ok(self.rule_predict(&mut self.expert_predictions(x)?))
     }
 
     /// Every expert keeps its work; the following round's experts finish from it
@@ -296,8 +334,9 @@ impl OnlineLearner for Mixture {
         let mut z = std::mem::take(&mut self.z);
         z.clear();
         let mut res = Ok(());
-        for e in self.experts.iter_mut() {
-            match e.predict_keep(x) {
+        let shared = super::shared_features::Shared::prepare(&self.experts, x, x.len());
+        for (j, e) in self.experts.iter_mut().enumerate() {
+            match super::shared_features::keep(shared.as_ref(), j, e, x) {
                 Ok(p) => z.push(p),
                 Err(err) => {
                     res = Err(err);
@@ -305,7 +344,7 @@ impl OnlineLearner for Mixture {
                 }
             }
         }
-        let p = res.map(|()| self.rule.predict(&z));
+        let p = res.map(|()| self.rule_predict(&mut z));
         self.z = z;
         p
     }
@@ -327,7 +366,7 @@ impl OnlineLearner for Mixture {
             }
         }
         self.d = Some(x.len());
-        let p = self.rule.predict_update(&z, y);
+        let p = self.rule_round(&mut z, y);
         self.n_seen += 1;
         self.z = z;
         Ok(p)
@@ -363,16 +402,22 @@ impl OnlineLearner for Mixture {
 
 // The format version of a pickled Mixture: bump it when a serialised field changes, or an
 // expert's or rule's version (its state holds theirs).
-crate::state::state_version!(Mixture, 6);
+crate::state::state_version!(Mixture, 7);
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.
 impl ValidState for Mixture {
     fn validate(&self) -> Result<()> {
         self.experts.iter().try_for_each(|e| e.validate())?;
+        if let Some(ls) = &self.loss_scale {
+            ls.validate()?;
+        }
         self.rule.validate()?;
         self.fresh_rule.validate()?;
-        self.extra_rules.iter().try_for_each(|r| r.validate())?;
+        self.extra_rules.iter().try_for_each(|(r, ls)| {
+            r.validate()?;
+            ls.as_ref().map_or(Ok(()), |ls| ls.validate())
+        })?;
         super::outputs::validate(self)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
@@ -380,8 +425,16 @@ impl ValidState for Mixture {
         for (a, b) in self.experts.iter().zip(&fresh.experts) {
             a.check_config(b)?;
         }
+        crate::state::same("loss_window", &self.loss_window(), &fresh.loss_window())?;
         self.rule.check_config(&fresh.rule)?;
         self.fresh_rule.check_config(&fresh.rule)?;
-        self.extra_rules.iter().try_for_each(|r| r.check_config(&fresh.rule))
+        self.extra_rules.iter().try_for_each(|(r, ls)| {
+            crate::state::same(
+                "loss_window",
+                &ls.as_ref().map(LossScale::window),
+                &fresh.loss_window(),
+            )?;
+            r.check_config(&fresh.rule)
+        })
     }
 }

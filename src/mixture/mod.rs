@@ -6,6 +6,7 @@
 pub mod any;
 pub mod autokernel;
 pub mod experts;
+pub mod loss_scale;
 mod outputs;
 pub mod scale;
 mod shared_features;

@@ -5,6 +5,7 @@
 //! one output each, on the same experts' work. An expert that learns one output
 //! only (outside the AWV family) refuses `K > 1` with an `InputError`.
 
+use super::loss_scale::LossScale;
 use super::{AnyLearner, Mixture};
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
@@ -98,20 +99,28 @@ impl MultiOutput for AnyLearner {
     }
 }
 
+/// One round of output `c`'s rule (through its loss scale if it has one).
+fn rule_round(rule: &mut AnyAggregator, ls: Option<&mut LossScale>, z: &mut [f64], y: f64) -> f64 {
+    match ls {
+        Some(ls) => ls.round(rule, z, y),
+        None => rule.predict_update(z, y),
+    }
+}
+
 impl Mixture {
-    /// The rule of output `c` (`0`: the single-output rule).
-    fn rule_of(&mut self, c: usize) -> &mut AnyAggregator {
-        match c {
-            0 => &mut self.rule,
-            _ => &mut self.extra_rules[c - 1],
-        }
+    /// A new output's rule and loss scale as constructed.
+    fn fresh_output(&self) -> Result<(AnyAggregator, Option<LossScale>)> {
+        let ls = self.loss_window().map(LossScale::new).transpose()?;
+        Ok((self.fresh_rule.clone(), ls))
     }
 
     /// Before the first round, one rule per output of the first targets.
-    fn start_outputs(&mut self, k: usize) {
+    fn start_outputs(&mut self, k: usize) -> Result<()> {
         if self.n_seen == 0 {
-            self.extra_rules = vec![self.fresh_rule.clone(); k.saturating_sub(1)];
+            let fresh = self.fresh_output()?;
+            self.extra_rules = vec![fresh; k.saturating_sub(1)];
         }
+        Ok(())
     }
 
     /// The rules' predictions and updates on the expert predictions `z` (row-major
@@ -121,7 +130,14 @@ impl Mixture {
         let mut zc = vec![0.0; n];
         for (c, &yc) in y.iter().enumerate() {
             zc.iter_mut().enumerate().for_each(|(j, v)| *v = z[j * k + c]);
-            out.push(self.rule_of(c).predict_update(&zc, yc));
+            let (rule, ls) = match c {
+                0 => (&mut self.rule, self.loss_scale.as_mut()),
+                _ => {
+                    let (r, ls) = &mut self.extra_rules[c - 1];
+                    (r, ls.as_mut())
+                }
+            };
+            out.push(rule_round(rule, ls, &mut zc, yc));
         }
         self.n_seen += 1;
     }
@@ -146,14 +162,20 @@ impl MultiOutput for Mixture {
         let mut zc = vec![0.0; n];
         for c in 0..k {
             zc.iter_mut().enumerate().for_each(|(j, v)| *v = z[j * k + c]);
-            let rule = if c == 0 { &self.rule } else { &self.extra_rules[c - 1] };
-            out.push(rule.predict(&zc));
+            let (rule, ls) = match c {
+                0 => (&self.rule, self.loss_scale.as_ref()),
+                _ => (&self.extra_rules[c - 1].0, self.extra_rules[c - 1].1.as_ref()),
+            };
+            out.push(match ls {
+                Some(ls) => ls.predict(rule, &mut zc),
+                None => rule.predict(&zc),
+            });
         }
         Ok(())
     }
 
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
-        self.start_outputs(y.len());
+        self.start_outputs(y.len())?;
         let mut z = Vec::with_capacity(self.experts.len() * y.len());
         for e in self.experts.iter_mut() {
             e.predict_learn_multi(x, y, &mut z)?;
@@ -173,7 +195,7 @@ impl MultiOutput for Mixture {
         out: &mut Vec<f64>,
     ) -> Result<()> {
         let k = y.len() / (x.len() / d).max(1);
-        self.start_outputs(k);
+        self.start_outputs(k)?;
         let mut cols = vec![Vec::new(); self.experts.len()];
         let mut z = Vec::new();
         for (xb, yb) in x.chunks(BLOCK_ROWS * d).zip(y.chunks(BLOCK_ROWS * k)) {
@@ -204,18 +226,19 @@ impl MultiOutput for Mixture {
         let total = crate::awv::outputs::check_outputs(k0.saturating_add(k))?;
         let d = self.d.unwrap_or(1);
         self.experts.iter().try_for_each(|e| e.check_outputs(total, d))?;
-        let zeros = vec![0.0; self.experts.len()];
-        let mut rule = self.fresh_rule.clone();
+        let mut zeros = vec![0.0; self.experts.len()];
+        let (mut rule, mut ls) = self.fresh_output()?;
         for t in 0..self.n_seen {
             if t % 4096 == 0 {
                 crate::interrupt::poll()?;
             }
-            rule.predict_update(&zeros, 0.0);
+            zeros.fill(0.0);
+            rule_round(&mut rule, ls.as_mut(), &mut zeros, 0.0);
         }
         for e in self.experts.iter_mut() {
             e.add_outputs(k)?;
         }
-        self.extra_rules.extend(std::iter::repeat_n(rule, k));
+        self.extra_rules.extend(std::iter::repeat_n((rule, ls), k));
         Ok(())
     }
 }
@@ -223,7 +246,8 @@ impl MultiOutput for Mixture {
 /// Every rule has the mixture's experts, the outputs agree with the experts'.
 pub(super) fn validate(m: &Mixture) -> Result<()> {
     let n = m.experts.len();
-    let rules = std::iter::once(&m.rule).chain(&m.extra_rules).chain([&m.fresh_rule]);
+    let rules =
+        std::iter::once(&m.rule).chain(m.extra_rules.iter().map(|r| &r.0)).chain([&m.fresh_rule]);
     crate::state::ensure(rules.clone().all(|r| r.n_experts() == n), || {
         "a rule with another number of experts".into()
     })?;

@@ -177,7 +177,7 @@ pub struct PyAutoKernel {
 #[pymethods]
 impl PyAutoKernel {
     #[new]
-    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts, discount_widths, discount_lams, linear, share))]
+    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts, discount_widths, discount_lams, linear, share, loss_window))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         warmup: usize,
@@ -196,6 +196,7 @@ impl PyAutoKernel {
         discount_lams: Vec<f64>,
         linear: bool,
         share: f64,
+        loss_window: usize,
     ) -> PyResult<Self> {
         let features = ExpertFeatures::from_name(features)?;
         let cfg = AutoKernelConfig {
@@ -215,6 +216,7 @@ impl PyAutoKernel {
             discount_lams,
             linear,
             share,
+            loss_window,
         };
         Ok(PyAutoKernel { inner: AutoKernel::new(cfg)? })
     }

@@ -27,6 +27,11 @@ def _numbers(name, values) -> list:
     return [real(f"every entry of {name}", v) for v in values]
 
 
+#: ``share`` and ``loss_window`` when left None: (exponential-weights rules, "vaw").
+_DEFAULT_SHARE = (1e-4, 0.0)
+_DEFAULT_LOSS_WINDOW = (2000, 0)
+
+
 class AutoKernel(Learner):
     """Online kernel regression with widths and regularisations chosen from the data.
 
@@ -47,7 +52,11 @@ class AutoKernel(Learner):
     Taylor features of the largest degree ``M`` with ``D <= max_taylor_features`` if
     ``M >= 3``, else ``D = 2 n_features`` random Fourier features) and ``N' =
     len(nystrom_widths) * len(nystrom_lams)`` Nystrom experts on ``m = warmup``
-    points; memory ``O(N D^2 + N' m^2)``, independent of the number of rounds.
+    points, plus ``O(N_g D^2 + N_l d^2)`` for the ``N_g = len(discounts) *
+    len(discount_widths) * len(discount_lams)`` discounted feature experts and the
+    ``N_l = 1 + len(discounts)`` linear ones, plus ``O(N + N' + N_g + N_l)`` for the
+    rule; memory ``O((N + N_g) D^2 + N' m^2 + N_l d^2)``, independent of the number of
+    rounds.
 
     Parameters
     ----------
@@ -71,24 +80,27 @@ class AutoKernel(Learner):
     threads : int, default 0
         Threads running the experts in whole-stream calls (0: one per core; the
         results do not depend on it).
-    discounts : sequence of float, default ()
+    discounts : sequence of float, default (0.999, 0.99)
         Forgetting factors in ``(0, 1)`` of the discounted experts (discounted VAW,
         Jacobsen and Cutkosky 2024): one per ``discounts x discount_widths x
         discount_lams``, so that some experts follow a stream that changes; empty:
         none.
     discount_widths : sequence of float, default (1.0, 2.0)
     discount_lams : sequence of float, default (0.1,)
-    linear : bool, default False
+    linear : bool, default True
         Linear experts: online ridge on ``(1, x)`` (standardised), one undiscounted and
         one per discount, so that trends extrapolate.
-    share : float, default 0.0
+    share : float or None, default None
         Fixed Share rate of the rule (Herbster and Warmuth 1998): the mixture can
-        switch to the expert that is best now. The defaults (no discounted or linear
-        expert, no sharing) are the AutoKernel of the stationary benchmark, bit for
-        bit; ``discounts=(0.999, 0.99), linear=True, share=1e-4`` is the configuration
-        for changing streams measured in ``docs/autokernel-benchmark.md`` (not the
-        default yet: on naval its mixture stays at the old error while its linear
-        expert halves it, so the "within 10% of the best expert" promise would break).
+        switch to the expert that is best now. None: ``1e-4``, or 0 for ``rule="vaw"``
+        (not an exponential-weights rule).
+    loss_window : int or None, default None
+        The rule sees each round's regrets divided by the discounted mean of the
+        mixture's own squared errors over about ``loss_window`` rounds, so that its
+        learning rates follow losses that shrink or jump (``docs/choices.md``,
+        "Relative regrets"); 0: the plain rule. None: 2000, or 0 for ``rule="vaw"``.
+        ``discounts=(), linear=False, share=0, loss_window=0`` is the AutoKernel of
+        the stationary benchmark before these defaults, bit for bit.
 
     Examples
     --------
@@ -109,6 +121,7 @@ class AutoKernel(Learner):
         "discount_lams": (),
         "linear": False,
         "share": 0.0,
+        "loss_window": 0,
     }
 
     def __init__(
@@ -124,11 +137,12 @@ class AutoKernel(Learner):
         rule: str = "boa",
         seed: int = 0,
         threads: int = 0,
-        discounts=(),
+        discounts=(0.999, 0.99),
         discount_widths=(1.0, 2.0),
         discount_lams=(0.1,),
-        linear: bool = False,
-        share: float = 0.0,
+        linear: bool = True,
+        share=None,
+        loss_window=None,
     ):
         super().__init__(
             warmup=warmup,
@@ -147,6 +161,7 @@ class AutoKernel(Learner):
             discount_lams=discount_lams,
             linear=linear,
             share=share,
+            loss_window=loss_window,
         )
 
     def _core_kwargs(self, p):
@@ -166,7 +181,13 @@ class AutoKernel(Learner):
             discount_widths=_numbers("discount_widths", p["discount_widths"]),
             discount_lams=_numbers("discount_lams", p["discount_lams"]),
             linear=flag("linear", p["linear"]),
-            share=real("share", p["share"]),
+            # None: the default of the rule (VAW is not an exponential-weights rule).
+            share=_DEFAULT_SHARE[p["rule"] == "vaw"]
+            if p["share"] is None
+            else real("share", p["share"]),
+            loss_window=_DEFAULT_LOSS_WINDOW[p["rule"] == "vaw"]
+            if p["loss_window"] is None
+            else whole("loss_window", p["loss_window"]),
         )
 
     @property
