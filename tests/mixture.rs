@@ -168,11 +168,11 @@ fn mixture_state_is_validated_as_a_whole() {
     // input dimension, rounds, threads, loss scale as (window, num, den)).
     let none: Option<(f64, f64, f64)> = None;
     let boa = |n| AnyAggregator::Boa(Boa::new(n, true).unwrap());
-    let no_extra: Vec<(AnyAggregator, Option<(f64, f64, f64)>)> = Vec::new();
-    let state =
-        |rule, extra: Vec<(AnyAggregator, Option<(f64, f64, f64)>)>, fresh, d: usize, ls| {
-            bincode::serialize(&(experts(), rule, extra, fresh, Some(d), 0u64, 1usize, ls)).unwrap()
-        };
+    type Extra = Vec<(AnyAggregator, Option<(f64, f64, f64)>)>;
+    let no_extra: Extra = Vec::new();
+    let state = |rule, extra: Extra, fresh, d: usize, ls| {
+        bincode::serialize(&(experts(), rule, extra, fresh, Some(d), 0u64, 1usize, ls)).unwrap()
+    };
     // A rule over 2 experts for 3 experts, as the rule, an output's or the fresh one.
     assert!(
         bincode::deserialize::<Mixture>(&state(boa(2), no_extra.clone(), boa(3), 3, none)).is_err()
