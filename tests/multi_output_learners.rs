@@ -6,11 +6,13 @@
 use kernelstream::aggregation::{AnyAggregator, Boa};
 use kernelstream::features::rff::RffVariant;
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{KernelAwv, NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
+use kernelstream::learners::{
+    KernelAwv, KernelAwvParams, NystromAwv, NystromAwvParams, OnlineLearner, RffAwv, RffAwvParams,
+    TaylorAwv, TaylorAwvParams,
+};
 use kernelstream::mixture::{AnyLearner, Mixture};
 use kernelstream::multi::{stream as multi, MultiOutput};
 use kernelstream::rng::Rng;
-use kernelstream::samplers::KorsWeights;
 use kernelstream::stream;
 
 const K: usize = 3;
@@ -29,56 +31,51 @@ fn data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
 }
 
 fn learners(block: Option<usize>) -> Vec<(&'static str, AnyLearner)> {
-    let g = |s| Kernel::Gaussian { sigma: s };
+    let g = |s| Some(Kernel::Gaussian { sigma: s });
     let fixed: Vec<f64> = data(12, 7).0;
+    let taylor = |ridge, gamma| TaylorAwvParams {
+        sigma: 1.0,
+        degree: 3,
+        lam: 0.5,
+        ridge,
+        block_size: block,
+        gamma,
+    };
+    let rff = RffAwvParams {
+        kernel: g(0.7),
+        n_features: 30,
+        features: RffVariant::CosSin,
+        seed: 3,
+        block_size: block,
+        gamma: 0.95,
+        ..Default::default()
+    };
+    let nystrom = NystromAwvParams {
+        kernel: g(0.6),
+        lam: 0.5,
+        seed: 2,
+        block_size: block,
+        ..Default::default()
+    };
+    let kernel = KernelAwvParams { kernel: g(0.9), lam: 0.5, max_size: 1000, ..Default::default() };
     vec![
-        (
-            "TaylorAWV",
-            AnyLearner::TaylorAwv(
-                TaylorAwv::new(1.0, 3, 0.5, false).unwrap().with_block_size(block).unwrap(),
-            ),
-        ),
+        ("TaylorAWV", AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(false, 1.0)).unwrap())),
         (
             "TaylorAWV-discounted-ridge",
-            AnyLearner::TaylorAwv(
-                TaylorAwv::new(1.0, 3, 0.5, true)
-                    .unwrap()
-                    .with_gamma(0.97)
-                    .unwrap()
-                    .with_block_size(block)
-                    .unwrap(),
-            ),
+            AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(true, 0.97)).unwrap()),
         ),
-        (
-            "RFFAWV-discounted",
-            AnyLearner::RffAwv(
-                RffAwv::new(g(0.7), 30, 1.0, RffVariant::CosSin, false, 3)
-                    .unwrap()
-                    .with_gamma(0.95)
-                    .unwrap()
-                    .with_block_size(block)
-                    .unwrap(),
-            ),
-        ),
-        (
-            "NystromAWV",
-            AnyLearner::NystromAwv(
-                NystromAwv::new(g(0.6), 0.5, 1.0, 0.5, 1.0, KorsWeights::Sqrt, 2, false)
-                    .unwrap()
-                    .with_block_size(block)
-                    .unwrap(),
-            ),
-        ),
+        ("RFFAWV-discounted", AnyLearner::RffAwv(RffAwv::new(&rff).unwrap())),
+        ("NystromAWV", AnyLearner::NystromAwv(NystromAwv::new(&nystrom).unwrap())),
         (
             "NystromAWV-fixed-ridge",
             AnyLearner::NystromAwv(
-                NystromAwv::with_dictionary(g(0.8), 1.0, &fixed, D, true)
+                NystromAwv::with_dictionary(g(0.8).unwrap(), 1.0, &fixed, D, true)
                     .unwrap()
                     .with_block_size(block)
                     .unwrap(),
             ),
         ),
-        ("KernelAWV", AnyLearner::KernelAwv(KernelAwv::new(g(0.9), 0.5, false, 1000).unwrap())),
+        ("KernelAWV", AnyLearner::KernelAwv(KernelAwv::new(&kernel).unwrap())),
     ]
 }
 
@@ -161,7 +158,7 @@ fn a_mixture_with_k_outputs_equals_k_mixtures() {
 #[test]
 fn the_single_output_protocol_refuses_k_outputs_and_k_is_fixed() {
     let (x, y) = data(10, 2);
-    let mut l = TaylorAwv::new(1.0, 2, 1.0, false).unwrap();
+    let mut l = TaylorAwv::new(&TaylorAwvParams::default()).unwrap();
     assert!(l.add_outputs(1).is_err(), "K is unknown before the first round");
     multi::learn_many(&mut l, &x, 10, D, &y, K).unwrap();
     let before = bincode::serialize(&l).unwrap();

@@ -35,10 +35,12 @@ def catalog():
     """``{name: (factory, kind, d, domain, task)}`` for every learner, aggregator and sampler.
 
     ``task``: ``"r"`` regression, ``"c"`` labels -1/+1, ``"m"`` three outputs (targets
-    ``(n, 3)``: the multi-output protocol and state)."""
+    ``(n, 3)``: the multi-output protocol and state), ``"k"`` class indices 0..d-1 (the
+    calibration layer: rows are scores)."""
     import kernelstream as ks
     import numpy as np
     from kernelstream import aggregation as agg
+    from kernelstream.calibration import SoftmaxCalibrator
     from kernelstream.kernels import Gaussian, Laplacian, Min
     from kernelstream.samplers import KORS
 
@@ -307,6 +309,7 @@ def catalog():
         "MLPoly-share": (lambda: agg.MLPoly(3, share=0.1), "agg", 3, (-1, 1), "r"),
         "MLProd-share": (lambda: agg.MLProd(3, share=0.02), "agg", 3, (-1, 1), "r"),
         "KORS": (lambda: KORS(Gaussian(0.7), mu=0.1, seed=2), "sampler", 3, (-1, 1), "r"),
+        "SoftmaxCalibrator": (lambda: SoftmaxCalibrator(lam=0.5), "calib", 3, (-1, 2), "k"),
     }
 
 
@@ -318,6 +321,8 @@ def data(entry, n=12, seed=0):
     X = rng.uniform(lo, hi, size=(n, d))
     if task == "m":
         return X, np.sin(3 * X[:, :1] + np.arange(3)) + 0.1 * rng.normal(size=(n, 3))
+    if task == "k":
+        return X, rng.integers(0, d, n)
     y = np.sign(X[:, 0] + 0.1) if task == "c" else np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=n)
     y[y == 0] = 1.0
     return X, y
@@ -328,6 +333,8 @@ def train(obj, kind, X, y):
         obj.learn_many(X, y)
     elif kind == "agg":
         obj.progressive_predict(X, y)
+    elif kind == "calib":
+        obj.learn(X, y)
     else:
         obj.step_many(X)
 
@@ -358,6 +365,12 @@ def exercise(obj, kind, X, y):
         finite &= bool(np.all(np.isfinite(obj.progressive_predict(X[2:6], y[2:6]))))
         _ = obj.weights
         pickle.loads(pickle.dumps(obj)).predict(X[0])
+    elif kind == "calib":
+        finite &= bool(np.all(np.isfinite(obj.predict_proba(X[:2]))))
+        finite &= bool(np.all(np.isfinite(obj.progressive_proba(X[2:6], y[2:6]))))
+        obj.add_class()
+        finite &= bool(np.all(np.isfinite(obj.predict_proba(np.column_stack([X[:2], X[:2, :1]])))))
+        pickle.loads(pickle.dumps(obj)).predict_proba(np.column_stack([X[:1], X[:1, :1]]))
     else:
         obj.step(X[0])
         obj.probability(X[1])

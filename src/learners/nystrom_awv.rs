@@ -201,22 +201,71 @@ struct Extension {
     kappa: f64,
 }
 
+/// A fixed dictionary: `m` points of dimension `d`, row-major.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FixedDictionary {
+    pub points: Vec<f64>,
+    pub d: usize,
+}
+
+crate::params! {
+    /// The parameters of [`NystromAwv`] (defaults: those of the Python class `NystromAWV`).
+    pub struct NystromAwvParams {
+        /// The kernel.
+        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        /// Ridge parameter `lambda`.
+        lam: f64 = 1.0 => "float", "> 0";
+        /// KORS regularisation `mu`.
+        mu: f64 = 1.0 => "float", "> 0";
+        /// KORS accuracy `eps`.
+        eps: f64 = 0.5 => "float", ">= 0";
+        /// KORS oversampling `beta`.
+        beta: f64 = 1.0 => "float", "> 0";
+        /// KORS weights of the kept points.
+        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", "one of ('sqrt', 'inverse')";
+        /// Seed of KORS.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Online ridge (predict with `A_{t-1}`) instead of AWV.
+        ridge: bool = false => "bool", "True or False";
+        /// A fixed `(m, d)` dictionary instead of KORS.
+        dictionary: Option<FixedDictionary> = None => "object", "None or a finite (m, d) array";
+        /// Cap on the KORS dictionary size (None: none).
+        max_dictionary: Option<usize> = None => "int", "None or >= 1 (KORS only)";
+        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
+        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+    }
+}
+
+impl NystromAwvParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::params::required("NystromAWV", "a kernel", &self.kernel)?;
+        positive("lam", self.lam)?;
+        if self.dictionary.is_some() && self.max_dictionary.is_some() {
+            return crate::param_err!(
+                "max_dictionary caps the KORS dictionary; it does not apply to a fixed dictionary"
+            );
+        }
+        if self.max_dictionary == Some(0) {
+            return crate::param_err!("max_dictionary must be >= 1 (or None)");
+        }
+        crate::awv::check_block_size(self.block_size)
+    }
+}
+
 impl NystromAwv {
-    /// NystromAWV with a KORS dictionary (`mu`, `eps`, `beta`, `weights`, `seed` go to KORS).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        kernel: Kernel,
-        lam: f64,
-        mu: f64,
-        eps: f64,
-        beta: f64,
-        weights: KorsWeights,
-        seed: u64,
-        ridge: bool,
-    ) -> Result<Self> {
-        positive("lam", lam)?;
-        let kors = Kors::new(kernel, mu, eps, beta, weights, seed)?;
-        Ok(Self::empty(kernel, lam, ridge, Some(kors)))
+    /// NystromAWV with a KORS dictionary, or with `p.dictionary` fixed.
+    pub fn new(p: &NystromAwvParams) -> Result<Self> {
+        p.validate()?;
+        let Some(kernel) = p.kernel else { return crate::param_err!("NystromAWV needs a kernel") };
+        let mut learner = match &p.dictionary {
+            Some(dict) => Self::with_dictionary(kernel, p.lam, &dict.points, dict.d, p.ridge)?,
+            None => {
+                let kors = Kors::new(kernel, p.mu, p.eps, p.beta, p.kors_weights, p.seed)?;
+                Self::empty(kernel, p.lam, p.ridge, Some(kors))
+            }
+        };
+        learner.set_kors_budget(p.max_dictionary);
+        learner.with_block_size(p.block_size)
     }
 
     /// The "features known beforehand" variant (PKAWV paper, Cor. 8): a fixed dictionary
@@ -786,10 +835,13 @@ impl NystromAwv {
 
     /// [`OnlineLearner::predict_keep`] of a learner on a fixed dictionary with the
     /// kernel row `krow = k_D(x)` given: the same prediction and kept work, bit for
-    /// bit. `None` for a KORS dictionary or several outputs (nothing done).
+    /// bit. `None` for a KORS dictionary (nothing done).
     pub fn predict_keep_krow(&mut self, x: &[f64], krow: &[f64]) -> Option<Result<f64>> {
-        if self.kors.is_some() || krow.len() != self.size() || self.outputs() != 1 {
+        if self.kors.is_some() || krow.len() != self.size() {
             return None;
+        }
+        if let Err(e) = self.one_output() {
+            return Some(Err(e));
         }
         self.kept.clear();
         self.kept_plan = None;
@@ -801,7 +853,8 @@ impl NystromAwv {
         self.scratch = sc;
         let p = pred[0];
         if !p.is_finite() {
-            return Some(self.predict(x));
+            let mut out = [0.0];
+            return Some(self.predict_into(x, &mut out).map(|()| out[0]));
         }
         self.kept_plan = Some(Plan { added: false, ext: None, pred });
         self.kept.set(x, self.n_seen);

@@ -28,6 +28,7 @@
 //! for the rule; memory `O(N D^2 + N' m^2)`. The warm-up costs `O(t^3 + t^2 d)` at
 //! round `t <= warmup`, once `O(warmup^2 d)` for the median.
 
+use super::restart::{Restart, CHECK};
 use super::scale::{median_distance, Scaler};
 use super::{AnyLearner, Mixture};
 use crate::aggregation::{AnyAggregator, RuleParams};
@@ -35,7 +36,9 @@ use crate::error::{positive, Result};
 use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use crate::kernels::Kernel;
-use crate::learners::{LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
+use crate::learners::{
+    LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
+};
 use crate::rng::Rng;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
@@ -55,6 +58,13 @@ pub enum ExpertFeatures {
 }
 
 impl ExpertFeatures {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ExpertFeatures::Auto => "auto",
+            ExpertFeatures::Taylor => "taylor",
+            ExpertFeatures::Rff => "rff",
+        }
+    }
     pub fn from_name(name: &str) -> Result<Self> {
         match name {
             "auto" => Ok(ExpertFeatures::Auto),
@@ -111,145 +121,16 @@ pub struct AutoKernelConfig {
     /// ([`super::loss_scale`]); 0: none (the plain rule).
     #[serde(default)]
     pub loss_window: usize,
-}
-
-/// Which expert, in the units of the standardised stream.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct ExpertSpec {
-    pub taylor_degree: Option<usize>,
-    pub n_features: usize,
-    /// Dictionary size of a Nystrom expert (0: a feature expert).
-    pub dictionary: usize,
-    pub sigma: f64,
-    pub lam: f64,
-    /// Forgetting factor (1: none).
-    #[serde(default = "crate::awv::no_discount")]
-    pub gamma: f64,
-    /// A linear expert (online ridge on `(1, x)`; `sigma` is 0).
+    /// Restarts after an abrupt change: a fresh AutoKernel as a successor
+    /// ([`super::restart`]).
     #[serde(default)]
-    pub linear: bool,
+    pub restarts: bool,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(try_from = "AutoKernelState")]
-pub struct AutoKernel {
-    cfg: AutoKernelConfig,
-    d: Option<usize>,
-    n_seen: u64,
-    warm_x: Vec<f64>,
-    warm_y: Vec<f64>,
-    fitted: Option<Fitted>,
-    /// The input of a kept warm-up prediction ([`OnlineLearner::predict_keep`]) and
-    /// the prediction (after the warm-up the experts keep their own work).
-    #[serde(skip)]
-    kept: crate::learners::Kept,
-    #[serde(skip)]
-    kept_warm: f64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Fitted {
-    scaler: Scaler,
-    rho: f64,
-    specs: Vec<ExpertSpec>,
-    mixture: Mixture,
-    /// Expert predictions of the replayed warm-up rows, original units (`warmup x N`).
-    warm_z: Vec<f64>,
-    #[serde(skip)]
-    xs: Vec<f64>,
-}
-
-/// The serialised fields of an [`AutoKernel`], checked as a whole before use.
-#[derive(Deserialize)]
-struct AutoKernelState {
-    cfg: AutoKernelConfig,
-    d: Option<usize>,
-    n_seen: u64,
-    warm_x: Vec<f64>,
-    warm_y: Vec<f64>,
-    fitted: Option<Fitted>,
-}
-
-impl TryFrom<AutoKernelState> for AutoKernel {
-    type Error = crate::KsError;
-    fn try_from(s: AutoKernelState) -> Result<Self> {
-        let bad = |what: &str| crate::input_err!("corrupt AutoKernel state: {what}");
-        let mut a = AutoKernel::new(s.cfg)?;
-        let n_exp = a.n_experts();
-        let d = match s.d {
-            Some(0) => return bad("input dimension 0"),
-            Some(d) => d,
-            None if s.warm_y.is_empty() && s.warm_x.is_empty() && s.fitted.is_none() => 0,
-            None => return bad("rows without an input dimension"),
-        };
-        if s.warm_x.len() != s.warm_y.len() * d || s.warm_y.len() > a.cfg.warmup {
-            return bad("warm-up buffers of the wrong size");
-        }
-        if s.warm_x.iter().chain(&s.warm_y).any(|v| !v.is_finite()) {
-            return bad("non-finite warm-up values");
-        }
-        if let Some(f) = &s.fitted {
-            let sc = &f.scaler;
-            let ok = sc.x_loc.len() == d
-                && sc.x_scale.len() == d
-                && sc.x_loc.iter().chain([&sc.y_loc]).all(|v| v.is_finite())
-                && sc.x_scale.iter().chain([&sc.y_scale]).all(|v| v.is_finite() && *v > 0.0)
-                && f.rho.is_finite()
-                && f.rho > 0.0
-                && f.specs.len() == n_exp
-                && f.mixture.n_experts() == n_exp
-                && f.mixture.input_dim().is_none_or(|e| e == d)
-                && f.warm_z.len() == a.cfg.warmup * n_exp;
-            if !ok {
-                return bad("fitted scale, experts or replay of the wrong shape");
-            }
-        } else if s.warm_y.len() >= a.cfg.warmup {
-            return bad("warm-up complete but no experts");
-        }
-        a.d = s.d;
-        a.n_seen = s.n_seen;
-        a.warm_x = s.warm_x;
-        a.warm_y = s.warm_y;
-        a.fitted = s.fitted.map(|mut f| {
-            f.xs = vec![0.0; d];
-            f
-        });
-        Ok(a)
-    }
-}
-
-/// `C(m + d, d)`, or `None` above `cap`.
-fn taylor_count(d: usize, m: usize, cap: usize) -> Option<usize> {
-    let mut c: u128 = 1;
-    for i in 1..=m as u128 {
-        c = c * (d as u128 + i) / i;
-        if c > cap as u128 {
-            return None;
-        }
-    }
-    Some(c as usize)
-}
-
-/// Largest Taylor degree whose feature count fits `cap` (at most 12).
-fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
-    (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
-}
-
-/// The rule by name from the one table ([`AnyAggregator::from_spec`]) with its default
-/// parameters and the Fixed Share rate `share`. "aa" is refused: it needs the label range,
-/// which the standardised stream does not fix.
-fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
-    if name == "aa" {
-        return crate::param_err!(
-            "AutoKernel's rule cannot be \"aa\" (it needs a fixed label range), pick another of {}",
-            crate::aggregation::rule::rule_names()
-        );
-    }
-    AnyAggregator::from_spec(name, n, &RuleParams { share, ..RuleParams::default() })
-}
-
-impl AutoKernel {
-    pub fn new(cfg: AutoKernelConfig) -> Result<Self> {
+impl AutoKernelConfig {
+    /// Every check of the values.
+    fn check(&self) -> Result<()> {
+        let cfg = self;
         if cfg.warmup < 3 || cfg.warmup > 5000 {
             return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
         }
@@ -291,7 +172,7 @@ impl AutoKernel {
                 cfg.loss_window
             );
         }
-        let n = Self::expert_count(&cfg);
+        let n = AutoKernel::expert_count(cfg);
         if n > 1000 {
             return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
         }
@@ -310,16 +191,279 @@ impl AutoKernel {
         }
         crate::parallel::check_threads(cfg.threads)?;
         make_rule(&cfg.rule, n, cfg.share)?;
+        Ok(())
+    }
+}
+
+crate::params! {
+    /// The parameters of an [`AutoKernel`] (defaults: those of the Python class
+    /// `AutoKernel`); [`AutoKernelParams::config`] resolves the rule-dependent defaults.
+    pub struct AutoKernelParams {
+        /// Warm-up rounds before the scale is fixed.
+        warmup: usize = 200 => "int", "in [3, 5000]";
+        /// Kernel widths, as multiples of the median distance `rho`.
+        widths: Vec<f64> = vec![0.5, 1.0, 2.0, 4.0] => "seq", "non-empty, each > 0";
+        /// Ridge parameters of the experts (targets are standardised).
+        lams: Vec<f64> = vec![0.01, 0.1, 1.0] => "seq", "non-empty, each > 0";
+        /// Widths (multiples of `rho`) of the Nystrom experts on the warm-up rows.
+        nystrom_widths: Vec<f64> = vec![0.5, 1.0] => "seq", "each > 0";
+        /// Ridge parameters of the Nystrom experts.
+        nystrom_lams: Vec<f64> = vec![0.01, 0.1] => "seq", "each > 0";
+        /// The experts' feature map.
+        features: ExpertFeatures = ExpertFeatures::Auto => "str", "one of ('auto', 'taylor', 'rff')";
+        /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
+        n_features: usize = 50 => "int", "in [1, 10000]";
+        /// Largest Taylor feature count `C(M + d, d)` per expert.
+        max_taylor_features: usize = 200 => "int", "in [1, 40000]";
+        /// Aggregation rule.
+        rule: String = "boa".into() => "str", "one of ('vaw', 'ewa', 'boa', 'mlpoly', 'mlprod')";
+        /// Seed of the random features.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Threads running the experts (0 = one per core); not part of the results.
+        threads: usize = 0 => "int", ">= 0";
+        /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
+        /// "Changing streams").
+        discounts: Vec<f64> = vec![0.999, 0.99] => "seq", "each in (0, 1)";
+        /// Widths (multiples of `rho`) of the discounted feature experts.
+        discount_widths: Vec<f64> = vec![1.0, 2.0] => "seq", "each > 0";
+        /// Ridge parameters of the discounted feature experts.
+        discount_lams: Vec<f64> = vec![0.1] => "seq", "each > 0";
+        /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
+        /// factor in `{1} + discounts`.
+        linear: bool = true => "bool", "True or False";
+        /// Fixed Share rate of the rule (None: 1e-4 for the exponential-weights rules,
+        /// 0 for "vaw").
+        share: Option<f64> = None => "float", "None or in [0, 1] (0 for 'vaw')";
+        /// Rounds of the running loss scale of the rule's regrets (None: 2000 for the
+        /// exponential-weights rules, 0 for "vaw"; 0: the plain rule).
+        loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
+        /// A change detector that starts a fresh successor and hands over to it
+        /// (docs/autokernel.md, "Changing streams").
+        restarts: bool = true => "bool", "True or False";
+    }
+}
+
+/// `share` and `loss_window` when left None: (exponential-weights rules, "vaw").
+const DEFAULT_SHARE: (f64, f64) = (1e-4, 0.0);
+const DEFAULT_LOSS_WINDOW: (usize, usize) = (2000, 0);
+
+impl AutoKernelParams {
+    pub fn validate(&self) -> Result<()> {
+        self.config().check()
+    }
+
+    /// The resolved configuration (the defaults that depend on the rule filled in).
+    pub fn config(&self) -> AutoKernelConfig {
+        let vaw = self.rule == "vaw";
+        let pick = |d: (f64, f64)| if vaw { d.1 } else { d.0 };
+        let pick_w = |d: (usize, usize)| if vaw { d.1 } else { d.0 };
+        AutoKernelConfig {
+            warmup: self.warmup,
+            widths: self.widths.clone(),
+            lams: self.lams.clone(),
+            nystrom_widths: self.nystrom_widths.clone(),
+            nystrom_lams: self.nystrom_lams.clone(),
+            features: self.features,
+            n_features: self.n_features,
+            max_taylor_features: self.max_taylor_features,
+            rule: self.rule.clone(),
+            seed: self.seed,
+            threads: self.threads,
+            discounts: self.discounts.clone(),
+            discount_widths: self.discount_widths.clone(),
+            discount_lams: self.discount_lams.clone(),
+            linear: self.linear,
+            share: self.share.unwrap_or(pick(DEFAULT_SHARE)),
+            loss_window: self.loss_window.unwrap_or(pick_w(DEFAULT_LOSS_WINDOW)),
+            restarts: self.restarts,
+        }
+    }
+}
+
+/// Which expert, in the units of the standardised stream.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct ExpertSpec {
+    pub taylor_degree: Option<usize>,
+    pub n_features: usize,
+    /// Dictionary size of a Nystrom expert (0: a feature expert).
+    pub dictionary: usize,
+    pub sigma: f64,
+    pub lam: f64,
+    /// Forgetting factor (1: none).
+    #[serde(default = "crate::awv::no_discount")]
+    pub gamma: f64,
+    /// A linear expert (online ridge on `(1, x)`; `sigma` is 0).
+    #[serde(default)]
+    pub linear: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "AutoKernelState")]
+pub struct AutoKernel {
+    cfg: AutoKernelConfig,
+    d: Option<usize>,
+    n_seen: u64,
+    warm_x: Vec<f64>,
+    warm_y: Vec<f64>,
+    fitted: Option<Fitted>,
+    /// Change detector and successor (`cfg.restarts`).
+    restart: Option<Restart>,
+    /// The input of a kept warm-up prediction ([`OnlineLearner::predict_keep`]) and
+    /// the prediction (after the warm-up the experts keep their own work).
+    #[serde(skip)]
+    kept: crate::learners::Kept,
+    #[serde(skip)]
+    kept_warm: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Fitted {
+    scaler: Scaler,
+    rho: f64,
+    specs: Vec<ExpertSpec>,
+    mixture: Mixture,
+    /// Expert predictions of the replayed warm-up rows, original units (`warmup x N`).
+    warm_z: Vec<f64>,
+    #[serde(skip)]
+    xs: Vec<f64>,
+}
+
+/// The serialised fields of an [`AutoKernel`], checked as a whole before use.
+#[derive(Deserialize)]
+struct AutoKernelState {
+    cfg: AutoKernelConfig,
+    d: Option<usize>,
+    n_seen: u64,
+    warm_x: Vec<f64>,
+    warm_y: Vec<f64>,
+    fitted: Option<Fitted>,
+    restart: Option<Restart>,
+}
+
+impl TryFrom<AutoKernelState> for AutoKernel {
+    type Error = crate::KsError;
+    fn try_from(s: AutoKernelState) -> Result<Self> {
+        let bad = |what: &str| crate::input_err!("corrupt AutoKernel state: {what}");
+        let mut a = AutoKernel::with_config(s.cfg)?;
+        let n_exp = a.n_experts();
+        let d = match s.d {
+            Some(0) => return bad("input dimension 0"),
+            Some(d) => d,
+            None if s.warm_y.is_empty() && s.warm_x.is_empty() && s.fitted.is_none() => 0,
+            None => return bad("rows without an input dimension"),
+        };
+        if s.warm_x.len() != s.warm_y.len() * d || s.warm_y.len() > a.cfg.warmup {
+            return bad("warm-up buffers of the wrong size");
+        }
+        if s.warm_x.iter().chain(&s.warm_y).any(|v| !v.is_finite()) {
+            return bad("non-finite warm-up values");
+        }
+        if let Some(f) = &s.fitted {
+            let sc = &f.scaler;
+            let ok = sc.x_loc.len() == d
+                && sc.x_scale.len() == d
+                && sc.x_loc.iter().chain([&sc.y_loc]).all(|v| v.is_finite())
+                && sc.x_scale.iter().chain([&sc.y_scale]).all(|v| v.is_finite() && *v > 0.0)
+                && f.rho.is_finite()
+                && f.rho > 0.0
+                && f.specs.len() == n_exp
+                && f.mixture.n_experts() == n_exp
+                && f.mixture.input_dim().is_none_or(|e| e == d)
+                && f.warm_z.len() == a.cfg.warmup * n_exp;
+            if !ok {
+                return bad("fitted scale, experts or replay of the wrong shape");
+            }
+        } else if s.warm_y.len() >= a.cfg.warmup {
+            return bad("warm-up complete but no experts");
+        }
+        a.d = s.d;
+        a.n_seen = s.n_seen;
+        a.warm_x = s.warm_x;
+        a.warm_y = s.warm_y;
+        if let Some(r) = &s.restart {
+            r.validate()?;
+            let succ_ok = r.successor().is_none_or(|k| {
+                k.restart.is_none()
+                    && bincode::serialize(&k.cfg).ok()
+                        == bincode::serialize(&a.successor_config()).ok()
+                    && k.d.is_none_or(|e| e == d)
+            });
+            if !a.cfg.restarts || !succ_ok {
+                return bad("restart state that does not match the configuration");
+            }
+        } else if a.cfg.restarts {
+            return bad("no restart state");
+        }
+        a.restart = s.restart;
+        a.fitted = s.fitted.map(|mut f| {
+            f.xs = vec![0.0; d];
+            f
+        });
+        Ok(a)
+    }
+}
+
+/// `C(m + d, d)`, or `None` above `cap`.
+fn taylor_count(d: usize, m: usize, cap: usize) -> Option<usize> {
+    let mut c: u128 = 1;
+    for i in 1..=m as u128 {
+        c = c * (d as u128 + i) / i;
+        if c > cap as u128 {
+            return None;
+        }
+    }
+    Some(c as usize)
+}
+
+/// Largest Taylor degree whose feature count fits `cap` (at most 12).
+fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
+    (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
+}
+
+/// The rule by name from the one table ([`AnyAggregator::from_spec`]) with its default
+/// parameters and the Fixed Share rate `share`. "aa" is refused: it needs the label range,
+/// which the standardised stream does not fix.
+fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
+    if name == "aa" {
+        return crate::param_err!(
+            "AutoKernel's rule cannot be \"aa\" (it needs a fixed label range), pick another of {}",
+            crate::aggregation::rule::rule_names()
+        );
+    }
+    AnyAggregator::from_spec(name, n, &RuleParams { share, ..RuleParams::default() })
+}
+
+impl AutoKernel {
+    pub fn new(p: &AutoKernelParams) -> Result<Self> {
+        p.validate()?;
+        Self::with_config(p.config())
+    }
+
+    /// The learner for a resolved configuration (checked as [`AutoKernelParams::validate`]
+    /// does; the form a pickled state holds).
+    pub fn with_config(cfg: AutoKernelConfig) -> Result<Self> {
+        cfg.check()?;
         Ok(AutoKernel {
-            cfg,
             d: None,
             n_seen: 0,
             warm_x: Vec::new(),
             warm_y: Vec::new(),
             fitted: None,
+            restart: if cfg.restarts { Some(Restart::default()) } else { None },
             kept: Default::default(),
             kept_warm: 0.0,
+            cfg,
         })
+    }
+
+    /// The configuration of a successor: this one without restarts of its own.
+    fn successor_config(&self) -> AutoKernelConfig {
+        AutoKernelConfig { restarts: false, ..self.cfg.clone() }
+    }
+
+    /// The change detector and successor (None without `restarts`).
+    pub fn restart(&self) -> Option<&Restart> {
+        self.restart.as_ref()
     }
 
     pub fn config(&self) -> &AutoKernelConfig {
@@ -445,7 +589,7 @@ impl AutoKernel {
                     Some(m) => (
                         // Blocks of rounds (block_size=None): a batch equals the
                         // round loop up to rounding (docs/choices.md, AutoKernel).
-                        AnyLearner::TaylorAwv(TaylorAwv::new(sigma, m, lam, false)?),
+                        AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, 1.0))?),
                         ExpertSpec {
                             taylor_degree: Some(m),
                             n_features: 0,
@@ -457,14 +601,13 @@ impl AutoKernel {
                         },
                     ),
                     None => (
-                        AnyLearner::RffAwv(RffAwv::new(
-                            Kernel::Gaussian { sigma },
+                        AnyLearner::RffAwv(RffAwv::new(&rff(
+                            sigma,
                             self.cfg.n_features,
                             lam,
-                            RffVariant::CosSin,
-                            false,
                             seed,
-                        )?),
+                            1.0,
+                        ))?),
                         ExpertSpec {
                             taylor_degree: None,
                             n_features: self.cfg.n_features,
@@ -508,24 +651,18 @@ impl AutoKernel {
                     let seed = rng.next_u64();
                     let (e, taylor_degree, n_features) = match degree {
                         Some(m) => (
-                            AnyLearner::TaylorAwv(
-                                TaylorAwv::new(sigma, m, lam, false)?.with_gamma(gamma)?,
-                            ),
+                            AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, gamma))?),
                             Some(m),
                             0,
                         ),
                         None => (
-                            AnyLearner::RffAwv(
-                                RffAwv::new(
-                                    Kernel::Gaussian { sigma },
-                                    self.cfg.n_features,
-                                    lam,
-                                    RffVariant::CosSin,
-                                    false,
-                                    seed,
-                                )?
-                                .with_gamma(gamma)?,
-                            ),
+                            AnyLearner::RffAwv(RffAwv::new(&rff(
+                                sigma,
+                                self.cfg.n_features,
+                                lam,
+                                seed,
+                                gamma,
+                            ))?),
                             None,
                             self.cfg.n_features,
                         ),
@@ -593,13 +730,28 @@ impl AutoKernel {
         t: &mut super::Trace,
     ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
+        let Some(mut r) = self.restart.take() else { return self.core_trace(x, n, d, y, t) };
+        let res = self.restart_rows(&mut r, x, d, y, &mut Vec::with_capacity(n), Some(t));
+        self.restart = Some(r);
+        res
+    }
+
+    /// [`Self::progressive_trace`] of the current learner alone (validated rows).
+    fn core_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        t: &mut super::Trace,
+    ) -> Result<()> {
         let mut i = 0;
         while i < n && self.fitted.is_none() {
             if let Err(e) = crate::interrupt::poll() {
                 Self::pad_warmup(t, i, self.n_experts());
                 return Err(e);
             }
-            match self.predict_learn(&x[i * d..(i + 1) * d], y[i]) {
+            match self.core_predict_learn(&x[i * d..(i + 1) * d], y[i]) {
                 Ok(p) => t.predictions.push(p),
                 Err(e) => {
                     Self::pad_warmup(t, i, self.n_experts());
@@ -635,32 +787,85 @@ impl AutoKernel {
     }
 }
 
-impl OnlineLearner for AutoKernel {
-    fn input_dim(&self) -> Option<usize> {
-        self.d
-    }
-
-    fn check_input_dim(&self, d: usize) -> Result<()> {
-        self.degree_for(d).map(|_| ())
-    }
-
-    /// Once fitted, the experts see the standardised row: they check that one (a
-    /// finite input can overflow their features after scaling); before, the
-    /// standardised row itself must be finite.
-    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
-        let Some(f) = &self.fitted else { return Ok(()) };
-        let mut q = vec![0.0; x.len()];
-        f.scaler.x_into(x, &mut q);
-        let ys = y.map(|v| f.scaler.y(v));
-        if !q.iter().chain(ys.as_ref()).all(|v| v.is_finite()) {
-            return Err(crate::KsError::Numerical(
-                "AutoKernel: this row overflows once standardised by the warm-up's scale".into(),
-            ));
+impl AutoKernel {
+    /// Rows through the current learner and its successor ([`super::restart`]), in
+    /// pieces that end on the rounds where the restart checks happen; with `trace`,
+    /// the current learner's experts and weights and the combined predictions. On an
+    /// error the successor is dropped (the rows the current learner completed are in
+    /// `out`, with its own predictions).
+    fn restart_rows(
+        &mut self,
+        r: &mut Restart,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+        mut trace: Option<&mut super::Trace>,
+    ) -> Result<()> {
+        let n = y.len();
+        let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
+        let mut tr = super::Trace::default();
+        while i < n {
+            let k = Restart::chunk(self.n_seen, n - i);
+            let (xc, yc) = (&x[i * d..(i + k) * d], &y[i..i + k]);
+            pm.clear();
+            let res = match trace.is_some() {
+                true => {
+                    tr = super::Trace::default();
+                    let r = self.core_trace(xc, k, d, yc, &mut tr);
+                    pm.extend_from_slice(&tr.predictions);
+                    r
+                }
+                false => self.core_predict_learn_many(xc, d, yc, &mut pm),
+            };
+            let res = res.and_then(|()| match r.successor_mut() {
+                Some(s) => {
+                    ps.clear();
+                    s.predict_learn_many(xc, d, yc, &mut ps).map(|()| true)
+                }
+                None => Ok(false),
+            });
+            let with_succ = match res {
+                Ok(w) => w,
+                Err(e) => {
+                    r.drop_successor();
+                    out.extend_from_slice(&pm);
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.predictions.extend_from_slice(&pm);
+                        t.experts.extend(&tr.experts);
+                        t.weights.extend(&tr.weights);
+                    }
+                    return Err(e);
+                }
+            };
+            let start = out.len();
+            for j in 0..k {
+                out.push(r.round(pm[j], with_succ.then(|| ps[j]), yc[j]));
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.predictions.extend_from_slice(&out[start..]);
+                t.experts.extend(&tr.experts);
+                t.weights.extend(&tr.weights);
+            }
+            if self.n_seen.is_multiple_of(CHECK) {
+                let cfg = self.successor_config();
+                let fitted = self.fitted.is_some();
+                if let Some(s) =
+                    r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))?
+                {
+                    // the successor becomes the learner (its warm-up, scale, experts)
+                    self.warm_x = s.warm_x;
+                    self.warm_y = s.warm_y;
+                    self.fitted = s.fitted;
+                    self.kept = Default::default();
+                }
+            }
+            i += k;
         }
-        f.mixture.check_row(&q, ys)
+        Ok(())
     }
 
-    fn predict(&self, x: &[f64]) -> Result<f64> {
+    fn core_predict(&self, x: &[f64]) -> Result<f64> {
         match &self.fitted {
             Some(f) => {
                 let mut q = vec![0.0; x.len()];
@@ -671,7 +876,7 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
-    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+    fn core_predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         let n_seen = self.n_seen;
         match self.fitted.as_mut() {
             Some(f) => {
@@ -690,11 +895,7 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
-    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+    fn core_predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let d = x.len();
         let kept = self.kept.take(x, self.n_seen);
         if let Some(f) = self.fitted.as_mut() {
@@ -726,7 +927,7 @@ impl OnlineLearner for AutoKernel {
         Ok(p)
     }
 
-    fn predict_learn_many(
+    fn core_predict_learn_many(
         &mut self,
         x: &[f64],
         d: usize,
@@ -736,7 +937,7 @@ impl OnlineLearner for AutoKernel {
         let n = y.len();
         let mut i = 0;
         while i < n && self.fitted.is_none() {
-            out.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            out.push(self.core_predict_learn(&x[i * d..(i + 1) * d], y[i])?);
             i += 1;
         }
         if i == n {
@@ -759,6 +960,85 @@ impl OnlineLearner for AutoKernel {
         }
         Ok(())
     }
+}
+
+impl OnlineLearner for AutoKernel {
+    fn input_dim(&self) -> Option<usize> {
+        self.d
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        self.degree_for(d).map(|_| ())
+    }
+
+    /// Once fitted, the experts see the standardised row: they check that one (a
+    /// finite input can overflow their features after scaling); before, the
+    /// standardised row itself must be finite.
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        if let Some(s) = self.restart.as_ref().and_then(|r| r.successor()) {
+            s.check_row(x, y)?;
+        }
+        let Some(f) = &self.fitted else { return Ok(()) };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        let ys = y.map(|v| f.scaler.y(v));
+        if !q.iter().chain(ys.as_ref()).all(|v| v.is_finite()) {
+            return Err(crate::KsError::Numerical(
+                "AutoKernel: this row overflows once standardised by the warm-up's scale".into(),
+            ));
+        }
+        f.mixture.check_row(&q, ys)
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        let pm = self.core_predict(x)?;
+        match &self.restart {
+            Some(r) => Ok(r.combine(pm, r.successor_predict(x)?)),
+            None => Ok(pm),
+        }
+    }
+
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let pm = self.core_predict_keep(x)?;
+        match self.restart.as_mut() {
+            Some(r) => {
+                let ps = match r.successor_mut() {
+                    Some(s) => Some(s.predict_keep(x)?),
+                    None => None,
+                };
+                Ok(r.combine(pm, ps))
+            }
+            None => Ok(pm),
+        }
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let Some(mut r) = self.restart.take() else { return self.core_predict_learn(x, y) };
+        let mut out = Vec::with_capacity(1);
+        let res = self.restart_rows(&mut r, x, x.len(), &[y], &mut out, None);
+        self.restart = Some(r);
+        res.map(|()| out[0])
+    }
+
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let Some(mut r) = self.restart.take() else {
+            return self.core_predict_learn_many(x, d, y, out);
+        };
+        let start = out.len();
+        let res = self.restart_rows(&mut r, x, d, y, out, None);
+        self.restart = Some(r);
+        res.map(|_| debug_assert_eq!(out.len() - start, y.len()))
+    }
 
     fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
         let mut out = Vec::with_capacity(y.len());
@@ -770,7 +1050,8 @@ impl OnlineLearner for AutoKernel {
     }
 
     fn dim(&self) -> usize {
-        self.fitted.as_ref().map_or(0, |f| f.mixture.dim())
+        let succ = self.restart.as_ref().and_then(|r| r.successor()).map_or(0, |s| s.dim());
+        self.fitted.as_ref().map_or(0, |f| f.mixture.dim()) + succ
     }
 }
 
@@ -780,6 +1061,9 @@ crate::state::state_version!(AutoKernel, 7);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {
+        if let Some(r) = &self.restart {
+            r.validate()?;
+        }
         match &self.fitted {
             Some(f) => f.mixture.validate(),
             None => Ok(()),
@@ -792,4 +1076,16 @@ impl ValidState for AutoKernel {
             "the AutoKernel configuration differs from its parameters".into()
         })
     }
+}
+
+/// A Taylor expert's parameters (blocks of rounds: `block_size` None).
+fn taylor(sigma: f64, degree: usize, lam: f64, gamma: f64) -> TaylorAwvParams {
+    TaylorAwvParams { sigma, degree, lam, gamma, ..Default::default() }
+}
+
+/// A random-feature expert's parameters ("cossin" features of a Gaussian kernel).
+fn rff(sigma: f64, n_features: usize, lam: f64, seed: u64, gamma: f64) -> RffAwvParams {
+    let kernel = Some(Kernel::Gaussian { sigma });
+    let features = RffVariant::CosSin;
+    RffAwvParams { kernel, n_features, lam, features, seed, gamma, ..Default::default() }
 }

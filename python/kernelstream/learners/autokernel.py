@@ -27,11 +27,6 @@ def _numbers(name, values) -> list:
     return [real(f"every entry of {name}", v) for v in values]
 
 
-#: ``share`` and ``loss_window`` when left None: (exponential-weights rules, "vaw").
-_DEFAULT_SHARE = (1e-4, 0.0)
-_DEFAULT_LOSS_WINDOW = (2000, 0)
-
-
 class AutoKernel(Learner):
     """Online kernel regression with widths and regularisations chosen from the data.
 
@@ -99,8 +94,16 @@ class AutoKernel(Learner):
         mixture's own squared errors over about ``loss_window`` rounds, so that its
         learning rates follow losses that shrink or jump (``docs/choices.md``,
         "Relative regrets"); 0: the plain rule. None: 2000, or 0 for ``rule="vaw"``.
-        ``discounts=(), linear=False, share=0, loss_window=0`` is the AutoKernel of
-        the stationary benchmark before these defaults, bit for bit.
+    restarts : bool, default True
+        Restarts after an abrupt change: when the recent error (about 100 rounds) is
+        above twice the long-run one (about 2,000 rounds), a fresh AutoKernel of the same
+        parameters (its own warm-up and scale) starts as a successor, mixed in with
+        prior weight 0.01 by exponential weights, and replaces the learner once it
+        carries 95% of the weight (``docs/autokernel.md``, step 7). Costs at most
+        twice one AutoKernel, only while a successor lives.
+
+        ``discounts=(), linear=False, share=0, loss_window=0, restarts=False`` is the
+        AutoKernel of the stationary benchmark before these defaults, bit for bit.
 
     Examples
     --------
@@ -122,6 +125,7 @@ class AutoKernel(Learner):
         "linear": False,
         "share": 0.0,
         "loss_window": 0,
+        "restarts": False,
     }
 
     def __init__(
@@ -143,6 +147,7 @@ class AutoKernel(Learner):
         linear: bool = True,
         share=None,
         loss_window=None,
+        restarts: bool = True,
     ):
         super().__init__(
             warmup=warmup,
@@ -162,6 +167,7 @@ class AutoKernel(Learner):
             linear=linear,
             share=share,
             loss_window=loss_window,
+            restarts=restarts,
         )
 
     def _core_kwargs(self, p):
@@ -181,14 +187,23 @@ class AutoKernel(Learner):
             discount_widths=_numbers("discount_widths", p["discount_widths"]),
             discount_lams=_numbers("discount_lams", p["discount_lams"]),
             linear=flag("linear", p["linear"]),
-            # None: the default of the rule (VAW is not an exponential-weights rule).
-            share=_DEFAULT_SHARE[p["rule"] == "vaw"]
-            if p["share"] is None
-            else real("share", p["share"]),
-            loss_window=_DEFAULT_LOSS_WINDOW[p["rule"] == "vaw"]
+            # None: the default of the rule (the core resolves it).
+            share=None if p["share"] is None else real("share", p["share"]),
+            loss_window=None
             if p["loss_window"] is None
             else whole("loss_window", p["loss_window"]),
+            restarts=flag("restarts", p["restarts"]),
         )
+
+    @property
+    def restart_events(self):
+        """``dict(changes, promotions, successor)``: changes declared so far, successors
+        that replaced the learner, and whether one is running now (None without
+        ``restarts``)."""
+        ev = self._core.restart_events
+        if ev is None:
+            return None
+        return dict(changes=int(ev[0]), promotions=int(ev[1]), successor=bool(ev[2]))
 
     @property
     def fitted(self) -> bool:
