@@ -73,6 +73,8 @@ use crate::linalg::gemm::{gemm, View};
 use crate::samplers::{Kors, KorsWeights};
 use serde::{Deserialize, Serialize};
 
+mod discount;
+
 /// Relative threshold on the Schur complement below which an insertion is refused.
 const INSERT_TOL: f64 = 1e-10;
 
@@ -128,6 +130,10 @@ pub struct NystromAwv {
     ys: Vec<f64>,
     /// Jitter added to `lam K_DD` of a fixed dictionary.
     fixed_jitter: f64,
+    /// Forgetting factor (1: none; fixed dictionary only, `discount.rs`).
+    gamma: f64,
+    /// The factor of `A_0 = lam K_DD`, dense row-major (`gamma < 1` only).
+    refill: Vec<f64>,
     n_seen: u64,
     stats: NystromStats,
     /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic from
@@ -294,6 +300,8 @@ impl NystromAwv {
             xs: Vec::new(),
             ys: Vec::new(),
             fixed_jitter: 0.0,
+            gamma: 1.0,
+            refill: Vec::new(),
             n_seen: 0,
             stats: NystromStats::default(),
             block_size: None,
@@ -313,6 +321,9 @@ impl NystromAwv {
 
     /// The block size used on a dictionary of `m` points.
     pub fn block_size(&self, m: usize) -> usize {
+        if self.gamma < 1.0 {
+            return 1; // discounted rounds run one at a time
+        }
         self.block_size.unwrap_or_else(|| auto_block_size(m))
     }
 
@@ -594,6 +605,8 @@ impl NystromAwv {
         planned: Option<(Option<Extension>, f64)>,
         sc: &mut Scratch,
     ) -> Result<f64> {
+        // Discounted: A <- gamma A + refill, q <- gamma q before the prediction.
+        self.discount_step();
         let mut krow = std::mem::take(&mut sc.krow);
         let (ext, mut pred) = match planned {
             Some(p) => p,
@@ -919,10 +932,13 @@ impl OnlineLearner for NystromAwv {
     /// A fixed dictionary of `m` points: the points, `K_DD`, its copy and factor.
     fn memory_doubles(&self, d: usize) -> Option<u128> {
         let m = self.size() as u128;
-        Some(m * (d as u128 + 4) + 3 * m * m)
+        Some(m * (d as u128 + 4) + 3 * m * m + if self.gamma < 1.0 { m * m } else { 0 })
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
+        if self.gamma < 1.0 {
+            return self.discounted_predict(x);
+        }
         let mut sc = Scratch::default();
         let pred = self.plan(x, &mut sc)?;
         if pred.is_finite() {
@@ -935,6 +951,11 @@ impl OnlineLearner for NystromAwv {
     }
 
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        if self.gamma < 1.0 {
+            self.kept.clear();
+            self.kept_plan = None;
+            return self.predict(x);
+        }
         self.keep(x)
     }
 
@@ -970,7 +991,7 @@ impl OnlineLearner for NystromAwv {
 }
 
 // The format version of a pickled NystromAwv: bump it when a serialised field changes.
-crate::state::state_version!(NystromAwv, 4);
+crate::state::state_version!(NystromAwv, 5);
 
 impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {
@@ -988,6 +1009,7 @@ impl crate::state::ValidState for NystromAwv {
         }
         self.chol.validate()?;
         len_is("factor order", self.chol.dim(), m)?;
+        self.validate_discount()?;
         len_is("q", self.q.len(), m)?;
         finite("q", &self.q)?;
         finite("dictionary", &self.centers)?;
@@ -1037,6 +1059,7 @@ impl crate::state::ValidState for NystromAwv {
         same("lam", &self.lam, &fresh.lam)?;
         same("ridge", &self.ridge, &fresh.ridge)?;
         same("centers_d", &self.centers_d, &fresh.centers_d)?;
+        same("gamma", &self.gamma, &fresh.gamma)?;
         if self.kors.is_none() {
             same("dictionary", &self.centers, &fresh.centers)?;
             same("jitter", &self.fixed_jitter, &fresh.fixed_jitter)?;

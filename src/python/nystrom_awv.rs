@@ -14,7 +14,7 @@ pub struct PyNystromAwv {
 #[pymethods]
 impl PyNystromAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, lam, mu, eps, beta, kors_weights, seed, ridge, dictionary, max_dictionary, block_size))]
+    #[pyo3(signature = (kernel_name, kernel_params, lam, mu, eps, beta, kors_weights, seed, ridge, dictionary, max_dictionary, block_size, gamma))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kernel_name: &str,
@@ -29,6 +29,7 @@ impl PyNystromAwv {
         dictionary: Option<PyReadonlyArray2<'_, f64>>,
         max_dictionary: Option<usize>,
         block_size: Option<usize>,
+        gamma: f64,
     ) -> PyResult<Self> {
         let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
         let dictionary_given = dictionary.is_some();
@@ -54,7 +55,7 @@ impl PyNystromAwv {
             )));
         }
         inner.set_kors_budget(max_dictionary);
-        let inner = inner.with_block_size(block_size)?;
+        let inner = inner.with_block_size(block_size)?.with_gamma(gamma)?;
         Ok(PyNystromAwv { inner })
     }
 

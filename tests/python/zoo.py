@@ -45,6 +45,9 @@ ZOO: dict[str, ZooEntry] = {
     "NystromAWV-fixed": ZooEntry(
         lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)
     ),
+    "NystromAWV-discounted": ZooEntry(
+        lambda: ks.NystromAWV(Gaussian(1.0), lam=0.5, dictionary=_FIXED_DICT, gamma=0.95)
+    ),
     # -- PROS-N-KONS, FOGD, NOGD --
     "ProsNKons": ZooEntry(lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, seed=4), randomized=True),
     "CON-KONS": ZooEntry(
