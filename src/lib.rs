@@ -27,6 +27,7 @@
 pub mod aggregation;
 pub mod awv;
 pub mod bases;
+pub mod calibration;
 pub mod error;
 pub mod features;
 pub(crate) mod interrupt;

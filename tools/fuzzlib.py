@@ -32,7 +32,10 @@ FAILURES = ("panic", "error", "nan", "untouched", "abort", "hang")
 
 
 def catalog():
-    """``{name: (factory, kind, d, domain, task)}`` for every learner, aggregator and sampler."""
+    """``{name: (factory, kind, d, domain, task)}`` for every learner, aggregator and sampler.
+
+    ``task``: ``"r"`` regression, ``"c"`` labels -1/+1, ``"m"`` three outputs (targets
+    ``(n, 3)``: the multi-output protocol and state)."""
     import kernelstream as ks
     import numpy as np
     from kernelstream import aggregation as agg
@@ -45,6 +48,36 @@ def catalog():
         "TaylorAWV": (lambda: ks.TaylorAWV(sigma=1.0, degree=2, lam=0.5), L, 3, (-1, 1), "r"),
         "TaylorAWV-d3": (lambda: ks.TaylorAWV(sigma=0.8, degree=3, ridge=True), L, 3, (-1, 1), "r"),
         "TaylorAWV-discounted": (lambda: ks.TaylorAWV(degree=2, gamma=0.9), L, 3, (-1, 1), "r"),
+        # -- multi-output (three target columns) --
+        "TaylorAWV-multi": (lambda: ks.TaylorAWV(degree=2, block_size=4), L, 3, (-1, 1), "m"),
+        "RFFAWV-multi-discounted": (
+            lambda: ks.RFFAWV(Gaussian(0.7), n_features=8, gamma=0.9, block_size=4, seed=3),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
+        "KernelAWV-multi": (
+            lambda: ks.KernelAWV(Gaussian(1.0), ridge=True, max_size=200),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
+        "NystromAWV-multi": (
+            lambda: ks.NystromAWV(Gaussian(0.6), block_size=4, seed=2),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
+        "NystromAWV-multi-fixed": (
+            lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed, ridge=True),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
         "RFFAWV-discounted": (
             lambda: ks.RFFAWV(Gaussian(0.7), n_features=8, gamma=0.95, block_size=4, seed=3),
             L,
@@ -281,6 +314,8 @@ def data(entry, n=12, seed=0):
     _, _, d, (lo, hi), task = entry
     rng = np.random.default_rng(seed)
     X = rng.uniform(lo, hi, size=(n, d))
+    if task == "m":
+        return X, np.sin(3 * X[:, :1] + np.arange(3)) + 0.1 * rng.normal(size=(n, 3))
     y = np.sign(X[:, 0] + 0.1) if task == "c" else np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=n)
     y[y == 0] = 1.0
     return X, y
@@ -305,12 +340,16 @@ def exercise(obj, kind, X, y):
 
     finite = True
     if kind == "learner":
-        finite &= bool(np.isfinite(obj.predict_one(X[0])))
+        finite &= bool(np.all(np.isfinite(obj.predict_one(X[0]))))
         obj.learn_one(X[1], y[1])
         finite &= bool(np.all(np.isfinite(obj.progressive_predict(X[2:6], y[2:6]))))
         finite &= bool(np.all(np.isfinite(obj.predict_many(X[6:8]))))
         obj.get_params()
         pickle.loads(pickle.dumps(obj)).predict_one(X[0])
+        if y.ndim == 2:  # multi-output: a column added, then learned
+            obj.add_outputs(1)
+            obj.learn_one(X[-1], np.append(y[-1], 1.0))
+            finite &= bool(np.all(np.isfinite(obj.predict_many(X[:2]))))
     elif kind == "agg":
         finite &= bool(np.isfinite(obj.predict(X[0])))
         obj.update(X[1], y[1])

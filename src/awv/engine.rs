@@ -555,8 +555,8 @@ impl LinearAwv {
                 &mut self.blk,
             );
             if ok {
-                for (i, (xi, yi)) in x.chunks_exact(r).zip(y.chunks_exact(k)).enumerate() {
-                    outputs::add_round(&mut self.b, xi, yi, |yj| yj);
+                outputs::add_rounds(&mut self.b, x, y, r, k);
+                for (i, yi) in y.chunks_exact(k).enumerate() {
                     self.finish_round(self.deltas[i], yi);
                 }
                 return true;

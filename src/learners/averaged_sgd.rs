@@ -130,9 +130,6 @@ impl crate::state::ValidState for AveragedKernelSgd {
         finite("coefficients", &self.a)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("gamma0", &self.gamma0, &fresh.gamma0)?;
-        same("zeta", &self.zeta, &fresh.zeta)
+        crate::state::same_fields!(self, fresh; kernel, gamma0, zeta)
     }
 }

@@ -135,13 +135,8 @@ impl Fogd {
             )?;
             self.state = Some(FogdState { map, w: vec![0.0; 2 * n], z: vec![0.0; 2 * n] });
         }
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("FOGD state missing".into()))?;
-        if st.z.len() != st.w.len() {
-            st.z = vec![0.0; st.w.len()];
-        }
+        let st = super::batch::built(&mut self.state, "FOGD")?;
+        super::batch::sized(&mut st.z, st.w.len());
         Ok(st)
     }
 
@@ -272,12 +267,6 @@ impl crate::state::ValidState for Fogd {
         Ok(())
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("n_features", &self.n_features, &fresh.n_features)?;
-        same("lr", &self.lr, &fresh.lr)?;
-        same("loss", &self.loss, &fresh.loss)?;
-        same("epsilon", &self.epsilon, &fresh.epsilon)?;
-        same("seed", &self.seed, &fresh.seed)
+        crate::state::same_fields!(self, fresh; kernel, n_features, lr, loss, epsilon, seed)
     }
 }

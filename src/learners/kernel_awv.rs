@@ -584,10 +584,6 @@ impl crate::state::ValidState for KernelAwv {
         ensure(!self.regret_term.is_nan(), || "the regret diagnostic is NaN".into())
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
-        same("max_size", &self.max_size, &fresh.max_size)
+        crate::state::same_fields!(self, fresh; kernel, lam, ridge, max_size)
     }
 }

@@ -3,6 +3,7 @@
 //! protocol over whole arrays for any of them.
 
 pub mod averaged_sgd;
+mod batch;
 pub mod feature_awv;
 pub mod fogd;
 pub mod kept;
@@ -122,11 +123,7 @@ pub trait OnlineLearner {
     /// onto `out`; polls Ctrl-C. The default loops [`OnlineLearner::predict`]; a
     /// learner may batch it (for example as one matrix-matrix product).
     fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
-        for row in x.chunks_exact(d) {
-            crate::interrupt::poll()?;
-            out.push(self.predict(row)?);
-        }
-        Ok(())
+        batch::predict_each(self, x, d, out)
     }
 
     /// Rounds learned so far.

@@ -277,19 +277,10 @@ impl MultiKernelAwv {
         }
         let r = self.feature_dim();
         let n = self.kernels.len();
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("MultiKernelAWV state missing".into()))?;
-        if st.v.len() != r {
-            st.v = vec![0.0; r];
-        }
-        if st.z.len() != n {
-            st.z = vec![0.0; n];
-        }
-        if st.raw.len() != n {
-            st.raw = vec![0.0; n];
-        }
+        let st = super::batch::built(&mut self.state, "MultiKernelAWV")?;
+        super::batch::sized(&mut st.v, r);
+        super::batch::sized(&mut st.z, n);
+        super::batch::sized(&mut st.raw, n);
         if st.scratch.len() != n {
             st.scratch = vec![Scratch::default(); n];
         }
@@ -597,19 +588,7 @@ impl OnlineLearner for MultiKernelAwv {
         Ok(meta.predict_update(z, y))
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(x, d, y, Some(out), None)
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        self.run_rows(x, d, y, None, None)
-    }
+    super::batch::run_rows_batch_paths!(None);
 
     /// The experts' predictions as matrix-matrix products ([`LinearAwv::predict_many`],
     /// experts in parallel) when the learner runs blocks; single predictions (bit for
@@ -619,13 +598,7 @@ impl OnlineLearner for MultiKernelAwv {
             .state
             .as_ref()
             .filter(|_| self.block_size.unwrap_or_else(|| auto_block_size(self.feature_dim())) > 1);
-        let Some(st) = blocked else {
-            for row in x.chunks_exact(d) {
-                crate::interrupt::poll()?;
-                out.push(self.predict(row)?);
-            }
-            return Ok(());
-        };
+        let Some(st) = blocked else { return super::batch::predict_each(self, x, d, out) };
         let nk = st.experts.len();
         let workers = Workers::new(self.threads);
         let mut cols = vec![Vec::new(); nk];
@@ -693,17 +666,9 @@ impl crate::state::ValidState for MultiKernelAwv {
         st.meta.check_config(&self.rule)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernels", &self.kernels, &fresh.kernels)?;
-        same("n_features", &self.n_features, &fresh.n_features)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("features", &self.variant, &fresh.variant)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
         self.rule.check_config(&fresh.rule)?;
-        same("clip", &self.clip, &fresh.clip)?;
-        same("seed", &self.seed, &fresh.seed)?;
-        same("gamma", &self.gamma, &fresh.gamma)?;
-        same("share", &self.share, &fresh.share)
+        crate::state::same_fields!(self, fresh;
+            kernels, n_features, lam, variant: "features", ridge, clip, seed, gamma, share)
     }
     fn adopt_settings(&mut self, fresh: &Self) {
         self.block_size = fresh.block_size;

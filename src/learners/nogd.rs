@@ -296,12 +296,6 @@ impl crate::state::ValidState for Nogd {
         finite("weights", &self.w)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("budget", &self.budget, &fresh.budget)?;
-        same("rank", &self.rank, &fresh.rank)?;
-        same("lr", &self.lr, &fresh.lr)?;
-        same("loss", &self.loss, &fresh.loss)?;
-        same("epsilon", &self.epsilon, &fresh.epsilon)
+        crate::state::same_fields!(self, fresh; kernel, budget, rank, lr, loss, epsilon)
     }
 }

@@ -158,15 +158,15 @@ impl OnlineProjection {
         Ok(())
     }
 
+    /// The design of this configuration on `d`-dimensional inputs.
+    fn design(&self, d: usize) -> Result<Design> {
+        let c = &self.cfg;
+        Design::new(d, c.basis, c.additive, c.pairs, c.prefix_degree)
+    }
+
     /// Upper bound on the columns active after `n` rounds (prefix + units x columns per unit).
     fn columns_after(&self, d: usize, n: f64) -> Result<f64> {
-        let design = Design::new(
-            d,
-            self.cfg.basis,
-            self.cfg.additive,
-            self.cfg.pairs,
-            self.cfg.prefix_degree,
-        )?;
+        let design = self.design(d)?;
         let per = self.columns_per_unit(d);
         // floor(c N^kappa) <= n  =>  N <= ((n + 1) / c)^(1 / kappa).
         let units = ((n + 1.0) / self.cfg.c).powf(1.0 / self.kappa(d)).floor() + 1.0;
@@ -223,13 +223,7 @@ impl OnlineProjection {
     }
 
     fn make_state(&self, d: usize) -> Result<State> {
-        let design = Design::new(
-            d,
-            self.cfg.basis,
-            self.cfg.additive,
-            self.cfg.pairs,
-            self.cfg.prefix_degree,
-        )?;
+        let design = self.design(d)?;
         let kappa = self.kappa(d);
         let p = design.n_columns();
         let mut st = State {
@@ -260,9 +254,7 @@ impl OnlineProjection {
         if self.state.is_none() {
             self.state = Some(self.make_state(d)?);
         }
-        self.state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("projection state missing".into()))
+        super::batch::built(&mut self.state, "projection")
     }
 
     /// Coefficients `theta` of the active columns (empty before the first round).

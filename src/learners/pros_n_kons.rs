@@ -37,7 +37,7 @@
 
 use super::losses::Loss;
 use super::OnlineLearner;
-use crate::error::{positive, KsError, Result};
+use crate::error::{positive, Result};
 use crate::features::nested_cholesky::{NestedCholesky, DEFAULT_PIVOT_TOL};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
@@ -259,10 +259,7 @@ impl ProsNKons {
         }
         let budget_reached = self.budget_reached();
         let p = self.params;
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| KsError::Internal("PROS-N-KONS state missing".into()))?;
+        let st = super::batch::built(&mut self.state, "PROS-N-KONS")?;
         let m = self.kors.size();
         // 1. KORS on x_t (only x_t: the dictionary does not depend on the labels).
         st.krow.resize(m, 0.0);

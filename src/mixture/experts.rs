@@ -305,8 +305,9 @@ impl OnlineLearner for Mixture {
         let mut z = std::mem::take(&mut self.z);
         z.clear();
         let mut res = Ok(());
-        for e in self.experts.iter_mut() {
-            match e.predict_keep(x) {
+        let shared = super::shared_features::Shared::prepare(&self.experts, x, x.len());
+        for (j, e) in self.experts.iter_mut().enumerate() {
+            match super::shared_features::keep(shared.as_ref(), j, e, x) {
                 Ok(p) => z.push(p),
                 Err(err) => {
                     res = Err(err);
@@ -372,7 +373,7 @@ impl OnlineLearner for Mixture {
 
 // The format version of a pickled Mixture: bump it when a serialised field changes, or an
 // expert's or rule's version (its state holds theirs).
-crate::state::state_version!(Mixture, 6);
+crate::state::state_version!(Mixture, 7);
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.

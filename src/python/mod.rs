@@ -8,6 +8,7 @@
 mod aggregation;
 mod averaged_sgd;
 mod build_info;
+mod calibration;
 pub mod convert;
 pub mod errors;
 mod fogd;
@@ -70,5 +71,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     averaged_sgd::register(m)?;
     mixture::register(m)?;
     build_info::register(m)?;
+    calibration::register(m)?;
     Ok(())
 }

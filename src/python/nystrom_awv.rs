@@ -131,6 +131,7 @@ impl PyNystromAwv {
 }
 
 crate::learner_protocol!(PyNystromAwv, NystromAwv);
+crate::multi_output_protocol!(PyNystromAwv);
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNystromAwv>()

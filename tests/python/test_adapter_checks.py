@@ -24,12 +24,13 @@ from kernelstream.adapters import (  # noqa: E402
 
 # river's adapters get inputs reserved for features first seen after the first row, so
 # that check_emerging_features runs (without them it is skipped: the documented error)
-RIVER_MAX_FEATURES = 12
+# (the classifiers' multiclass stream, ImageSegments, has 18 features)
+RIVER_MAX_FEATURES = {"regressor": 12, "classifier": 24}
 
 
-def _kwargs(scale, river=False):
+def _kwargs(scale, river=None):
     kw = {} if scale is None else {"scale": scale}
-    return {**kw, "max_features": RIVER_MAX_FEATURES} if river else kw
+    return {**kw, "max_features": RIVER_MAX_FEATURES[river]} if river else kw
 
 
 PAIRS = [("regressor", name, *entry) for name, entry in ADAPTER_REGRESSION.items()] + [
@@ -46,13 +47,26 @@ def _sklearn_cases():
             yield pytest.param(est, check, id=f"{adapter.__name__}-{name}-{check_name}")
 
 
+# river's memory-growth check learns thousands of rows: by default it runs on one
+# learner per adapter (its defaults), on every learner under -m slow
+FAST_MEMORY_CHECK = "TaylorAWV-defaults"
+
+
 def _river_cases():
     for kind, name, make, scale in PAIRS:
         adapter = RiverRegressor if kind == "regressor" else RiverClassifier
-        model = adapter(make(), **_kwargs(scale, river=True))
+        model = adapter(make(), **_kwargs(scale, river=kind))
         for check in river_checks.yield_checks(model):
             if check.__name__ not in model._unit_test_skips():
-                yield pytest.param(model, check, id=f"{adapter.__name__}-{name}-{check.__name__}")
+                slow = (
+                    check.__name__.startswith("check_bounded_memory") and name != FAST_MEMORY_CHECK
+                )
+                yield pytest.param(
+                    model,
+                    check,
+                    id=f"{adapter.__name__}-{name}-{check.__name__}",
+                    marks=[pytest.mark.slow] if slow else [],
+                )
 
 
 @pytest.mark.filterwarnings("ignore")

@@ -27,7 +27,7 @@ from .._wrapped import _RenamedAttribute
 from ..errors import ParameterError
 from ..kernels import as_kernel
 from ..samplers import Dictionary
-from .base import Learner
+from ._multi import MultiOutput
 
 
 def _as_dictionary(dictionary):
@@ -45,7 +45,7 @@ def _as_dictionary(dictionary):
     return np.ascontiguousarray(arr)
 
 
-class NystromAWV(Learner):
+class NystromAWV(MultiOutput):
     """PKAWV with Nystrom projections on a dictionary grown by KORS.
 
     Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away

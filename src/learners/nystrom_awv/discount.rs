@@ -5,7 +5,7 @@
 //! the alpha-parametrisation (`A_alpha = R A_phi R^T`, `q = R b_phi`, `k_D(x) = R phi(x)`).
 //! The discounted AWV round of the linear engine, `A <- gamma A + c e_k e_k^T`,
 //! `b <- gamma b` with `k = t mod m` and `c = lam (1 - gamma^m)`, is therefore
-//! `A <- gamma A + (1 - gamma^m) l_k l_k^T`, `q <- gamma q` here, `l_k` the column `k`
+//! `A <- gamma A + (1 - gamma^m) l_k l_k^T`, `q <- gamma q` here (every output's column), `l_k` the column `k`
 //! of the factor `L_0 = sqrt(lam) R` of `A_0 = lam K_DD`: a scaling of the factor and
 //! one rank-one update, `O(m^2)`, before the round's prediction.
 
@@ -54,13 +54,12 @@ impl NystromAwv {
         self.q.iter_mut().for_each(|v| *v *= g);
     }
 
-    /// The prediction of the next round with `gamma < 1` (pure: on a discounted copy).
-    pub(super) fn discounted_predict(&self, x: &[f64]) -> Result<f64> {
-        use crate::learners::OnlineLearner;
+    /// The predictions of the next round with `gamma < 1` (pure: on a discounted copy).
+    pub(super) fn discounted_predict(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
         let mut c = self.clone();
         c.discount_step();
         c.gamma = 1.0;
-        c.predict(x)
+        c.predict_into(x, out)
     }
 
     /// Invariants of the discount fields.
