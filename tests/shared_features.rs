@@ -24,7 +24,16 @@ fn experts(a: &[f64], b: &[f64], d: usize) -> Vec<AnyLearner> {
     let g = |sigma: f64| Kernel::Gaussian { sigma };
     vec![
         nys(g(0.7), 0.01, a),
-        AnyLearner::TaylorAwv(TaylorAwv::new(0.8, 3, 0.5, false).unwrap()),
+        AnyLearner::TaylorAwv(
+            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+                sigma: 0.8,
+                degree: 3,
+                lam: 0.5,
+                ridge: false,
+                ..Default::default()
+            })
+            .unwrap(),
+        ),
         nys(g(0.7), 0.1, a),
         nys(g(1.4), 0.01, a),
         nys(g(1.4), 0.1, b),

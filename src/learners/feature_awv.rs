@@ -98,10 +98,9 @@ pub(crate) fn check_awv_memory(learner: &str, r: usize) -> Result<()> {
 }
 
 impl<F: LazyFeatureMap> FeatureAwv<F> {
-    /// The learner for already checked map parameters (`lam > 0` is checked here).
-    pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Result<Self> {
-        crate::error::positive("lam", lam)?;
-        Ok(FeatureAwv {
+    /// The learner for already checked parameters (the learner's `validate`).
+    pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Self {
+        FeatureAwv {
             params,
             lam,
             ridge,
@@ -109,7 +108,7 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
             block_size: None,
             state: None,
             kept: Default::default(),
-        })
+        }
     }
 
     /// Sets the forgetting factor `gamma` in (0, 1] (1: no discounting).

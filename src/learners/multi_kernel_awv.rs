@@ -103,27 +103,66 @@ struct State {
     yhat: Vec<f64>,
 }
 
-impl MultiKernelAwv {
-    /// `rule` names the meta rule ([`crate::aggregation::RULES`]) and `rule_params` its
-    /// parameters, except that the meta VAW's ridge is `lam` and the AA's range is
-    /// `clip` (required by "aa"); `rule_params.ridge` is online ridge at the meta level.
-    /// The Fixed Share rate is set by [`MultiKernelAwv::with_drift`].
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        kernels: Vec<Kernel>,
-        n_features: usize,
-        lam: f64,
-        variant: RffVariant,
-        ridge: bool,
-        rule: &str,
-        rule_params: RuleParams,
-        clip: Option<(f64, f64)>,
-        seed: u64,
-    ) -> Result<Self> {
+crate::params! {
+    /// The parameters of [`MultiKernelAwv`] (defaults: those of the Python class
+    /// `MultiKernelAWV`).
+    pub struct MultiKernelAwvParams {
+        /// The kernels, one AWV expert each (shift-invariant: random features).
+        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+        /// Frequencies per kernel.
+        n_features: usize = 50 => "int", "in [1, 20000]";
+        /// Ridge parameter `lambda` of the experts (and of a VAW meta level).
+        lam: f64 = 1.0 => "float", "> 0";
+        /// The meta rule, a name of [`crate::aggregation::RULES`].
+        aggregator: String = "vaw".into() => "str", "a rule of _core.aggregation_rules()";
+        /// Label range `(lo, hi)` the expert predictions are clipped to (needed by "aa").
+        clip: Option<(f64, f64)> = None => "seq", "None or a pair of finite numbers lo < hi";
+        /// Seed of the frequencies.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Learning rate of "ewa".
+        eta: f64 = RuleParams::default().eta => "float", "> 0";
+        /// Linearised (gradient) losses for "boa", "mlpoly", "mlprod".
+        gradient: bool = RuleParams::default().gradient => "bool", "True or False";
+        /// The feature map.
+        features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
+        /// Online ridge (predict with `A_{t-1}`) instead of AWV for the experts.
+        ridge: bool = false => "bool", "True or False";
+        /// Online ridge at a VAW meta level (None: `ridge` when the rule is "vaw").
+        meta_ridge: Option<bool> = None => "bool", "None, True or False (True needs 'vaw')";
+        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
+        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+        /// Threads running the experts (0: one per core); not part of the state.
+        threads: usize = 0 => "int", ">= 0";
+        /// Forgetting factor of the experts (1: none).
+        gamma: f64 = 1.0 => "float", "in (0, 1]";
+        /// Fixed Share rate of the meta rule ("ewa", "boa", "mlpoly", "mlprod").
+        share: f64 = 0.0 => "float", "in [0, 1]";
+    }
+}
+
+impl MultiKernelAwvParams {
+    pub fn validate(&self) -> Result<()> {
+        self.meta()?.with_share(self.share).map(|_| ())
+    }
+
+    /// These parameters with the meta rule `rule` and its parameters (`eta`, `gradient`,
+    /// `ridge` as `meta_ridge`).
+    pub fn with_rule(mut self, rule: &str, p: RuleParams) -> Self {
+        self.aggregator = rule.into();
+        self.eta = p.eta;
+        self.gradient = p.gradient;
+        self.meta_ridge = Some(p.ridge);
+        self
+    }
+
+    /// Checks every value but `share`; the meta rule (fresh, without Fixed Share).
+    fn meta(&self) -> Result<AnyAggregator> {
+        let (kernels, clip, rule) = (&self.kernels, self.clip, self.aggregator.as_str());
         if kernels.is_empty() {
             return crate::param_err!("kernels must hold at least one kernel");
         }
-        positive("lam", lam)?;
+        positive("lam", self.lam)?;
+        let n_features = self.n_features;
         if n_features == 0 || n_features > MAX_RFF_FEATURES {
             return crate::param_err!(
                 "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
@@ -141,16 +180,34 @@ impl MultiKernelAwv {
                 "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
             );
         }
-        if rule_params.ridge && rule != "vaw" {
+        // None: online ridge at the meta level too when the meta level is VAW
+        let meta_ridge = self.meta_ridge.unwrap_or(self.ridge && rule == "vaw");
+        if meta_ridge && rule != "vaw" {
             return crate::param_err!(
                 "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {rule:?}"
             );
         }
         // eta is checked whatever the rule, so that a bad value is never silently kept
-        positive("eta", rule_params.eta)?;
+        positive("eta", self.eta)?;
+        check_block_size(self.block_size)?;
+        check_threads(self.threads)?;
+        crate::awv::check_gamma(self.gamma)?;
         let (lo, hi) = clip.unwrap_or((0.0, 1.0));
-        let params = RuleParams { lam, lo, hi, share: 0.0, ..rule_params };
-        let rule = Box::new(AnyAggregator::from_spec(rule, kernels.len(), &params)?);
+        let (lam, eta, gradient) = (self.lam, self.eta, self.gradient);
+        let params =
+            RuleParams { lam, lo, hi, eta, gradient, ridge: meta_ridge, ..RuleParams::default() };
+        AnyAggregator::from_spec(rule, kernels.len(), &params)
+    }
+}
+
+impl MultiKernelAwv {
+    /// The learner; the meta rule is built through [`AnyAggregator::from_spec`] (the
+    /// meta VAW's ridge is `lam`, the AA's range `clip`).
+    pub fn new(p: &MultiKernelAwvParams) -> Result<Self> {
+        p.validate()?;
+        let rule = Box::new(p.meta()?);
+        let MultiKernelAwvParams { ref kernels, n_features, lam, clip, seed, ridge, .. } = *p;
+        let (kernels, variant) = (kernels.clone(), p.features);
         let me = MultiKernelAwv {
             kernels,
             n_features,
@@ -168,7 +225,7 @@ impl MultiKernelAwv {
             kept: Default::default(),
         };
         me.check_memory(None)?;
-        Ok(me)
+        me.with_block_size(p.block_size)?.with_threads(p.threads)?.with_drift(p.gamma, p.share)
     }
 
     /// Every kernel has its own AWV expert (`r(r+1)/2 + 2r` doubles), its random

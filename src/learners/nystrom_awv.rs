@@ -207,22 +207,73 @@ struct Extension {
     kappa: f64,
 }
 
+/// A fixed dictionary: `m` points of dimension `d`, row-major.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FixedDictionary {
+    pub points: Vec<f64>,
+    pub d: usize,
+}
+
+crate::params! {
+    /// The parameters of [`NystromAwv`] (defaults: those of the Python class `NystromAWV`).
+    pub struct NystromAwvParams {
+        /// The kernel.
+        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        /// Ridge parameter `lambda`.
+        lam: f64 = 1.0 => "float", "> 0";
+        /// KORS regularisation `mu`.
+        mu: f64 = 1.0 => "float", "> 0";
+        /// KORS accuracy `eps`.
+        eps: f64 = 0.5 => "float", ">= 0";
+        /// KORS oversampling `beta`.
+        beta: f64 = 1.0 => "float", "> 0";
+        /// KORS weights of the kept points.
+        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", "one of ('sqrt', 'inverse')";
+        /// Seed of KORS.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Online ridge (predict with `A_{t-1}`) instead of AWV.
+        ridge: bool = false => "bool", "True or False";
+        /// A fixed `(m, d)` dictionary instead of KORS.
+        dictionary: Option<FixedDictionary> = None => "object", "None or a finite (m, d) array";
+        /// Cap on the KORS dictionary size (None: none).
+        max_dictionary: Option<usize> = None => "int", "None or >= 1 (KORS only)";
+        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
+        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+        /// Forgetting factor (1: none; < 1 needs a fixed dictionary).
+        gamma: f64 = 1.0 => "float", "in (0, 1]; < 1 with a fixed dictionary only";
+    }
+}
+
+impl NystromAwvParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::params::required("NystromAWV", "a kernel", &self.kernel)?;
+        positive("lam", self.lam)?;
+        if self.dictionary.is_some() && self.max_dictionary.is_some() {
+            return crate::param_err!(
+                "max_dictionary caps the KORS dictionary; it does not apply to a fixed dictionary"
+            );
+        }
+        if self.max_dictionary == Some(0) {
+            return crate::param_err!("max_dictionary must be >= 1 (or None)");
+        }
+        crate::awv::check_block_size(self.block_size)
+    }
+}
+
 impl NystromAwv {
-    /// NystromAWV with a KORS dictionary (`mu`, `eps`, `beta`, `weights`, `seed` go to KORS).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        kernel: Kernel,
-        lam: f64,
-        mu: f64,
-        eps: f64,
-        beta: f64,
-        weights: KorsWeights,
-        seed: u64,
-        ridge: bool,
-    ) -> Result<Self> {
-        positive("lam", lam)?;
-        let kors = Kors::new(kernel, mu, eps, beta, weights, seed)?;
-        Ok(Self::empty(kernel, lam, ridge, Some(kors)))
+    /// NystromAWV with a KORS dictionary, or with `p.dictionary` fixed.
+    pub fn new(p: &NystromAwvParams) -> Result<Self> {
+        p.validate()?;
+        let Some(kernel) = p.kernel else { return crate::param_err!("NystromAWV needs a kernel") };
+        let mut learner = match &p.dictionary {
+            Some(dict) => Self::with_dictionary(kernel, p.lam, &dict.points, dict.d, p.ridge)?,
+            None => {
+                let kors = Kors::new(kernel, p.mu, p.eps, p.beta, p.kors_weights, p.seed)?;
+                Self::empty(kernel, p.lam, p.ridge, Some(kors))
+            }
+        };
+        learner.set_kors_budget(p.max_dictionary);
+        learner.with_block_size(p.block_size)?.with_gamma(p.gamma)
     }
 
     /// The "features known beforehand" variant (PKAWV paper, Cor. 8): a fixed dictionary
@@ -770,12 +821,14 @@ impl NystromAwv {
     }
 
     /// The fixed dictionary (row-major) and the width of a learner on a fixed
-    /// dictionary with the Gaussian kernel: its kernel rows are
+    /// dictionary of `d`-dimensional points with the Gaussian kernel: its kernel rows are
     /// `exp(-||x - c_j||^2 / (2 sigma^2))`, which a mixture may compute once for
     /// several such experts ([`Self::predict_learn_many_krows`]).
-    pub fn fixed_gaussian(&self) -> Option<(&[f64], f64)> {
+    pub fn fixed_gaussian(&self, d: usize) -> Option<(&[f64], f64)> {
         match self.kernel {
-            Kernel::Gaussian { sigma } if self.kors.is_none() && self.size() > 0 => {
+            Kernel::Gaussian { sigma }
+                if self.kors.is_none() && self.size() > 0 && self.centers_d == d =>
+            {
                 Some((&self.centers, sigma))
             }
             _ => None,

@@ -62,19 +62,32 @@ struct State {
     v: Vec<f64>,
 }
 
-impl OmklGf {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        kernels: Vec<Kernel>,
-        n_features: usize,
-        lr: f64,
-        reg: f64,
-        n_samples: usize,
-        explore: f64,
-        graph_rounds: u64,
-        seed: u64,
-    ) -> Result<Self> {
-        check_ogd_params(&kernels, n_features, lr, reg)?;
+crate::params! {
+    /// The parameters of [`OmklGf`] (defaults: those of the Python class `OMKLGF`).
+    pub struct OmklGfParams {
+        /// The kernels, one expert each (shift-invariant: random features).
+        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+        /// Frequencies per kernel (`2m` features each).
+        n_features: usize = 50 => "int", "in [1, 20000]";
+        /// Step size of the experts and of the exponential weights.
+        lr: f64 = 0.1 => "float", "> 0";
+        /// Ridge penalty of the experts' gradient steps.
+        reg: f64 = 1e-3 => "float", ">= 0";
+        /// Draws per feedback graph.
+        n_samples: usize = 10 => "int", "in [1, 100000]";
+        /// Exploration probability of the graph draw.
+        explore: f64 = 0.1 => "float", "in [0, 1]";
+        /// Rounds per feedback graph.
+        graph_rounds: u64 = 500 => "int", ">= 0";
+        /// Seed of the frequencies and of the graphs.
+        seed: u64 = 0 => "int", ">= 0";
+    }
+}
+
+impl OmklGfParams {
+    pub fn validate(&self) -> Result<()> {
+        check_ogd_params(&self.kernels, self.n_features, self.lr, self.reg)?;
+        let (n_samples, explore) = (self.n_samples, self.explore);
         if n_samples == 0 || n_samples > MAX_SAMPLES {
             return crate::param_err!(
                 "n_samples must be in [1, {MAX_SAMPLES}] (each graph costs n_samples draws; \
@@ -84,6 +97,15 @@ impl OmklGf {
         if !(explore.is_finite() && (0.0..=1.0).contains(&explore)) {
             return crate::param_err!("explore must be in [0, 1], got {explore}");
         }
+        Ok(())
+    }
+}
+
+impl OmklGf {
+    pub fn new(p: &OmklGfParams) -> Result<Self> {
+        p.validate()?;
+        let OmklGfParams { kernels, n_features, lr, reg, n_samples, explore, graph_rounds, seed } =
+            p.clone();
         Ok(OmklGf {
             kernels,
             n_features,

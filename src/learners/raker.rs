@@ -40,15 +40,33 @@ struct State {
     p: Vec<f64>,
 }
 
+crate::params! {
+    /// The parameters of [`Raker`] (defaults: those of the Python class `Raker`).
+    pub struct RakerParams {
+        /// The kernels, one expert each (shift-invariant: random features).
+        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+        /// Frequencies per kernel (`2m` features each).
+        n_features: usize = 50 => "int", "in [1, 20000]";
+        /// Step size of the experts and of the exponential weights.
+        lr: f64 = 0.1 => "float", "> 0";
+        /// Ridge penalty of the experts' gradient steps.
+        reg: f64 = 1e-3 => "float", ">= 0";
+        /// Seed of the frequencies.
+        seed: u64 = 0 => "int", ">= 0";
+    }
+}
+
+impl RakerParams {
+    pub fn validate(&self) -> Result<()> {
+        check_ogd_params(&self.kernels, self.n_features, self.lr, self.reg)
+    }
+}
+
 impl Raker {
-    pub fn new(
-        kernels: Vec<Kernel>,
-        n_features: usize,
-        lr: f64,
-        reg: f64,
-        seed: u64,
-    ) -> Result<Self> {
-        check_ogd_params(&kernels, n_features, lr, reg)?;
+    pub fn new(p: &RakerParams) -> Result<Self> {
+        p.validate()?;
+        let (kernels, n_features, lr, reg, seed) =
+            (p.kernels.clone(), p.n_features, p.lr, p.reg, p.seed);
         Ok(Raker { kernels, n_features, lr, reg, seed, state: None })
     }
 

@@ -36,7 +36,9 @@ use crate::error::{positive, Result};
 use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use crate::kernels::Kernel;
-use crate::learners::{LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
+use crate::learners::{
+    LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
+};
 use crate::rng::Rng;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
@@ -56,6 +58,13 @@ pub enum ExpertFeatures {
 }
 
 impl ExpertFeatures {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ExpertFeatures::Auto => "auto",
+            ExpertFeatures::Taylor => "taylor",
+            ExpertFeatures::Rff => "rff",
+        }
+    }
     pub fn from_name(name: &str) -> Result<Self> {
         match name {
             "auto" => Ok(ExpertFeatures::Auto),
@@ -116,6 +125,158 @@ pub struct AutoKernelConfig {
     /// ([`super::restart`]).
     #[serde(default)]
     pub restarts: bool,
+}
+
+impl AutoKernelConfig {
+    /// Every check of the values.
+    fn check(&self) -> Result<()> {
+        let cfg = self;
+        if cfg.warmup < 3 || cfg.warmup > 5000 {
+            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
+        }
+        if cfg.widths.is_empty() || cfg.lams.is_empty() {
+            return crate::param_err!("widths and lams must each hold at least one value");
+        }
+        for &w in &cfg.widths {
+            positive("every width", w)?;
+        }
+        for &l in &cfg.lams {
+            positive("every lam", l)?;
+        }
+        for &w in &cfg.nystrom_widths {
+            positive("every nystrom width", w)?;
+        }
+        for &l in &cfg.nystrom_lams {
+            positive("every nystrom lam", l)?;
+        }
+        for &g in &cfg.discounts {
+            if !(g > 0.0 && g < 1.0) {
+                return crate::param_err!("every discount must be in (0, 1), got {g}");
+            }
+        }
+        for &w in &cfg.discount_widths {
+            positive("every discount width", w)?;
+        }
+        for &l in &cfg.discount_lams {
+            positive("every discount lam", l)?;
+        }
+        crate::aggregation::check_share(cfg.share)?;
+        if cfg.loss_window > 0 && cfg.rule == "vaw" {
+            return crate::param_err!(
+                "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+            );
+        }
+        if cfg.loss_window > MAX_LOSS_WINDOW {
+            return crate::param_err!(
+                "loss_window must be at most {MAX_LOSS_WINDOW} rounds, got {}",
+                cfg.loss_window
+            );
+        }
+        let n = AutoKernel::expert_count(cfg);
+        if n > 1000 {
+            return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
+        }
+        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
+            return crate::param_err!(
+                "n_features must be in [1, {}], got {}",
+                MAX_RFF_FEATURES / 2,
+                cfg.n_features
+            );
+        }
+        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
+            return crate::param_err!(
+                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
+                cfg.max_taylor_features
+            );
+        }
+        crate::parallel::check_threads(cfg.threads)?;
+        make_rule(&cfg.rule, n, cfg.share)?;
+        Ok(())
+    }
+}
+
+crate::params! {
+    /// The parameters of an [`AutoKernel`] (defaults: those of the Python class
+    /// `AutoKernel`); [`AutoKernelParams::config`] resolves the rule-dependent defaults.
+    pub struct AutoKernelParams {
+        /// Warm-up rounds before the scale is fixed.
+        warmup: usize = 200 => "int", "in [3, 5000]";
+        /// Kernel widths, as multiples of the median distance `rho`.
+        widths: Vec<f64> = vec![0.5, 1.0, 2.0, 4.0] => "seq", "non-empty, each > 0";
+        /// Ridge parameters of the experts (targets are standardised).
+        lams: Vec<f64> = vec![0.01, 0.1, 1.0] => "seq", "non-empty, each > 0";
+        /// Widths (multiples of `rho`) of the Nystrom experts on the warm-up rows.
+        nystrom_widths: Vec<f64> = vec![0.5, 1.0] => "seq", "each > 0";
+        /// Ridge parameters of the Nystrom experts.
+        nystrom_lams: Vec<f64> = vec![0.01, 0.1] => "seq", "each > 0";
+        /// The experts' feature map.
+        features: ExpertFeatures = ExpertFeatures::Auto => "str", "one of ('auto', 'taylor', 'rff')";
+        /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
+        n_features: usize = 50 => "int", "in [1, 10000]";
+        /// Largest Taylor feature count `C(M + d, d)` per expert.
+        max_taylor_features: usize = 200 => "int", "in [1, 40000]";
+        /// Aggregation rule.
+        rule: String = "boa".into() => "str", "a rule of _core.aggregation_rules() but 'aa'";
+        /// Seed of the random features.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Threads running the experts (0 = one per core); not part of the results.
+        threads: usize = 0 => "int", ">= 0";
+        /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
+        /// "Changing streams").
+        discounts: Vec<f64> = vec![0.999, 0.99] => "seq", "each in (0, 1)";
+        /// Widths (multiples of `rho`) of the discounted feature experts.
+        discount_widths: Vec<f64> = vec![1.0, 2.0] => "seq", "each > 0";
+        /// Ridge parameters of the discounted feature experts.
+        discount_lams: Vec<f64> = vec![0.1] => "seq", "each > 0";
+        /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
+        /// factor in `{1} + discounts`.
+        linear: bool = true => "bool", "True or False";
+        /// Fixed Share rate of the rule (None: 1e-4 for the exponential-weights rules,
+        /// 0 for "vaw").
+        share: Option<f64> = None => "float", "None or in [0, 1] (0 for 'vaw')";
+        /// Rounds of the running loss scale of the rule's regrets (None: 2000 for the
+        /// exponential-weights rules, 0 for "vaw"; 0: the plain rule).
+        loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
+        /// Restarts after an abrupt change: a fresh AutoKernel as a successor.
+        restarts: bool = true => "bool", "True or False";
+    }
+}
+
+/// `share` and `loss_window` when left None: (exponential-weights rules, "vaw").
+const DEFAULT_SHARE: (f64, f64) = (1e-4, 0.0);
+const DEFAULT_LOSS_WINDOW: (usize, usize) = (2000, 0);
+
+impl AutoKernelParams {
+    pub fn validate(&self) -> Result<()> {
+        self.config().check()
+    }
+
+    /// The resolved configuration (the defaults that depend on the rule filled in).
+    pub fn config(&self) -> AutoKernelConfig {
+        let vaw = self.rule == "vaw";
+        let pick = |d: (f64, f64)| if vaw { d.1 } else { d.0 };
+        let pick_w = |d: (usize, usize)| if vaw { d.1 } else { d.0 };
+        AutoKernelConfig {
+            warmup: self.warmup,
+            widths: self.widths.clone(),
+            lams: self.lams.clone(),
+            nystrom_widths: self.nystrom_widths.clone(),
+            nystrom_lams: self.nystrom_lams.clone(),
+            features: self.features,
+            n_features: self.n_features,
+            max_taylor_features: self.max_taylor_features,
+            rule: self.rule.clone(),
+            seed: self.seed,
+            threads: self.threads,
+            discounts: self.discounts.clone(),
+            discount_widths: self.discount_widths.clone(),
+            discount_lams: self.discount_lams.clone(),
+            linear: self.linear,
+            share: self.share.unwrap_or(pick(DEFAULT_SHARE)),
+            loss_window: self.loss_window.unwrap_or(pick_w(DEFAULT_LOSS_WINDOW)),
+            restarts: self.restarts,
+        }
+    }
 }
 
 /// Which expert, in the units of the standardised stream.
@@ -182,7 +343,7 @@ impl TryFrom<AutoKernelState> for AutoKernel {
     type Error = crate::KsError;
     fn try_from(s: AutoKernelState) -> Result<Self> {
         let bad = |what: &str| crate::input_err!("corrupt AutoKernel state: {what}");
-        let mut a = AutoKernel::new(s.cfg)?;
+        let mut a = AutoKernel::with_config(s.cfg)?;
         let n_exp = a.n_experts();
         let d = match s.d {
             Some(0) => return bad("input dimension 0"),
@@ -272,67 +433,15 @@ fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
 }
 
 impl AutoKernel {
-    pub fn new(cfg: AutoKernelConfig) -> Result<Self> {
-        if cfg.warmup < 3 || cfg.warmup > 5000 {
-            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
-        }
-        if cfg.widths.is_empty() || cfg.lams.is_empty() {
-            return crate::param_err!("widths and lams must each hold at least one value");
-        }
-        for &w in &cfg.widths {
-            positive("every width", w)?;
-        }
-        for &l in &cfg.lams {
-            positive("every lam", l)?;
-        }
-        for &w in &cfg.nystrom_widths {
-            positive("every nystrom width", w)?;
-        }
-        for &l in &cfg.nystrom_lams {
-            positive("every nystrom lam", l)?;
-        }
-        for &g in &cfg.discounts {
-            if !(g > 0.0 && g < 1.0) {
-                return crate::param_err!("every discount must be in (0, 1), got {g}");
-            }
-        }
-        for &w in &cfg.discount_widths {
-            positive("every discount width", w)?;
-        }
-        for &l in &cfg.discount_lams {
-            positive("every discount lam", l)?;
-        }
-        crate::aggregation::check_share(cfg.share)?;
-        if cfg.loss_window > 0 && cfg.rule == "vaw" {
-            return crate::param_err!(
-                "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
-            );
-        }
-        if cfg.loss_window > MAX_LOSS_WINDOW {
-            return crate::param_err!(
-                "loss_window must be at most {MAX_LOSS_WINDOW} rounds, got {}",
-                cfg.loss_window
-            );
-        }
-        let n = Self::expert_count(&cfg);
-        if n > 1000 {
-            return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
-        }
-        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
-            return crate::param_err!(
-                "n_features must be in [1, {}], got {}",
-                MAX_RFF_FEATURES / 2,
-                cfg.n_features
-            );
-        }
-        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
-            return crate::param_err!(
-                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
-                cfg.max_taylor_features
-            );
-        }
-        crate::parallel::check_threads(cfg.threads)?;
-        make_rule(&cfg.rule, n, cfg.share)?;
+    pub fn new(p: &AutoKernelParams) -> Result<Self> {
+        p.validate()?;
+        Self::with_config(p.config())
+    }
+
+    /// The learner for a resolved configuration (checked as [`AutoKernelParams::validate`]
+    /// does; the form a pickled state holds).
+    pub fn with_config(cfg: AutoKernelConfig) -> Result<Self> {
+        cfg.check()?;
         Ok(AutoKernel {
             d: None,
             n_seen: 0,
@@ -479,7 +588,7 @@ impl AutoKernel {
                     Some(m) => (
                         // Blocks of rounds (block_size=None): a batch equals the
                         // round loop up to rounding (docs/choices.md, AutoKernel).
-                        AnyLearner::TaylorAwv(TaylorAwv::new(sigma, m, lam, false)?),
+                        AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, 1.0))?),
                         ExpertSpec {
                             taylor_degree: Some(m),
                             n_features: 0,
@@ -491,14 +600,13 @@ impl AutoKernel {
                         },
                     ),
                     None => (
-                        AnyLearner::RffAwv(RffAwv::new(
-                            Kernel::Gaussian { sigma },
+                        AnyLearner::RffAwv(RffAwv::new(&rff(
+                            sigma,
                             self.cfg.n_features,
                             lam,
-                            RffVariant::CosSin,
-                            false,
                             seed,
-                        )?),
+                            1.0,
+                        ))?),
                         ExpertSpec {
                             taylor_degree: None,
                             n_features: self.cfg.n_features,
@@ -542,24 +650,18 @@ impl AutoKernel {
                     let seed = rng.next_u64();
                     let (e, taylor_degree, n_features) = match degree {
                         Some(m) => (
-                            AnyLearner::TaylorAwv(
-                                TaylorAwv::new(sigma, m, lam, false)?.with_gamma(gamma)?,
-                            ),
+                            AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, gamma))?),
                             Some(m),
                             0,
                         ),
                         None => (
-                            AnyLearner::RffAwv(
-                                RffAwv::new(
-                                    Kernel::Gaussian { sigma },
-                                    self.cfg.n_features,
-                                    lam,
-                                    RffVariant::CosSin,
-                                    false,
-                                    seed,
-                                )?
-                                .with_gamma(gamma)?,
-                            ),
+                            AnyLearner::RffAwv(RffAwv::new(&rff(
+                                sigma,
+                                self.cfg.n_features,
+                                lam,
+                                seed,
+                                gamma,
+                            ))?),
                             None,
                             self.cfg.n_features,
                         ),
@@ -747,7 +849,9 @@ impl AutoKernel {
             if self.n_seen.is_multiple_of(CHECK) {
                 let cfg = self.successor_config();
                 let fitted = self.fitted.is_some();
-                if let Some(s) = r.check(fitted, self.cfg.warmup, || AutoKernel::new(cfg))? {
+                if let Some(s) =
+                    r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))?
+                {
                     // the successor becomes the learner (its warm-up, scale, experts)
                     self.warm_x = s.warm_x;
                     self.warm_y = s.warm_y;
@@ -971,4 +1075,16 @@ impl ValidState for AutoKernel {
             "the AutoKernel configuration differs from its parameters".into()
         })
     }
+}
+
+/// A Taylor expert's parameters (blocks of rounds: `block_size` None).
+fn taylor(sigma: f64, degree: usize, lam: f64, gamma: f64) -> TaylorAwvParams {
+    TaylorAwvParams { sigma, degree, lam, gamma, ..Default::default() }
+}
+
+/// A random-feature expert's parameters ("cossin" features of a Gaussian kernel).
+fn rff(sigma: f64, n_features: usize, lam: f64, seed: u64, gamma: f64) -> RffAwvParams {
+    let kernel = Some(Kernel::Gaussian { sigma });
+    let features = RffVariant::CosSin;
+    RffAwvParams { kernel, n_features, lam, features, seed, gamma, ..Default::default() }
 }

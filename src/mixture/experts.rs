@@ -85,7 +85,58 @@ pub struct Trace {
     pub weights: Vec<f64>,
 }
 
+crate::params! {
+    /// The parameters of a [`Mixture`] besides its experts and rule (defaults: those of
+    /// the Python class `Mixture`).
+    pub struct MixtureParams {
+        /// Threads running the experts (0: one per core); not part of the results.
+        threads: usize = 0 => "int", ">= 0";
+    }
+}
+
+/// The constructor arguments of a Mixture before [`MixtureParams`]: the experts, and the
+/// rule by name (the Python class builds the aggregator from the name and its keyword
+/// arguments, `kernelstream.aggregation`); with the default of each (None: required).
+pub const MIXTURE_ARGS: [(crate::params::ParamSpec, Option<&str>); 2] = [
+    (
+        crate::params::ParamSpec {
+            name: "experts",
+            kind: "seq",
+            domain: "a non-empty list of kernelstream learners",
+            required: true,
+        },
+        None,
+    ),
+    (
+        crate::params::ParamSpec {
+            name: "rule",
+            kind: "str",
+            domain: "a rule of _core.aggregation_rules()",
+            required: false,
+        },
+        Some("boa"),
+    ),
+];
+
+impl MixtureParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::parallel::check_threads(self.threads)
+    }
+}
+
 impl Mixture {
+    /// The mixture of `experts` under `rule` with the parameters `p`.
+    pub fn with_params(
+        experts: Vec<AnyLearner>,
+        rule: AnyAggregator,
+        p: &MixtureParams,
+    ) -> Result<Self> {
+        p.validate()?;
+        let mut m = Self::new(experts, rule)?;
+        m.threads = p.threads;
+        Ok(m)
+    }
+
     /// `experts` (at least one, already-fed experts keep their state) and a rule over
     /// exactly that many experts.
     pub fn new(experts: Vec<AnyLearner>, rule: AnyAggregator) -> Result<Self> {

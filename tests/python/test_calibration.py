@@ -126,3 +126,21 @@ def test_before_any_data_the_slope_is_the_floor():
     P = SoftmaxCalibrator().predict_proba([[3.0, -1.0, 0.5]])
     z = 1e-3 * np.array([3.0, -1.0, 0.5])
     np.testing.assert_allclose(P[0], np.exp(z) / np.exp(z).sum(), rtol=1e-14)
+
+
+def test_a_corrupt_state_is_refused():
+    S, y = _stream()
+    cal = SoftmaxCalibrator()
+    cal.learn(S[:50], y[:50])
+    state = cal.__getstate__()
+    raw = bytearray(state["core"])
+    for bad in (bytes(raw[:-1]), bytes(raw) + b"\0", b"\x07\0\0\0" + bytes(raw[4:])):
+        fresh = SoftmaxCalibrator()
+        with pytest.raises(InputError):
+            fresh.__setstate__({**state, "core": bad})
+        assert fresh.n_seen == 0
+    # the slope below its floor (the f64 after lam, gamma and K): refused by validation
+    k = raw.index(np.float64(cal.slope).tobytes())
+    raw[k : k + 8] = np.float64(-1.0).tobytes()
+    with pytest.raises(InputError, match="slope"):
+        SoftmaxCalibrator().__setstate__({**state, "core": bytes(raw)})

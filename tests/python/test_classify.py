@@ -23,6 +23,7 @@ def test_sklearn_multiclass_is_one_hot_columns_and_calibrated(rng):
     labels = np.array(["c", "a", "b"])[y]  # classes_ sorted: a, b, c
     est = SklearnClassifier(ks.TaylorAWV(degree=2), scale=False).fit(X, labels)
     assert est.classes_.tolist() == ["a", "b", "c"]
+    assert est.learner_.n_outputs == 3  # one multi-output learner, a column per class
     codes = np.searchsorted(est.classes_, labels)
     prog, final = [], []
     for k in range(3):
@@ -112,3 +113,20 @@ def test_sklearn_progressive_predict_proba_is_partial_fit_with_its_probabilities
     np.testing.assert_allclose(np.vstack([P, P2]), Reference().progressive_proba(S, y), rtol=1e-11)
     with pytest.raises(ks.InputError, match="not the same"):
         a.progressive_predict_proba(X, y, classes=[0, 1])
+
+
+def test_river_metrics_and_one_vs_rest_take_the_probabilities(rng):
+    """river's ROCAUC and LogLoss (which read predict_proba_one) and its
+    OneVsRestClassifier run on the adapter."""
+    from river import evaluate, metrics, multiclass
+
+    X, y = _three_blobs(rng, 200)
+    binary = [({"u": x[0], "v": x[1]}, bool(k == 1)) for x, k in zip(X, y)]
+    auc, ll = metrics.ROCAUC(), metrics.LogLoss()
+    evaluate.progressive_val_score(binary, RiverClassifier(ks.TaylorAWV(degree=2)), auc + ll)
+    assert auc.get() > 0.9 and ll.get() < 0.4
+    rows = [({"u": x[0], "v": x[1]}, int(k)) for x, k in zip(X, y)]
+    ce, acc = metrics.CrossEntropy(), metrics.Accuracy()
+    ovr = multiclass.OneVsRestClassifier(RiverClassifier(ks.TaylorAWV(degree=2)))
+    evaluate.progressive_val_score(rows, ovr, ce + acc)
+    assert acc.get() > 0.8 and np.isfinite(ce.get())

@@ -27,11 +27,6 @@ def _numbers(name, values) -> list:
     return [real(f"every entry of {name}", v) for v in values]
 
 
-#: ``share`` and ``loss_window`` when left None: (exponential-weights rules, "vaw").
-_DEFAULT_SHARE = (1e-4, 0.0)
-_DEFAULT_LOSS_WINDOW = (2000, 0)
-
-
 class AutoKernel(Learner):
     """Online kernel regression with widths and regularisations chosen from the data.
 
@@ -123,6 +118,12 @@ class AutoKernel(Learner):
     """
 
     _core_class = _core.AutoKernel
+    _scales_itself = True
+
+    @classmethod
+    def _example(cls) -> dict:
+        return dict(warmup=20, lams=(0.1, 1.0), max_taylor_features=35)
+
     _absent_params = {
         "discounts": (),
         "discount_widths": (),
@@ -192,11 +193,9 @@ class AutoKernel(Learner):
             discount_widths=_numbers("discount_widths", p["discount_widths"]),
             discount_lams=_numbers("discount_lams", p["discount_lams"]),
             linear=flag("linear", p["linear"]),
-            # None: the default of the rule (VAW is not an exponential-weights rule).
-            share=_DEFAULT_SHARE[p["rule"] == "vaw"]
-            if p["share"] is None
-            else real("share", p["share"]),
-            loss_window=_DEFAULT_LOSS_WINDOW[p["rule"] == "vaw"]
+            # None: the default of the rule (the core resolves it).
+            share=None if p["share"] is None else real("share", p["share"]),
+            loss_window=None
             if p["loss_window"] is None
             else whole("loss_window", p["loss_window"]),
             restarts=flag("restarts", p["restarts"]),

@@ -51,15 +51,21 @@ class AveragedKernelSGD(Learner):
     """
 
     _core_class = _core.AveragedKernelSGD
+    _cli_name = "averaged-sgd"
+    _example_d = 2
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Min
+
+        return dict(kernel=Min(), gamma0=2.0)
 
     def __init__(self, kernel, gamma0: float = 1.0, zeta: float = 0.5):
         super().__init__(kernel=kernel, gamma0=gamma0, zeta=zeta)
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             gamma0=real("gamma0", p["gamma0"]),
             zeta=real("zeta", p["zeta"]),
         )

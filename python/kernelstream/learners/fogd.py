@@ -63,6 +63,12 @@ class FOGD(Learner):
 
     _core_class = _core.FOGD
 
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.8), n_features=20, lr=0.3, seed=2)
+
     def __init__(
         self,
         kernel,
@@ -78,10 +84,8 @@ class FOGD(Learner):
         self.task = task_of(self._params["loss"])
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             n_features=whole("n_features", p["n_features"]),
             lr=real("lr", p["lr"]),
             loss=loss_name(p["loss"]),

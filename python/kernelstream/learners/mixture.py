@@ -99,6 +99,22 @@ class Mixture(Learner):
     """
 
     _core_class = _core.Mixture
+    _doc_extras = ("MixtureTrace",)
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+        from .fogd import FOGD
+        from .rff_awv import RFFAWV
+        from .taylor_awv import TaylorAWV
+
+        return dict(
+            experts=[
+                TaylorAWV(sigma=1.0, degree=3),
+                RFFAWV(Gaussian(0.7), n_features=10, seed=3),
+                FOGD(Gaussian(0.8), n_features=10, lr=0.3, seed=2),
+            ]
+        )
 
     def _kernel_widths(self) -> list:
         # the scale check (ScaleWarning): the experts' widths together

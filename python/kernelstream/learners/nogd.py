@@ -56,6 +56,12 @@ class NOGD(Learner):
 
     _core_class = _core.NOGD
 
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05)
+
     def __init__(
         self,
         kernel,
@@ -69,12 +75,10 @@ class NOGD(Learner):
         self.task = task_of(self._params["loss"])
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         budget = whole("budget", p["budget"])
         rank = None if p["rank"] is None else whole("rank", p["rank"])
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             budget=budget,
             rank=rank,
             lr=real("lr", p["lr"]),

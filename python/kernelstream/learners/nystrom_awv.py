@@ -31,17 +31,16 @@ from ._multi import MultiOutput
 
 
 def _as_dictionary(dictionary):
-    """A fixed dictionary, validated, as a C-contiguous float64 ``(m, d)`` array."""
+    """A fixed dictionary as a C-contiguous float64 ``(m, d)`` array (the core checks that
+    it is non-empty and finite)."""
     if dictionary is None:
         return None
     try:
         arr = np.asarray(dictionary, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ParameterError(f"dictionary must be a numeric (m, d) array: {exc}") from None
-    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+    if arr.ndim != 2:
         raise ParameterError(f"dictionary must be a non-empty (m, d) array, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ParameterError("dictionary contains NaN or infinite values")
     return np.ascontiguousarray(arr)
 
 
@@ -105,6 +104,12 @@ class NystromAWV(MultiOutput):
     _core_class = _core.NystromAWV
     _absent_params = {"gamma": 1.0}
 
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.8), lam=0.5, seed=3)
+
     def __init__(
         self,
         kernel,
@@ -136,11 +141,9 @@ class NystromAWV(MultiOutput):
         )
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         dictionary = _as_dictionary(p["dictionary"])
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             lam=real("lam", p["lam"]),
             mu=real("mu", p["mu"]),
             eps=real("eps", p["eps"]),

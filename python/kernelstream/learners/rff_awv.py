@@ -73,6 +73,14 @@ class RFFAWV(MultiOutput):
     """
 
     _core_class = _core.RFFAWV
+    _cli_name = "rff-awv"
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.7), n_features=20, seed=3)
+
     _absent_params = {"gamma": 1.0}
 
     def __init__(
@@ -98,10 +106,8 @@ class RFFAWV(MultiOutput):
         )
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             n_features=whole("n_features", p["n_features"]),
             lam=real("lam", p["lam"]),
             features=text("features", p["features"]),

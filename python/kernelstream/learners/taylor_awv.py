@@ -66,6 +66,11 @@ class TaylorAWV(MultiOutput):
     """
 
     _core_class = _core.TaylorAWV
+
+    @classmethod
+    def _example(cls) -> dict:
+        return dict(sigma=1.0, degree=3, lam=0.5)
+
     _absent_params = {"gamma": 1.0}
     _taylor_basis = True
 
