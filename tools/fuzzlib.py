@@ -118,6 +118,13 @@ def catalog():
             (-1, 1),
             "r",
         ),
+        "NystromAWV-discounted": (
+            lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed, gamma=0.9),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
         "NystromAWV-fixed": (
             lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed),
             L,
