@@ -299,29 +299,35 @@ pub struct ExpertSpec {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "AutoKernelState")]
 pub struct AutoKernel {
-    cfg: AutoKernelConfig,
-    d: Option<usize>,
-    n_seen: u64,
-    warm_x: Vec<f64>,
-    warm_y: Vec<f64>,
-    fitted: Option<Fitted>,
+    pub(super) cfg: AutoKernelConfig,
+    pub(super) d: Option<usize>,
+    pub(super) n_seen: u64,
+    /// Outputs `K` ([`super::autokernel_outputs`]): 1 until a first round fixes it.
+    pub(super) k: usize,
+    pub(super) warm_x: Vec<f64>,
+    /// Warm-up targets, row-major `rows x K`.
+    pub(super) warm_y: Vec<f64>,
+    pub(super) fitted: Option<Fitted>,
     /// Change detector and successor (`cfg.restarts`).
-    restart: Option<Restart>,
+    pub(super) restart: Option<Restart>,
     /// The input of a kept warm-up prediction ([`OnlineLearner::predict_keep`]) and
     /// the prediction (after the warm-up the experts keep their own work).
     #[serde(skip)]
-    kept: crate::learners::Kept,
+    pub(super) kept: crate::learners::Kept,
     #[serde(skip)]
     kept_warm: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct Fitted {
-    scaler: Scaler,
+pub(super) struct Fitted {
+    pub(super) scaler: Scaler,
+    /// Target location and spread of outputs `2..=K` (the scaler holds the first's).
+    pub(super) y_extra: Vec<(f64, f64)>,
     rho: f64,
     specs: Vec<ExpertSpec>,
-    mixture: Mixture,
-    /// Expert predictions of the replayed warm-up rows, original units (`warmup x N`).
+    pub(super) mixture: Mixture,
+    /// Expert predictions of the replayed warm-up rows, original units (`warmup x N`;
+    /// the first output's; empty when `K > 1` from the first round).
     warm_z: Vec<f64>,
     #[serde(skip)]
     xs: Vec<f64>,
@@ -333,6 +339,7 @@ struct AutoKernelState {
     cfg: AutoKernelConfig,
     d: Option<usize>,
     n_seen: u64,
+    k: usize,
     warm_x: Vec<f64>,
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
@@ -351,7 +358,13 @@ impl TryFrom<AutoKernelState> for AutoKernel {
             None if s.warm_y.is_empty() && s.warm_x.is_empty() && s.fitted.is_none() => 0,
             None => return bad("rows without an input dimension"),
         };
-        if s.warm_x.len() != s.warm_y.len() * d || s.warm_y.len() > a.cfg.warmup {
+        let k = s.k;
+        if k == 0
+            || k > 1 && s.n_seen == 0
+            || !s.warm_y.len().is_multiple_of(k)
+            || s.warm_x.len() != s.warm_y.len() / k * d
+            || s.warm_y.len() / k > a.cfg.warmup
+        {
             return bad("warm-up buffers of the wrong size");
         }
         if s.warm_x.iter().chain(&s.warm_y).any(|v| !v.is_finite()) {
@@ -368,24 +381,29 @@ impl TryFrom<AutoKernelState> for AutoKernel {
                 && f.specs.len() == n_exp
                 && f.mixture.n_experts() == n_exp
                 && f.mixture.input_dim().is_none_or(|e| e == d)
-                && f.warm_z.len() == a.cfg.warmup * n_exp;
+                && f.y_extra.len() == k - 1
+                && f.y_extra.iter().all(|&(l, s)| l.is_finite() && s.is_finite() && s > 0.0)
+                && crate::multi::MultiOutput::n_outputs(&f.mixture).is_none_or(|km| km == k)
+                && (f.warm_z.len() == a.cfg.warmup * n_exp || k > 1 && f.warm_z.is_empty());
             if !ok {
                 return bad("fitted scale, experts or replay of the wrong shape");
             }
-        } else if s.warm_y.len() >= a.cfg.warmup {
+        } else if s.warm_y.len() / k >= a.cfg.warmup {
             return bad("warm-up complete but no experts");
         }
         a.d = s.d;
         a.n_seen = s.n_seen;
+        a.k = k;
         a.warm_x = s.warm_x;
         a.warm_y = s.warm_y;
         if let Some(r) = &s.restart {
             r.validate()?;
-            let succ_ok = r.successor().is_none_or(|k| {
-                k.restart.is_none()
-                    && bincode::serialize(&k.cfg).ok()
+            let succ_ok = r.successor().is_none_or(|s_| {
+                s_.restart.is_none()
+                    && bincode::serialize(&s_.cfg).ok()
                         == bincode::serialize(&a.successor_config()).ok()
-                    && k.d.is_none_or(|e| e == d)
+                    && s_.d.is_none_or(|e| e == d)
+                    && (s_.n_seen == 0 || s_.k == k)
             });
             if !a.cfg.restarts || !succ_ok {
                 return bad("restart state that does not match the configuration");
@@ -445,6 +463,7 @@ impl AutoKernel {
         Ok(AutoKernel {
             d: None,
             n_seen: 0,
+            k: 1,
             warm_x: Vec::new(),
             warm_y: Vec::new(),
             fitted: None,
@@ -456,7 +475,7 @@ impl AutoKernel {
     }
 
     /// The configuration of a successor: this one without restarts of its own.
-    fn successor_config(&self) -> AutoKernelConfig {
+    pub(super) fn successor_config(&self) -> AutoKernelConfig {
         AutoKernelConfig { restarts: false, ..self.cfg.clone() }
     }
 
@@ -525,7 +544,7 @@ impl AutoKernel {
     }
 
     /// Geometric centres of the width and regularisation grids (the warm-up's choice).
-    fn grid_centre(&self) -> (f64, f64) {
+    pub(super) fn grid_centre(&self) -> (f64, f64) {
         let centre = |v: &[f64]| {
             let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = v.iter().copied().fold(0.0, f64::max);
@@ -554,16 +573,24 @@ impl AutoKernel {
     }
 
     /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.
-    fn fit(&self, wx: &[f64], wy: &[f64], d: usize) -> Result<Fitted> {
-        let scaler = Scaler::fit(wx, d, wy);
+    pub(super) fn fit(&self, wx: &[f64], wy: &[f64], d: usize) -> Result<Fitted> {
+        let k = self.k;
+        let (scaler, y_extra) = super::autokernel_outputs::scalers(wx, d, wy, k);
         let sc = &scaler;
+        let extra = y_extra.iter().flat_map(|(l, s)| [l, s]);
         if !sc
             .x_loc
             .iter()
             .chain(&sc.x_scale)
             .chain([&sc.y_loc, &sc.y_scale])
+            .chain(extra)
             .all(|v| v.is_finite())
-            || !sc.x_scale.iter().chain([&sc.y_scale]).all(|v| *v > 0.0)
+            || !sc
+                .x_scale
+                .iter()
+                .chain([&sc.y_scale])
+                .chain(y_extra.iter().map(|e| &e.1))
+                .all(|v| *v > 0.0)
         {
             return Err(crate::KsError::Numerical(
                 "AutoKernel: the warm-up rows' location or spread overflows double precision \
@@ -575,7 +602,7 @@ impl AutoKernel {
         for (o, r) in xs.chunks_exact_mut(d).zip(wx.chunks_exact(d)) {
             scaler.x_into(r, o);
         }
-        let ys: Vec<f64> = wy.iter().map(|&y| scaler.y(y)).collect();
+        let ys = super::autokernel_outputs::standardise_y(&scaler, &y_extra, wy);
         let rho = median_distance(&xs, d);
         let degree = self.degree_for(d)?;
         let mut rng = Rng::new(self.cfg.seed);
@@ -702,10 +729,21 @@ impl AutoKernel {
             mixture = mixture.with_loss_scale(self.cfg.loss_window)?;
         }
         mixture.set_threads(self.cfg.threads)?;
-        let mut trace = super::Trace::default();
-        mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
-        let warm_z = trace.experts.iter().map(|&z| scaler.y_back(z)).collect();
-        Ok(Fitted { scaler, rho, specs, mixture, warm_z, xs: vec![0.0; d] })
+        let warm_z = if k == 1 {
+            let mut trace = super::Trace::default();
+            mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
+            trace.experts.iter().map(|&z| scaler.y_back(z)).collect()
+        } else {
+            crate::multi::MultiOutput::predict_learn_many_multi(
+                &mut mixture,
+                &xs,
+                d,
+                &ys,
+                &mut Vec::new(),
+            )?;
+            Vec::new()
+        };
+        Ok(Fitted { scaler, y_extra, rho, specs, mixture, warm_z, xs: vec![0.0; d] })
     }
 
     fn standardise_block(f: &Fitted, x: &[f64], d: usize, y: &[f64]) -> (Vec<f64>, Vec<f64>) {
@@ -729,6 +767,7 @@ impl AutoKernel {
         t: &mut super::Trace,
     ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
+        self.one_output()?;
         let Some(mut r) = self.restart.take() else { return self.core_trace(x, n, d, y, t) };
         let res = self.restart_rows(&mut r, x, d, y, &mut Vec::with_capacity(n), Some(t));
         self.restart = Some(r);
@@ -974,6 +1013,9 @@ impl OnlineLearner for AutoKernel {
     /// finite input can overflow their features after scaling); before, the
     /// standardised row itself must be finite.
     fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        if y.is_some() && self.k > 1 {
+            return crate::multi::single_output_err(self.k);
+        }
         if let Some(s) = self.restart.as_ref().and_then(|r| r.successor()) {
             s.check_row(x, y)?;
         }
@@ -994,6 +1036,7 @@ impl OnlineLearner for AutoKernel {
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
+        self.one_output()?;
         let pm = self.core_predict(x)?;
         match &self.restart {
             Some(r) => Ok(r.combine(pm, r.successor_predict(x)?)),
@@ -1002,6 +1045,7 @@ impl OnlineLearner for AutoKernel {
     }
 
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.one_output()?;
         let pm = self.core_predict_keep(x)?;
         match self.restart.as_mut() {
             Some(r) => {
@@ -1016,6 +1060,7 @@ impl OnlineLearner for AutoKernel {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        self.one_output()?;
         let Some(mut r) = self.restart.take() else { return self.core_predict_learn(x, y) };
         let mut out = Vec::with_capacity(1);
         let res = self.restart_rows(&mut r, x, x.len(), &[y], &mut out, None);
@@ -1030,6 +1075,7 @@ impl OnlineLearner for AutoKernel {
         y: &[f64],
         out: &mut Vec<f64>,
     ) -> Result<()> {
+        self.one_output()?;
         let Some(mut r) = self.restart.take() else {
             return self.core_predict_learn_many(x, d, y, out);
         };
@@ -1056,7 +1102,7 @@ impl OnlineLearner for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 7);
+crate::state::state_version!(AutoKernel, 8);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

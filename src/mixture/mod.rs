@@ -5,6 +5,7 @@
 
 pub mod any;
 pub mod autokernel;
+mod autokernel_outputs;
 pub mod experts;
 pub mod loss_scale;
 mod outputs;

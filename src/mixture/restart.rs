@@ -186,3 +186,36 @@ impl Restart {
         self.successor.as_ref().map(|s| s.predict(x)).transpose()
     }
 }
+
+impl Restart {
+    /// [`Restart::round`] for `K` outputs (row `pm`, `ps`, `y` of `K` values each), the
+    /// combined predictions pushed onto `out`: every output is combined with the same
+    /// two weights, and the weights and the change detector follow the squared errors
+    /// summed over the outputs. An output whose predictions and targets are all 0
+    /// adds nothing to those sums (what `add_outputs` relies on).
+    pub fn round_multi(&mut self, pm: &[f64], ps: Option<&[f64]>, y: &[f64], out: &mut Vec<f64>) {
+        let sq = |p: &[f64]| p.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+        let start = out.len();
+        match ps {
+            Some(ps) => out.extend(pm.iter().zip(ps).map(|(&a, &b)| self.combine(a, Some(b)))),
+            None => out.extend_from_slice(pm),
+        }
+        if let Some(ps) = ps {
+            let s = mean(&self.long).max(1e-300);
+            let s = if self.long[1] > 0.0 { s } else { 1.0 };
+            self.logw[0] -= ETA * sq(pm) / s;
+            self.logw[1] -= ETA * sq(ps) / s;
+            let w = self.weights();
+            self.logw = [(1.0 - SHARE) * w[0] + SHARE / 2.0, (1.0 - SHARE) * w[1] + SHARE / 2.0]
+                .map(f64::ln);
+            self.age += 1;
+        }
+        let e = sq(&out[start..]);
+        if e.is_finite() {
+            let (bl, bs) = (1.0 - 1.0 / LONG, 1.0 - 1.0 / SHORT);
+            self.long = [bl * self.long[0] + e, bl * self.long[1] + 1.0];
+            self.short = [bs * self.short[0] + e, bs * self.short[1] + 1.0];
+        }
+        self.since += 1;
+    }
+}

@@ -132,6 +132,7 @@ impl PyMixture {
 
 crate::learner_protocol!(PyMixture, Mixture);
 crate::multi_output_protocol!(PyMixture);
+crate::multi_output_protocol!(PyAutoKernel);
 
 #[pyclass(module = "kernelstream._core", name = "AutoKernel")]
 pub struct PyAutoKernel {

@@ -255,3 +255,67 @@ def test_a_mixture_with_a_single_output_expert_refuses_k_outputs():
     assert m.n_seen == 0 and m.n_outputs is None
     m.learn_many(X, Y[:, 0])  # one output as before
     assert m.n_outputs == 1
+
+
+# -- AutoKernel: shared scale and experts, one target scale and rule per output --------
+
+
+def _autokernel():
+    # the defaults for changing streams on: restarts, linear and discounted experts
+    return ks.AutoKernel(warmup=30, threads=1)
+
+
+def _scaled(Y):
+    """Columns of different locations and spreads (each output has its own scale)."""
+    return Y * np.array([1.0, 40.0, 0.01]) + np.array([0.0, -7.0, 3.0])
+
+
+def test_an_autokernel_of_k_outputs_equals_k_autokernels():
+    X, Y = data(250)
+    Y = _scaled(Y)
+    multi = _autokernel()
+    P = multi.progressive_predict(X, Y)
+    assert P.shape == (250, K) and multi.n_outputs == K
+    rounds = _autokernel()
+    for x, y in zip(X, Y):
+        rounds.learn_one(x, y)
+    assert_rel(rounds.predict_many(X[:20]), multi.predict_many(X[:20]))
+    for j in range(K):
+        single = _autokernel()
+        assert_rel(P[:, j], single.progressive_predict(X, Y[:, j]))
+        assert single.restart_events["changes"] == 0
+        assert_rel(multi.predict_many(X[:20])[:, j], single.predict_many(X[:20]))
+        assert_rel(multi.predict_one(X[0])[j], single.predict_one(X[0]))
+
+
+@pytest.mark.parametrize("t0", [11, 70])
+def test_an_output_added_to_an_autokernel_equals_one_from_the_start(t0):
+    X, Y = data(150)
+    Y = _scaled(Y)
+    Y[:t0, 2] = 0.0
+    want = _autokernel().progressive_predict(X, Y)
+    late = _autokernel()
+    late.progressive_predict(X[:t0], Y[:t0, :2])
+    late.add_outputs(1)
+    assert_rel(late.progressive_predict(X[t0:], Y[t0:]), want[t0:])
+    b = pickle.loads(pickle.dumps(late))
+    assert b.n_outputs == 3
+    np.testing.assert_array_equal(b.predict_many(X[:5]), late.predict_many(X[:5]))
+
+
+def test_an_autokernel_refuses_other_target_shapes_and_is_unchanged():
+    X, Y = data(60)
+    a = _autokernel()
+    with pytest.raises(InputError):
+        a.add_outputs(1)
+    a.learn_many(X, Y)
+    before, p = a.__getstate__(), a.predict_many(X[:5])
+    for bad in [Y[0, :2], np.r_[Y[0], 1.0], [1.0, np.nan, 0.0]]:
+        with pytest.raises(InputError):
+            a.learn_one(X[0], bad)
+    with pytest.raises(InputError):
+        a.learn_one(X[0], 1.0)
+    with pytest.raises(InputError):
+        a.progressive_predict(X[:3], Y[:3, :2])
+    assert a.__getstate__() == before and a.n_seen == 60
+    np.testing.assert_array_equal(a.predict_many(X[:5]), p)

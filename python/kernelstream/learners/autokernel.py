@@ -16,7 +16,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_row, flag, real, text, whole
 from ..errors import ParameterError
-from .base import Learner
+from ._multi import MultiOutput
 from .mixture import MixtureTrace, traced_run
 
 
@@ -27,7 +27,7 @@ def _numbers(name, values) -> list:
     return [real(f"every entry of {name}", v) for v in values]
 
 
-class AutoKernel(Learner):
+class AutoKernel(MultiOutput):
     """Online kernel regression with widths and regularisations chosen from the data.
 
     Warm-up (``warmup`` rounds, predicting with kernel ridge regression on the

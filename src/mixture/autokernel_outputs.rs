@@ -1,0 +1,366 @@
+//! AutoKernel with `K` outputs (docs/choices.md, "Multi-output AWV"), as the
+//! [`super::Mixture`] has them: the inputs' scale, `rho` and the experts are shared;
+//! each output has its own target location and spread (those of its column on the
+//! warm-up rows) and its own weight vector in the rule. The warm-up predicts the `K`
+//! columns by one kernel ridge factorisation ([`super::warm_krr::predict_multi`]).
+//! Restarts ([`super::restart`]) follow the squared errors summed over the outputs,
+//! and a successor learns all `K` columns.
+//!
+//! So `K` outputs equal `K` single-output AutoKernels on the columns, up to rounding,
+//! as long as no restart is triggered (a single-output learner's detector sees its own
+//! column only). An output added by `add_outputs` is exactly one that had all-zero
+//! targets from the first round: such a column's location and spread are `(0, 1)`
+//! ([`super::scale::location_spread`] of zeros), so its standardised targets are 0,
+//! the experts' and the rule's predictions for it are 0, and it adds 0 to the restart
+//! detector's sums. `K = 1` runs the single-output code.
+
+use super::autokernel::AutoKernel;
+use super::restart::{Restart, CHECK};
+use super::scale::{location_spread, Scaler};
+use crate::error::Result;
+use crate::learners::OnlineLearner;
+use crate::multi::MultiOutput;
+
+/// Rows per block of standardised copies (bounded extra memory).
+const CHUNK: usize = 8192;
+
+/// The scaler of the inputs and the first column of row-major `wy` (`rows x k`), and
+/// the location and spread of the other columns.
+pub(super) fn scalers(wx: &[f64], d: usize, wy: &[f64], k: usize) -> (Scaler, Vec<(f64, f64)>) {
+    if k == 1 {
+        return (Scaler::fit(wx, d, wy), Vec::new());
+    }
+    let first: Vec<f64> = wy.iter().step_by(k).copied().collect();
+    let extra = (1..k).map(|c| location_spread(wy.iter().skip(c).step_by(k).copied())).collect();
+    (Scaler::fit(wx, d, &first), extra)
+}
+
+/// Row-major targets (`K` columns) standardised column by column.
+pub(super) fn standardise_y(sc: &Scaler, extra: &[(f64, f64)], y: &[f64]) -> Vec<f64> {
+    let k = 1 + extra.len();
+    let col = |i: usize, v: f64| match i % k {
+        0 => sc.y(v),
+        c => (v - extra[c - 1].0) / extra[c - 1].1,
+    };
+    y.iter().enumerate().map(|(i, &v)| col(i, v)).collect()
+}
+
+/// Row-major standardised predictions mapped back to the original units, in place.
+fn back(sc: &Scaler, extra: &[(f64, f64)], p: &mut [f64]) {
+    let k = 1 + extra.len();
+    for (i, v) in p.iter_mut().enumerate() {
+        *v = match i % k {
+            0 => sc.y_back(*v),
+            c => extra[c - 1].0 + extra[c - 1].1 * *v,
+        };
+    }
+}
+
+impl AutoKernel {
+    /// Refuses the single-output protocol once `K > 1`.
+    pub(super) fn one_output(&self) -> Result<()> {
+        match self.k {
+            1 => Ok(()),
+            k => crate::multi::single_output_err(k),
+        }
+    }
+
+    /// The warm-up prediction of the `K` outputs: kernel ridge regression on the
+    /// standardised rows so far (as the single-output warm-up, column by column).
+    fn warm_predict_multi(&self, x: &[f64], out: &mut Vec<f64>) {
+        let (k, d) = (self.k, x.len());
+        let n = self.warm_y.len() / k;
+        if n == 0 {
+            out.extend(std::iter::repeat_n(0.0, k));
+            return;
+        }
+        let (sc, extra) = scalers(&self.warm_x, d, &self.warm_y, k);
+        let mut xs = vec![0.0; n * d];
+        for (o, r) in xs.chunks_exact_mut(d).zip(self.warm_x.chunks_exact(d)) {
+            sc.x_into(r, o);
+        }
+        let ys = standardise_y(&sc, &extra, &self.warm_y);
+        let mut q = vec![0.0; d];
+        sc.x_into(x, &mut q);
+        let (c, lam) = self.grid_centre();
+        let start = out.len();
+        super::warm_krr::predict_multi(&xs, d, &ys, k, &q, c, lam, out);
+        back(&sc, &extra, &mut out[start..]);
+    }
+
+    fn core_predict_multi(&self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let Some(f) = &self.fitted else {
+            self.warm_predict_multi(x, out);
+            return Ok(());
+        };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        let start = out.len();
+        f.mixture.predict_multi(&q, out)?;
+        back(&f.scaler, &f.y_extra, &mut out[start..]);
+        Ok(())
+    }
+
+    /// One round of `K` targets through the current learner (no restarts).
+    fn core_predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let (d, start) = (x.len(), out.len());
+        if let Some(f) = self.fitted.as_mut() {
+            let mut q = vec![0.0; d];
+            f.scaler.x_into(x, &mut q);
+            let ys = standardise_y(&f.scaler, &f.y_extra, y);
+            f.mixture.predict_learn_multi(&q, &ys, out).inspect_err(|_| out.truncate(start))?;
+            back(&f.scaler, &f.y_extra, &mut out[start..]);
+            self.n_seen += 1;
+            return Ok(());
+        }
+        self.warm_predict_multi(x, out);
+        if self.warm_y.len() / self.k + 1 >= self.cfg.warmup {
+            let mut wx = self.warm_x.clone();
+            wx.extend_from_slice(x);
+            let mut wy = self.warm_y.clone();
+            wy.extend_from_slice(y);
+            let f = self.fit(&wx, &wy, d).inspect_err(|_| out.truncate(start))?;
+            self.fitted = Some(f);
+            self.warm_x = wx;
+            self.warm_y = wy;
+        } else {
+            self.warm_x.extend_from_slice(x);
+            self.warm_y.extend_from_slice(y);
+        }
+        self.d = Some(d);
+        self.n_seen += 1;
+        Ok(())
+    }
+
+    /// Rows through the current learner (no restarts): the warm-up round by round,
+    /// then standardised blocks through the mixture's blocked path.
+    fn core_predict_learn_many_multi(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let k = self.k;
+        let n = y.len() / k;
+        let mut i = 0;
+        while i < n && self.fitted.is_none() {
+            self.core_predict_learn_multi(&x[i * d..(i + 1) * d], &y[i * k..(i + 1) * k], out)?;
+            i += 1;
+        }
+        let Some(f) = self.fitted.as_mut() else { return Ok(()) };
+        for (xc, yc) in x[i * d..].chunks(CHUNK * d).zip(y[i * k..].chunks(CHUNK * k)) {
+            let mut xs = vec![0.0; xc.len()];
+            for (o, r) in xs.chunks_exact_mut(d).zip(xc.chunks_exact(d)) {
+                f.scaler.x_into(r, o);
+            }
+            let ys = standardise_y(&f.scaler, &f.y_extra, yc);
+            let start = out.len();
+            // On an interrupt the mixture stops at a round boundary: count and convert
+            // the rounds it completed before passing the error on.
+            let res = f.mixture.predict_learn_many_multi(&xs, d, &ys, out);
+            back(&f.scaler, &f.y_extra, &mut out[start..]);
+            self.n_seen += ((out.len() - start) / k) as u64;
+            res?;
+        }
+        Ok(())
+    }
+
+    /// [`AutoKernel`]'s rows through the current learner and its successor with `K`
+    /// outputs (the single-output `restart_rows` without the trace).
+    fn restart_rows_multi(
+        &mut self,
+        r: &mut Restart,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let k = self.k;
+        let n = y.len() / k;
+        let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
+        while i < n {
+            let m = Restart::chunk(self.n_seen, n - i);
+            let (xc, yc) = (&x[i * d..(i + m) * d], &y[i * k..(i + m) * k]);
+            pm.clear();
+            let res = self.core_predict_learn_many_multi(xc, d, yc, &mut pm);
+            let res = res.and_then(|()| match r.successor_mut() {
+                Some(s) => {
+                    ps.clear();
+                    s.predict_learn_many_multi(xc, d, yc, &mut ps).map(|()| true)
+                }
+                None => Ok(false),
+            });
+            let with_succ = match res {
+                Ok(w) => w,
+                Err(e) => {
+                    r.drop_successor();
+                    out.extend_from_slice(&pm);
+                    return Err(e);
+                }
+            };
+            for j in 0..m {
+                let row = j * k..(j + 1) * k;
+                let s = with_succ.then(|| &ps[row.clone()]);
+                r.round_multi(&pm[row.clone()], s, &yc[row], out);
+            }
+            if self.n_seen.is_multiple_of(CHECK) {
+                let cfg = self.successor_config();
+                let fitted = self.fitted.is_some();
+                if let Some(s) =
+                    r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))?
+                {
+                    // the successor becomes the learner (its warm-up, scale, experts)
+                    self.warm_x = s.warm_x;
+                    self.warm_y = s.warm_y;
+                    self.fitted = s.fitted;
+                    self.kept = Default::default();
+                }
+            }
+            i += m;
+        }
+        Ok(())
+    }
+
+    /// The standardised targets of a round are finite for this learner and its
+    /// successor (checked before anything changes).
+    fn check_targets(&self, y: &[f64]) -> Result<()> {
+        if let Some(s) = self.restart.as_ref().and_then(|r| r.successor()) {
+            s.check_targets(y)?;
+        }
+        let Some(f) = &self.fitted else { return Ok(()) };
+        if standardise_y(&f.scaler, &f.y_extra, y).iter().all(|v| v.is_finite()) {
+            return Ok(());
+        }
+        Err(crate::KsError::Numerical(
+            "AutoKernel: a target overflows once standardised by the warm-up's scale".into(),
+        ))
+    }
+
+    /// Appends `kk` outputs with all-zero past targets (no checks, may be interrupted
+    /// in the mixture's replay: call it on a copy).
+    fn push_outputs(&mut self, kk: usize) -> Result<()> {
+        if let Some(s) = self.restart.as_mut().and_then(|r| r.successor_mut()) {
+            if s.n_seen > 0 {
+                s.push_outputs(kk)?;
+            }
+        }
+        let k = self.k;
+        if let Some(f) = self.fitted.as_mut() {
+            f.mixture.add_outputs(kk)?;
+            // The scale of a column of `warmup` zeros, from its definition.
+            let zeros = location_spread(std::iter::repeat_n(0.0, self.cfg.warmup));
+            f.y_extra.extend(std::iter::repeat_n(zeros, kk));
+        }
+        self.warm_y = self
+            .warm_y
+            .chunks_exact(k)
+            .flat_map(|r| r.iter().copied().chain(std::iter::repeat_n(0.0, kk)))
+            .collect();
+        self.k = k + kk;
+        Ok(())
+    }
+
+    /// Memory for `k` outputs on `d`-dimensional inputs: each output adds one weight
+    /// vector per expert (at most `dim` doubles each) and a warm-up column.
+    fn check_outputs_memory(&self, k: usize, d: usize) -> Result<()> {
+        if let Some(f) = &self.fitted {
+            return f.mixture.check_outputs(k, d);
+        }
+        let c = &self.cfg;
+        let per_expert = [c.max_taylor_features, 2 * c.n_features, c.warmup, d.saturating_add(1)]
+            .into_iter()
+            .max()
+            .unwrap_or(0) as u128;
+        let doubles = (self.n_experts() as u128 * per_expert + c.warmup as u128) * k as u128;
+        crate::limits::check_input_doubles(
+            &format!("AutoKernel with {k} outputs on {d}-dimensional inputs"),
+            Some(doubles),
+        )
+    }
+}
+
+impl MultiOutput for AutoKernel {
+    fn n_outputs(&self) -> Option<usize> {
+        (self.n_seen > 0).then_some(self.k)
+    }
+
+    fn check_outputs(&self, k: usize, d: usize) -> Result<()> {
+        crate::awv::outputs::check_outputs(k)?;
+        self.check_outputs_memory(k, d)
+    }
+
+    fn predict_multi(&self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        if self.k == 1 {
+            out.push(self.predict(x)?);
+            return Ok(());
+        }
+        let start = out.len();
+        self.core_predict_multi(x, out)?;
+        let Some(r) = &self.restart else { return Ok(()) };
+        let Some(s) = r.successor() else { return Ok(()) };
+        let mut ps = Vec::with_capacity(self.k);
+        match s.n_seen {
+            // a successor before its first round predicts 0
+            0 => ps.resize(self.k, 0.0),
+            _ => s.predict_multi(x, &mut ps)?,
+        }
+        for (p, &q) in out[start..].iter_mut().zip(&ps) {
+            *p = r.combine(*p, Some(q));
+        }
+        Ok(())
+    }
+
+    fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        self.predict_learn_many_multi(x, x.len(), y, out)
+    }
+
+    fn predict_learn_many_multi(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let n = x.len() / d.max(1);
+        if n == 0 {
+            return Ok(());
+        }
+        let k0 = self.k;
+        if self.n_seen == 0 {
+            self.k = y.len() / n;
+        }
+        if self.k == 1 {
+            return self.predict_learn_many(x, d, y, out);
+        }
+        let res = y.chunks_exact(self.k).try_for_each(|yt| self.check_targets(yt));
+        let res = res.and_then(|()| match self.restart.take() {
+            None => self.core_predict_learn_many_multi(x, d, y, out),
+            Some(mut r) => {
+                let res = self.restart_rows_multi(&mut r, x, d, y, out);
+                self.restart = Some(r);
+                res
+            }
+        });
+        if res.is_err() && self.n_seen == 0 {
+            self.k = k0;
+        }
+        res
+    }
+
+    /// The new outputs are those of all-zero past targets, exactly (see the module's
+    /// documentation). Unchanged on error.
+    fn add_outputs(&mut self, k: usize) -> Result<()> {
+        let Some(k0) = self.n_outputs() else { return crate::multi::before_first_round() };
+        let total = crate::awv::outputs::check_outputs(k0.saturating_add(k))?;
+        let d = self.d.unwrap_or(1);
+        self.check_outputs_memory(total, d)?;
+        if let Some(s) = self.restart.as_ref().and_then(|r| r.successor()) {
+            s.check_outputs_memory(total, d)?;
+        }
+        let mut next = self.clone();
+        next.push_outputs(k)?;
+        *self = next;
+        Ok(())
+    }
+}
