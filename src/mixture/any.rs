@@ -144,6 +144,6 @@ mod tests {
         ];
         assert_eq!(experts, [4, 4, 5, 4, 5, 4, 4, 4, 4, 4, 4, 4]);
         assert_eq!(rules, [4; 6]);
-        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (7, 7));
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (8, 8));
     }
 }
