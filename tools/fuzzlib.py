@@ -86,6 +86,15 @@ def catalog():
             (-1, 1),
             "m",
         ),
+        "Mixture-multi": (
+            lambda: ks.Mixture(
+                [ks.TaylorAWV(degree=2), ks.NystromAWV(Gaussian(1.0), seed=1)], rule="boa"
+            ),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
         "NystromAWV-multi-fixed": (
             lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed, ridge=True),
             L,
@@ -104,6 +113,13 @@ def catalog():
             lambda: ks.NystromAWV(
                 Gaussian(1.0), kors_weights="inverse", beta=3.0, ridge=True, seed=1
             ),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "NystromAWV-discounted": (
+            lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed, gamma=0.9),
             L,
             3,
             (-1, 1),

@@ -142,8 +142,8 @@ mod tests {
             MlPoly::STATE_VERSION,
             MlProd::STATE_VERSION,
         ];
-        assert_eq!(experts, [4, 4, 4, 4, 5, 4, 4, 4, 4, 4, 4, 4]);
+        assert_eq!(experts, [4, 4, 5, 4, 5, 4, 4, 4, 4, 4, 4, 4]);
         assert_eq!(rules, [4; 6]);
-        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (6, 6));
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (7, 7));
     }
 }

@@ -1056,7 +1056,7 @@ impl OnlineLearner for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 6);
+crate::state::state_version!(AutoKernel, 7);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

@@ -61,6 +61,9 @@ VARIANTS: dict[str, ZooEntry] = {
     "NystromAWV-fixed": ZooEntry(
         lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)
     ),
+    "NystromAWV-discounted": ZooEntry(
+        lambda: ks.NystromAWV(Gaussian(1.0), lam=0.5, dictionary=_FIXED_DICT, gamma=0.95)
+    ),
     # -- PROS-N-KONS, FOGD, NOGD --
     "CON-KONS": ZooEntry(
         lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5),

@@ -15,6 +15,7 @@ from .. import _core
 from .. import aggregation as _aggregation
 from .._validation import as_matrix, as_row, as_targets, choice, whole
 from ..errors import ParameterError
+from ._multi import MultiOutput
 from .base import Learner
 
 #: The rules by name, read from the core's one table (``_core.aggregation_rules()``);
@@ -59,7 +60,7 @@ class MixtureTrace:
         return plot_weights(self.weights, labels=self.labels, ax=ax, title=title)
 
 
-class Mixture(Learner):
+class Mixture(MultiOutput):
     """Experts of any learner classes, combined online by an aggregation rule.
 
     Round t: every expert predicts ``z_{t,j}`` for ``x_t``; the rule predicts from
