@@ -36,6 +36,7 @@ use crate::error::Result;
 use crate::limits::{check_doubles, scale};
 use crate::linalg::blas::{axpy, dot};
 use crate::linalg::upper;
+use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
@@ -66,7 +67,12 @@ pub struct LinearAwv {
     kept: Option<(u64, f64, f64)>,
     /// Scratch of discounted rounds (boxed: the undiscounted engine stays small).
     disc: Box<DiscScratch>,
+    /// Noise level of the progressive residuals (the predictive std: `variance.rs`).
+    noise: NoiseLevel,
 }
+
+#[path = "variance.rs"]
+mod variance;
 
 /// Scratch of discounted rounds: `g = A^{-1} e_k` and a block's `2n` rows.
 #[derive(Clone, Debug, Default)]
@@ -151,6 +157,7 @@ impl LinearAwv {
             deltas: Vec::new(),
             kept: None,
             disc: Box::default(),
+            noise: NoiseLevel::default(),
         }
     }
 
@@ -295,6 +302,12 @@ impl LinearAwv {
     /// Prediction for features `v` (pure: the state does not change).
     /// AWV: `v^T A_t^{-1} b_{t-1}` with `A_t` including `v`; ridge: `v^T A_{t-1}^{-1} b_{t-1}`.
     pub fn predict(&self, v: &[f64]) -> f64 {
+        self.predict_delta(v).0
+    }
+
+    /// [`Self::predict`] and `delta = v^T A_{t-1}^{-1} v` (the next round's matrix,
+    /// discount step included), from the one mat-vec `h = A_{t-1}^{-1} v`.
+    pub fn predict_delta(&self, v: &[f64]) -> (f64, f64) {
         let mut h = vec![0.0; self.r];
         self.apply(v, &mut h);
         let mut b = std::borrow::Cow::Borrowed(&self.b[..]);
@@ -311,11 +324,7 @@ impl LinearAwv {
         }
         let delta = dot(v, &h);
         let p = dot(&h, &b);
-        if self.ridge {
-            p
-        } else {
-            p / (1.0 + delta)
-        }
+        (if self.ridge { p } else { p / (1.0 + delta) }, delta)
     }
 
     /// Predictions for the `n` rows of row-major `x` (`n x r`) as the next round
@@ -390,7 +399,7 @@ impl LinearAwv {
         self.pending = 1.0 / (1.0 + delta);
         std::mem::swap(&mut self.h, &mut self.hp);
         axpy(y, v, &mut self.b);
-        self.finish_round(delta, y);
+        self.finish_round(delta, y, pred);
         Some(pred)
     }
 
@@ -422,7 +431,7 @@ impl LinearAwv {
         self.pending = 1.0 / (1.0 + delta);
         std::mem::swap(&mut self.h, &mut self.hp);
         axpy(y, v, &mut self.b);
-        self.finish_round(delta, y);
+        self.finish_round(delta, y, pred);
         pred
     }
 
@@ -441,11 +450,12 @@ impl LinearAwv {
         let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
         upper::syr(&mut self.ainv, 1.0 / (1.0 + delta), &self.h);
         axpy(y, v, &mut self.b);
-        self.finish_round(delta, y);
+        self.finish_round(delta, y, pred);
         pred
     }
 
-    fn finish_round(&mut self, delta: f64, y: f64) {
+    fn finish_round(&mut self, delta: f64, y: f64, pred: f64) {
+        self.noise.observe(noise_discount(self.gamma), y, pred, delta);
         // v^T A_t^{-1} v = delta - delta^2 / (1 + delta) = delta / (1 + delta).
         self.last_leverage = delta / (1.0 + delta);
         self.regret_term += y * y * self.last_leverage;
@@ -484,7 +494,7 @@ impl LinearAwv {
             if ok {
                 for (i, (xi, &yi)) in x.chunks_exact(r).zip(y).enumerate() {
                     axpy(yi, xi, &mut self.b);
-                    self.finish_round(self.deltas[i], yi);
+                    self.finish_round(self.deltas[i], yi, out[start + i]);
                 }
                 return true;
             }
@@ -547,11 +557,12 @@ impl LinearAwv {
             let mut w = 1.0;
             for (t, (xi, &yi)) in x.chunks_exact(r).zip(y).enumerate() {
                 w /= gamma;
-                out.push(dout[2 * t + 1] / w.sqrt());
+                let pred = dout[2 * t + 1] / w.sqrt();
+                out.push(pred);
                 // b_n = gamma^n b_0 + sum_t gamma^(n-t) y_t v_t.
                 axpy(yi * gn * w, xi, &mut self.b);
                 let delta = self.deltas[2 * t + 1];
-                self.finish_round(delta, yi);
+                self.finish_round(delta, yi, pred);
             }
         }
         *self.disc = DiscScratch { g, dx, dy, dout };
@@ -629,6 +640,7 @@ struct StoredRef<'a> {
     n_seen: u64,
     last_leverage: f64,
     regret_term: f64,
+    noise: &'a NoiseLevel,
 }
 
 #[derive(Deserialize)]
@@ -645,6 +657,7 @@ struct Stored {
     n_seen: u64,
     last_leverage: f64,
     regret_term: f64,
+    noise: NoiseLevel,
 }
 
 /// The forgetting factor of states saved before discounting existed.
@@ -682,6 +695,7 @@ impl Serialize for LinearAwv {
             n_seen: self.n_seen,
             last_leverage: self.last_leverage,
             regret_term: self.regret_term,
+            noise: &self.noise,
         }
         .serialize(s)
     }
@@ -706,6 +720,7 @@ impl<'de> Deserialize<'de> for LinearAwv {
         e.n_seen = s.n_seen;
         e.last_leverage = s.last_leverage;
         e.regret_term = s.regret_term;
+        e.noise = s.noise;
         Ok(e)
     }
 }
@@ -729,7 +744,8 @@ impl crate::state::ValidState for LinearAwv {
         })?;
         ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {
             "a diagnostic is NaN".into()
-        })
+        })?;
+        self.noise.validate()
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("lam", &self.lam, &fresh.lam)?;

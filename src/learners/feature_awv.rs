@@ -253,6 +253,18 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         }
     }
 
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        match &self.state {
+            Some(st) => {
+                let v = st.features.map(x);
+                st.features.check_features(&v)?;
+                Ok(Some(st.engine.predict_std(&v)))
+            }
+            // No round yet: prediction 0, no noise estimate.
+            None => self.predict(x).map(|p| Some((p, f64::NAN))),
+        }
+    }
+
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         let Some(st) = self.state.as_mut() else { return self.predict(x) };
         self.kept.clear();

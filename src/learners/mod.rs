@@ -129,6 +129,12 @@ pub trait OnlineLearner {
         Ok(())
     }
 
+    /// The prediction for `x` as the next round and its predictive standard deviation
+    /// (pure; docs/uncertainty.md). `None`: the learner has none (the default).
+    fn predict_std(&self, _x: &[f64]) -> Result<Option<(f64, f64)>> {
+        Ok(None)
+    }
+
     /// Rounds learned so far.
     fn n_seen(&self) -> u64;
 

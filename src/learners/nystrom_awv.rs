@@ -71,6 +71,7 @@ use crate::linalg::blas::{axpy, dot};
 use crate::linalg::cholesky::{self, ColCholesky};
 use crate::linalg::gemm::{gemm, View};
 use crate::samplers::{Kors, KorsWeights};
+use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
 /// Relative threshold on the Schur complement below which an insertion is refused.
@@ -130,6 +131,8 @@ pub struct NystromAwv {
     fixed_jitter: f64,
     n_seen: u64,
     stats: NystromStats,
+    /// Noise level of the progressive residuals (the predictive std).
+    noise: NoiseLevel,
     /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic from
     /// the dictionary size; 1: single rounds). A run-time setting, not part of the state.
     #[serde(skip)]
@@ -154,6 +157,8 @@ struct Plan {
     added: bool,
     ext: Option<Extension>,
     pred: f64,
+    /// `delta = w.w = krow^T A_{t-1}^{-1} krow` (the predictive variance's leverage).
+    delta: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -296,6 +301,7 @@ impl NystromAwv {
             fixed_jitter: 0.0,
             n_seen: 0,
             stats: NystromStats::default(),
+            noise: NoiseLevel::default(),
             block_size: None,
             blocked_rounds: 0,
             scratch: Scratch::default(),
@@ -476,7 +482,8 @@ impl NystromAwv {
             }
         }
         let pred = self.predict_with(krow, ext.as_ref(), &mut scratch.w, &mut scratch.u);
-        Ok(Plan { added, ext, pred })
+        let delta = dot(&scratch.w, &scratch.w);
+        Ok(Plan { added, ext, pred, delta })
     }
 
     /// Refactorises `A_{t-1} = K^T K + lam K_DD` from the cache (with a jitter if needed).
@@ -543,7 +550,7 @@ impl NystromAwv {
         sc.krow = krow;
         let added = added?;
         // KORS's step decides as its peek did (the same generator state).
-        let plan = plan.filter(|p| p.added == added).map(|p| (p.ext, p.pred));
+        let plan = plan.filter(|p| p.added == added).map(|p| (p.ext, p.pred, p.delta));
         self.forecaster_round(x, y, added, plan, sc)
     }
 
@@ -591,17 +598,17 @@ impl NystromAwv {
         x: &[f64],
         y: f64,
         kors_added: bool,
-        planned: Option<(Option<Extension>, f64)>,
+        planned: Option<(Option<Extension>, f64, f64)>,
         sc: &mut Scratch,
     ) -> Result<f64> {
         let mut krow = std::mem::take(&mut sc.krow);
-        let (ext, mut pred) = match planned {
+        let (ext, mut pred, mut delta) = match planned {
             Some(p) => p,
             None => {
                 let ext = if kors_added { self.extension(x, &krow) } else { None };
                 // 2-3. Prediction.
                 let pred = self.predict_with(&krow, ext.as_ref(), &mut sc.w, &mut sc.u);
-                (ext, pred)
+                (ext, pred, dot(&sc.w, &sc.w))
             }
         };
         // 4. Apply the insertion.
@@ -624,6 +631,7 @@ impl NystromAwv {
             self.refactorize()?;
             let m = self.size();
             pred = self.predict_with(&krow[..m], None, &mut sc.w, &mut sc.u);
+            delta = dot(&sc.w, &sc.w);
             if !pred.is_finite() {
                 return Err(KsError::Numerical(
                     "NystromAWV: the prediction is not finite even after refactorising A".into(),
@@ -647,6 +655,7 @@ impl NystromAwv {
         if self.d.is_none() {
             self.d = Some(x.len());
         }
+        self.noise.observe(noise_discount(1.0), y, pred, delta);
         self.n_seen += 1;
         sc.krow = krow;
         if !self.chol.is_healthy() {
@@ -807,6 +816,7 @@ impl NystromAwv {
         // q_t = q_{t-1} + y_t krow_t and the caches, row by row as single rounds.
         for (i, (xi, &yi)) in x.chunks_exact(d).zip(y).enumerate() {
             let krow = &krows[i * m..(i + 1) * m];
+            self.noise.observe(noise_discount(1.0), yi, b.preds[i], b.deltas[i]);
             axpy(yi, krow, &mut self.q);
             if self.kors.is_some() {
                 for (col, &kj) in self.kcols.iter_mut().zip(krow) {
@@ -890,6 +900,19 @@ impl OnlineLearner for NystromAwv {
         self.keep(x)
     }
 
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let mut sc = Scratch::default();
+        let mut krow = Vec::new();
+        let mut plan = self.plan_with(x, &mut krow, &mut sc)?;
+        if !plan.pred.is_finite() {
+            // As `predict`: the learning round would repair the factor first.
+            let mut copy = self.clone();
+            copy.refactorize()?;
+            plan = copy.plan_with(x, &mut krow, &mut sc)?;
+        }
+        Ok(Some((plan.pred, self.noise.std(plan.delta))))
+    }
+
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         self.round(x, y).map(|_| ())
     }
@@ -922,11 +945,12 @@ impl OnlineLearner for NystromAwv {
 }
 
 // The format version of a pickled NystromAwv: bump it when a serialised field changes.
-crate::state::state_version!(NystromAwv, 4);
+crate::state::state_version!(NystromAwv, 5);
 
 impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
+        self.noise.validate()?;
         let m = self.center_rounds.len();
         let t = usize::try_from(self.n_seen).map_err(|_| KsError::Input("bad n_seen".into()))?;
         ensure(self.n_seen <= i64::MAX as u64, || "the round counter is out of range".into())?;

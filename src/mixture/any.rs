@@ -73,6 +73,9 @@ impl OnlineLearner for AnyLearner {
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         each!(self, l => l.predict_keep(x))
     }
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        each!(self, l => l.predict_std(x))
+    }
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         each!(self, l => l.learn(x, y))
     }
@@ -172,8 +175,9 @@ mod tests {
             MlPoly::STATE_VERSION,
             MlProd::STATE_VERSION,
         ];
-        assert_eq!(experts, [4; 12]);
-        assert_eq!(rules, [4; 6]);
-        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (4, 4));
+        // 5: the AWV-family learners keep their noise level (the predictive std).
+        assert_eq!(experts, [5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4]);
+        assert_eq!(rules, [5, 4, 4, 4, 4, 4]);
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (5, 5));
     }
 }

@@ -681,6 +681,15 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
+    /// The mixture's std on the standardised stream, in the target's units; during
+    /// the warm-up the prediction with a NaN std (no noise estimate yet).
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let Some(f) = &self.fitted else { return Ok(Some((self.warm_predict(x), f64::NAN))) };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        Ok(f.mixture.predict_std(&q)?.map(|(m, s)| (f.scaler.y_back(m), s * f.scaler.y_scale)))
+    }
+
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         let n_seen = self.n_seen;
         match self.fitted.as_mut() {
@@ -786,7 +795,7 @@ impl OnlineLearner for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 4);
+crate::state::state_version!(AutoKernel, 5);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

@@ -256,6 +256,19 @@ impl OnlineLearner for Mixture {
         Ok(self.rule.predict(&self.expert_predictions(x)?))
     }
 
+    /// The rule's mixture of the experts' predictive distributions
+    /// ([`crate::uncertainty::mixture_std`]); `None` if an expert has no std.
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let (mut z, mut s) = (Vec::with_capacity(self.experts.len()), Vec::new());
+        for e in &self.experts {
+            let Some((m, sd)) = e.predict_std(x)? else { return Ok(None) };
+            z.push(m);
+            s.push(sd);
+        }
+        let p = self.rule.predict(&z);
+        Ok(Some((p, crate::uncertainty::mixture_std(&self.rule.weights(), &z, &s, p))))
+    }
+
     /// Every expert keeps its work; the following round's experts finish from it
     /// (their `predict_learn`), the rule's update is cheap.
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
@@ -329,7 +342,7 @@ impl OnlineLearner for Mixture {
 
 // The format version of a pickled Mixture: bump it when a serialised field changes, or an
 // expert's or rule's version (its state holds theirs).
-crate::state::state_version!(Mixture, 4);
+crate::state::state_version!(Mixture, 5);
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.

@@ -120,6 +120,59 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// `(means, stds)`: the prediction and predictive standard deviation of each
+            /// row as the next round (pure; a `ParameterError` if the learner has none).
+            #[allow(clippy::type_complexity)]
+            fn predict_std_many<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+            ) -> pyo3::PyResult<(
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+            )> {
+                $crate::python::errors::guard(|| {
+                    let (xs, n, d) = $crate::python::convert::mat2(&x);
+                    let xs: &[f64] = &xs;
+                    let inner = &self.inner;
+                    let (mut means, mut stds) = (Vec::new(), Vec::new());
+                    let res = py.detach(|| {
+                        $crate::uncertainty::predict_std_many_into(
+                            inner, xs, n, d, &mut means, &mut stds,
+                        )
+                    });
+                    $crate::python::errors::stream_result(py, res, means.len(), Some(&means))?;
+                    Ok((numpy::PyArray1::from_vec(py, means), numpy::PyArray1::from_vec(py, stds)))
+                })
+            }
+
+            /// `(predictions, stds)` of the online protocol: each made before its label.
+            #[allow(clippy::type_complexity)]
+            fn progressive_predict_std<'py>(
+                &mut self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+                y: numpy::PyReadonlyArray1<'py, f64>,
+            ) -> pyo3::PyResult<(
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+            )> {
+                $crate::python::errors::guard(|| {
+                    let (xs, n, d) = $crate::python::convert::mat2(&x);
+                    let ys = $crate::python::convert::vec1(&y);
+                    let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let inner = &mut self.inner;
+                    let (mut preds, mut stds) = (Vec::new(), Vec::new());
+                    let res = py.detach(|| {
+                        $crate::uncertainty::progressive_predict_std_into(
+                            inner, xs, n, d, ys, &mut preds, &mut stds,
+                        )
+                    });
+                    $crate::python::errors::stream_result(py, res, preds.len(), Some(&preds))?;
+                    Ok((numpy::PyArray1::from_vec(py, preds), numpy::PyArray1::from_vec(py, stds)))
+                })
+            }
+
             fn learn_many<'py>(
                 &mut self,
                 py: pyo3::Python<'py>,

@@ -103,6 +103,7 @@ class AutoKernel(Learner):
     """
 
     _core_class = _core.AutoKernel
+    has_predictive_std = True
     _absent_params = {
         "discounts": (),
         "discount_widths": (),

@@ -33,11 +33,41 @@ class Learner(CoreWrapper):
     _scale_rows: Any = None
     #: the Taylor basis is centred at the origin: the scale check also looks at row norms
     _taylor_basis = False
+    #: whether :meth:`predict_std` is available (the AWV-family regressors and their
+    #: mixtures: ``docs/uncertainty.md``)
+    has_predictive_std = False
 
     # -- the protocol -------------------------------------------------------
-    def predict_one(self, x) -> float:
-        """Prediction for ``x`` as the next round (pure: the state does not change)."""
+    def predict_one(self, x, return_std: bool = False):
+        """Prediction for ``x`` as the next round (pure: the state does not change).
+
+        With ``return_std=True``, ``(prediction, std)``: the predictive standard deviation
+        too (learners with ``has_predictive_std``; NaN before any noise estimate).
+        """
+        if return_std:
+            mean, std = self._core.predict_std_many(as_row(x)[None, :])
+            return float(mean[0]), float(std[0])
         return self._core.predict_one(as_row(x))
+
+    def predict_std(self, X) -> np.ndarray:
+        """The predictive standard deviation of each row of ``X`` as the next round
+        (state unchanged): ``sigma_hat sqrt(1 + phi(x)^T A^-1 phi(x))``, see
+        ``docs/uncertainty.md``. A ``ParameterError`` for a learner without one."""
+        return self._core.predict_std_many(as_matrix(X))[1]
+
+    def predict_many_std(self, X) -> tuple:
+        """``(predictions, stds)`` of the rows of ``X`` as the next round (state unchanged)."""
+        return self._core.predict_std_many(as_matrix(X))
+
+    def progressive_predict_std(self, X, y) -> tuple:
+        """:meth:`progressive_predict` with the predictive standard deviation of each
+        round, made (like the prediction) before its label: ``(predictions, stds)``."""
+        X = as_matrix(X)
+        y = as_targets(y, X.shape[0])
+        out = self._core.progressive_predict_std(X, y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(X, y)
+        return out
 
     def learn_one(self, x, y) -> None:
         """Reveal the label ``y`` of ``x`` and update."""

@@ -6,7 +6,9 @@ distribution shift*, NeurIPS 2021, sec. 2, eq. (2)): round ``t`` predicts the in
     C_t = [p_t - q_t s_t, p_t + q_t s_t],  q_t = Quantile_{1 - alpha_t}(S_{t-w..t-1}),
 
 where ``p_t`` is the wrapped learner's prediction, ``s_t`` its predictive standard
-deviation when it has one (else 1), ``S`` the normalised scores ``|y_u - p_u| / s_u`` of
+deviation when it has one and ``normalize`` is set (else 1; while the learner has no
+noise estimate yet, the root mean square of the past residuals, so that every score of
+the window has the same scale), ``S`` the normalised scores ``|y_u - p_u| / s_u`` of
 the last ``window`` rounds, and the quantile the ``ceil((1 - alpha_t)(n + 1))``-th
 smallest of the ``n`` scores (split conformal's finite-sample rank; ``+inf`` when that
 rank exceeds ``n``). After ``y_t`` is seen, ``err_t = 1{y_t not in C_t}`` and
@@ -28,11 +30,11 @@ from collections import deque
 
 import numpy as np
 
-from .._validation import as_label, as_matrix, as_row, as_targets, real, whole
+from .._validation import as_label, as_matrix, as_row, as_targets, flag, real, whole
 from ..errors import InputError, ParameterError
 from .base import Learner
 
-_STATE_VERSION = 1
+_STATE_VERSION = 2
 
 
 def _rank_quantile(sorted_scores: list, level: float) -> float:
@@ -63,6 +65,10 @@ class Conformal:
     window : int, default 500
         Past scores kept for the quantile (memory and cost per round independent of
         the stream's length).
+    normalize : bool, default True
+        Divide the scores by the learner's predictive standard deviation when it has
+        one (``has_predictive_std``): intervals then widen where the learner is
+        uncertain (``docs/uncertainty.md`` measures both).
 
     Attributes
     ----------
@@ -88,9 +94,16 @@ class Conformal:
 
     task = "regression"
 
-    def __init__(self, learner, alpha: float = 0.1, gamma: float = 0.015, window: int = 500):
+    def __init__(
+        self,
+        learner,
+        alpha: float = 0.1,
+        gamma: float = 0.015,
+        window: int = 500,
+        normalize: bool = True,
+    ):
         self._params, self._learner, self._state = self._build(
-            dict(learner=learner, alpha=alpha, gamma=gamma, window=window)
+            dict(learner=learner, alpha=alpha, gamma=gamma, window=window, normalize=normalize)
         )
 
     # -- construction ----------------------------------------------------------
@@ -112,7 +125,8 @@ class Conformal:
         window = whole("window", params["window"])
         if not 1 <= window <= 10**7:
             raise ParameterError(f"window must be in [1, 10^7], got {window}")
-        state = dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0)
+        flag("normalize", params["normalize"])
+        state = dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0, sq=0.0)
         return dict(params), copy.copy(learner), state
 
     @property
@@ -132,14 +146,28 @@ class Conformal:
     def window(self) -> int:
         return self._params["window"]
 
+    @property
+    def normalize(self) -> bool:
+        return bool(self._params["normalize"])
+
     # -- the interval of the next round ---------------------------------------
-    def _std(self, X: np.ndarray) -> np.ndarray:
-        """The learner's predictive standard deviations, or ones where it has none."""
-        predict_std = getattr(self._learner, "predict_std", None)
-        if predict_std is None:
-            return np.ones(X.shape[0])
-        s = np.asarray(predict_std(X), dtype=np.float64)
-        return np.where(np.isfinite(s) & (s > 0), s, 1.0)
+    def _uses_std(self) -> bool:
+        return bool(self._params["normalize"]) and bool(
+            getattr(self._learner, "has_predictive_std", False)
+        )
+
+    def _scales(self, s: np.ndarray, state: dict) -> np.ndarray:
+        """The scale of each score: the learner's std where finite and positive, else
+        the root mean square of the residuals closed so far (1 before any)."""
+        n = state["n"]
+        rms = math.sqrt(state["sq"] / n) if n and state["sq"] > 0 else 1.0
+        return np.where(np.isfinite(s) & (s > 0), s, rms)
+
+    def _centres_and_scales(self, X: np.ndarray):
+        if self._uses_std():
+            p, s = self._learner.predict_many_std(X)
+            return p, self._scales(s, self._state)
+        return self._learner.predict_many(X), np.ones(X.shape[0])
 
     def _radius(self) -> float:
         return _rank_quantile(self._state["sorted"], 1.0 - self._state["alpha_t"])
@@ -154,8 +182,8 @@ class Conformal:
     def predict_interval(self, X):
         """``(lower, upper)`` for each row of ``X`` as the next round (state unchanged)."""
         X = as_matrix(X)
-        p = self._learner.predict_many(X)
-        half = self._radius() * self._std(X)
+        p, s = self._centres_and_scales(X)
+        half = self._radius() * s
         return p - half, p + half
 
     def predict_interval_one(self, x) -> tuple:
@@ -168,22 +196,26 @@ class Conformal:
         """``state`` after the rounds whose centres, stds and labels are ``p, s, y``
         (their intervals written into ``lo``/``hi``); ``state`` itself is not changed."""
         alpha, gamma = self._params["alpha"], self._params["gamma"]
-        alpha_t, n, covered = state["alpha_t"], state["n"], state["covered"]
+        alpha_t, n, covered, sq = state["alpha_t"], state["n"], state["covered"], state["sq"]
         window = deque(state["scores"], maxlen=state["scores"].maxlen)
         ranked = list(state["sorted"])
+        s = np.array(s, dtype=np.float64)
         for t in range(len(p)):
+            if not (math.isfinite(s[t]) and s[t] > 0):
+                s[t] = math.sqrt(sq / n) if n and sq > 0 else 1.0
             q = _rank_quantile(ranked, 1.0 - alpha_t)
             lo[t], hi[t] = p[t] - q * s[t], p[t] + q * s[t]
             miss = 0.0 if abs(y[t] - p[t]) <= q * s[t] else 1.0
             alpha_t += gamma * (alpha - miss)  # Gibbs and Candes, eq. (2)
             n += 1
             covered += int(miss == 0.0)
+            sq += (y[t] - p[t]) ** 2
             if len(window) == window.maxlen:
                 del ranked[bisect.bisect_left(ranked, window[0])]
             score = abs(y[t] - p[t]) / s[t]
             window.append(score)
             bisect.insort(ranked, score)
-        return dict(alpha_t=alpha_t, scores=window, sorted=ranked, n=n, covered=covered)
+        return dict(alpha_t=alpha_t, scores=window, sorted=ranked, n=n, covered=covered, sq=sq)
 
     def _close(self, p, s, y, lo, hi) -> None:
         """Closes rounds the learner has already learned. A Ctrl-C here is held until
@@ -204,8 +236,7 @@ class Conformal:
         """Reveal ``y``: the interval made for ``x`` is scored, then the learner learns."""
         x = as_row(x)
         y = as_label(y)
-        s = self._std(x[None, :])
-        p = np.array([self._learner.predict_one(x)])
+        p, s = self._centres_and_scales(x[None, :])
         if not math.isfinite(p[0]):
             raise InputError("the learner's prediction is not finite")
         self._learner.learn_one(x, y)  # checks x and y before any change
@@ -225,34 +256,34 @@ class Conformal:
         y = as_targets(y, X.shape[0])
         n = X.shape[0]
         p, lo, hi = np.empty(n), np.empty(n), np.empty(n)
-        if getattr(self._learner, "predict_std", None) is not None:
-            # The std of round t comes from the state before round t: a round at a time.
-            for t in range(n):
-                lo_t, hi_t = np.empty(1), np.empty(1)
-                p[t] = self._learner.predict_one(X[t])
-                s = self._std(X[t : t + 1])
-                self._learner.learn_one(X[t], y[t])
-                self._close(p[t : t + 1], s, y[t : t + 1], lo_t, hi_t)
-                lo[t], hi[t] = lo_t[0], hi_t[0]
-            return p, lo, hi
-        ones = np.ones(n)
+        scale = np.ones(n)
+        use_std = self._uses_std()
         chunk = max(4096, self._params["window"])
         for start in range(0, n, chunk):
             stop = min(start + chunk, n)
             try:
-                p[start:stop] = self._learner.progressive_predict(X[start:stop], y[start:stop])
+                if use_std:
+                    # The std of round t comes from the state before round t (in Rust).
+                    got = self._learner.progressive_predict_std(X[start:stop], y[start:stop])
+                    p[start:stop], scale[start:stop] = got
+                else:
+                    p[start:stop] = self._learner.progressive_predict(X[start:stop], y[start:stop])
             except KeyboardInterrupt as exc:
                 k = int(getattr(exc, "rounds_completed", 0))
                 got = getattr(exc, "predictions", None)
                 if got is not None:
                     p[start : start + k] = got[:k]
                     sl = slice(start, start + k)
-                    self._close(p[sl], ones[sl], y[sl], lo[sl], hi[sl])
+                    if use_std:
+                        # The interrupt carries no stds: those rounds are scored with
+                        # the fallback scale (the residuals' root mean square).
+                        scale[sl] = np.nan
+                    self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
                 exc.rounds_completed = start + k
                 exc.predictions = p[: start + k].copy()
                 raise
             sl = slice(start, stop)
-            self._close(p[sl], ones[sl], y[sl], lo[sl], hi[sl])
+            self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
         return p, lo, hi
 
     def progressive_predict(self, X, y) -> np.ndarray:
@@ -321,6 +352,7 @@ class Conformal:
             "scores": list(st["scores"]),
             "n": st["n"],
             "covered": st["covered"],
+            "sq": st["sq"],
         }
 
     def __setstate__(self, state):
@@ -330,6 +362,7 @@ class Conformal:
             params, learner, st = self._build({**state["params"], "learner": state["learner"]})
             scores = [float(v) for v in state["scores"]]
             alpha_t, n, covered = float(state["alpha_t"]), int(state["n"]), int(state["covered"])
+            sq = float(state["sq"])
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"corrupt pickled Conformal: {exc}") from None
         if (
@@ -337,9 +370,10 @@ class Conformal:
             or not all(math.isfinite(v) and v >= 0 for v in scores)
             or not math.isfinite(alpha_t)
             or not 0 <= covered <= n
+            or not (math.isfinite(sq) and sq >= 0)
         ):
             raise InputError("corrupt pickled Conformal: scores, level or counts out of range")
-        st.update(alpha_t=alpha_t, n=n, covered=covered, sorted=sorted(scores))
+        st.update(alpha_t=alpha_t, n=n, covered=covered, sorted=sorted(scores), sq=sq)
         st["scores"].extend(scores)
         params["learner"] = state["learner"]
         self._params, self._learner, self._state = params, state["learner"], st

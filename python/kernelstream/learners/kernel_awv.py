@@ -54,6 +54,7 @@ class KernelAWV(Learner):
     """
 
     _core_class = _core.KernelAWV
+    has_predictive_std = True
 
     def __init__(self, kernel, lam: float = 1.0, ridge: bool = False, max_size: int = 20000):
         super().__init__(kernel=kernel, lam=lam, ridge=ridge, max_size=max_size)

@@ -128,6 +128,7 @@ class MultiKernelAWV(Learner):
     """
 
     _core_class = _core.MultiKernelAWV
+    has_predictive_std = True
     _absent_params = {"gamma": 1.0, "share": 0.0}
 
     def __init__(

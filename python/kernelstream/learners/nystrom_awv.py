@@ -97,6 +97,7 @@ class NystromAWV(Learner):
     """
 
     _core_class = _core.NystromAWV
+    has_predictive_std = True
 
     def __init__(
         self,

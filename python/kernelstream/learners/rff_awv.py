@@ -73,6 +73,7 @@ class RFFAWV(Learner):
     """
 
     _core_class = _core.RFFAWV
+    has_predictive_std = True
     _absent_params = {"gamma": 1.0}
 
     def __init__(

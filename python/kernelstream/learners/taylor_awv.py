@@ -66,6 +66,7 @@ class TaylorAWV(Learner):
     """
 
     _core_class = _core.TaylorAWV
+    has_predictive_std = True
     _absent_params = {"gamma": 1.0}
     _taylor_basis = True
 
