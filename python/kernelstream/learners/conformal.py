@@ -40,11 +40,14 @@ _STATE_VERSION = 2
 def _rank_quantile(sorted_scores: list, level: float) -> float:
     """The ``ceil(level (n + 1))``-th smallest score (``+inf`` past the last, 0 below 1)."""
     n = len(sorted_scores)
-    k = math.ceil(level * (n + 1) - 1e-12)
-    if k > n:
+    # Compared before rounding: alpha_t is not bounded (a stream of exact predictions
+    # keeps raising it), and the rank of a huge level is no integer.
+    rank = level * (n + 1) - 1e-12
+    if rank > n:
         return math.inf
-    if k < 1:
+    if rank <= 0:
         return 0.0
+    k = math.ceil(rank)
     return sorted_scores[k - 1]
 
 
@@ -347,6 +350,7 @@ class Conformal:
         return {
             "format_version": _STATE_VERSION,
             "params": {k: v for k, v in self._params.items() if k != "learner"},
+            "prototype": self._params["learner"],
             "learner": self._learner,
             "alpha_t": st["alpha_t"],
             "scores": list(st["scores"]),
@@ -360,10 +364,13 @@ class Conformal:
             raise InputError(f"unsupported pickled Conformal (this version reads {_STATE_VERSION})")
         try:
             params, learner, st = self._build({**state["params"], "learner": state["learner"]})
+            prototype = state["prototype"]
+            if type(prototype) is not type(learner):
+                raise TypeError("the prototype and the learner are of different classes")
             scores = [float(v) for v in state["scores"]]
             alpha_t, n, covered = float(state["alpha_t"]), int(state["n"]), int(state["covered"])
             sq = float(state["sq"])
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise InputError(f"corrupt pickled Conformal: {exc}") from None
         if (
             len(scores) > params["window"]
@@ -375,7 +382,7 @@ class Conformal:
             raise InputError("corrupt pickled Conformal: scores, level or counts out of range")
         st.update(alpha_t=alpha_t, n=n, covered=covered, sorted=sorted(scores), sq=sq)
         st["scores"].extend(scores)
-        params["learner"] = state["learner"]
+        params["learner"] = prototype
         self._params, self._learner, self._state = params, state["learner"], st
 
     def __repr__(self):
