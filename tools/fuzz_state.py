@@ -13,8 +13,8 @@ usable. An abort, a hang, a panic or another exception type is a failure.
 
 from __future__ import annotations
 
-import os
 import math
+import os
 import random
 import struct
 import sys
