@@ -8,6 +8,7 @@ so the next label has predictive variance ``sigma^2 (1 + delta)``, ``delta = phi
 ``sigma^2`` is estimated online by the discounted mean of ``e_s^2 / (1 + delta_s)`` over the
 progressive residuals ``e_s = y_s - p_s`` (each ``delta_s`` of its own round), with discount
 ``rho = min(gamma, 0.995)``. Written with a fresh ``numpy.linalg.solve`` every round.
+(The kernel form of ``delta`` is in ``tests/python/test_predictive_std.py``.)
 """
 
 from __future__ import annotations
@@ -20,37 +21,54 @@ NOISE_MEMORY = 0.995
 class PredictiveStdReference:
     """AWV (or online ridge) on the features ``phi(x)`` with its predictive std.
 
-    ``delta(x, X_past)`` may be given instead of ``phi`` (kernel form:
-    ``(k(x, x) - k^T (K + lam I)^-1 k) / lam``); the prediction then comes from ``predict``.
+    ``gamma < 1``: the discounted matrix of docs/choices.md, "Discounted AWV": each round
+    first forms ``A' = gamma A + c e_k e_k^T`` (``k = (t - 1) mod r``,
+    ``c = lam (1 - gamma^r)``) and ``b' = gamma b``; the noise memory is then ``gamma``.
     """
 
-    def __init__(self, phi, lam=1.0, ridge=False, rho=NOISE_MEMORY):
-        self.phi, self.lam, self.ridge, self.rho = phi, lam, ridge, rho
-        self.V: list = []
-        self.y: list = []
+    def __init__(self, phi, lam=1.0, ridge=False, gamma=1.0):
+        self.phi, self.lam, self.ridge, self.gamma = phi, lam, ridge, gamma
+        self.rho = min(gamma, NOISE_MEMORY)
+        self.A = self.b = None
+        self.t = 0
         self.num = self.den = 0.0
+
+    def _next(self, v):
+        """``A'`` and ``b'`` of the next round."""
+        r = v.size
+        if self.A is None:
+            self.A, self.b = self.lam * np.eye(r), np.zeros(r)
+        if self.gamma == 1.0:
+            return self.A, self.b
+        A = self.gamma * self.A
+        A[self.t % r, self.t % r] += self.lam * (1.0 - self.gamma**r)
+        return A, self.gamma * self.b
 
     def _delta_pred(self, x):
         v = self.phi(x)
-        V = np.array(self.V).reshape(-1, v.size)
-        A = self.lam * np.eye(v.size) + V.T @ V
-        b = V.T @ np.array(self.y) if self.y else np.zeros(v.size)
+        A, b = self._next(v)
         delta = float(v @ np.linalg.solve(A, v))
         ridge = float(v @ np.linalg.solve(A, b))
-        return delta, ridge if self.ridge else float(v @ np.linalg.solve(A + np.outer(v, v), b))
+        return (
+            v,
+            A,
+            b,
+            delta,
+            ridge if self.ridge else float(v @ np.linalg.solve(A + np.outer(v, v), b)),
+        )
 
     def predict_std_one(self, x):
         """``(prediction, std)`` as the next round (NaN std before any round)."""
-        delta, pred = self._delta_pred(x)
+        *_, delta, pred = self._delta_pred(x)
         var = self.num / self.den if self.den > 0 else np.nan
         return pred, float(np.sqrt(var * (1.0 + delta)))
 
     def learn_one(self, x, y) -> None:
-        delta, pred = self._delta_pred(x)
+        v, A, b, delta, pred = self._delta_pred(x)
         self.num = self.rho * self.num + (y - pred) ** 2 / (1.0 + delta)
         self.den = self.rho * self.den + 1.0
-        self.V.append(self.phi(x))
-        self.y.append(float(y))
+        self.A, self.b = A + np.outer(v, v), b + y * v
+        self.t += 1
 
 
 def mixture_std(w, z, s, p) -> float:
