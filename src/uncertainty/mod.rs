@@ -52,7 +52,7 @@ pub fn predict_std_many_into<L: OnlineLearner + ?Sized>(
     crate::stream::validate(learner, x, n, d, None)?;
     for row in x.chunks_exact(d) {
         crate::interrupt::poll()?;
-        let (m, s) = learner.predict_std(row)?.ok_or_else(|| no_std())?;
+        let (m, s) = learner.predict_std(row)?.ok_or_else(no_std)?;
         means.push(m);
         stds.push(s);
     }
