@@ -2,11 +2,11 @@
 //! Target: one MultiKernelAWV round with the 76-kernel grid and m = 50 <= 60 microseconds.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kernelstream::aggregation::{
-    AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
+    AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, RuleParams, VawMeta,
 };
 use kernelstream::features::{FeatureMap, RandomFourier, RffVariant};
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{MetaRule, MultiKernelAwv, OnlineLearner, Raker};
+use kernelstream::learners::{MultiKernelAwv, OnlineLearner, Raker};
 use kernelstream::rng::Rng;
 use std::hint::black_box;
 
@@ -54,14 +54,19 @@ fn bench_rff(c: &mut Criterion) {
 fn bench_multi_kernel(c: &mut Criterion) {
     let mut g = c.benchmark_group("multi_kernel_awv_round_76x50");
     for &(d, name) in &[(1usize, "vaw"), (5, "vaw"), (5, "mlprod"), (16, "vaw")] {
-        let rule = match name {
-            "vaw" => MetaRule::Vaw { ridge: false },
-            _ => MetaRule::MlProd { gradient: true },
-        };
         let clip = if name == "vaw" { None } else { Some((0.0, 1.0)) };
-        let mut l =
-            MultiKernelAwv::new(vaw2_grid(), 50, 1.0, RffVariant::Cos, false, rule, clip, 0)
-                .unwrap();
+        let mut l = MultiKernelAwv::new(
+            vaw2_grid(),
+            50,
+            1.0,
+            RffVariant::Cos,
+            false,
+            name,
+            RuleParams::default(),
+            clip,
+            0,
+        )
+        .unwrap();
         let xs = inputs(d, 3);
         for x in &xs {
             l.learn(x, 0.4).unwrap();

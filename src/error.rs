@@ -47,21 +47,35 @@ macro_rules! param_err {
     ($($arg:tt)*) => { Err($crate::error::KsError::Parameter(format!($($arg)*))) };
 }
 
-/// Checks that a parameter is finite and strictly positive, within the range
-/// where its square and inverse square are representable
-/// ([`crate::limits::scale`]: tiny or huge values would make the math NaN).
-pub fn positive(name: &str, value: f64) -> Result<f64> {
-    crate::limits::scale(name, value)
-}
+/// Smallest and largest value accepted for a scale parameter (a kernel width, a
+/// regularisation, a step size, ...): outside, its square or its inverse square
+/// under- or overflows double precision and the learner would compute NaN.
+pub const SCALE_MIN: f64 = 1e-100;
+pub const SCALE_MAX: f64 = 1e100;
 
-/// Checks that a parameter is finite and non-negative (at most [`crate::limits::SCALE_MAX`]).
-pub fn non_negative(name: &str, value: f64) -> Result<f64> {
-    if value.is_finite() && (0.0..=crate::limits::SCALE_MAX).contains(&value) {
+/// Checks a finite scale parameter in `[SCALE_MIN, SCALE_MAX]`.
+pub fn scale(name: &str, value: f64) -> Result<f64> {
+    if value.is_finite() && (SCALE_MIN..=SCALE_MAX).contains(&value) {
         Ok(value)
     } else {
         param_err!(
-            "{name} must be a finite number in [0, {:e}], got {value:.6e}",
-            crate::limits::SCALE_MAX
+            "{name} must be a finite number in [{SCALE_MIN:e}, {SCALE_MAX:e}], got {value:.6e}"
         )
+    }
+}
+
+/// Checks that a parameter is finite and strictly positive, within the range
+/// where its square and inverse square are representable
+/// ([`scale`]: tiny or huge values would make the math NaN).
+pub fn positive(name: &str, value: f64) -> Result<f64> {
+    scale(name, value)
+}
+
+/// Checks that a parameter is finite and non-negative (at most [`SCALE_MAX`]).
+pub fn non_negative(name: &str, value: f64) -> Result<f64> {
+    if value.is_finite() && (0.0..=SCALE_MAX).contains(&value) {
+        Ok(value)
+    } else {
+        param_err!("{name} must be a finite number in [0, {:e}], got {value:.6e}", SCALE_MAX)
     }
 }

@@ -36,6 +36,7 @@ pub mod learners;
 pub mod limits;
 pub(crate) mod linalg;
 pub mod mixture;
+pub mod multi;
 pub mod parallel;
 pub mod rng;
 pub mod samplers;

@@ -228,22 +228,8 @@ pub fn packed(r: usize) -> u128 {
     r * (r + 1) / 2
 }
 
-/// Smallest and largest value accepted for a scale parameter (a kernel width, a
-/// regularisation, a step size, ...): outside, its square or its inverse square
-/// under- or overflows double precision and the learner would compute NaN.
-pub const SCALE_MIN: f64 = 1e-100;
-pub const SCALE_MAX: f64 = 1e100;
-
-/// Checks a finite scale parameter in `[SCALE_MIN, SCALE_MAX]`.
-pub fn scale(name: &str, value: f64) -> Result<f64> {
-    if value.is_finite() && (SCALE_MIN..=SCALE_MAX).contains(&value) {
-        Ok(value)
-    } else {
-        crate::param_err!(
-            "{name} must be a finite number in [{SCALE_MIN:e}, {SCALE_MAX:e}], got {value:.6e}"
-        )
-    }
-}
+// The range of scale parameters is a value check (`crate::error`), re-exported here.
+pub use crate::error::{scale, SCALE_MAX, SCALE_MIN};
 
 /// Largest `|y|` a squared loss can take: `y^2` and sums of `y^2` over 10^8 rounds stay finite.
 pub const Y_MAX: f64 = 1e150;

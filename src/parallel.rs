@@ -89,12 +89,14 @@ impl Workers {
         }
     }
 
-    /// Calls `f` once on every item, items in parallel.
+    /// Calls `f` once on every item, items in parallel: each item is a task of its
+    /// own (the items are few and unequal: halves of the list handed to two threads
+    /// would leave one idle while the other finishes the costly half).
     pub fn for_each<T: Send>(&self, items: &mut [T], f: impl Fn(&mut T) + Sync + Send) {
         match self {
             Workers::Caller => items.iter_mut().for_each(f),
-            Workers::Shared(p) => p.install(|| items.par_iter_mut().for_each(f)),
-            Workers::Own(p) => p.install(|| items.par_iter_mut().for_each(f)),
+            Workers::Shared(p) => p.install(|| items.par_iter_mut().with_max_len(1).for_each(f)),
+            Workers::Own(p) => p.install(|| items.par_iter_mut().with_max_len(1).for_each(f)),
         }
     }
 }

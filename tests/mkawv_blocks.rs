@@ -2,11 +2,11 @@
 //! run as Woodbury blocks of the PKAWV paper's Algorithm 1 rounds): equal to the
 //! round loop to 1e-10 relative over 10^5 rounds (AWV and ridge, VAW and BOA meta
 //! rules), bit for bit with `block_size = 1` and for any number of threads.
-use kernelstream::aggregation::AnyAggregator;
+use kernelstream::aggregation::{AnyAggregator, RuleParams};
 use kernelstream::awv::LinearAwv;
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{MetaRule, MultiKernelAwv, OnlineLearner};
+use kernelstream::learners::{MultiKernelAwv, OnlineLearner};
 use kernelstream::rng::Rng;
 use kernelstream::stream;
 
@@ -20,7 +20,10 @@ fn stream_of(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     (x, y)
 }
 
-fn learner(n_kernels: usize, m: usize, ridge: bool, rule: MetaRule) -> MultiKernelAwv {
+/// A meta rule: its name and parameters.
+type Rule = (&'static str, RuleParams);
+
+fn learner(n_kernels: usize, m: usize, ridge: bool, rule: Rule) -> MultiKernelAwv {
     let kernels = (0..n_kernels)
         .map(|j| {
             let sigma = 0.2 * 1.3f64.powi(j as i32);
@@ -31,11 +34,8 @@ fn learner(n_kernels: usize, m: usize, ridge: bool, rule: MetaRule) -> MultiKern
             }
         })
         .collect();
-    let clip = match rule {
-        MetaRule::Vaw { .. } => None,
-        _ => Some((-2.0, 2.0)),
-    };
-    MultiKernelAwv::new(kernels, m, 1.0, RffVariant::Cos, ridge, rule, clip, 7).unwrap()
+    let clip = if rule.0 == "vaw" { None } else { Some((-2.0, 2.0)) };
+    MultiKernelAwv::new(kernels, m, 1.0, RffVariant::Cos, ridge, rule.0, rule.1, clip, 7).unwrap()
 }
 
 /// `||a - b|| / ||a||` (Frobenius).
@@ -76,10 +76,10 @@ fn blocks_equal_single_rounds_over_1e5_rounds() {
     let (n, d) = (100_000usize, 3usize);
     let (x, y) = stream_of(n, d, 5);
     for (ridge, rule) in [
-        (false, MetaRule::Vaw { ridge: false }),
-        (true, MetaRule::Vaw { ridge: true }),
-        (false, MetaRule::Boa { gradient: true }),
-        (true, MetaRule::MlPoly { gradient: false }),
+        (false, ("vaw", RuleParams::default())),
+        (true, ("vaw", RuleParams { ridge: true, ..RuleParams::default() })),
+        (false, ("boa", RuleParams::default())),
+        (true, ("mlpoly", RuleParams { gradient: false, ..RuleParams::default() })),
     ] {
         let mut single = learner(3, 24, ridge, rule).with_block_size(Some(1)).unwrap();
         let mut blocked = learner(3, 24, ridge, rule).with_block_size(Some(16)).unwrap();
@@ -108,7 +108,7 @@ fn vaw_meta_level_blocks_equal_single_rounds() {
     let (n, d) = (3000usize, 2usize);
     let (x, y) = stream_of(n, d, 8);
     for ridge in [false, true] {
-        let rule = MetaRule::Vaw { ridge };
+        let rule = ("vaw", RuleParams { ridge, ..RuleParams::default() });
         let mut single = learner(160, 40, ridge, rule).with_block_size(Some(1)).unwrap();
         let mut blocked = learner(160, 40, ridge, rule).with_block_size(Some(16)).unwrap();
         let p = stream::progressive_predict(&mut single, &x, n, d, &y).unwrap();
@@ -123,7 +123,7 @@ fn vaw_meta_level_blocks_equal_single_rounds() {
 fn block_size_one_is_the_round_loop_bit_for_bit() {
     let (n, d) = (700usize, 3usize);
     let (x, y) = stream_of(n, d, 2);
-    for rule in [MetaRule::Vaw { ridge: false }, MetaRule::Ewa { eta: 0.5 }] {
+    for rule in [("vaw", RuleParams::default()), ("ewa", RuleParams::default())] {
         let mut looped = learner(4, 20, false, rule);
         let p: Vec<f64> = x
             .chunks_exact(d)
@@ -151,7 +151,7 @@ fn threads_do_not_change_a_bit() {
     let (x, y) = stream_of(n, d, 3);
     for block in [Some(1), Some(16), None] {
         let run = |threads: usize| {
-            let mut l = learner(6, 60, false, MetaRule::Vaw { ridge: false })
+            let mut l = learner(6, 60, false, ("vaw", RuleParams::default()))
                 .with_block_size(block)
                 .unwrap()
                 .with_threads(threads)
@@ -174,7 +174,7 @@ fn predict_many_equals_predict() {
     let (x, y) = stream_of(n, d, 4);
     for block in [Some(1), None] {
         let mut l =
-            learner(3, 60, false, MetaRule::Vaw { ridge: false }).with_block_size(block).unwrap();
+            learner(3, 60, false, ("vaw", RuleParams::default())).with_block_size(block).unwrap();
         stream::learn_many(&mut l, &x[..400 * d], 400, d, &y[..400]).unwrap();
         let rows = &x[400 * d..];
         let many = stream::predict_many(&l, rows, 100, d).unwrap();
@@ -197,13 +197,13 @@ fn a_row_that_overflows_the_fresh_features_stops_after_the_rows_before_it() {
     x[5 * d] = f64::MAX / 2.0;
     for block in [Some(1), Some(4)] {
         let mut l =
-            learner(3, 20, false, MetaRule::Vaw { ridge: false }).with_block_size(block).unwrap();
+            learner(3, 20, false, ("vaw", RuleParams::default())).with_block_size(block).unwrap();
         let mut out = Vec::new();
         let err = stream::progressive_predict_into(&mut l, &x, n, d, &y, &mut out).unwrap_err();
         assert!(matches!(err, kernelstream::KsError::Numerical(_)), "{err:?}");
         assert_eq!((out.len(), l.n_seen()), (5, 5));
         let mut r =
-            learner(3, 20, false, MetaRule::Vaw { ridge: false }).with_block_size(block).unwrap();
+            learner(3, 20, false, ("vaw", RuleParams::default())).with_block_size(block).unwrap();
         let p = stream::progressive_predict(&mut r, &x[..5 * d], 5, d, &y[..5]).unwrap();
         assert_eq!(p, out);
         assert_eq!(bincode::serialize(&l).unwrap(), bincode::serialize(&r).unwrap());
@@ -212,7 +212,7 @@ fn a_row_that_overflows_the_fresh_features_stops_after_the_rows_before_it() {
 
 #[test]
 fn bad_block_size_and_threads_are_parameter_errors() {
-    let l = || learner(2, 10, false, MetaRule::Vaw { ridge: false });
+    let l = || learner(2, 10, false, ("vaw", RuleParams::default()));
     for b in [0, kernelstream::awv::MAX_BLOCK_SIZE + 1] {
         assert!(matches!(l().with_block_size(Some(b)), Err(kernelstream::KsError::Parameter(_))));
     }

@@ -7,11 +7,11 @@
 // Round i reads row i of x and y[i]: an index loop says it plainest.
 #![allow(clippy::needless_range_loop)]
 
-use kernelstream::aggregation::{AnyAggregator, Boa, VawMeta};
+use kernelstream::aggregation::{AnyAggregator, Boa, RuleParams, VawMeta};
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{
-    KernelAwv, MetaRule, MultiKernelAwv, NystromAwv, OnlineLearner, RffAwv, TaylorAwv,
+    KernelAwv, MultiKernelAwv, NystromAwv, OnlineLearner, RffAwv, TaylorAwv,
 };
 use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture};
 use kernelstream::rng::Rng;
@@ -135,11 +135,20 @@ fn nystrom_awv_kept_rounds_equal_pure_ones() {
 #[test]
 fn multi_kernel_awv_kept_rounds_equal_pure_ones() {
     let ks = vec![Kernel::Gaussian { sigma: 0.5 }, Kernel::Laplacian { sigma: 1.0 }];
-    for (rule, clip) in [(MetaRule::Vaw { ridge: false }, None), (MetaRule::Aa, Some((-2.0, 2.0)))]
-    {
+    for (rule, clip) in [("vaw", None), ("aa", Some((-2.0, 2.0)))] {
         let make = || {
-            MultiKernelAwv::new(ks.clone(), 16, 1.0, RffVariant::CosSin, false, rule, clip, 5)
-                .unwrap()
+            MultiKernelAwv::new(
+                ks.clone(),
+                16,
+                1.0,
+                RffVariant::CosSin,
+                false,
+                rule,
+                RuleParams::default(),
+                clip,
+                5,
+            )
+            .unwrap()
         };
         same_as_pure(make, 90, 3);
     }

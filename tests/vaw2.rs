@@ -3,12 +3,12 @@
 //! Theorems 2-3).
 use kernelstream::aggregation::{
     progressive_predict, AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd,
-    VawMeta,
+    RuleParams, VawMeta,
 };
 use kernelstream::awv::LinearAwv;
 use kernelstream::features::{FeatureMap, RandomFourier, RffVariant};
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{MetaRule, MultiKernelAwv, OnlineLearner, RffAwv};
+use kernelstream::learners::{MultiKernelAwv, OnlineLearner, RffAwv};
 use kernelstream::rng::Rng;
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
@@ -179,7 +179,8 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
         1.0,
         RffVariant::Cos,
         false,
-        MetaRule::Vaw { ridge: false },
+        "vaw",
+        RuleParams::default(),
         None,
         5,
     )
@@ -225,7 +226,8 @@ fn multi_kernel_with_one_kernel_and_ridge_at_both_levels() {
         lam,
         RffVariant::CosSin,
         true,
-        MetaRule::Vaw { ridge: true },
+        "vaw",
+        RuleParams { ridge: true, ..RuleParams::default() },
         None,
         6,
     )
@@ -255,8 +257,16 @@ fn multi_kernel_with_one_kernel_and_ridge_at_both_levels() {
 
 #[test]
 fn meta_ridge_needs_the_vaw_rule() {
-    assert!(MetaRule::from_name("ewa", 0.5, true, true).is_err());
-    assert_eq!(MetaRule::from_name("vaw", 0.5, true, true).unwrap(), MetaRule::Vaw { ridge: true });
+    let ks = vec![Kernel::Gaussian { sigma: 1.0 }];
+    let p = RuleParams { ridge: true, ..RuleParams::default() };
+    let clip = Some((0.0, 1.0));
+    let make =
+        |rule| MultiKernelAwv::new(ks.clone(), 4, 1.0, RffVariant::Cos, false, rule, p, clip, 0);
+    assert!(make("ewa").is_err());
+    match make("vaw").unwrap().meta_rule() {
+        AnyAggregator::Vaw(m) => assert!(m.ridge()),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -173,3 +173,23 @@ def seed(value) -> int:
     ):
         raise ParameterError(f"seed must be an integer in [0, 2^64), got {value!r}")
     return int(value)
+
+
+def as_output_row(y) -> np.ndarray:
+    """The ``K`` targets of one round (multi-output) as a 1-D float64 array, ``K >= 1``."""
+    arr = _to_float_array(y, "y")
+    if arr.ndim != 1 or arr.shape[0] == 0:
+        raise InputError(
+            f"y must be a number or a 1-D array of K >= 1 targets, got shape {arr.shape}"
+        )
+    return arr
+
+
+def as_output_matrix(Y, n: int) -> np.ndarray:
+    """Multi-output targets ``Y`` as a 2-D float64 array ``(n, K)``, ``K >= 1``."""
+    arr = _to_float_array(Y, "Y")
+    if arr.ndim != 2 or arr.shape[1] == 0:
+        raise InputError(f"Y must be a 2-D array (n, K) with K >= 1, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise InputError(f"X has {n} rows but Y has {arr.shape[0]}")
+    return arr

@@ -20,6 +20,7 @@ pub mod boa;
 pub mod ewa;
 pub mod mlpoly;
 pub mod mlprod;
+pub mod rule;
 pub mod vaw_meta;
 
 pub use aa::AggregatingAlgorithm;
@@ -27,10 +28,10 @@ pub use boa::Boa;
 pub use ewa::Ewa;
 pub use mlpoly::MlPoly;
 pub use mlprod::MlProd;
+pub use rule::{AnyAggregator, ParamValue, RuleInfo, RuleParams, RULES};
 pub use vaw_meta::VawMeta;
 
 use crate::error::Result;
-use serde::{Deserialize, Serialize};
 
 /// An online aggregation rule over `N` experts.
 pub trait Aggregator {
@@ -237,74 +238,6 @@ pub(crate) fn no_nan_or_pos_inf(name: &str, v: &[f64]) -> Result<()> {
     crate::state::ensure(v.iter().all(|x| !x.is_nan() && *x != f64::INFINITY), || {
         format!("{name} hold NaN or +inf")
     })
-}
-
-/// Any of the rules, for learners that choose one at construction (enum dispatch,
-/// serialisable with the learner). One per learner, so the size of the largest variant
-/// (the VAW meta level's engine) costs nothing worth a box.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum AnyAggregator {
-    Vaw(VawMeta),
-    Ewa(Ewa),
-    Aa(AggregatingAlgorithm),
-    Boa(Boa),
-    MlPoly(MlPoly),
-    MlProd(MlProd),
-}
-
-macro_rules! dispatch {
-    ($self:expr, $a:ident => $e:expr) => {
-        match $self {
-            AnyAggregator::Vaw($a) => $e,
-            AnyAggregator::Ewa($a) => $e,
-            AnyAggregator::Aa($a) => $e,
-            AnyAggregator::Boa($a) => $e,
-            AnyAggregator::MlPoly($a) => $e,
-            AnyAggregator::MlProd($a) => $e,
-        }
-    };
-}
-
-impl crate::state::ValidState for AnyAggregator {
-    fn validate(&self) -> Result<()> {
-        dispatch!(self, a => a.validate())
-    }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
-        use AnyAggregator::*;
-        match (self, fresh) {
-            (Vaw(a), Vaw(b)) => a.check_config(b),
-            (Ewa(a), Ewa(b)) => a.check_config(b),
-            (Aa(a), Aa(b)) => a.check_config(b),
-            (Boa(a), Boa(b)) => a.check_config(b),
-            (MlPoly(a), MlPoly(b)) => a.check_config(b),
-            (MlProd(a), MlProd(b)) => a.check_config(b),
-            _ => crate::input_err!(
-                "the pickled parameters do not match the learner state: another aggregation rule"
-            ),
-        }
-    }
-}
-
-impl Aggregator for AnyAggregator {
-    fn n_experts(&self) -> usize {
-        dispatch!(self, a => a.n_experts())
-    }
-    fn predict(&self, z: &[f64]) -> f64 {
-        dispatch!(self, a => a.predict(z))
-    }
-    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
-        dispatch!(self, a => a.predict_update(z, y))
-    }
-    fn weights(&self) -> Vec<f64> {
-        dispatch!(self, a => a.weights())
-    }
-    fn n_seen(&self) -> u64 {
-        dispatch!(self, a => a.n_seen())
-    }
-    fn check_update(&self, z: &[f64], y: f64) -> Result<()> {
-        dispatch!(self, a => a.check_update(z, y))
-    }
 }
 
 // --- validated entry points (all checks before any state change) ----------------

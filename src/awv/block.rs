@@ -12,6 +12,9 @@
 //! `delta_i = M_ii` and `h_i^T b_{i-1} = (U^T P^T b_0)_i + sum_{j<i} y_j M_ji`.
 //! At the end `A^{-1} = S - H D^{-1} H^T` with `H = P U`: one rank-`n` update.
 //! Cost: `3 r^2 n` flops in three matrix-matrix products plus `O(n^3 + r n^2)`.
+//!
+//! `K` outputs ([`super::outputs`]): `U`, `M` and the `delta_i` do not depend on
+//! the targets; only `P^T B_0` (`n x K`) and the prediction sums run per output.
 
 use crate::linalg::blas::dot;
 use crate::linalg::gemm::{gemm, View};
@@ -35,9 +38,9 @@ pub struct Scratch {
     tile: Vec<f64>,
 }
 
-/// Runs the block on the upper triangle `ainv` (order `r`) and `b` (not
-/// updated here): writes the `n` predictions into `out` and `delta_i` into
-/// `deltas`. Returns `false`, leaving `ainv` untouched, when the `n x n`
+/// Runs the block on the upper triangle `ainv` (order `r > 0`) and `b` (`r x K`
+/// by columns, not updated here) with row-major targets `y` (`n x K`): writes the
+/// `n x K` predictions into `out` (row-major) and `delta_i` into `deltas`. Returns `false`, leaving `ainv` untouched, when the `n x n`
 /// recursion is too ill-conditioned (see [`MAX_CANCELLATION`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run(
@@ -51,13 +54,14 @@ pub fn run(
     deltas: &mut [f64],
     sc: &mut Scratch,
 ) -> bool {
-    let n = y.len();
-    assert!(x.len() == n * r && out.len() == n && deltas.len() == n);
+    let k = b.len() / r;
+    let n = deltas.len();
+    assert!(x.len() == n * r && y.len() == n * k && out.len() == n * k && b.len() == r * k);
     sc.p.resize(r * n, 0.0);
     sc.h.resize(r * n, 0.0);
     sc.g.clear();
     sc.g.resize(n * n, 0.0);
-    sc.pb.resize(n, 0.0);
+    sc.pb.resize(n * k, 0.0);
     // P = S X^T, G = X P (column-major, G_lk at k n + l).
     upper::symm_rows(ainv, r, x, n, &mut sc.p, &mut sc.tile);
     let xv = View { rows: n, cols: r, off: 0, rs: r, cs: 1 };
@@ -71,10 +75,13 @@ pub fn run(
         &mut sc.g,
         View::col_major(n, n, 0, n),
     );
-    for (k, pk) in sc.p.chunks_exact(r).enumerate() {
-        sc.pb[k] = dot(pk, b);
+    // pb = P^T B (n x K by columns: column j holds x_l^T A_0^{-1} B_j).
+    for (pbj, bj) in sc.pb.chunks_exact_mut(n).zip(b.chunks_exact(r)) {
+        for (l, pl) in sc.p.chunks_exact(r).enumerate() {
+            pbj[l] = dot(pl, bj);
+        }
     }
-    if !recursion(&sc.g, &sc.pb, y, ridge, out, deltas, &mut sc.u, &mut sc.m) {
+    if !recursion_multi(&sc.g, &sc.pb, y, k, ridge, out, deltas, &mut sc.u, &mut sc.m) {
         return false;
     }
     // H = P U, then S -= H D^{-1} H^T (P's storage takes H D^{-1}).
@@ -106,8 +113,26 @@ pub fn recursion(
     u: &mut Vec<f64>,
     m: &mut Vec<f64>,
 ) -> bool {
-    let n = y.len();
-    assert!(g.len() >= n * n && pb.len() >= n && out.len() == n && deltas.len() == n);
+    let pb = &pb[..y.len()];
+    recursion_multi(g, pb, y, 1, ridge, out, deltas, u, m)
+}
+
+/// [`recursion`] for `k` outputs: `pb` is `P^T B_0` (`n x k` by columns), `y`
+/// and `out` row-major `n x k`.
+#[allow(clippy::too_many_arguments)]
+pub fn recursion_multi(
+    g: &[f64],
+    pb: &[f64],
+    y: &[f64],
+    k: usize,
+    ridge: bool,
+    out: &mut [f64],
+    deltas: &mut [f64],
+    u: &mut Vec<f64>,
+    m: &mut Vec<f64>,
+) -> bool {
+    let n = deltas.len();
+    assert!(g.len() >= n * n && pb.len() == n * k && out.len() == n * k && y.len() == n * k);
     for v in [&mut *u, &mut *m] {
         v.clear();
         v.resize(n * n, 0.0);
@@ -135,12 +160,14 @@ pub fn recursion(
         if !(delta >= 0.0 && norm2 > 0.0 && spread <= MAX_CANCELLATION * norm2.sqrt()) {
             return false;
         }
-        let mut hb: f64 = ui[..=i].iter().zip(pb).map(|(a, c)| a * c).sum();
-        for j in 0..i {
-            hb += y[j] * mi[j];
+        for (c, pbc) in pb.chunks_exact(n).enumerate() {
+            let mut hb: f64 = ui[..=i].iter().zip(pbc).map(|(a, c)| a * c).sum();
+            for j in 0..i {
+                hb += y[j * k + c] * mi[j];
+            }
+            out[i * k + c] = if ridge { hb } else { hb / (1.0 + delta) };
         }
         deltas[i] = delta;
-        out[i] = if ridge { hb } else { hb / (1.0 + delta) };
     }
     true
 }

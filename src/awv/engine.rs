@@ -30,8 +30,13 @@
 //! [`crate::linalg::triangle`]); every reader of `A^{-1}` sees the update applied. Serialised state holds the
 //! packed triangle with the pending update applied. Nothing is allocated per
 //! round. Accuracy over long streams: `tests/awv_engine.rs`.
+//!
+//! Several outputs (`K` columns of targets) share `A^{-1}`: `b` is then the
+//! `r x K` matrix `B` ([`super::outputs`]); every method below with a `_multi`
+//! twin is that twin with `K = 1`.
 
 use super::block;
+use super::outputs;
 use crate::error::Result;
 use crate::limits::{check_doubles, scale};
 use crate::linalg::blas::{axpy, dot};
@@ -48,8 +53,10 @@ pub struct LinearAwv {
     gamma: f64,
     /// `A^{-1}` (upper triangle in panel storage), before the pending update.
     ainv: Vec<f64>,
-    /// `b = sum_s y_s v_s`.
+    /// `b = sum_s y_s v_s`: `r x K` by columns for `K` outputs ([`super::outputs`]).
     b: Vec<f64>,
+    /// The number of outputs `K` (columns of `b`).
+    k: usize,
     /// Scratch for `h = A^{-1} v`.
     h: Vec<f64>,
     /// The pending rank-one update `A^{-1} -= pending hp hp^T` (0: none).
@@ -63,8 +70,10 @@ pub struct LinearAwv {
     regret_term: f64,
     blk: block::Scratch,
     deltas: Vec<f64>,
-    /// `(round, delta, prediction)` of [`LinearAwv::predict_keep`], with `h` in `self.h`.
-    kept: Option<(u64, f64, f64)>,
+    /// `(round, delta)` of [`LinearAwv::predict_keep`], with `h` in `self.h` and its
+    /// `K` predictions in `kept_pred`.
+    kept: Option<(u64, f64)>,
+    kept_pred: Vec<f64>,
     /// Scratch of discounted rounds (boxed: the undiscounted engine stays small).
     disc: Box<DiscScratch>,
     /// Noise level of the progressive residuals (the predictive std: `variance.rs`).
@@ -140,6 +149,8 @@ impl LinearAwv {
     }
 
     fn from_parts(r: usize, lam: f64, ridge: bool, ainv: Vec<f64>, b: Vec<f64>) -> Self {
+        // K from the length of `b` (r x K); an engine on 0 features has one output.
+        let k = b.len().checked_div(r).unwrap_or(1);
         LinearAwv {
             r,
             lam,
@@ -147,6 +158,7 @@ impl LinearAwv {
             gamma: 1.0,
             ainv,
             b,
+            k,
             h: vec![0.0; r],
             pending: 0.0,
             hp: vec![0.0; r],
@@ -156,9 +168,36 @@ impl LinearAwv {
             blk: block::Scratch::default(),
             deltas: Vec::new(),
             kept: None,
+            kept_pred: Vec::new(),
             disc: Box::default(),
             noise: NoiseLevel::default(),
         }
+    }
+
+    /// Sets the number of outputs `K >= 1` (before the first round; `B` starts at 0).
+    pub fn with_outputs(mut self, k: usize) -> Result<Self> {
+        self.add_outputs(outputs::check_outputs(k)? - 1)?;
+        Ok(self)
+    }
+
+    /// The number of outputs `K`.
+    pub fn n_outputs(&self) -> usize {
+        self.k
+    }
+
+    /// Appends `k` outputs whose past targets were all 0: their columns of `B` are
+    /// 0, which is what they would hold had they been there from the first round
+    /// ([`super::outputs`]). Checks the memory first; unchanged on error.
+    pub fn add_outputs(&mut self, k: usize) -> Result<()> {
+        let total = outputs::check_outputs(self.k.saturating_add(k))?;
+        crate::limits::check_input_doubles(
+            &format!("the AWV targets of {total} outputs on {} features", self.r),
+            Some(state_doubles(self.r) + outputs::target_doubles(self.r, total)),
+        )?;
+        self.b.resize(self.r * total, 0.0);
+        self.k = total;
+        self.kept = None;
+        Ok(())
     }
 
     /// Sets the forgetting factor `gamma` in (0, 1] (before the first round).
@@ -302,12 +341,20 @@ impl LinearAwv {
     /// Prediction for features `v` (pure: the state does not change).
     /// AWV: `v^T A_t^{-1} b_{t-1}` with `A_t` including `v`; ridge: `v^T A_{t-1}^{-1} b_{t-1}`.
     pub fn predict(&self, v: &[f64]) -> f64 {
-        self.predict_delta(v).0
+        let mut o = [0.0];
+        self.predict_multi(v, &mut o);
+        o[0]
     }
 
-    /// [`Self::predict`] and `delta = v^T A_{t-1}^{-1} v` (the next round's matrix,
-    /// discount step included), from the one mat-vec `h = A_{t-1}^{-1} v`.
-    pub fn predict_delta(&self, v: &[f64]) -> (f64, f64) {
+    /// [`Self::predict`] of the `K` outputs into `out` (length `K`).
+    pub fn predict_multi(&self, v: &[f64], out: &mut [f64]) {
+        self.predict_multi_delta(v, out);
+    }
+
+    /// [`Self::predict_multi`], returning `delta = v^T A_{t-1}^{-1} v` (the next
+    /// round's matrix, discount step included) of its one mat-vec `h = A_{t-1}^{-1} v`.
+    pub fn predict_multi_delta(&self, v: &[f64], out: &mut [f64]) -> f64 {
+        debug_assert_eq!(out.len(), self.k);
         let mut h = vec![0.0; self.r];
         self.apply(v, &mut h);
         let mut b = std::borrow::Cow::Borrowed(&self.b[..]);
@@ -323,8 +370,8 @@ impl LinearAwv {
             b = std::borrow::Cow::Owned(self.b.iter().map(|x| x * self.gamma).collect());
         }
         let delta = dot(v, &h);
-        let p = dot(&h, &b);
-        (if self.ridge { p } else { p / (1.0 + delta) }, delta)
+        outputs::predictions(&h, &b, delta, self.ridge, out);
+        delta
     }
 
     /// Predictions for the `n` rows of row-major `x` (`n x r`) as the next round
@@ -332,18 +379,22 @@ impl LinearAwv {
     /// products over chunks of rows, then `delta_i = x_i . P_i` and
     /// `x_i^T A^{-1} b = x_i . w` with `w = A^{-1} b` (equal to [`Self::predict`]
     /// up to rounding).
+    /// With `K` outputs, `K` values per row (row-major `n x K`), `W = A^{-1} B`.
     pub fn predict_many(&self, x: &[f64], out: &mut Vec<f64>) {
-        let r = self.r;
+        let (r, k) = (self.r, self.k);
         if r == 0 {
-            out.extend(std::iter::repeat_n(0.0, x.len()));
+            out.extend(std::iter::repeat_n(0.0, x.len() * k));
             return;
         }
         if self.gamma < 1.0 {
-            out.extend(x.chunks_exact(r).map(|xi| self.predict(xi)));
+            let mut o = vec![0.0; k];
+            for xi in x.chunks_exact(r) {
+                self.predict_multi(xi, &mut o);
+                out.extend_from_slice(&o);
+            }
             return;
         }
-        let mut w = vec![0.0; r];
-        self.apply(&self.b, &mut w);
+        let w = self.weights();
         const CHUNK: usize = 256;
         let (mut p, mut tile) = (vec![0.0; r * CHUNK.min(x.len() / r)], Vec::new());
         for xc in x.chunks(CHUNK * r) {
@@ -354,8 +405,10 @@ impl LinearAwv {
                     axpy(-self.pending * dot(&self.hp, xi), &self.hp, pi);
                 }
                 let delta = dot(xi, pi);
-                let hb = dot(xi, &w);
-                out.push(if self.ridge { hb } else { hb / (1.0 + delta) });
+                for wj in w.chunks_exact(r) {
+                    let hb = dot(xi, wj);
+                    out.push(if self.ridge { hb } else { hb / (1.0 + delta) });
+                }
             }
         }
     }
@@ -366,11 +419,18 @@ impl LinearAwv {
     /// ([`upper::syr_symv`], the pass [`Self::predict_learn`] would make), which
     /// changes how `A^{-1}` is stored, not its value. The round is then `O(r)`.
     pub fn predict_keep(&mut self, v: &[f64]) -> f64 {
+        let mut o = [0.0];
+        self.predict_keep_multi(v, &mut o);
+        o[0]
+    }
+
+    /// [`Self::predict_keep`] of the `K` outputs into `out` (length `K`).
+    pub fn predict_keep_multi(&mut self, v: &[f64], out: &mut [f64]) {
         if self.gamma < 1.0 {
             // A discounted round starts with its discount step: nothing is kept, and
             // `learn_kept` returns None (the caller plays the whole round).
             self.kept = None;
-            return self.predict(v);
+            return self.predict_multi(v, out);
         }
         self.ensure_scratch();
         if self.pending != 0.0 {
@@ -380,10 +440,10 @@ impl LinearAwv {
             upper::symv(&self.ainv, v, &mut self.h);
         }
         let delta = dot(v, &self.h);
-        let hb = dot(&self.h, &self.b);
-        let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
-        self.kept = Some((self.n_seen, delta, pred));
-        pred
+        outputs::predictions(&self.h, &self.b, delta, self.ridge, out);
+        self.kept_pred.clear();
+        self.kept_pred.extend_from_slice(out);
+        self.kept = Some((self.n_seen, delta));
     }
 
     /// Finishes the round [`Self::predict_keep`] started on the same features `v`
@@ -391,16 +451,24 @@ impl LinearAwv {
     /// returns its prediction; `None` (nothing changed) if nothing was kept for
     /// this round.
     pub fn learn_kept(&mut self, v: &[f64], y: f64) -> Option<f64> {
-        let (round, delta, pred) = self.kept.take()?;
-        if round != self.n_seen {
-            return None;
+        let mut o = [0.0];
+        self.learn_kept_multi(v, std::slice::from_ref(&y), &mut o).then_some(o[0])
+    }
+
+    /// [`Self::learn_kept`] with the `K` targets `y`, the kept predictions written
+    /// into `out`; `false` (nothing changed) if nothing was kept for this round.
+    pub fn learn_kept_multi(&mut self, v: &[f64], y: &[f64], out: &mut [f64]) -> bool {
+        let Some((round, delta)) = self.kept.take() else { return false };
+        if round != self.n_seen || self.kept_pred.len() != out.len() {
+            return false;
         }
+        out.copy_from_slice(&self.kept_pred);
         // Sherman-Morrison (PKAWV paper, Algorithm 1), pending as in predict_learn.
         self.pending = 1.0 / (1.0 + delta);
         std::mem::swap(&mut self.h, &mut self.hp);
-        axpy(y, v, &mut self.b);
-        self.finish_round(delta, y, pred);
-        Some(pred)
+        outputs::add_round(&mut self.b, v, y, |yj| yj);
+        self.finish_round(delta, y, out);
+        true
     }
 
     /// Reveals `y` for features `v` and updates (no prediction).
@@ -414,6 +482,15 @@ impl LinearAwv {
     /// of `A^{-1}` applies a pending update first). The same numbers, bit for
     /// bit, as [`Self::predict_learn_two_pass`]. Returns the prediction.
     pub fn predict_learn(&mut self, v: &[f64], y: f64) -> f64 {
+        let mut o = [0.0];
+        self.predict_learn_multi(v, std::slice::from_ref(&y), &mut o);
+        o[0]
+    }
+
+    /// [`Self::predict_learn`] with the `K` targets `y` (`B += v y^T`), the `K`
+    /// predictions written into `out`.
+    pub fn predict_learn_multi(&mut self, v: &[f64], y: &[f64], out: &mut [f64]) {
+        debug_assert!(y.len() == self.k && out.len() == self.k);
         self.ensure_scratch();
         if self.gamma < 1.0 {
             self.discount();
@@ -424,21 +501,20 @@ impl LinearAwv {
             upper::symv(&self.ainv, v, &mut self.h);
         }
         let delta = dot(v, &self.h);
-        let hb = dot(&self.h, &self.b);
-        let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
+        outputs::predictions(&self.h, &self.b, delta, self.ridge, out);
         // Sherman-Morrison (PKAWV paper, Algorithm 1), applied at the next pass:
         // A_t^{-1} = A_{t-1}^{-1} - h h^T / (1 + delta).
         self.pending = 1.0 / (1.0 + delta);
         std::mem::swap(&mut self.h, &mut self.hp);
-        axpy(y, v, &mut self.b);
-        self.finish_round(delta, y, pred);
-        pred
+        outputs::add_round(&mut self.b, v, y, |yj| yj);
+        self.finish_round(delta, y, out);
     }
 
     /// [`Self::predict_learn`] in two passes over the triangle (the mat-vec,
     /// then the rank-one update): the reference the fused round is tested and
     /// benchmarked against.
     pub fn predict_learn_two_pass(&mut self, v: &[f64], y: f64) -> f64 {
+        debug_assert_eq!(self.k, 1, "the two-pass reference has one output");
         self.ensure_scratch();
         if self.gamma < 1.0 {
             self.discount();
@@ -450,27 +526,33 @@ impl LinearAwv {
         let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
         upper::syr(&mut self.ainv, 1.0 / (1.0 + delta), &self.h);
         axpy(y, v, &mut self.b);
-        self.finish_round(delta, y, pred);
+        self.finish_round(delta, &[y], &[pred]);
         pred
     }
 
-    fn finish_round(&mut self, delta: f64, y: f64, pred: f64) {
-        self.noise.observe(noise_discount(self.gamma), y, pred, delta);
+    /// The end of a round with targets `y` and predictions `pred` (`K` each).
+    fn finish_round(&mut self, delta: f64, y: &[f64], pred: &[f64]) {
+        if let ([yt], [pt]) = (y, pred) {
+            // The noise level of a single output (the predictive std: variance.rs).
+            self.noise.observe(noise_discount(self.gamma), *yt, *pt, delta);
+        }
         // v^T A_t^{-1} v = delta - delta^2 / (1 + delta) = delta / (1 + delta).
         self.last_leverage = delta / (1.0 + delta);
-        self.regret_term += y * y * self.last_leverage;
+        self.regret_term += outputs::sum_sq(y) * self.last_leverage;
         self.n_seen += 1;
     }
 
-    /// `y.len()` consecutive full rounds on the rows of row-major `x`
-    /// (`y.len() x r`) as one block of matrix-matrix products ([`super::block`]),
-    /// pushing the predictions onto `out`: the same predictions and state as
-    /// [`Self::predict_learn`] row by row, up to rounding. A block whose
-    /// recursion is ill-conditioned runs as single rounds. Returns whether the
-    /// block ran blocked.
+    /// `n` consecutive full rounds on the rows of row-major `x` (`n x r`) with
+    /// the row-major targets `y` (`n x K`) as one block of matrix-matrix products
+    /// ([`super::block`]), pushing the `n x K` predictions onto `out`: the same
+    /// predictions and state as [`Self::predict_learn_multi`] row by row, up to
+    /// rounding. A block whose recursion is ill-conditioned runs as single rounds.
+    /// Returns whether the block ran blocked.
     pub fn predict_learn_block(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> bool {
-        let (r, n) = (self.r, y.len());
-        assert_eq!(x.len(), n * r, "predict_learn_block: x is not y.len() x r");
+        let (r, k) = (self.r, self.k);
+        let n = y.len() / k;
+        assert_eq!(y.len(), n * k, "predict_learn_block: y is not n x K");
+        assert_eq!(x.len(), n * r, "predict_learn_block: x is not n x r");
         if self.gamma < 1.0 {
             if n >= 2 && r > 0 && self.discounted_block(x, y, out) {
                 return true;
@@ -478,7 +560,7 @@ impl LinearAwv {
         } else if n >= 2 && r > 0 {
             self.flush();
             let start = out.len();
-            out.resize(start + n, 0.0);
+            out.resize(start + n * k, 0.0);
             self.deltas.resize(n, 0.0);
             let ok = block::run(
                 &mut self.ainv,
@@ -492,16 +574,19 @@ impl LinearAwv {
                 &mut self.blk,
             );
             if ok {
-                for (i, (xi, &yi)) in x.chunks_exact(r).zip(y).enumerate() {
-                    axpy(yi, xi, &mut self.b);
-                    self.finish_round(self.deltas[i], yi, out[start + i]);
+                for (i, (xi, yi)) in x.chunks_exact(r).zip(y.chunks_exact(k)).enumerate() {
+                    outputs::add_round(&mut self.b, xi, yi, |yj| yj);
+                    let pred = &out[start + i * k..start + (i + 1) * k];
+                    self.finish_round(self.deltas[i], yi, pred);
                 }
                 return true;
             }
             out.truncate(start);
         }
-        for (xi, &yi) in x.chunks_exact(r.max(1)).zip(y) {
-            out.push(self.predict_learn(xi, yi));
+        let mut o = vec![0.0; k];
+        for (xi, yi) in x.chunks_exact(r.max(1)).zip(y.chunks_exact(k)) {
+            self.predict_learn_multi(&xi[..r], yi, &mut o);
+            out.extend_from_slice(&o);
         }
         false
     }
@@ -513,9 +598,10 @@ impl LinearAwv {
     /// prediction is the plain one over `sqrt(w_t)` ([`block::run`] then
     /// `A_n^{-1} = gamma^{-n} Ã_n^{-1}`). Returns `false` (state untouched) when
     /// `gamma^n < 1e-3` (the rows' scales would spread too far) or the recursion is
-    /// ill-conditioned.
+    /// ill-conditioned. `K` outputs: each label is a row of `K` values.
     fn discounted_block(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> bool {
-        let (r, n, gamma) = (self.r, y.len(), self.gamma);
+        let (r, k, gamma) = (self.r, self.k, self.gamma);
+        let n = y.len() / k;
         if gamma.powi(n as i32) < 1e-3 {
             return false;
         }
@@ -526,17 +612,17 @@ impl LinearAwv {
         dx.resize(2 * n * r, 0.0);
         dy.clear();
         dout.clear();
-        dout.resize(2 * n, 0.0);
+        dout.resize(2 * n * k, 0.0);
         self.deltas.resize(2 * n, 0.0);
         let mut w = 1.0;
-        for (t, (xi, &yi)) in x.chunks_exact(r).zip(y).enumerate() {
+        for (t, (xi, yi)) in x.chunks_exact(r).zip(y.chunks_exact(k)).enumerate() {
             w /= gamma;
-            let k = ((self.n_seen + t as u64) % r as u64) as usize;
+            let kr = ((self.n_seen + t as u64) % r as u64) as usize;
             let sw = w.sqrt();
-            dx[2 * t * r + k] = (w * c).sqrt();
-            dy.push(0.0);
+            dx[2 * t * r + kr] = (w * c).sqrt();
+            dy.extend(std::iter::repeat_n(0.0, k));
             dx[(2 * t + 1) * r..(2 * t + 2) * r].iter_mut().zip(xi).for_each(|(a, v)| *a = sw * v);
-            dy.push(sw * yi);
+            dy.extend(yi.iter().map(|v| sw * v));
         }
         let ok = block::run(
             &mut self.ainv,
@@ -555,25 +641,26 @@ impl LinearAwv {
             self.ainv.iter_mut().for_each(|a| *a *= ign);
             self.b.iter_mut().for_each(|v| *v *= gn);
             let mut w = 1.0;
-            for (t, (xi, &yi)) in x.chunks_exact(r).zip(y).enumerate() {
+            for (t, (xi, yi)) in x.chunks_exact(r).zip(y.chunks_exact(k)).enumerate() {
                 w /= gamma;
-                let pred = dout[2 * t + 1] / w.sqrt();
-                out.push(pred);
+                let sw = w.sqrt();
+                out.extend(dout[(2 * t + 1) * k..(2 * t + 2) * k].iter().map(|p| p / sw));
                 // b_n = gamma^n b_0 + sum_t gamma^(n-t) y_t v_t.
-                axpy(yi * gn * w, xi, &mut self.b);
+                outputs::add_round(&mut self.b, xi, yi, |yj| yj * gn * w);
                 let delta = self.deltas[2 * t + 1];
-                self.finish_round(delta, yi, pred);
+                self.finish_round(delta, yi, &out[out.len() - k..]);
             }
         }
         *self.disc = DiscScratch { g, dx, dy, dout };
         ok
     }
 
-    /// Full rounds over the rows of row-major `x` (`y.len()` rows of `d` inputs),
-    /// features from `map(row, features)`, in blocks of `block` rows (1: single
-    /// rounds); predictions pushed onto `out` when given. Polls Ctrl-C between
-    /// blocks. If `map` fails on a row, the rows before it are learned and the
-    /// error is returned (as a loop of single rounds would).
+    /// Full rounds over the rows of row-major `x` (`n` rows of `d` inputs, targets
+    /// row-major `n x K` in `y`), features from `map(row, features)`, in blocks of
+    /// `block` rows (1: single rounds); the `n x K` predictions pushed onto `out`
+    /// when given. Polls Ctrl-C between blocks. If `map` fails on a row, the rows
+    /// before it are learned and the error is returned (as a loop of single rounds
+    /// would).
     pub fn predict_learn_rows(
         &mut self,
         x: &[f64],
@@ -583,19 +670,19 @@ impl LinearAwv {
         mut map: impl FnMut(&[f64], &mut [f64]) -> Result<()>,
         mut out: Option<&mut Vec<f64>>,
     ) -> Result<()> {
-        let (r, block) = (self.r, block.max(1));
-        let mut feats = vec![0.0; r * block.min(y.len())];
-        let mut scratch = Vec::new();
-        for (xc, yc) in x.chunks(block * d.max(1)).zip(y.chunks(block)) {
+        let (r, k, block) = (self.r, self.k, block.max(1));
+        let mut feats = vec![0.0; r * block.min(y.len() / k)];
+        let (mut scratch, mut o1) = (Vec::new(), vec![0.0; k]);
+        for (xc, yc) in x.chunks(block * d.max(1)).zip(y.chunks(block * k)) {
             crate::interrupt::poll()?;
             let mut failed = None;
-            let mut k = 0;
+            let mut m = 0;
             for (row, f) in xc.chunks_exact(d.max(1)).zip(feats.chunks_exact_mut(r.max(1))) {
                 if let Err(e) = map(row, f) {
                     failed = Some(e);
                     break;
                 }
-                k += 1;
+                m += 1;
             }
             let o = match out.as_deref_mut() {
                 Some(o) => o,
@@ -605,11 +692,12 @@ impl LinearAwv {
                 }
             };
             if block == 1 || r == 0 {
-                for (f, &yi) in feats.chunks_exact(r.max(1)).zip(&yc[..k]) {
-                    o.push(self.predict_learn(&f[..r], yi));
+                for (f, yi) in feats.chunks_exact(r.max(1)).zip(yc[..m * k].chunks_exact(k)) {
+                    self.predict_learn_multi(&f[..r], yi, &mut o1);
+                    o.extend_from_slice(&o1);
                 }
             } else {
-                self.predict_learn_block(&feats[..k * r], &yc[..k], o);
+                self.predict_learn_block(&feats[..m * r], &yc[..m * k], o);
             }
             if let Some(e) = failed {
                 return Err(e);
@@ -618,10 +706,16 @@ impl LinearAwv {
         Ok(())
     }
 
-    /// The weight vector `w_t = A_t^{-1} b_t` after the last round (ridge solution).
+    /// The weights `W_t = A_t^{-1} B_t` after the last round (the ridge solution;
+    /// `r x K` by columns).
     pub fn weights(&self) -> Vec<f64> {
-        let mut w = vec![0.0; self.r];
-        self.apply(&self.b, &mut w);
+        let r = self.r;
+        let mut w = vec![0.0; r * self.k];
+        if r > 0 {
+            for (wj, bj) in w.chunks_exact_mut(r).zip(self.b.chunks_exact(r)) {
+                self.apply(bj, wj);
+            }
+        }
         w
     }
 }
@@ -728,13 +822,19 @@ impl<'de> Deserialize<'de> for LinearAwv {
 impl crate::state::ValidState for LinearAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
-        within_memory("the AWV state", state_doubles(self.r))?;
+        ensure(self.k >= 1 && self.k <= outputs::MAX_OUTPUTS, || {
+            format!("b has {} values, not a multiple >= 1 of r = {}", self.b.len(), self.r)
+        })?;
+        within_memory(
+            "the AWV state",
+            state_doubles(self.r) + outputs::target_doubles(self.r, self.k),
+        )?;
         scale("lam", self.lam)?;
         check_gamma(self.gamma)?;
         ensure(self.ainv.len() as u128 == upper::stored_len(self.r), || {
             "A^-1 has the wrong length".into()
         })?;
-        len_is("b", self.b.len(), self.r)?;
+        len_is("b", self.b.len(), product("b", self.r, self.k)?)?;
         let tri = self.ainv_packed();
         finite("A^-1", &tri)?;
         finite("b", &self.b)?;

@@ -32,6 +32,10 @@ pub trait LazyFeatureMap:
     fn known_dim(_params: &Self::Params) -> Option<usize> {
         None
     }
+    /// The feature count for `d`-dimensional inputs (`None`: beyond any address space).
+    fn feature_count(params: &Self::Params, _d: usize) -> Option<usize> {
+        Self::known_dim(params)
+    }
     /// Checks the parameters that depend on `d` before the first round.
     fn check_input_dim(_params: &Self::Params, _d: usize) -> Result<()> {
         Ok(())
@@ -128,6 +132,8 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
     /// Full rounds over the rows (blocks of rounds on the AWV engine); the first
     /// round of a fresh learner goes through [`OnlineLearner::predict_learn`],
     /// which builds the map. The rows were screened by `check_row` beforehand.
+    /// `y` holds `K` targets per row (row-major); `K` is fixed already or by the
+    /// first row.
     fn run_rows(
         &mut self,
         x: &[f64],
@@ -136,23 +142,25 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         mut out: Option<&mut Vec<f64>>,
     ) -> Result<()> {
         let (mut x, mut y) = (x, y);
+        let k = y.len() / (x.len() / d.max(1)).max(1);
+        let mut p = vec![0.0; k];
         // One row after a kept prediction of it (the serving path through learn_many).
         let kept_row =
             |s: &Self| s.state.as_ref().is_some_and(|st| s.kept.matches(x, st.engine.n_seen()));
-        if y.len() == 1 && kept_row(self) {
-            let p = self.predict_learn(x, y[0])?;
+        if !y.is_empty() && y.len() == k && kept_row(self) {
+            self.round(x, y, &mut p)?;
             if let Some(o) = out.as_deref_mut() {
-                o.push(p);
+                o.extend_from_slice(&p);
             }
             return Ok(());
         }
         if self.state.is_none() && !y.is_empty() {
             crate::interrupt::poll()?;
-            let p = self.predict_learn(&x[..d], y[0])?;
+            self.round(&x[..d], &y[..k], &mut p)?;
             if let Some(o) = out.as_deref_mut() {
-                o.push(p);
+                o.extend_from_slice(&p);
             }
-            (x, y) = (&x[d..], &y[1..]);
+            (x, y) = (&x[d..], &y[k..]);
         }
         let Some(st) = self.state.as_mut() else { return Ok(()) };
         let block = st.engine.block_size(self.block_size);
@@ -174,11 +182,13 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         &self.params
     }
 
-    fn state_mut(&mut self, d: usize) -> Result<&mut State<F>> {
+    /// The state, built for `d`-dimensional inputs and `k` outputs on the first round.
+    fn state_mut(&mut self, d: usize, k: usize) -> Result<&mut State<F>> {
         if self.state.is_none() {
             let features = F::build(&self.params, d)?;
-            let engine =
-                LinearAwv::new(features.dim(), self.lam, self.ridge)?.with_gamma(self.gamma)?;
+            let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?
+                .with_gamma(self.gamma)?
+                .with_outputs(k)?;
             let v = vec![0.0; features.dim()];
             self.state = Some(State { features, engine, v });
         }
@@ -234,12 +244,18 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         F::memory_doubles(&self.params, d)
     }
 
-    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        if y.is_some() && self.outputs() > 1 {
+            return crate::multi::single_output_err(self.outputs());
+        }
         self.state.as_ref().map_or(Ok(()), |st| st.features.check_input(x))
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
         match &self.state {
+            Some(st) if st.engine.n_outputs() > 1 => {
+                crate::multi::single_output_err(st.engine.n_outputs())
+            }
             Some(st) => {
                 let v = st.features.map(x);
                 st.features.check_features(&v)?;
@@ -255,6 +271,9 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
 
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         match &self.state {
+            Some(st) if st.engine.n_outputs() > 1 => {
+                crate::multi::single_output_err(st.engine.n_outputs())
+            }
             Some(st) => {
                 let v = st.features.map(x);
                 st.features.check_features(&v)?;
@@ -266,6 +285,9 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
     }
 
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        if self.outputs() > 1 {
+            return crate::multi::single_output_err(self.outputs());
+        }
         let Some(st) = self.state.as_mut() else { return self.predict(x) };
         self.kept.clear();
         st.v.resize(st.engine.dim(), 0.0);
@@ -277,29 +299,9 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        if let Some(st) = self.state.as_mut() {
-            if self.kept.take(x, st.engine.n_seen()) {
-                if let Some(p) = st.engine.learn_kept(&st.v, y) {
-                    return Ok(p);
-                }
-            }
-        }
-        let fresh = self.state.is_none();
-        let st = self.state_mut(x.len())?;
-        // check_row screened x against an existing map; a fresh one is checked here.
-        let checked = if fresh { st.features.check_input(x) } else { Ok(()) };
-        let checked = checked.and_then(|()| {
-            st.features.map_into(x, &mut st.v);
-            st.features.check_features(&st.v)
-        });
-        if let Err(e) = checked {
-            // The first round built the map: undo it, the learner is as before the call.
-            if fresh {
-                self.state = None;
-            }
-            return Err(e);
-        }
-        Ok(st.engine.predict_learn(&st.v, y))
+        let mut p = [0.0];
+        self.round(x, std::slice::from_ref(&y), &mut p)?;
+        Ok(p[0])
     }
 
     fn predict_learn_many(
@@ -319,11 +321,67 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
     /// One matrix-matrix product per chunk of rows ([`LinearAwv::predict_many`]) when
     /// the learner runs blocks; single predictions (bit for bit `predict`) otherwise.
     fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
+        if self.outputs() > 1 {
+            return crate::multi::single_output_err(self.outputs());
+        }
+        self.rows_multi(x, d, out)
+    }
+
+    fn n_seen(&self) -> u64 {
+        self.state.as_ref().map_or(0, |s| s.engine.n_seen())
+    }
+
+    fn dim(&self) -> usize {
+        match &self.state {
+            Some(s) => s.engine.dim(),
+            None => F::known_dim(&self.params).unwrap_or(0),
+        }
+    }
+}
+
+impl<F: LazyFeatureMap> FeatureAwv<F> {
+    /// `K` (1 before the first round).
+    fn outputs(&self) -> usize {
+        self.state.as_ref().map_or(1, |s| s.engine.n_outputs())
+    }
+
+    /// One full round with the `K = y.len()` targets `y` (`K` checked by the
+    /// caller), the predictions written into `out`.
+    fn round(&mut self, x: &[f64], y: &[f64], out: &mut [f64]) -> Result<()> {
+        if let Some(st) = self.state.as_mut() {
+            if st.engine.n_outputs() != y.len() {
+                return crate::multi::single_output_err(st.engine.n_outputs());
+            }
+            if self.kept.take(x, st.engine.n_seen()) && st.engine.learn_kept_multi(&st.v, y, out) {
+                return Ok(());
+            }
+        }
+        let fresh = self.state.is_none();
+        let st = self.state_mut(x.len(), y.len())?;
+        // check_row screened x against an existing map; a fresh one is checked here.
+        let checked = if fresh { st.features.check_input(x) } else { Ok(()) };
+        let checked = checked.and_then(|()| {
+            st.features.map_into(x, &mut st.v);
+            st.features.check_features(&st.v)
+        });
+        if let Err(e) = checked {
+            // The first round built the map: undo it, the learner is as before the call.
+            if fresh {
+                self.state = None;
+            }
+            return Err(e);
+        }
+        st.engine.predict_learn_multi(&st.v, y, out);
+        Ok(())
+    }
+
+    /// The `K` predictions of every row (row-major), blocked as [`Self::predict_rows`].
+    fn rows_multi(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
         let blocked = self.state.as_ref().filter(|st| st.engine.block_size(self.block_size) > 1);
         let Some(st) = blocked else {
             for row in x.chunks_exact(d) {
                 crate::interrupt::poll()?;
-                out.push(self.predict(row)?);
+                crate::multi::MultiOutput::predict_multi(self, row, out)?;
             }
             return Ok(());
         };
@@ -350,15 +408,81 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         }
         Ok(())
     }
+}
 
-    fn n_seen(&self) -> u64 {
-        self.state.as_ref().map_or(0, |s| s.engine.n_seen())
+impl<F: LazyFeatureMap> crate::multi::MultiOutput for FeatureAwv<F> {
+    fn n_outputs(&self) -> Option<usize> {
+        self.state.as_ref().map(|s| s.engine.n_outputs())
     }
 
-    fn dim(&self) -> usize {
-        match &self.state {
-            Some(s) => s.engine.dim(),
-            None => F::known_dim(&self.params).unwrap_or(0),
+    fn check_outputs(&self, k: usize, d: usize) -> Result<()> {
+        crate::awv::outputs::check_outputs(k)?;
+        let r = F::feature_count(&self.params, d).map(|r| r as u128);
+        let extra = r.map(|r| r * (k as u128 - 1));
+        crate::limits::check_input_doubles(
+            &format!("{} with {k} outputs on {d}-dimensional inputs", F::LEARNER),
+            self.memory_doubles(d).zip(extra).map(|(a, b)| a + b),
+        )
+    }
+
+    fn predict_multi(&self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let Some(st) = &self.state else {
+            out.push(self.predict(x)?);
+            return Ok(());
+        };
+        let v = st.features.map(x);
+        st.features.check_features(&v)?;
+        let s = out.len();
+        out.resize(s + st.engine.n_outputs(), 0.0);
+        st.engine.predict_multi(&v, &mut out[s..]);
+        Ok(())
+    }
+
+    fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let Some(st) = self.state.as_mut() else { return self.predict_multi(x, out) };
+        self.kept.clear();
+        st.v.resize(st.engine.dim(), 0.0);
+        st.features.map_into(x, &mut st.v);
+        st.features.check_features(&st.v)?;
+        let s = out.len();
+        out.resize(s + st.engine.n_outputs(), 0.0);
+        st.engine.predict_keep_multi(&st.v, &mut out[s..]);
+        self.kept.set(x, st.engine.n_seen());
+        Ok(())
+    }
+
+    fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let s = out.len();
+        out.resize(s + y.len(), 0.0);
+        let r = self.round(x, y, &mut out[s..]);
+        if r.is_err() {
+            out.truncate(s);
+        }
+        r
+    }
+
+    fn predict_learn_many_multi(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.run_rows(x, d, y, Some(out))
+    }
+
+    fn predict_rows_multi(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
+        self.rows_multi(x, d, out)
+    }
+
+    fn add_outputs(&mut self, k: usize) -> Result<()> {
+        match self.state.as_mut() {
+            Some(st) => {
+                st.engine.add_outputs(k)?;
+                self.kept.clear();
+                Ok(())
+            }
+            None => crate::multi::before_first_round(),
         }
     }
 }

@@ -28,6 +28,10 @@
 //! same sequence of floating-point operations, the result is bit-identical to a
 //! loop of single rounds, whatever the batch boundaries.
 //!
+//! **Several outputs** (docs/choices.md, "Multi-output AWV"): `K` target columns
+//! share `L`; `Y_t` and `z = L^{-1} Y_t` are then `t x K` (row-major), each
+//! prediction `l^T z_j`. A column added later has `Y_j = 0`, so `z_j = 0`.
+//!
 //! Memory: `L` holds `t (t + 1) / 2` doubles, so `max_size` rounds need
 //! `4 max_size^2` bytes (1.6 GB for the default 20000); a stream that would exceed
 //! `max_size` is refused before any state change.
@@ -58,11 +62,11 @@ pub struct KernelAwv {
     d: Option<usize>,
     /// Past inputs, row-major `t x d`.
     xs: Vec<f64>,
-    /// Past targets.
+    /// Past targets (`t x K` row-major; `K` = `ys.len() / t`).
     ys: Vec<f64>,
     /// Lower Cholesky factor of `K_t + lam I`, packed by rows (row `i` has `i + 1` entries).
     chol: Vec<f64>,
-    /// `z = L^{-1} Y_t`.
+    /// `z = L^{-1} Y_t` (`t x K` row-major).
     z: Vec<f64>,
     /// `sum_t y_t^2 phi_t^T A_t^{-1} phi_t` (regret diagnostic, P19 proof of Prop. 1).
     regret_term: f64,
@@ -126,7 +130,24 @@ impl KernelAwv {
         self.regret_term
     }
     fn t(&self) -> usize {
-        self.ys.len()
+        self.d.map_or(0, |d| self.xs.len() / d.max(1))
+    }
+    /// `K` once the first round fixed it.
+    fn outputs(&self) -> Option<usize> {
+        self.ys.len().checked_div(self.t())
+    }
+    /// `l^T z_j` for the `K` columns of `z` (over the first `l.len()` rows) into
+    /// `out`; one column is the dot product of the single-output learner.
+    fn l_dot_z(&self, l: &[f64], out: &mut [f64]) {
+        let k = out.len();
+        if k == 1 {
+            out[0] = dot(l, &self.z[..l.len()]);
+            return;
+        }
+        out.fill(0.0);
+        for (li, zi) in l.iter().zip(self.z.chunks_exact(k)) {
+            crate::linalg::blas::axpy(*li, zi, out);
+        }
     }
 
     /// The factor `L` (lower triangular) of `K_t + lam I` as a dense row-major `t x t` matrix.
@@ -180,35 +201,57 @@ impl KernelAwv {
 
     /// The prediction from a new row: AWV `(lam / s) l^T z`, or ridge `l^T z`.
     fn prediction(&self, row: &NewRow) -> f64 {
-        let p = dot(&row.l, &self.z[..row.l.len()]);
-        if self.ridge {
-            p
-        } else {
-            self.lam / row.s * p
+        let mut p = [0.0];
+        self.predictions(row, &mut p);
+        p[0]
+    }
+
+    /// [`Self::prediction`] of the `K = out.len()` outputs.
+    fn predictions(&self, row: &NewRow, out: &mut [f64]) {
+        self.l_dot_z(&row.l, out);
+        if !self.ridge {
+            out.iter_mut().for_each(|p| *p *= self.lam / row.s);
         }
     }
 
     /// Appends `(x, y)` with its new factor row; returns the prediction made before `y`.
     fn push(&mut self, x: &[f64], y: f64, row: NewRow) -> f64 {
+        let mut p = [0.0];
+        self.push_multi(x, std::slice::from_ref(&y), row, &mut p);
+        p[0]
+    }
+
+    /// [`Self::push`] with `K = y.len()` targets, the predictions written into `out`.
+    fn push_multi(&mut self, x: &[f64], y: &[f64], row: NewRow, out: &mut [f64]) {
         let t = self.t();
-        let pred = self.prediction(&row);
-        let p_krr = dot(&row.l, &self.z[..t]);
+        self.predictions(&row, out);
+        let mut p_krr = [0.0; 1];
+        let mut p_many = Vec::new();
+        let p_krr: &mut [f64] = if y.len() == 1 {
+            &mut p_krr
+        } else {
+            p_many.resize(y.len(), 0.0);
+            &mut p_many
+        };
+        self.l_dot_z(&row.l[..t], p_krr);
         let rho = row.s.sqrt();
         self.grow_chol(t + 1);
         self.chol.extend_from_slice(&row.l);
         self.chol.push(rho);
-        self.z.push((y - p_krr) / rho);
+        self.z.extend(y.iter().zip(p_krr.iter()).map(|(yj, pj)| (yj - pj) / rho));
         self.xs.extend_from_slice(x);
-        self.ys.push(y);
+        self.ys.extend_from_slice(y);
         if self.d.is_none() {
             self.d = Some(x.len());
         }
         // phi_t^T A_t^{-1} phi_t = (s - lam) / s for the AWV covariance A_t = C_t + lam I
         // (A_t^{-1} phi_t leverage; equals 1 - lam/s by the Schur complement).
-        self.regret_term += y * y * (1.0 - self.lam / row.s);
-        let delta = self.delta(&row);
-        self.noise.observe(noise_discount(1.0), y, pred, delta);
-        pred
+        self.regret_term += crate::awv::outputs::sum_sq(y) * (1.0 - self.lam / row.s);
+        if let ([yt], [pt]) = (y, &*out) {
+            // The noise level of a single output (the predictive std has one output).
+            let delta = self.delta(&row);
+            self.noise.observe(noise_discount(1.0), *yt, *pt, delta);
+        }
     }
 
     /// `delta = phi^T A_{t-1}^{-1} phi = (s - lam) / lam` in feature space, with
@@ -234,13 +277,15 @@ impl KernelAwv {
     /// A batch of rounds: rows `xs` (row-major, `n x d`) with targets `ys`. Returns
     /// the predictions made before each target. Bit-identical to single rounds.
     /// Stops with `Interrupted` between blocks or inside one (before its rows are appended).
+    /// `ys` holds `K` targets per row (row-major).
     fn rounds(&mut self, xs: &[f64], d: usize, ys: &[f64], out: &mut Vec<f64>) -> Result<()> {
-        let n = ys.len();
+        let n = xs.len() / d;
+        let k = ys.len() / n.max(1);
         let mut b0 = 0;
         while b0 < n {
             crate::interrupt::poll()?;
             let b1 = (b0 + BLOCK).min(n);
-            self.block(&xs[b0 * d..b1 * d], d, &ys[b0..b1], out)?;
+            self.block(&xs[b0 * d..b1 * d], d, &ys[b0 * k..b1 * k], out)?;
             b0 = b1;
         }
         Ok(())
@@ -250,15 +295,21 @@ impl KernelAwv {
     /// appends them in order. Every entry of every row gets exactly the operations
     /// of [`KernelAwv::forward`], in the same order (see the module header).
     fn block(&mut self, xs: &[f64], d: usize, ys: &[f64], out: &mut Vec<f64>) -> Result<()> {
-        let b = ys.len();
+        let b = xs.len() / d;
+        let k = ys.len() / b;
         let t0 = self.t();
+        let mut push = |me: &mut Self, x: &[f64], y: &[f64], row: NewRow| {
+            let s = out.len();
+            out.resize(s + k, 0.0);
+            me.push_multi(x, y, row, &mut out[s..]);
+        };
         if b == 1 {
             let kept = self.kept.take(xs, self.n_seen());
             let row = match self.kept_row.take() {
                 Some(row) if kept => row,
                 _ => self.new_row(xs),
             };
-            out.push(self.push(xs, ys[0], row));
+            push(self, xs, ys, row);
             return Ok(());
         }
         let xr = |r: usize| &xs[r * d..(r + 1) * d];
@@ -338,7 +389,7 @@ impl KernelAwv {
         }
         for (r, l) in ls.into_iter().enumerate() {
             let row = NewRow { l, s: ss[r] };
-            out.push(self.push(xr(r), ys[r], row));
+            push(self, xr(r), &ys[r * k..(r + 1) * k], row);
         }
         Ok(())
     }
@@ -349,8 +400,11 @@ impl OnlineLearner for KernelAwv {
         self.d
     }
 
-    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
-        self.kernel.check_point(x)
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        match self.outputs() {
+            Some(k) if k > 1 && y.is_some() => crate::multi::single_output_err(k),
+            _ => self.kernel.check_point(x),
+        }
     }
 
     /// At capacity the stored points are `max_size x d` doubles beside the factor.
@@ -376,15 +430,18 @@ impl OnlineLearner for KernelAwv {
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
+        self.one_output()?;
         Ok(self.prediction(&self.new_row(x)))
     }
 
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        self.one_output()?;
         let row = self.new_row(x);
         Ok(Some((self.prediction(&row), self.noise.std(self.delta(&row)))))
     }
 
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        self.one_output()?;
         let row = self.new_row(x);
         let p = self.prediction(&row);
         self.kept_row = Some(row);
@@ -393,6 +450,7 @@ impl OnlineLearner for KernelAwv {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        self.one_output()?;
         self.check_capacity(1, x.len())?;
         let kept = self.kept.take(x, self.n_seen());
         let row = match self.kept_row.take() {
@@ -427,13 +485,103 @@ impl OnlineLearner for KernelAwv {
     }
 }
 
+impl KernelAwv {
+    /// Refuses the single-output protocol on `K > 1` outputs.
+    fn one_output(&self) -> Result<()> {
+        match self.outputs() {
+            Some(k) if k > 1 => crate::multi::single_output_err(k),
+            _ => Ok(()),
+        }
+    }
+
+    /// The doubles of the stored points, targets and `z` at capacity for `k` outputs.
+    fn capacity_doubles(&self, d: usize, k: usize) -> Option<u128> {
+        let m = self.max_size as u128;
+        Some(crate::limits::packed(self.max_size) + m * (d as u128 + 1 + 2 * k as u128))
+    }
+}
+
+impl crate::multi::MultiOutput for KernelAwv {
+    fn n_outputs(&self) -> Option<usize> {
+        self.outputs()
+    }
+
+    fn check_outputs(&self, k: usize, d: usize) -> Result<()> {
+        crate::awv::outputs::check_outputs(k)?;
+        crate::limits::check_input_doubles(
+            &format!("KernelAWV with max_size = {} and {k} outputs", self.max_size),
+            self.capacity_doubles(d, k),
+        )
+    }
+
+    fn predict_multi(&self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let row = self.new_row(x);
+        let s = out.len();
+        out.resize(s + self.outputs().unwrap_or(1), 0.0);
+        self.predictions(&row, &mut out[s..]);
+        Ok(())
+    }
+
+    fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let row = self.new_row(x);
+        let s = out.len();
+        out.resize(s + self.outputs().unwrap_or(1), 0.0);
+        self.predictions(&row, &mut out[s..]);
+        self.kept_row = Some(row);
+        self.kept.set(x, self.n_seen());
+        Ok(())
+    }
+
+    fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        if self.outputs().is_some_and(|k| k != y.len()) {
+            return crate::multi::single_output_err(self.outputs().unwrap_or(1));
+        }
+        self.check_capacity(1, x.len())?;
+        self.block(x, x.len(), y, out)
+    }
+
+    fn predict_learn_many_multi(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        self.check_capacity(x.len() / d, d)?;
+        self.rounds(x, d, y, out)
+    }
+
+    /// `z` and `Y` gain `k` zero columns (`z_j = L^{-1} 0 = 0`).
+    fn add_outputs(&mut self, k: usize) -> Result<()> {
+        let (Some(k0), Some(d)) = (self.outputs(), self.d) else {
+            return crate::multi::before_first_round();
+        };
+        let total = crate::awv::outputs::check_outputs(k0.saturating_add(k))?;
+        crate::limits::check_input_doubles(
+            &format!("KernelAWV with max_size = {} and {total} outputs", self.max_size),
+            self.capacity_doubles(d, total),
+        )?;
+        let widen = |v: &[f64]| -> Vec<f64> {
+            let pad = |r: &[f64]| {
+                r.iter().copied().chain(std::iter::repeat_n(0.0, k)).collect::<Vec<_>>()
+            };
+            v.chunks_exact(k0).flat_map(pad).collect()
+        };
+        self.ys = widen(&self.ys);
+        self.z = widen(&self.z);
+        self.kept.clear();
+        self.kept_row = None;
+        Ok(())
+    }
+}
+
 // The format version of a pickled KernelAwv: bump it when a serialised field changes.
 crate::state::state_version!(KernelAwv, 5);
 
 impl crate::state::ValidState for KernelAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
-        let t = self.ys.len();
+        let t = self.t();
         at_most("rounds stored", t, self.max_size)?;
         self.noise.validate()?;
         match self.d {
@@ -444,7 +592,11 @@ impl crate::state::ValidState for KernelAwv {
             None => ensure(t == 0 && self.xs.is_empty(), || "data without a dimension".into())?,
         }
         len_is("factor", self.chol.len(), t.checked_mul(t + 1).map_or(usize::MAX, |v| v / 2))?;
-        len_is("z", self.z.len(), t)?;
+        let k = self.outputs().unwrap_or(1);
+        let want = if t == 0 { 0 } else { product("targets", t, k.max(1))? };
+        ensure(self.ys.len() == want, || format!("{} targets for {t} rounds", self.ys.len()))?;
+        ensure(k <= crate::awv::outputs::MAX_OUTPUTS, || format!("{k} outputs"))?;
+        len_is("z", self.z.len(), self.ys.len())?;
         finite("past inputs", &self.xs)?;
         finite("past targets", &self.ys)?;
         finite("factor", &self.chol)?;

@@ -27,7 +27,7 @@ pub use kept::Kept;
 pub use kernel_awv::KernelAwv;
 pub use linear_awv::LinearAwvLearner;
 pub use losses::Loss;
-pub use multi_kernel_awv::{MetaRule, MultiKernelAwv};
+pub use multi_kernel_awv::MultiKernelAwv;
 pub use nogd::Nogd;
 pub use nystrom_awv::{auto_block_size as nystrom_auto_block_size, NystromAwv, NystromStats};
 pub use omkl_gf::OmklGf;

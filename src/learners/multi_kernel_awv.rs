@@ -9,8 +9,8 @@
 //!    the covariance; with `ridge`, online ridge: the current point left out,
 //!    the forecaster of the second author's public code, docs/choices.md);
 //! 3. meta input `z_t`, or `clip(z_t, lo, hi)` if `clip` is set (eq. 28);
-//! 4. meta prediction `y_hat_t` (VAW2: `aggregator = vaw`, itself VAW or, with
-//!    `MetaRule::Vaw { ridge: true }`, online ridge; VAW-EWA, -Aggr, -BOA,
+//! 4. meta prediction `y_hat_t` by a rule of [`crate::aggregation::RULES`] (VAW2:
+//!    `"vaw"`, itself VAW or, with `ridge`, online ridge; VAW-EWA, -Aggr, -BOA,
 //!    -ML-Poly, -ML-Prod otherwise);
 //! 5. then `y_t` updates every expert (on the raw label) and the meta rule.
 //!
@@ -24,9 +24,7 @@
 //! rounding (bit for bit with `block_size = 1`), for any number of threads.
 
 use super::OnlineLearner;
-use crate::aggregation::{
-    AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
-};
+use crate::aggregation::{Aggregator, AnyAggregator, RuleParams};
 use crate::awv::{auto_block_size, check_block_size, LinearAwv};
 use crate::error::{positive, Result};
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
@@ -36,55 +34,6 @@ use crate::parallel::{check_threads, Workers};
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
-/// Which meta rule and its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub enum MetaRule {
-    /// A second VAW on the expert predictions; `ridge`: online ridge instead.
-    Vaw {
-        ridge: bool,
-    },
-    Ewa {
-        eta: f64,
-    },
-    Aa,
-    Boa {
-        gradient: bool,
-    },
-    MlPoly {
-        gradient: bool,
-    },
-    MlProd {
-        gradient: bool,
-    },
-}
-
-impl MetaRule {
-    /// From the Python names `"vaw"`, `"ewa"`, `"aa"`, `"boa"`, `"mlpoly"`, `"mlprod"`.
-    /// `meta_ridge` (online ridge at the meta level) exists for `"vaw"` only.
-    pub fn from_name(name: &str, eta: f64, gradient: bool, meta_ridge: bool) -> Result<Self> {
-        if meta_ridge && name != "vaw" {
-            return crate::param_err!(
-                "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {name:?}"
-            );
-        }
-        // eta is checked whatever the rule, so that a bad value is never silently kept
-        positive("eta", eta)?;
-        Ok(match name {
-            "vaw" => MetaRule::Vaw { ridge: meta_ridge },
-            "ewa" => MetaRule::Ewa { eta: positive("eta", eta)? },
-            "aa" => MetaRule::Aa,
-            "boa" => MetaRule::Boa { gradient },
-            "mlpoly" => MetaRule::MlPoly { gradient },
-            "mlprod" => MetaRule::MlProd { gradient },
-            _ => {
-                return crate::param_err!(
-                    "aggregator must be one of \"vaw\", \"ewa\", \"aa\", \"boa\", \"mlpoly\", \"mlprod\", got {name:?}"
-                )
-            }
-        })
-    }
-}
-
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MultiKernelAwv {
     kernels: Vec<Kernel>,
@@ -93,7 +42,10 @@ pub struct MultiKernelAwv {
     variant: RffVariant,
     /// Online ridge (current point left out) for the experts.
     ridge: bool,
-    rule: MetaRule,
+    /// The meta rule as built for this configuration (fresh: no round played); the
+    /// first round plays a copy of it. Boxed: the VAW rule's engine would make every
+    /// `AnyLearner` as large.
+    rule: Box<AnyAggregator>,
     clip: Option<(f64, f64)>,
     seed: u64,
     /// Forgetting factor of the experts (docs/choices.md, "Discounted AWV").
@@ -152,6 +104,10 @@ struct State {
 }
 
 impl MultiKernelAwv {
+    /// `rule` names the meta rule ([`crate::aggregation::RULES`]) and `rule_params` its
+    /// parameters, except that the meta VAW's ridge is `lam` and the AA's range is
+    /// `clip` (required by "aa"); `rule_params.ridge` is online ridge at the meta level.
+    /// The Fixed Share rate is set by [`MultiKernelAwv::with_drift`].
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         kernels: Vec<Kernel>,
@@ -159,7 +115,8 @@ impl MultiKernelAwv {
         lam: f64,
         variant: RffVariant,
         ridge: bool,
-        rule: MetaRule,
+        rule: &str,
+        rule_params: RuleParams,
         clip: Option<(f64, f64)>,
         seed: u64,
     ) -> Result<Self> {
@@ -179,11 +136,21 @@ impl MultiKernelAwv {
                 );
             }
         }
-        if rule == MetaRule::Aa && clip.is_none() {
+        if rule == "aa" && clip.is_none() {
             return crate::param_err!(
                 "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
             );
         }
+        if rule_params.ridge && rule != "vaw" {
+            return crate::param_err!(
+                "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {rule:?}"
+            );
+        }
+        // eta is checked whatever the rule, so that a bad value is never silently kept
+        positive("eta", rule_params.eta)?;
+        let (lo, hi) = clip.unwrap_or((0.0, 1.0));
+        let params = RuleParams { lam, lo, hi, share: 0.0, ..rule_params };
+        let rule = Box::new(AnyAggregator::from_spec(rule, kernels.len(), &params)?);
         let me = MultiKernelAwv {
             kernels,
             n_features,
@@ -201,7 +168,6 @@ impl MultiKernelAwv {
             kept: Default::default(),
         };
         me.check_memory(None)?;
-        me.make_meta()?;
         Ok(me)
     }
 
@@ -260,13 +226,8 @@ impl MultiKernelAwv {
     /// Fixed Share rate `share` in [0, 1] (EWA, BOA, ML-Poly, ML-Prod only).
     pub fn with_drift(mut self, gamma: f64, share: f64) -> Result<Self> {
         self.gamma = crate::awv::check_gamma(gamma)?;
-        self.share = crate::aggregation::check_share(share)?;
-        if share > 0.0 && matches!(self.rule, MetaRule::Vaw { .. } | MetaRule::Aa) {
-            return crate::param_err!(
-                "share (Fixed Share) needs aggregator \"ewa\", \"boa\", \"mlpoly\" or \"mlprod\""
-            );
-        }
-        self.make_meta()?;
+        self.rule = Box::new(self.rule.with_share(share)?);
+        self.share = share;
         Ok(self)
     }
 
@@ -278,24 +239,9 @@ impl MultiKernelAwv {
         self.share
     }
 
+    /// A fresh copy of the meta rule.
     fn make_meta(&self) -> Result<AnyAggregator> {
-        let n = self.kernels.len();
-        let s = self.share;
-        Ok(match self.rule {
-            MetaRule::Vaw { ridge } => AnyAggregator::Vaw(VawMeta::new(n, self.lam, ridge)?),
-            MetaRule::Ewa { eta } => AnyAggregator::Ewa(Ewa::new(n, eta)?.with_share(s)?),
-            MetaRule::Aa => {
-                let (lo, hi) = self.clip.unwrap_or((0.0, 1.0));
-                AnyAggregator::Aa(AggregatingAlgorithm::new(n, lo, hi)?)
-            }
-            MetaRule::Boa { gradient } => AnyAggregator::Boa(Boa::new(n, gradient)?.with_share(s)?),
-            MetaRule::MlPoly { gradient } => {
-                AnyAggregator::MlPoly(MlPoly::new(n, gradient)?.with_share(s)?)
-            }
-            MetaRule::MlProd { gradient } => {
-                AnyAggregator::MlProd(MlProd::new(n, gradient)?.with_share(s)?)
-            }
-        })
+        Ok(self.rule.as_ref().clone())
     }
 
     fn feature_dim(&self) -> usize {
@@ -357,6 +303,11 @@ impl MultiKernelAwv {
     /// The experts' AWV engines, in kernel order (None before the first round).
     pub fn experts(&self) -> Option<&[LinearAwv]> {
         self.state.as_ref().map(|s| s.experts.as_slice())
+    }
+
+    /// The meta rule as configured (no round played).
+    pub fn meta_rule(&self) -> &AnyAggregator {
+        &self.rule
     }
 
     /// The meta rule (None before the first round).
@@ -735,8 +686,13 @@ crate::state::state_version!(MultiKernelAwv, 5);
 impl crate::state::ValidState for MultiKernelAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
-        let Some(st) = &self.state else { return Ok(()) };
         let n = self.kernels.len();
+        self.rule.validate()?;
+        len_is("the meta rule's experts", self.rule.n_experts(), n)?;
+        ensure(self.rule.n_seen() == 0, || {
+            "the meta rule's configuration has played rounds".into()
+        })?;
+        let Some(st) = &self.state else { return Ok(()) };
         len_is("feature maps", st.features.len(), n)?;
         len_is("experts", st.experts.len(), n)?;
         for (f, e) in st.features.iter().zip(&st.experts) {
@@ -749,7 +705,7 @@ impl crate::state::ValidState for MultiKernelAwv {
             same("lam", &e.lam(), &self.lam)?;
         }
         st.meta.validate()?;
-        st.meta.check_config(&self.make_meta()?)
+        st.meta.check_config(&self.rule)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         use crate::state::same;
@@ -758,7 +714,7 @@ impl crate::state::ValidState for MultiKernelAwv {
         same("lam", &self.lam, &fresh.lam)?;
         same("features", &self.variant, &fresh.variant)?;
         same("ridge", &self.ridge, &fresh.ridge)?;
-        same("aggregator", &self.rule, &fresh.rule)?;
+        self.rule.check_config(&fresh.rule)?;
         same("clip", &self.clip, &fresh.clip)?;
         same("seed", &self.seed, &fresh.seed)?;
         same("gamma", &self.gamma, &fresh.gamma)?;

@@ -677,11 +677,46 @@ impl NystromAwv {
         mut out: Option<&mut Vec<f64>>,
     ) -> Result<()> {
         let mut sc = std::mem::take(&mut self.scratch);
-        let res = self.run_rows_with(x, d, y, &mut out, &mut sc);
+        let res = self.run_rows_with(x, d, y, &mut out, &mut sc, None);
         self.scratch = sc;
         res
     }
 
+    /// The fixed dictionary (row-major) and the width of a learner on a fixed
+    /// dictionary with the Gaussian kernel: its kernel rows are
+    /// `exp(-||x - c_j||^2 / (2 sigma^2))`, which a mixture may compute once for
+    /// several such experts ([`Self::predict_learn_many_krows`]).
+    pub fn fixed_gaussian(&self) -> Option<(&[f64], f64)> {
+        match self.kernel {
+            Kernel::Gaussian { sigma } if self.kors.is_none() && self.size() > 0 => {
+                Some((&self.centers, sigma))
+            }
+            _ => None,
+        }
+    }
+
+    /// [`OnlineLearner::predict_learn_many`] of a learner on a fixed dictionary of
+    /// `m` points with the kernel rows `krows` (row-major `y.len() x m`, row `i` =
+    /// `k_D(x_i)` as [`Kernel::row_into`] computes it) given: the same results, bit
+    /// for bit. `None` for a KORS dictionary (nothing run).
+    pub fn predict_learn_many_krows(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        krows: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Option<Result<()>> {
+        if self.kors.is_some() || krows.len() != y.len() * self.size() {
+            return None;
+        }
+        let mut sc = std::mem::take(&mut self.scratch);
+        let res = self.run_rows_with(x, d, y, &mut Some(out), &mut sc, Some(krows));
+        self.scratch = sc;
+        Some(res)
+    }
+
+    /// `pre`: the kernel rows of every row (fixed dictionary only).
     fn run_rows_with(
         &mut self,
         x: &[f64],
@@ -689,6 +724,7 @@ impl NystromAwv {
         y: &[f64],
         out: &mut Option<&mut Vec<f64>>,
         sc: &mut Scratch,
+        pre: Option<&[f64]>,
     ) -> Result<()> {
         let row = |i: usize| &x[i * d..(i + 1) * d];
         let (n, mut i) = (y.len(), 0);
@@ -697,7 +733,16 @@ impl NystromAwv {
             let m = self.size();
             let bmax = self.block_size(m).min(n - i);
             if bmax < 2 || m == 0 {
-                let p = self.round_with(row(i), y[i], sc)?;
+                let p = match pre {
+                    Some(pre) => {
+                        self.kept.clear();
+                        self.kept_plan = None;
+                        sc.krow.clear();
+                        sc.krow.extend_from_slice(&pre[i * m..(i + 1) * m]);
+                        self.forecaster_round(row(i), y[i], false, None, sc)?
+                    }
+                    None => self.round_with(row(i), y[i], sc)?,
+                };
                 if let Some(o) = out.as_deref_mut() {
                     o.push(p);
                 }
@@ -710,7 +755,10 @@ impl NystromAwv {
             let (mut k, mut stop) = (0, None);
             while k < bmax {
                 let kr = &mut krows[k * m..(k + 1) * m];
-                self.kernel.row_into(row(i + k), &self.centers, d, kr);
+                match pre {
+                    Some(pre) => kr.copy_from_slice(&pre[(i + k) * m..(i + k + 1) * m]),
+                    None => self.kernel.row_into(row(i + k), &self.centers, d, kr),
+                }
                 match self.kors_step(row(i + k), kr) {
                     Ok(false) => k += 1,
                     other => {

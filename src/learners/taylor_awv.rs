@@ -42,6 +42,10 @@ impl LazyFeatureMap for TaylorGaussian {
         TaylorGaussian::new(d, p.degree, p.sigma)
     }
 
+    fn feature_count(p: &TaylorParams, d: usize) -> Option<usize> {
+        taylor_feature_count(d, p.degree)
+    }
+
     fn memory_doubles(p: &TaylorParams, d: usize) -> Option<u128> {
         let r = taylor_feature_count(d, p.degree)?;
         Some(crate::awv::state_doubles(r) + r as u128)

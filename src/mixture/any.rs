@@ -175,7 +175,8 @@ mod tests {
             MlPoly::STATE_VERSION,
             MlProd::STATE_VERSION,
         ];
-        // 5: the AWV-family learners keep their noise level (the predictive std).
+        // 5: the AWV-family learners keep their noise level (the predictive std),
+        // MultiKernelAWV its configured rule.
         assert_eq!(experts, [5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4]);
         assert_eq!(rules, [5, 4, 4, 4, 4, 4]);
         assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (5, 5));

@@ -30,7 +30,7 @@
 
 use super::scale::{median_distance, Scaler};
 use super::{AnyLearner, Mixture};
-use crate::aggregation::{AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta};
+use crate::aggregation::{AnyAggregator, RuleParams};
 use crate::error::{positive, Result};
 use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
@@ -83,7 +83,7 @@ pub struct AutoKernelConfig {
     pub n_features: usize,
     /// Largest Taylor feature count `C(M + d, d)` per expert.
     pub max_taylor_features: usize,
-    /// Aggregation rule: "boa", "mlpoly", "mlprod", "vaw" or "ewa".
+    /// Aggregation rule: a name of [`crate::aggregation::RULES`] but "aa".
     pub rule: String,
     pub seed: u64,
     /// Threads running the experts (0 = one per core).
@@ -229,46 +229,17 @@ fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
     (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
 }
 
+/// The rule by name from the one table ([`AnyAggregator::from_spec`]) with its default
+/// parameters and the Fixed Share rate `share`. "aa" is refused: it needs the label range,
+/// which the standardised stream does not fix.
 fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
-    if share > 0.0 && name == "vaw" {
+    if name == "aa" {
         return crate::param_err!(
-            "share (Fixed Share) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+            "AutoKernel's rule cannot be \"aa\" (it needs a fixed label range), pick another of {}",
+            crate::aggregation::rule::rule_names()
         );
     }
-    Ok(match name {
-        "boa" => AnyAggregator::Boa(Boa::new(n, true)?.with_share(share)?),
-        "mlpoly" => AnyAggregator::MlPoly(MlPoly::new(n, true)?.with_share(share)?),
-        "mlprod" => AnyAggregator::MlProd(MlProd::new(n, true)?.with_share(share)?),
-        "vaw" => AnyAggregator::Vaw(VawMeta::new(n, 1.0, false)?),
-        "ewa" => AnyAggregator::Ewa(Ewa::new(n, 0.5)?.with_share(share)?),
-        _ => {
-            return crate::param_err!(
-            "rule must be one of \"boa\", \"mlpoly\", \"mlprod\", \"vaw\", \"ewa\", got {name:?}"
-        )
-        }
-    })
-}
-
-/// Kernel ridge regression with the Gaussian kernel of width `sigma` on rows `xs`
-/// (row-major, length `d`) and targets `ys`: `k(x)^T (K + lam I)^{-1} y`.
-fn krr_predict(xs: &[f64], d: usize, ys: &[f64], x: &[f64], sigma: f64, lam: f64) -> f64 {
-    let n = ys.len();
-    if n == 0 {
-        return 0.0;
-    }
-    let k = Kernel::Gaussian { sigma };
-    let row = |i: usize| &xs[i * d..(i + 1) * d];
-    let g = nalgebra::DMatrix::from_fn(n, n, |i, j| {
-        k.eval(row(i), row(j)) + if i == j { lam } else { 0.0 }
-    });
-    let rhs = nalgebra::DVector::from_column_slice(ys);
-    match g.cholesky() {
-        Some(ch) => {
-            let alpha = ch.solve(&rhs);
-            (0..n).map(|i| k.eval(row(i), x) * alpha[i]).sum()
-        }
-        None => ys.iter().sum::<f64>() / n as f64,
-    }
+    AnyAggregator::from_spec(name, n, &RuleParams { share, ..RuleParams::default() })
 }
 
 impl AutoKernel {
@@ -419,8 +390,7 @@ impl AutoKernel {
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
         let (c, lam) = self.grid_centre();
-        let sigma = c * median_distance(&xs, d);
-        sc.y_back(krr_predict(&xs, d, &ys, &q, sigma, lam))
+        sc.y_back(super::warm_krr::predict(&xs, d, &ys, &q, c, lam))
     }
 
     /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.

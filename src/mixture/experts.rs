@@ -154,16 +154,24 @@ impl Mixture {
         workers: &Workers,
     ) -> Result<()> {
         cols.iter_mut().for_each(Vec::clear);
+        // Kernel rows several experts would each compute, once (the same bits).
+        let shared = super::shared_features::Shared::prepare(&self.experts, x, d);
+        let (shared, run) = (shared.as_ref(), super::shared_features::Shared::run);
         if y.len() < MIN_PARALLEL_ROWS || self.experts.len() < 2 {
-            for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
-                e.predict_learn_many(x, d, y, c)?;
+            for (j, (e, c)) in self.experts.iter_mut().zip(cols.iter_mut()).enumerate() {
+                run(shared, j, e, x, d, y, c)?;
             }
             return Ok(());
         }
-        let mut items: Vec<_> =
-            self.experts.iter_mut().zip(cols.iter_mut()).map(|(e, c)| (e, c, Ok(()))).collect();
-        workers.for_each(&mut items, |(e, c, res)| *res = e.predict_learn_many(x, d, y, c));
-        items.into_iter().try_for_each(|(_, _, r)| r)
+        let mut items: Vec<_> = (self.experts.iter_mut().zip(cols.iter_mut()).enumerate())
+            .map(|(j, (e, c))| (j, e, c, Ok(())))
+            .collect();
+        // The costliest experts (the largest representations) first, so that the
+        // threads finish together; errors are then reported in the experts' order.
+        items.sort_by_key(|(_, e, _, _)| std::cmp::Reverse(e.dim()));
+        workers.for_each(&mut items, |(j, e, c, res)| *res = run(shared, *j, e, x, d, y, c));
+        items.sort_by_key(|(j, ..)| *j);
+        items.into_iter().try_for_each(|(.., r)| r)
     }
 
     /// The online protocol over the rows of `x`, block by block; with `trace`, also

@@ -7,6 +7,8 @@ pub mod any;
 pub mod autokernel;
 pub mod experts;
 pub mod scale;
+mod shared_features;
+mod warm_krr;
 
 pub use any::AnyLearner;
 pub use autokernel::{AutoKernel, AutoKernelConfig, ExpertFeatures, ExpertSpec};

@@ -189,7 +189,38 @@ impl PyMlProd {
 }
 aggregator_protocol!(PyMlProd, MlProd);
 
+/// The one table of aggregation rules ([`crate::aggregation::RULES`]): per rule a dict
+/// `{"name", "class", "params": {name: default}}`, in the table's order. The Python
+/// faces (Mixture, MultiKernelAWV, AutoKernel) read the rule names from it.
+#[pyfunction]
+fn aggregation_rules(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
+    use crate::aggregation::{ParamValue, RuleParams, RULES};
+    use pyo3::types::PyDict;
+    let defaults = RuleParams::default();
+    RULES
+        .iter()
+        .map(|r| {
+            let params = PyDict::new(py);
+            for p in r.params {
+                match defaults.value(p) {
+                    Some(ParamValue::Real(v)) => params.set_item(p, v)?,
+                    Some(ParamValue::Flag(v)) => params.set_item(p, v)?,
+                    None => {
+                        return Err(crate::KsError::Internal(format!("rule parameter {p}")).into())
+                    }
+                }
+            }
+            let d = PyDict::new(py);
+            d.set_item("name", r.name)?;
+            d.set_item("class", r.class)?;
+            d.set_item("params", params)?;
+            Ok(d)
+        })
+        .collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(aggregation_rules, m)?)?;
     m.add_class::<PyVawMeta>()?;
     m.add_class::<PyEwa>()?;
     m.add_class::<PyAa>()?;

@@ -32,6 +32,7 @@ impl PyKernelAwv {
 }
 
 crate::learner_protocol!(PyKernelAwv, KernelAwv);
+crate::multi_output_protocol!(PyKernelAwv);
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyKernelAwv>()

@@ -16,6 +16,7 @@ mod kernels;
 pub mod kors;
 mod mixture;
 mod multi_kernel_awv;
+pub mod multi_output;
 mod nystrom_awv;
 mod online_projection;
 mod pros_n_kons;

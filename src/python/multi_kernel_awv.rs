@@ -1,8 +1,9 @@
 //! Bindings of [`crate::learners::MultiKernelAwv`], [`crate::learners::Raker`]
 //! and [`crate::learners::OmklGf`].
 use super::rff_awv::{kernels_from_specs, omega_array};
+use crate::aggregation::RuleParams;
 use crate::features::rff::{RandomFourier, RffVariant};
-use crate::learners::{MetaRule, MultiKernelAwv, OmklGf, Raker};
+use crate::learners::{MultiKernelAwv, OmklGf, Raker};
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -46,12 +47,13 @@ impl PyMultiKernelAwv {
         share: f64,
     ) -> PyResult<Self> {
         let ks = kernels_from_specs(kernels)?;
-        let rule = MetaRule::from_name(aggregator, eta, gradient, meta_ridge)?;
+        let rule = RuleParams { eta, gradient, ridge: meta_ridge, ..RuleParams::default() };
         let v = RffVariant::from_name(features)?;
-        let inner = MultiKernelAwv::new(ks, n_features, lam, v, ridge, rule, clip, seed)?
-            .with_block_size(block_size)?
-            .with_threads(threads)?
-            .with_drift(gamma, share)?;
+        let inner =
+            MultiKernelAwv::new(ks, n_features, lam, v, ridge, aggregator, rule, clip, seed)?
+                .with_block_size(block_size)?
+                .with_threads(threads)?
+                .with_drift(gamma, share)?;
         Ok(PyMultiKernelAwv { inner })
     }
 

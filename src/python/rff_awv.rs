@@ -76,6 +76,7 @@ impl PyRffAwv {
 }
 
 crate::learner_protocol!(PyRffAwv, RffAwv);
+crate::multi_output_protocol!(PyRffAwv);
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRffAwv>()

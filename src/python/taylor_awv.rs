@@ -50,6 +50,7 @@ impl PyTaylorAwv {
 }
 
 crate::learner_protocol!(PyTaylorAwv, TaylorAwv);
+crate::multi_output_protocol!(PyTaylorAwv);
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTaylorAwv>()

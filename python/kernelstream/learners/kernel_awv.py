@@ -13,10 +13,10 @@ from __future__ import annotations
 from .. import _core
 from .._validation import flag, real, whole
 from ..kernels import as_kernel
-from .base import Learner
+from ._multi import MultiOutput
 
 
-class KernelAWV(Learner):
+class KernelAWV(MultiOutput):
     """Exact Kernel-AWV (or online kernel ridge regression), O(t^2) per round.
 
     Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away

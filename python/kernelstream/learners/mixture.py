@@ -12,20 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _core
+from .. import aggregation as _aggregation
 from .._validation import as_matrix, as_row, as_targets, choice, whole
-from ..aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta
 from ..errors import ParameterError
 from .base import Learner
 
-#: The rules by name; their parameters are the keyword arguments of each class.
-RULES = {
-    "boa": BOA,
-    "mlpoly": MLPoly,
-    "mlprod": MLProd,
-    "ewa": EWA,
-    "aa": AggregatingAlgorithm,
-    "vaw": VAWMeta,
-}
+#: The rules by name, read from the core's one table (``_core.aggregation_rules()``);
+#: their parameters are the keyword arguments of each class.
+RULES = {r["name"]: getattr(_aggregation, r["class"]) for r in _core.aggregation_rules()}
 
 
 class Experts(tuple):

@@ -16,7 +16,8 @@ from ..errors import ParameterError
 from ..kernels import as_kernel
 from .base import Learner
 
-AGGREGATORS = ("vaw", "ewa", "aa", "boa", "mlpoly", "mlprod")
+#: The meta rules by name, read from the core's one table (``_core.aggregation_rules()``).
+AGGREGATORS = tuple(r["name"] for r in _core.aggregation_rules())
 
 
 def _keep_kernels(kernels):

@@ -13,10 +13,10 @@ from .. import _core
 from .._validation import as_row, flag, real, text, whole
 from .._wrapped import _RenamedAttribute
 from ..kernels import as_kernel
-from .base import Learner
+from ._multi import MultiOutput
 
 
-class RFFAWV(Learner):
+class RFFAWV(MultiOutput):
     """VAW (AWV) forecaster on ``m`` random Fourier features of a Gaussian or Laplacian kernel.
 
     Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away

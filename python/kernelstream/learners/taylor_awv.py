@@ -12,10 +12,10 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_row, flag, real, whole
-from .base import Learner
+from ._multi import MultiOutput
 
 
-class TaylorAWV(Learner):
+class TaylorAWV(MultiOutput):
     """Vovk-Azoury-Warmuth forecaster projected on the Taylor basis of the Gaussian kernel.
 
     Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away

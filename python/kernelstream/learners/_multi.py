@@ -1,0 +1,99 @@
+"""Multi-output learning for the AWV family (``docs/choices.md``, "Multi-output AWV").
+
+Targets with ``K`` columns share the learner's one matrix, so ``K`` outputs cost one
+mat-vec plus ``K`` dot products per round. ``K`` is fixed by the first round that
+learns (the length of its ``y``) and grows only through :meth:`add_outputs`. A
+single number ``y`` is the one-output protocol of :class:`Learner`, unchanged.
+Before the first round ``K`` is unknown (``n_outputs`` is ``None``) and a
+prediction is one number, as for one output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_matrix, as_output_matrix, as_output_row, as_row, whole
+from .base import _CHECKED, Learner
+
+
+def _largest(Y: np.ndarray) -> np.ndarray:
+    """The target of largest magnitude of each row (what the scale check looks at)."""
+    return Y[np.arange(Y.shape[0]), np.abs(Y).argmax(axis=1)]
+
+
+class MultiOutput(Learner):
+    """A :class:`Learner` that also learns ``K`` outputs at once.
+
+    ``learn_one(x, y)`` with ``y`` a sequence of ``K`` numbers, ``progressive_predict``
+    and ``learn_many`` with ``Y`` of shape ``(n, K)``; ``predict_one`` then returns
+    ``K`` values (an array; a float when ``K = 1``), ``predict_many`` and
+    ``progressive_predict`` an ``(n, K)`` array. A ``y`` of another length than ``K``
+    raises :class:`kernelstream.InputError` and leaves the learner unchanged.
+    """
+
+    @property
+    def n_outputs(self):
+        """The number of outputs ``K`` (``None`` until the first round fixes it)."""
+        return self._core.n_outputs
+
+    def add_outputs(self, k: int = 1) -> None:
+        """Append ``k`` outputs whose past targets were all 0.
+
+        The learner is then exactly what it would be had those columns been learned,
+        with target 0, from the first round (a class first seen now, with one-hot
+        targets). An :class:`kernelstream.InputError` before the first round.
+        """
+        self._core.add_outputs(whole("k", k))
+
+    def _multi(self) -> bool:
+        k = self._core.n_outputs
+        return k is not None and k > 1
+
+    def predict_one(self, x, return_std: bool = False):
+        """Prediction for ``x`` as the next round: a float, or ``K`` values when ``K > 1``
+        (``return_std``: with its predictive standard deviation, one output only)."""
+        if not self._multi() or return_std:
+            return super().predict_one(x, return_std=return_std)
+        return self._core._predict_one_multi(as_row(x))
+
+    def learn_one(self, x, y) -> None:
+        """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update."""
+        if np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
+            return super().learn_one(x, y)
+        x, Y = as_row(x), as_output_row(y)
+        self._core._learn_one_multi(x, Y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(x[None, :], _largest(Y[None, :]))
+        return None
+
+    def progressive_predict(self, X, y) -> np.ndarray:
+        """The online protocol over the rows of ``X``: ``y`` of shape ``(n,)`` gives
+        ``(n,)`` predictions, ``Y`` of shape ``(n, K)`` gives ``(n, K)``."""
+        if np.ndim(y) != 2:
+            return super().progressive_predict(X, y)
+        X = as_matrix(X)
+        Y = as_output_matrix(y, X.shape[0])
+        out = self._core._progressive_predict_multi(X, Y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(X, _largest(Y))
+        return out
+
+    def predict_many(self, X) -> np.ndarray:
+        """``predict_one`` for each row: ``(n,)``, or ``(n, K)`` when ``K > 1``."""
+        if not self._multi():
+            return super().predict_many(X)
+        return self._core._predict_many_multi(as_matrix(X))
+
+    def learn_many(self, X, y) -> None:
+        """Learn the rows of ``X`` in order (``y`` of shape ``(n,)`` or ``(n, K)``)."""
+        if np.ndim(y) != 2:
+            return super().learn_many(X, y)
+        X = as_matrix(X)
+        Y = as_output_matrix(y, X.shape[0])
+        self._core._learn_many_multi(X, Y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(X, _largest(Y))
+        return None
+
+
+__all__ = ["MultiOutput"]

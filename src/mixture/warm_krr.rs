@@ -1,0 +1,165 @@
+//! The warm-up prediction of [`super::AutoKernel`]: kernel ridge regression on the
+//! standardised rows so far, `k(x)^T (K + lam I)^{-1} y`, with the Gaussian kernel of
+//! width `c rho` (`rho` the median pairwise distance, [`super::scale::median_distance`]).
+//!
+//! Both the median and the Gram matrix need every pairwise squared distance: they are
+//! computed once, several pairs at a time (each pair's sum still runs over the
+//! coordinates in order, so every distance, kernel value and prediction has the bits
+//! of [`super::scale::median_distance`] and [`crate::kernels::Kernel::eval`]), and the
+//! Gram matrix is filled from its lower triangle (the kernel is symmetric, bit for
+//! bit: `(a - b)^2 = (b - a)^2`). Cost at round `t`: `O(t^2 d)` for the distances,
+//! `t^2 / 2` exponentials, `O(t^3)` for the Cholesky factorisation.
+
+use nalgebra::{DMatrix, DVector};
+
+/// `exp(-s / (2 sigma^2))` for a squared distance `s`, the expression of
+/// [`crate::kernels::Kernel::eval`] for the Gaussian kernel.
+#[inline]
+fn gaussian_of_sq(s: f64, sigma: f64) -> f64 {
+    (-s / (2.0 * sigma * sigma)).exp()
+}
+
+/// Squared distances between the rows of row-major `x` (`n x d`), pairs `(i, k)` with
+/// `k < i` in the order `i = 1..n`, `k = 0..i` (each a sum over the coordinates in order).
+fn pairwise_sq(x: &[f64], d: usize, n: usize) -> Vec<f64> {
+    // Coordinates by column (`xt[f n + k] = x_kf`): the inner loop runs over pairs.
+    let mut xt = vec![0.0; n * d];
+    for (k, row) in x.chunks_exact(d).enumerate() {
+        for (f, &v) in row.iter().enumerate() {
+            xt[f * n + k] = v;
+        }
+    }
+    let mut s = vec![0.0; n * n.saturating_sub(1) / 2];
+    let mut start = 0;
+    for i in 1..n {
+        let si = &mut s[start..start + i];
+        for f in 0..d {
+            let a = x[i * d + f];
+            for (acc, &b) in si.iter_mut().zip(&xt[f * n..f * n + i]) {
+                let t = a - b;
+                *acc += t * t;
+            }
+        }
+        start += i;
+    }
+    s
+}
+
+/// Median of the distances `sqrt(sq)` (mean if the median is 0, 1 if every distance
+/// is 0): [`super::scale::median_distance`] on the same pairs.
+fn median_of(sq: &[f64]) -> f64 {
+    let mut dist: Vec<f64> = sq.iter().map(|s| s.sqrt()).collect();
+    if dist.is_empty() {
+        return 1.0;
+    }
+    let m = dist.len() / 2;
+    let (_, med, _) = dist.select_nth_unstable_by(m, |a, b| a.total_cmp(b));
+    let med = *med;
+    if med > 0.0 && med.is_finite() {
+        return med;
+    }
+    // The mean over the pairs in their original order.
+    let mean = sq.iter().map(|s| s.sqrt()).sum::<f64>() / sq.len() as f64;
+    if mean > 0.0 && mean.is_finite() {
+        mean
+    } else {
+        1.0
+    }
+}
+
+/// Kernel ridge regression on rows `xs` (row-major, length `d`) and targets `ys` at
+/// `x`, Gaussian kernel of width `c` times the median pairwise distance of `xs`, ridge
+/// `lam`: `k(x)^T (K + lam I)^{-1} y` (the mean of `ys` if `K + lam I` is not
+/// numerically positive definite; 0 without rows).
+pub fn predict(xs: &[f64], d: usize, ys: &[f64], x: &[f64], c: f64, lam: f64) -> f64 {
+    let n = ys.len();
+    let sq = pairwise_sq(xs, d, n);
+    let sigma = c * median_of(&sq);
+    if n == 0 {
+        return 0.0;
+    }
+    // K + lam I from the lower triangle (pair (i, k) at i (i - 1) / 2 + k); the
+    // diagonal k(x, x) = exp(-0) = 1.
+    let mut g = DMatrix::zeros(n, n);
+    let mut p = 0;
+    for i in 0..n {
+        for k in 0..i {
+            let v = gaussian_of_sq(sq[p], sigma);
+            g[(i, k)] = v;
+            g[(k, i)] = v;
+            p += 1;
+        }
+        g[(i, i)] = gaussian_of_sq(0.0, sigma) + lam;
+    }
+    let rhs = DVector::from_column_slice(ys);
+    match g.cholesky() {
+        Some(ch) => {
+            let alpha = ch.solve(&rhs);
+            let kx = |i: usize| {
+                let mut s = 0.0;
+                for (a, b) in xs[i * d..(i + 1) * d].iter().zip(x) {
+                    let t = a - b;
+                    s += t * t;
+                }
+                gaussian_of_sq(s, sigma)
+            };
+            (0..n).map(|i| kx(i) * alpha[i]).sum()
+        }
+        None => ys.iter().sum::<f64>() / n as f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scale::median_distance;
+    use super::*;
+    use crate::kernels::Kernel;
+
+    /// The definition: the median heuristic, then the Gram matrix entry by entry.
+    fn reference(xs: &[f64], d: usize, ys: &[f64], x: &[f64], c: f64, lam: f64) -> f64 {
+        let n = ys.len();
+        let sigma = c * median_distance(xs, d);
+        if n == 0 {
+            return 0.0;
+        }
+        let k = Kernel::Gaussian { sigma };
+        let row = |i: usize| &xs[i * d..(i + 1) * d];
+        let g =
+            DMatrix::from_fn(n, n, |i, j| k.eval(row(i), row(j)) + if i == j { lam } else { 0.0 });
+        match g.cholesky() {
+            Some(ch) => {
+                let alpha = ch.solve(&DVector::from_column_slice(ys));
+                (0..n).map(|i| k.eval(row(i), x) * alpha[i]).sum()
+            }
+            None => ys.iter().sum::<f64>() / n as f64,
+        }
+    }
+
+    #[test]
+    fn equals_the_definition_bit_for_bit() {
+        let mut rng = crate::rng::Rng::new(7);
+        for (n, d) in [(0, 3), (1, 3), (2, 1), (7, 4), (60, 5), (131, 9)] {
+            let xs: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+            let ys: Vec<f64> = (0..n).map(|_| rng.normal()).collect();
+            let x: Vec<f64> = (0..d).map(|_| rng.normal()).collect();
+            for (c, lam) in [(1.4, 0.1), (0.5, 0.01), (4.0, 1.0)] {
+                let (a, b) = (predict(&xs, d, &ys, &x, c, lam), reference(&xs, d, &ys, &x, c, lam));
+                assert_eq!(a.to_bits(), b.to_bits(), "n={n} d={d}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_rows_fall_back_as_the_definition() {
+        // Every distance 0 (median and mean 0: width c), and half the pairs 0.
+        let same = vec![0.5; 4 * 3];
+        let half: Vec<f64> = (0..6).flat_map(|i| [f64::from(i % 2 == 0), 1.0]).collect();
+        for (xs, d) in [(same, 3), (half, 2)] {
+            let n = xs.len() / d;
+            let ys: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let x = vec![0.25; d];
+            let (a, b) = (predict(&xs, d, &ys, &x, 1.4, 0.1), reference(&xs, d, &ys, &x, 1.4, 0.1));
+            assert_eq!(a.to_bits(), b.to_bits());
+        }
+    }
+}
