@@ -197,3 +197,24 @@ def test_sklearn_adapter_return_std():
     np.testing.assert_allclose(std, inner * target_sd, rtol=1e-9)
     with pytest.raises(ks.ParameterError):
         SklearnRegressor(ks.FOGD(Gaussian(1.0))).fit(X, y).predict(X[:2], return_std=True)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda b: ks.TaylorAWV(degree=4, block_size=b),
+        lambda b: ks.TaylorAWV(degree=4, gamma=0.99, block_size=b),
+        lambda b: ks.RFFAWV(Gaussian(0.5), n_features=40, seed=1, block_size=b),
+        lambda b: ks.NystromAWV(Gaussian(0.5), seed=2, block_size=b),
+    ],
+)
+def test_blocks_of_rounds_keep_the_same_noise_level(make):
+    """learn_many in blocks of rounds updates the noise level as single rounds do (each
+    round's residual and leverage from the block recursion)."""
+    X, y = stream(400, seed=10)
+    blocked, single = make(16), make(1)
+    blocked.learn_many(X, y)
+    for x, yt in zip(X, y):
+        single.learn_one(x, yt)
+    Xq, _ = stream(20, seed=11)
+    np.testing.assert_allclose(blocked.predict_std(Xq), single.predict_std(Xq), rtol=1e-9)
