@@ -254,16 +254,14 @@ def catalog():
         # Conformal intervals: a Python object around a learner (its state: the learner's
         # pickle, the adaptive level and the window of scores).
         "Conformal": (
-            lambda: ks.Conformal(ks.TaylorAWV(degree=2), window=8),
+            lambda: ks.Conformal(ks.TaylorAWV(degree=2), window=8, normalize=True),
             "conformal",
             3,
             (-1, 1),
             "r",
         ),
-        "Conformal-unnormalised": (
-            lambda: ks.Conformal(
-                ks.AutoKernel(warmup=5, widths=(1.0,), lams=(0.5,)), alpha=0.3, normalize=False
-            ),
+        "Conformal-plain": (
+            lambda: ks.Conformal(ks.AutoKernel(warmup=5, widths=(1.0,), lams=(0.5,)), alpha=0.3),
             "conformal",
             3,
             (-1, 1),

@@ -72,11 +72,11 @@ def test_normalised_intervals_follow_the_learners_std():
     def make():
         return ks.KernelAWV(ks.kernels.Gaussian(0.2), lam=0.01)
 
-    model = ks.Conformal(make())
+    model = ks.Conformal(make(), normalize=True)
     model.progressive_interval(X, y)
     lo, hi = model.predict_interval([[-0.5], [0.9]])
     assert hi[1] - lo[1] > 5 * (hi[0] - lo[0])
-    flat = ks.Conformal(make(), normalize=False)
+    flat = ks.Conformal(make())
     flat.progressive_interval(X, y)
     lo, hi = flat.predict_interval([[-0.5], [0.9]])
     assert hi[1] - lo[1] == pytest.approx(hi[0] - lo[0], rel=1e-12)

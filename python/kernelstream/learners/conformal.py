@@ -68,10 +68,12 @@ class Conformal:
     window : int, default 500
         Past scores kept for the quantile (memory and cost per round independent of
         the stream's length).
-    normalize : bool, default True
+    normalize : bool, default False
         Divide the scores by the learner's predictive standard deviation when it has
         one (``has_predictive_std``): intervals then widen where the learner is
-        uncertain (``docs/uncertainty.md`` measures both).
+        uncertain (far from its data, right after a covariate shift). Off by default:
+        on the streams of ``docs/uncertainty.md`` it gave the same coverage with mean
+        widths equal or up to 30% larger on short streams, and fewer infinite intervals.
 
     Attributes
     ----------
@@ -103,7 +105,7 @@ class Conformal:
         alpha: float = 0.1,
         gamma: float = 0.015,
         window: int = 500,
-        normalize: bool = True,
+        normalize: bool = False,
     ):
         self._params, self._learner, self._state = self._build(
             dict(learner=learner, alpha=alpha, gamma=gamma, window=window, normalize=normalize)
