@@ -254,7 +254,7 @@ def catalog():
         # Conformal intervals: a Python object around a learner (its state: the learner's
         # pickle, the adaptive level and the window of scores).
         "Conformal": (
-            lambda: ks.Conformal(ks.TaylorAWV(degree=2), window=8, normalize=True),
+            lambda: ks.Conformal(ks.TaylorAWV(degree=2), window=8),
             "conformal",
             3,
             (-1, 1),

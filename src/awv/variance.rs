@@ -18,6 +18,15 @@ impl LinearAwv {
         (out.first().copied().unwrap_or(0.0), std)
     }
 
+    /// `sigma_hat` (NaN before the first round or with `K > 1` outputs).
+    pub fn noise_std(&self) -> f64 {
+        if self.k == 1 {
+            self.noise.variance().sqrt()
+        } else {
+            f64::NAN
+        }
+    }
+
     /// The online noise estimate (`sigma_hat^2 = noise().variance()`).
     pub fn noise(&self) -> &NoiseLevel {
         &self.noise

@@ -269,6 +269,10 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         }
     }
 
+    fn noise_std(&self) -> Option<f64> {
+        Some(self.state.as_ref().map_or(f64::NAN, |st| st.engine.noise_std()))
+    }
+
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         match &self.state {
             Some(st) if st.engine.n_outputs() > 1 => {

@@ -434,6 +434,10 @@ impl OnlineLearner for KernelAwv {
         Ok(self.prediction(&self.new_row(x)))
     }
 
+    fn noise_std(&self) -> Option<f64> {
+        Some(self.noise.variance().sqrt())
+    }
+
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         self.one_output()?;
         let row = self.new_row(x);

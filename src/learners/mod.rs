@@ -135,6 +135,14 @@ pub trait OnlineLearner {
         Ok(None)
     }
 
+    /// The noise level `sigma_hat` behind [`OnlineLearner::predict_std`] (the same for
+    /// every input: `predict_std / noise_std` is the input-dependent factor,
+    /// `sqrt(1 + phi^T A^-1 phi)` for one learner). `None`: no predictive std; NaN:
+    /// no estimate yet.
+    fn noise_std(&self) -> Option<f64> {
+        None
+    }
+
     /// Rounds learned so far.
     fn n_seen(&self) -> u64;
 

@@ -540,6 +540,14 @@ impl OnlineLearner for MultiKernelAwv {
         }
     }
 
+    /// `sqrt(sum_j pi_j sigma_j^2)` over the experts' noise levels
+    /// ([`crate::uncertainty::mixture_noise`]).
+    fn noise_std(&self) -> Option<f64> {
+        let Some(st) = &self.state else { return Some(f64::NAN) };
+        let s: Vec<f64> = st.experts.iter().map(|e| e.noise_std()).collect();
+        Some(crate::uncertainty::mixture_noise(&st.meta.weights(), &s))
+    }
+
     /// The meta rule's mixture of the experts' predictive distributions
     /// ([`crate::uncertainty::mixture_std`]).
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {

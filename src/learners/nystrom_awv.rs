@@ -948,6 +948,10 @@ impl OnlineLearner for NystromAwv {
         self.keep(x)
     }
 
+    fn noise_std(&self) -> Option<f64> {
+        Some(self.noise.variance().sqrt())
+    }
+
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         let mut sc = Scratch::default();
         let mut krow = Vec::new();

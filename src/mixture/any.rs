@@ -76,6 +76,9 @@ impl OnlineLearner for AnyLearner {
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         each!(self, l => l.predict_std(x))
     }
+    fn noise_std(&self) -> Option<f64> {
+        each!(self, l => l.noise_std())
+    }
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
         each!(self, l => l.learn(x, y))
     }

@@ -651,6 +651,14 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
+    /// The mixture's noise level in the target's units (NaN during the warm-up).
+    fn noise_std(&self) -> Option<f64> {
+        match &self.fitted {
+            Some(f) => f.mixture.noise_std().map(|s| s * f.scaler.y_scale),
+            None => Some(f64::NAN),
+        }
+    }
+
     /// The mixture's std on the standardised stream, in the target's units; during
     /// the warm-up the prediction with a NaN std (no noise estimate yet).
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {

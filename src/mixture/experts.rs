@@ -264,6 +264,13 @@ impl OnlineLearner for Mixture {
         Ok(self.rule.predict(&self.expert_predictions(x)?))
     }
 
+    /// `sqrt(sum_j pi_j sigma_j^2)` over the experts' noise levels
+    /// ([`crate::uncertainty::mixture_noise`]); `None` if an expert has none.
+    fn noise_std(&self) -> Option<f64> {
+        let s = self.experts.iter().map(|e| e.noise_std()).collect::<Option<Vec<f64>>>()?;
+        Some(crate::uncertainty::mixture_noise(&self.rule.weights(), &s))
+    }
+
     /// The rule's mixture of the experts' predictive distributions
     /// ([`crate::uncertainty::mixture_std`]); `None` if an expert has no std.
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {

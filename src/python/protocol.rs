@@ -146,7 +146,8 @@ macro_rules! learner_protocol {
                 })
             }
 
-            /// `(predictions, stds)` of the online protocol: each made before its label.
+            /// `(predictions, stds, noise_stds)` of the online protocol: each made before
+            /// its label.
             #[allow(clippy::type_complexity)]
             fn progressive_predict_std<'py>(
                 &mut self,
@@ -156,20 +157,32 @@ macro_rules! learner_protocol {
             ) -> pyo3::PyResult<(
                 pyo3::Bound<'py, numpy::PyArray1<f64>>,
                 pyo3::Bound<'py, numpy::PyArray1<f64>>,
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
             )> {
                 $crate::python::errors::guard(|| {
                     let (xs, n, d) = $crate::python::convert::mat2(&x);
                     let ys = $crate::python::convert::vec1(&y);
                     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
                     let inner = &mut self.inner;
-                    let (mut preds, mut stds) = (Vec::new(), Vec::new());
+                    let (mut preds, mut stds, mut noises) = (Vec::new(), Vec::new(), Vec::new());
                     let res = py.detach(|| {
                         $crate::uncertainty::progressive_predict_std_into(
-                            inner, xs, n, d, ys, &mut preds, &mut stds,
+                            inner,
+                            xs,
+                            n,
+                            d,
+                            ys,
+                            &mut preds,
+                            &mut stds,
+                            &mut noises,
                         )
                     });
                     $crate::python::errors::stream_result(py, res, preds.len(), Some(&preds))?;
-                    Ok((numpy::PyArray1::from_vec(py, preds), numpy::PyArray1::from_vec(py, stds)))
+                    Ok((
+                        numpy::PyArray1::from_vec(py, preds),
+                        numpy::PyArray1::from_vec(py, stds),
+                        numpy::PyArray1::from_vec(py, noises),
+                    ))
                 })
             }
 
@@ -189,6 +202,13 @@ macro_rules! learner_protocol {
                     let done = $crate::learners::OnlineLearner::n_seen(&self.inner) - before;
                     $crate::python::errors::stream_result(py, res, done as usize, None)
                 })
+            }
+
+            /// The noise level behind the predictive std (None: the learner has none;
+            /// NaN: no estimate yet).
+            #[getter]
+            fn noise_std(&self) -> Option<f64> {
+                $crate::learners::OnlineLearner::noise_std(&self.inner)
             }
 
             #[getter]

@@ -30,6 +30,20 @@ pub fn mixture_std(w: &[f64], z: &[f64], s: &[f64], p: f64) -> f64 {
     var.sqrt()
 }
 
+/// The noise level of a mixture: `sqrt(sum_j pi_j sigma_j^2)` with the weights `pi`
+/// of [`mixture_std`] (the first term of its variance, without the experts'
+/// leverages and spread).
+pub fn mixture_noise(w: &[f64], sigma: &[f64]) -> f64 {
+    let total: f64 = w.iter().map(|v| v.abs()).sum();
+    let n = sigma.len().max(1) as f64;
+    let mut var = 0.0;
+    for (j, &sj) in sigma.iter().enumerate() {
+        let pi = if total > 0.0 { w.get(j).map_or(0.0, |v| v.abs()) / total } else { 1.0 / n };
+        var += pi * sj * sj;
+    }
+    var.sqrt()
+}
+
 fn no_std() -> crate::KsError {
     crate::KsError::Parameter(
         "this learner has no predictive standard deviation (the AWV-family regressors and \
@@ -59,8 +73,9 @@ pub fn predict_std_many_into<L: OnlineLearner + ?Sized>(
     Ok(())
 }
 
-/// The online protocol with standard deviations: for each row, the prediction and
-/// predictive standard deviation before `y_t` is seen, then the round is learned.
+/// The online protocol with standard deviations: for each row, the prediction, the
+/// predictive standard deviation and the noise level ([`OnlineLearner::noise_std`])
+/// before `y_t` is seen, then the round is learned.
 /// Validated first (the learner is unchanged by a refused call); stops at a round
 /// boundary on Ctrl-C with the completed rounds' outputs pushed.
 pub fn progressive_predict_std_into<L: OnlineLearner + ?Sized>(
@@ -71,6 +86,7 @@ pub fn progressive_predict_std_into<L: OnlineLearner + ?Sized>(
     y: &[f64],
     preds: &mut Vec<f64>,
     stds: &mut Vec<f64>,
+    noises: &mut Vec<f64>,
 ) -> Result<()> {
     crate::stream::validate(learner, x, n, d, Some(y))?;
     if learner.predict_std(&x[..d])?.is_none() {
@@ -83,8 +99,10 @@ pub fn progressive_predict_std_into<L: OnlineLearner + ?Sized>(
             Some((_, s)) => s,
             None => return Err(no_std()),
         };
+        let noise = learner.noise_std().unwrap_or(f64::NAN);
         preds.push(learner.predict_learn(row, yt)?);
         stds.push(s);
+        noises.push(noise);
     }
     Ok(())
 }

@@ -18,13 +18,12 @@ def aci_reference(p, y, alpha, gamma, window, s=None):
     """Intervals p_t +- q_t s_t with q_t the ceil((1 - alpha_t)(n + 1))-th smallest of the
     last `window` scores |y_u - p_u| / s_u (inf past the last, 0 below the first), and
     alpha_{t+1} = alpha_t + gamma (alpha - err_t) (Gibbs and Candes, eq. (2)). `s`: the
-    learner's predictive stds (None: 1), a non-finite one replaced by the root mean square
-    of the past residuals (1 before any)."""
+    score scales (None: 1), a non-finite one replaced by 1."""
     alpha_t, scores, lo, hi = alpha, [], [], []
     s = np.ones(len(p)) if s is None else np.array(s, dtype=float)
     for t in range(len(p)):
         if not np.isfinite(s[t]) or s[t] <= 0:
-            s[t] = math.sqrt(np.mean((y[:t] - p[:t]) ** 2)) if t else 1.0
+            s[t] = 1.0
         past = np.sort(np.array(scores[-window:])) if scores else np.array([])
         k = math.ceil((1 - alpha_t) * (len(past) + 1) - 1e-12)
         q = math.inf if k > len(past) else (0.0 if k < 1 else past[k - 1])
@@ -53,10 +52,13 @@ def test_intervals_equal_the_reference(window, normalize):
         ks.TaylorAWV(degree=3), alpha=0.2, gamma=0.01, window=window, normalize=normalize
     )
     p, lo, hi = model.progressive_interval(X, y)
-    plain, std = ks.TaylorAWV(degree=3).progressive_predict_std(X, y)
+    plain, std, noise = ks.TaylorAWV(degree=3).progressive_predict_std(X, y, return_noise=True)
     np.testing.assert_array_equal(p, plain)
     assert np.isnan(std[0]) and np.all(std[1:] > 0)  # no noise estimate before round 1
-    ref_lo, ref_hi, ref_alpha = aci_reference(p, y, 0.2, 0.01, window, std if normalize else None)
+    # studentized scores: the std over the noise level, sqrt(1 + phi^T A^-1 phi)
+    rel = std / noise
+    assert np.all(rel[1:] >= 1.0)
+    ref_lo, ref_hi, ref_alpha = aci_reference(p, y, 0.2, 0.01, window, rel if normalize else None)
     np.testing.assert_allclose(lo, ref_lo, rtol=1e-12, atol=0)
     np.testing.assert_allclose(hi, ref_hi, rtol=1e-12, atol=0)
     assert model.alpha_t == pytest.approx(ref_alpha, rel=0, abs=1e-12)
@@ -72,11 +74,11 @@ def test_normalised_intervals_follow_the_learners_std():
     def make():
         return ks.KernelAWV(ks.kernels.Gaussian(0.2), lam=0.01)
 
-    model = ks.Conformal(make(), normalize=True)
+    model = ks.Conformal(make())
     model.progressive_interval(X, y)
     lo, hi = model.predict_interval([[-0.5], [0.9]])
     assert hi[1] - lo[1] > 5 * (hi[0] - lo[0])
-    flat = ks.Conformal(make())
+    flat = ks.Conformal(make(), normalize=False)
     flat.progressive_interval(X, y)
     lo, hi = flat.predict_interval([[-0.5], [0.9]])
     assert hi[1] - lo[1] == pytest.approx(hi[0] - lo[0], rel=1e-12)

@@ -31,6 +31,8 @@ def run_against(model, ref, X, y):
             assert got[0] == want[0] == 0.0 and np.isnan(got[1]) and np.isnan(want[1])
         else:
             worst = max(worst, abs(got[1] - want[1]) / want[1])
+            noise = np.sqrt(ref.num / ref.den)
+            worst = max(worst, abs(model.noise_std - noise) / noise)
             worst = max(worst, abs(got[0] - want[0]) / max(abs(want[0]), 1e-3))
         model.learn_one(X[t], y[t])
         ref.learn_one(X[t], y[t])
@@ -112,6 +114,8 @@ def test_mixture_std_is_the_mixture_of_its_experts(rule):
         if t > 0:
             want = mixture_std(mix.weights, [z for z, _ in zs], [v for _, v in zs], p)
             worst = max(worst, abs(s - want) / want)
+            noise = mixture_std(mix.weights, [0.0, 0.0], [e.noise_std for e in solo], 0.0)
+            worst = max(worst, abs(mix.noise_std - noise) / noise)
         mix.learn_one(X[t], y[t])
         for e in solo:
             e.learn_one(X[t], y[t])

@@ -244,14 +244,18 @@ def test_progressive_std_equals_python_loop(name):
     e = ZOO[name]
     X, y = stream(e, 120, seed=11)
     fast, slow = e.factory(), e.factory()
-    p_fast, s_fast = fast.progressive_predict_std(X, y)
-    p_slow, s_slow = [], []
+    p_fast, s_fast, n_fast = fast.progressive_predict_std(X, y, return_noise=True)
+    p_slow, s_slow, n_slow = [], [], []
     for x, yt in zip(X, y):
         p, s = slow.predict_one(x, return_std=True)
         assert p == slow.predict_one(x)
         p_slow.append(p)
         s_slow.append(s)
+        n_slow.append(slow.noise_std)
         slow.learn_one(x, yt)
+    np.testing.assert_allclose(n_fast, n_slow, rtol=1e-12, atol=0)
+    # the std is at least the noise level (1 + phi^T A^-1 phi >= 1; a mixture adds spread)
+    assert np.all(s_fast[-50:] >= n_fast[-50:] * (1 - 1e-12))
     np.testing.assert_allclose(p_fast, p_slow, rtol=0, atol=1e-12)
     np.testing.assert_allclose(s_fast, s_slow, rtol=1e-12, atol=0)
     # single rounds here; progressive_predict may run blocks (equal up to rounding)
@@ -278,4 +282,4 @@ def test_no_std_is_a_parameter_error_and_changes_nothing(name):
         a.predict_std(X)
     with pytest.raises(ks.ParameterError):
         a.progressive_predict_std(X, y)
-    assert a.n_seen == 0
+    assert a.n_seen == 0 and a.noise_std is None

@@ -223,16 +223,14 @@ ZOO: dict[str, ZooEntry] = {
     ),
     # -- Conformal intervals around a regressor (normalised by its std, or not) --
     "Conformal": ZooEntry(lambda: ks.Conformal(ks.TaylorAWV(sigma=1.0, degree=3), window=30)),
-    "Conformal-normalised-rff": ZooEntry(
+    "Conformal-plain-rff": ZooEntry(
         lambda: ks.Conformal(
-            ks.RFFAWV(Gaussian(0.7), n_features=12, seed=2), alpha=0.2, normalize=True
+            ks.RFFAWV(Gaussian(0.7), n_features=12, seed=2), alpha=0.2, normalize=False
         ),
         randomized=True,
     ),
-    "Conformal-normalised-AutoKernel": ZooEntry(
-        lambda: ks.Conformal(
-            ks.AutoKernel(warmup=20, lams=(0.1, 1.0), max_taylor_features=35), normalize=True
-        ),
+    "Conformal-AutoKernel": ZooEntry(
+        lambda: ks.Conformal(ks.AutoKernel(warmup=20, lams=(0.1, 1.0), max_taylor_features=35)),
         randomized=True,
     ),
 }

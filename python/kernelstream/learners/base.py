@@ -59,15 +59,22 @@ class Learner(CoreWrapper):
         """``(predictions, stds)`` of the rows of ``X`` as the next round (state unchanged)."""
         return self._core.predict_std_many(as_matrix(X))
 
-    def progressive_predict_std(self, X, y) -> tuple:
+    def progressive_predict_std(self, X, y, return_noise: bool = False) -> tuple:
         """:meth:`progressive_predict` with the predictive standard deviation of each
-        round, made (like the prediction) before its label: ``(predictions, stds)``."""
+        round, made (like the prediction) before its label: ``(predictions, stds)``;
+        with ``return_noise``, the noise level of each round too (:attr:`noise_std`)."""
         X = as_matrix(X)
         y = as_targets(y, X.shape[0])
-        out = self._core.progressive_predict_std(X, y)
+        preds, stds, noise = self._core.progressive_predict_std(X, y)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(X, y)
-        return out
+        return (preds, stds, noise) if return_noise else (preds, stds)
+
+    @property
+    def noise_std(self) -> float:
+        """The noise level ``sigma_hat`` behind :meth:`predict_std` (the same for every
+        input; NaN before an estimate exists; ``None`` for a learner without one)."""
+        return self._core.noise_std
 
     def learn_one(self, x, y) -> None:
         """Reveal the label ``y`` of ``x`` and update."""

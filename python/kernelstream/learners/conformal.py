@@ -6,10 +6,10 @@ distribution shift*, NeurIPS 2021, sec. 2, eq. (2)): round ``t`` predicts the in
     C_t = [p_t - q_t s_t, p_t + q_t s_t],  q_t = Quantile_{1 - alpha_t}(S_{t-w..t-1}),
 
 where ``p_t`` is the wrapped learner's prediction, ``s_t`` its predictive standard
-deviation when it has one and ``normalize`` is set (else 1; while the learner has no
-noise estimate yet, the root mean square of the past residuals, so that every score of
-the window has the same scale), ``S`` the normalised scores ``|y_u - p_u| / s_u`` of
-the last ``window`` rounds, and the quantile the ``ceil((1 - alpha_t)(n + 1))``-th
+deviation divided by its noise level when it has them and ``normalize`` is set (the
+studentized score: ``s_t = sqrt(1 + phi^T A^-1 phi)`` for one AWV learner; else 1, and 1
+while the learner has no noise estimate yet), ``S`` the normalised scores
+``|y_u - p_u| / s_u`` of the last ``window`` rounds, and the quantile the ``ceil((1 - alpha_t)(n + 1))``-th
 smallest of the ``n`` scores (split conformal's finite-sample rank; ``+inf`` when that
 rank exceeds ``n``). After ``y_t`` is seen, ``err_t = 1{y_t not in C_t}`` and
 
@@ -68,12 +68,11 @@ class Conformal:
     window : int, default 500
         Past scores kept for the quantile (memory and cost per round independent of
         the stream's length).
-    normalize : bool, default False
-        Divide the scores by the learner's predictive standard deviation when it has
-        one (``has_predictive_std``): intervals then widen where the learner is
-        uncertain (far from its data, right after a covariate shift). Off by default:
-        on the streams of ``docs/uncertainty.md`` it gave the same coverage with mean
-        widths equal or up to 30% larger on short streams, and fewer infinite intervals.
+    normalize : bool, default True
+        Divide the scores by the learner's predictive standard deviation relative to
+        its noise level when it has one (``has_predictive_std``): intervals then widen
+        where the learner is uncertain (far from its data, right after a covariate
+        shift); ``docs/uncertainty.md`` measures both.
 
     Attributes
     ----------
@@ -105,7 +104,7 @@ class Conformal:
         alpha: float = 0.1,
         gamma: float = 0.015,
         window: int = 500,
-        normalize: bool = False,
+        normalize: bool = True,
     ):
         self._params, self._learner, self._state = self._build(
             dict(learner=learner, alpha=alpha, gamma=gamma, window=window, normalize=normalize)
@@ -131,7 +130,7 @@ class Conformal:
         if not 1 <= window <= 10**7:
             raise ParameterError(f"window must be in [1, 10^7], got {window}")
         flag("normalize", params["normalize"])
-        state = dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0, sq=0.0)
+        state = dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0)
         return dict(params), copy.copy(learner), state
 
     @property
@@ -161,17 +160,16 @@ class Conformal:
             getattr(self._learner, "has_predictive_std", False)
         )
 
-    def _scales(self, s: np.ndarray, state: dict) -> np.ndarray:
-        """The scale of each score: the learner's std where finite and positive, else
-        the root mean square of the residuals closed so far (1 before any)."""
-        n = state["n"]
-        rms = math.sqrt(state["sq"] / n) if n and state["sq"] > 0 else 1.0
-        return np.where(np.isfinite(s) & (s > 0), s, rms)
+    def _relative(self, s) -> np.ndarray:
+        """The scale of each score: the learner's std over its noise level (the same
+        for every input), 1 where that is not a positive number (no estimate yet)."""
+        rel = np.asarray(s, dtype=np.float64) / self._learner.noise_std
+        return np.where(np.isfinite(rel) & (rel > 0), rel, 1.0)
 
     def _centres_and_scales(self, X: np.ndarray):
         if self._uses_std():
             p, s = self._learner.predict_many_std(X)
-            return p, self._scales(s, self._state)
+            return p, self._relative(s)
         return self._learner.predict_many(X), np.ones(X.shape[0])
 
     def _radius(self) -> float:
@@ -201,26 +199,22 @@ class Conformal:
         """``state`` after the rounds whose centres, stds and labels are ``p, s, y``
         (their intervals written into ``lo``/``hi``); ``state`` itself is not changed."""
         alpha, gamma = self._params["alpha"], self._params["gamma"]
-        alpha_t, n, covered, sq = state["alpha_t"], state["n"], state["covered"], state["sq"]
+        alpha_t, n, covered = state["alpha_t"], state["n"], state["covered"]
         window = deque(state["scores"], maxlen=state["scores"].maxlen)
         ranked = list(state["sorted"])
-        s = np.array(s, dtype=np.float64)
         for t in range(len(p)):
-            if not (math.isfinite(s[t]) and s[t] > 0):
-                s[t] = math.sqrt(sq / n) if n and sq > 0 else 1.0
             q = _rank_quantile(ranked, 1.0 - alpha_t)
             lo[t], hi[t] = p[t] - q * s[t], p[t] + q * s[t]
             miss = 0.0 if abs(y[t] - p[t]) <= q * s[t] else 1.0
             alpha_t += gamma * (alpha - miss)  # Gibbs and Candes, eq. (2)
             n += 1
             covered += int(miss == 0.0)
-            sq += (y[t] - p[t]) ** 2
             if len(window) == window.maxlen:
                 del ranked[bisect.bisect_left(ranked, window[0])]
             score = abs(y[t] - p[t]) / s[t]
             window.append(score)
             bisect.insort(ranked, score)
-        return dict(alpha_t=alpha_t, scores=window, sorted=ranked, n=n, covered=covered, sq=sq)
+        return dict(alpha_t=alpha_t, scores=window, sorted=ranked, n=n, covered=covered)
 
     def _close(self, p, s, y, lo, hi) -> None:
         """Closes rounds the learner has already learned. A Ctrl-C here is held until
@@ -269,8 +263,12 @@ class Conformal:
             try:
                 if use_std:
                     # The std of round t comes from the state before round t (in Rust).
-                    got = self._learner.progressive_predict_std(X[start:stop], y[start:stop])
-                    p[start:stop], scale[start:stop] = got
+                    got = self._learner.progressive_predict_std(
+                        X[start:stop], y[start:stop], return_noise=True
+                    )
+                    p[start:stop] = got[0]
+                    rel = got[1] / got[2]
+                    scale[start:stop] = np.where(np.isfinite(rel) & (rel > 0), rel, 1.0)
                 else:
                     p[start:stop] = self._learner.progressive_predict(X[start:stop], y[start:stop])
             except KeyboardInterrupt as exc:
@@ -281,8 +279,8 @@ class Conformal:
                     sl = slice(start, start + k)
                     if use_std:
                         # The interrupt carries no stds: those rounds are scored with
-                        # the fallback scale (the residuals' root mean square).
-                        scale[sl] = np.nan
+                        # the unit scale.
+                        scale[sl] = 1.0
                     self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
                 exc.rounds_completed = start + k
                 exc.predictions = p[: start + k].copy()
@@ -358,7 +356,6 @@ class Conformal:
             "scores": list(st["scores"]),
             "n": st["n"],
             "covered": st["covered"],
-            "sq": st["sq"],
         }
 
     def __setstate__(self, state):
@@ -371,7 +368,6 @@ class Conformal:
                 raise TypeError("the prototype and the learner are of different classes")
             scores = [float(v) for v in state["scores"]]
             alpha_t, n, covered = float(state["alpha_t"]), int(state["n"]), int(state["covered"])
-            sq = float(state["sq"])
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise InputError(f"corrupt pickled Conformal: {exc}") from None
         if (
@@ -379,10 +375,9 @@ class Conformal:
             or not all(math.isfinite(v) and v >= 0 for v in scores)
             or not math.isfinite(alpha_t)
             or not 0 <= covered <= n
-            or not (math.isfinite(sq) and sq >= 0)
         ):
             raise InputError("corrupt pickled Conformal: scores, level or counts out of range")
-        st.update(alpha_t=alpha_t, n=n, covered=covered, sorted=sorted(scores), sq=sq)
+        st.update(alpha_t=alpha_t, n=n, covered=covered, sorted=sorted(scores))
         st["scores"].extend(scores)
         params["learner"] = prototype
         self._params, self._learner, self._state = params, state["learner"], st
