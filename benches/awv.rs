@@ -37,7 +37,14 @@ fn bench_taylor(c: &mut Criterion) {
         let mut rng = Rng::new(2);
         let xs: Vec<Vec<f64>> =
             (0..64).map(|_| (0..d).map(|_| 2.0 * rng.uniform() - 1.0).collect()).collect();
-        let mut l = TaylorAwv::new(1.0, m, 1.0, false).unwrap();
+        let mut l = TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+            sigma: 1.0,
+            degree: m,
+            lam: 1.0,
+            ridge: false,
+            ..Default::default()
+        })
+        .unwrap();
         l.learn(&xs[0], 0.1).unwrap();
         let r = l.dim();
         let mut i = 0usize;

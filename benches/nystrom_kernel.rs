@@ -20,7 +20,18 @@ fn points(n: usize, seed: u64) -> Vec<Vec<f64>> {
 /// (every early point accepted with beta huge, then the dictionary capped at m).
 fn nystrom_at(m: usize, t: usize) -> (NystromAwv, Vec<Vec<f64>>) {
     let k = Kernel::Gaussian { sigma: 1.0 };
-    let mut l = NystromAwv::new(k, 1.0, 1.0, 0.5, 1e12, KorsWeights::Sqrt, 1, false).unwrap();
+    let mut l = NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+        kernel: Some(k),
+        lam: 1.0,
+        mu: 1.0,
+        eps: 0.5,
+        beta: 1e12,
+        kors_weights: KorsWeights::Sqrt,
+        seed: 1,
+        ridge: false,
+        ..Default::default()
+    })
+    .unwrap();
     l.set_kors_budget(Some(m));
     let xs = points(t, 2);
     for (i, x) in xs.iter().enumerate() {
@@ -74,7 +85,13 @@ fn bench_kernel_awv(c: &mut Criterion) {
     g.sample_size(20);
     let k = Kernel::Gaussian { sigma: 1.0 };
     for &t in &[1000usize, 4000] {
-        let mut l = KernelAwv::new(k, 1.0, false, 10_000).unwrap();
+        let mut l = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+            kernel: Some(k),
+            lam: 1.0,
+            ridge: false,
+            max_size: 10_000,
+        })
+        .unwrap();
         let xs = points(t, 6);
         let x: Vec<f64> = xs.concat();
         let y: Vec<f64> = (0..t).map(|i| (i as f64 * 0.1).sin()).collect();

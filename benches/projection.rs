@@ -29,7 +29,7 @@ fn bench_round(c: &mut Criterion) {
     // Example 2 schedule (c = 0.5, kappa = 3): p = 27 at n = 1e4, 58 at 1e5.
     for &n in &[10_000usize, 100_000] {
         let mut rng = Rng::new(1);
-        let mut l = OnlineProjection::new(config(Basis1D::Sine, 1.0, 0.5)).unwrap();
+        let mut l = OnlineProjection::with_config(config(Basis1D::Sine, 1.0, 0.5)).unwrap();
         for _ in 0..n {
             let x = rng.uniform();
             l.learn(&[x], x.sin() + rng.normal()).unwrap();
@@ -65,7 +65,7 @@ fn bench_column_addition(c: &mut Criterion) {
     g.sample_size(10);
     // Example 2 at n = t_59 - 1 = 102689: the next sample switches psi_59 on (O(n p) work).
     let mut rng = Rng::new(2);
-    let mut l = OnlineProjection::new(config(Basis1D::Sine, 1.0, 0.5)).unwrap();
+    let mut l = OnlineProjection::with_config(config(Basis1D::Sine, 1.0, 0.5)).unwrap();
     let t = (0.5 * 59f64.powi(3)).floor() as usize;
     for _ in 0..t - 1 {
         let x = rng.uniform();
@@ -90,7 +90,12 @@ fn bench_sgd(c: &mut Criterion) {
     let mut g = c.benchmark_group("averaged_sgd_round");
     for &n in &[1_000usize, 10_000] {
         let mut rng = Rng::new(3);
-        let mut l = AveragedKernelSgd::new(Kernel::Min, 5.0, 0.5).unwrap();
+        let mut l = AveragedKernelSgd::new(&kernelstream::learners::AveragedKernelSgdParams {
+            kernel: Some(Kernel::Min),
+            gamma0: 5.0,
+            zeta: 0.5,
+        })
+        .unwrap();
         for _ in 0..n {
             let x = rng.uniform();
             l.learn(&[x], x.sin()).unwrap();

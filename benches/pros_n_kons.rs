@@ -40,7 +40,7 @@ fn bench_bkons(c: &mut Criterion) {
     let mut g = c.benchmark_group("bkons_round_at_budget");
     let xs = points(4096, 8, 1);
     for &j in &[25usize, 50, 100, 200, 400] {
-        let mut m = ProsNKons::new(params(1e-4, Some(j))).unwrap();
+        let mut m = ProsNKons::new(&params(1e-4, Some(j))).unwrap();
         let mut i = 0usize;
         while m.dictionary_size() < j {
             m.learn(&xs[i % xs.len()], 0.5).unwrap();
@@ -61,7 +61,7 @@ fn bench_prosnkons(c: &mut Criterion) {
     let mut g = c.benchmark_group("prosnkons_round_with_kors");
     let xs = points(20000, 8, 2);
     for &gamma in &[3.0f64, 1.0, 0.3, 0.1] {
-        let mut m = ProsNKons::new(params(gamma, None)).unwrap();
+        let mut m = ProsNKons::new(&params(gamma, None)).unwrap();
         for x in &xs {
             m.learn(x, 0.5).unwrap();
         }
@@ -81,8 +81,24 @@ fn bench_first_order(c: &mut Criterion) {
     let mut g = c.benchmark_group("first_order_round");
     let xs = points(1024, 9, 3);
     let k = Kernel::Gaussian { sigma: 8.0 };
-    let mut f = Fogd::new(k, 450, 0.135, Loss::Squared, 0.0, 0).unwrap();
-    let mut n = Nogd::new(k, 30, Some(6), 0.05, Loss::Squared, 0.0).unwrap();
+    let mut f = Fogd::new(&kernelstream::learners::FogdParams {
+        kernel: Some(k),
+        n_features: 450,
+        lr: 0.135,
+        loss: Loss::Squared,
+        epsilon: 0.0,
+        seed: 0,
+    })
+    .unwrap();
+    let mut n = Nogd::new(&kernelstream::learners::NogdParams {
+        kernel: Some(k),
+        budget: 30,
+        rank: Some(6),
+        lr: 0.05,
+        loss: Loss::Squared,
+        epsilon: 0.0,
+    })
+    .unwrap();
     for x in &xs {
         f.learn(x, 0.5).unwrap();
         n.learn(x, 0.5).unwrap();

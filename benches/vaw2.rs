@@ -56,15 +56,17 @@ fn bench_multi_kernel(c: &mut Criterion) {
     for &(d, name) in &[(1usize, "vaw"), (5, "vaw"), (5, "mlprod"), (16, "vaw")] {
         let clip = if name == "vaw" { None } else { Some((0.0, 1.0)) };
         let mut l = MultiKernelAwv::new(
-            vaw2_grid(),
-            50,
-            1.0,
-            RffVariant::Cos,
-            false,
-            name,
-            RuleParams::default(),
-            clip,
-            0,
+            &kernelstream::learners::MultiKernelAwvParams {
+                kernels: vaw2_grid(),
+                n_features: 50,
+                lam: 1.0,
+                features: RffVariant::Cos,
+                ridge: false,
+                clip,
+                seed: 0,
+                ..Default::default()
+            }
+            .with_rule(name, RuleParams::default()),
         )
         .unwrap();
         let xs = inputs(d, 3);
@@ -79,7 +81,14 @@ fn bench_multi_kernel(c: &mut Criterion) {
             })
         });
     }
-    let mut r = Raker::new(vaw2_grid(), 50, 0.1, 1e-3, 0).unwrap();
+    let mut r = Raker::new(&kernelstream::learners::RakerParams {
+        kernels: vaw2_grid(),
+        n_features: 50,
+        lr: 0.1,
+        reg: 1e-3,
+        seed: 0,
+    })
+    .unwrap();
     let xs = inputs(5, 4);
     let mut i = 0usize;
     g.bench_function("raker_d5", |b| {

@@ -28,6 +28,7 @@
 pub mod aggregation;
 pub mod awv;
 pub mod bases;
+pub mod calibration;
 pub mod error;
 pub mod features;
 pub(crate) mod interrupt;
@@ -38,6 +39,8 @@ pub(crate) mod linalg;
 pub mod mixture;
 pub mod multi;
 pub mod parallel;
+pub mod params;
+pub mod registry;
 pub mod rng;
 pub mod samplers;
 pub(crate) mod simd;

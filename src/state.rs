@@ -72,6 +72,23 @@ pub fn finite(name: &str, v: &[f64]) -> Result<()> {
     }
 }
 
+/// `same_fields!(self, fresh; a, b: "label", ...)`: [`same`] on each listed field of
+/// the two objects (named by the field, or by the label after a colon), in order; the
+/// first that differs is the error. The body of most `check_config`s.
+macro_rules! same_fields {
+    (@label $f:ident $l:literal) => {
+        $l
+    };
+    (@label $f:ident) => {
+        stringify!($f)
+    };
+    ($a:expr, $b:expr; $($f:ident $(: $l:literal)?),+ $(,)?) => {{
+        $($crate::state::same($crate::state::same_fields!(@label $f $($l)?), &$a.$f, &$b.$f)?;)+
+        Ok(())
+    }};
+}
+pub(crate) use same_fields;
+
 /// A configuration field equals the one built from the pickled parameters.
 pub fn same<T: PartialEq + std::fmt::Debug>(name: &str, got: &T, want: &T) -> Result<()> {
     if got == want {

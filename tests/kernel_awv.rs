@@ -25,8 +25,20 @@ fn awv_and_krr_identities_of_spec_1_1() {
     let k = Kernel::Gaussian { sigma: 0.9 };
     let (x, y) = data(n, d, 1);
     let kfull = gram(&k, &x, d, n);
-    let mut awv = KernelAwv::new(k, lam, false, 1000).unwrap();
-    let mut krr = KernelAwv::new(k, lam, true, 1000).unwrap();
+    let mut awv = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+        kernel: Some(k),
+        lam,
+        ridge: false,
+        max_size: 1000,
+    })
+    .unwrap();
+    let mut krr = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+        kernel: Some(k),
+        lam,
+        ridge: true,
+        max_size: 1000,
+    })
+    .unwrap();
     for t in 0..n {
         let xt = &x[t * d..(t + 1) * d];
         let p_awv = awv.predict_learn(xt, y[t]).unwrap();
@@ -69,7 +81,13 @@ fn regret_inequality_of_spec_4a7() {
     let k = Kernel::Gaussian { sigma: 1.0 };
     let (x, y) = data(n, d, 3);
     let b = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let mut awv = KernelAwv::new(k, lam, false, 1000).unwrap();
+    let mut awv = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+        kernel: Some(k),
+        lam,
+        ridge: false,
+        max_size: 1000,
+    })
+    .unwrap();
     let preds = stream::progressive_predict(&mut awv, &x, n, d, &y).unwrap();
     let loss: f64 = preds.iter().zip(&y).map(|(p, t)| (p - t).powi(2)).sum();
     let kk = gram(&k, &x, d, n);
@@ -96,7 +114,13 @@ fn batched_rounds_are_bit_identical_to_single_rounds() {
     let k = Kernel::Laplacian { sigma: 1.3 };
     let (x, y) = data(n, d, 5);
     for ridge in [false, true] {
-        let mut single = KernelAwv::new(k, 0.5, ridge, 2000).unwrap();
+        let mut single = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+            kernel: Some(k),
+            lam: 0.5,
+            ridge,
+            max_size: 2000,
+        })
+        .unwrap();
         let p_single: Vec<f64> = (0..n)
             .map(|t| {
                 let xt = &x[t * d..(t + 1) * d];
@@ -106,9 +130,21 @@ fn batched_rounds_are_bit_identical_to_single_rounds() {
             })
             .collect();
         // One batch, and batches cut at awkward places.
-        let mut whole = KernelAwv::new(k, 0.5, ridge, 2000).unwrap();
+        let mut whole = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+            kernel: Some(k),
+            lam: 0.5,
+            ridge,
+            max_size: 2000,
+        })
+        .unwrap();
         assert_eq!(p_single, stream::progressive_predict(&mut whole, &x, n, d, &y).unwrap());
-        let mut cut = KernelAwv::new(k, 0.5, ridge, 2000).unwrap();
+        let mut cut = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+            kernel: Some(k),
+            lam: 0.5,
+            ridge,
+            max_size: 2000,
+        })
+        .unwrap();
         let mut p_cut = Vec::new();
         let mut s = 0;
         for e in [1, 2, 50, 257, 300, 511, 700] {
@@ -119,7 +155,13 @@ fn batched_rounds_are_bit_identical_to_single_rounds() {
             s = e;
         }
         assert_eq!(p_single, p_cut);
-        let mut learned = KernelAwv::new(k, 0.5, ridge, 2000).unwrap();
+        let mut learned = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+            kernel: Some(k),
+            lam: 0.5,
+            ridge,
+            max_size: 2000,
+        })
+        .unwrap();
         stream::learn_many(&mut learned, &x, n, d, &y).unwrap();
         assert_eq!(learned.cholesky_dense(), single.cholesky_dense());
     }
@@ -129,7 +171,13 @@ fn batched_rounds_are_bit_identical_to_single_rounds() {
 fn capacity_is_enforced_before_any_change() {
     let k = Kernel::Gaussian { sigma: 1.0 };
     let (x, y) = data(30, 2, 7);
-    let mut a = KernelAwv::new(k, 1.0, false, 25).unwrap();
+    let mut a = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+        kernel: Some(k),
+        lam: 1.0,
+        ridge: false,
+        max_size: 25,
+    })
+    .unwrap();
     stream::learn_many(&mut a, &x[..40], 20, 2, &y[..20]).unwrap();
     let before = bincode::serialize(&a).unwrap();
     let err = stream::progressive_predict(&mut a, &x[40..], 10, 2, &y[20..]).unwrap_err();
@@ -138,14 +186,32 @@ fn capacity_is_enforced_before_any_change() {
     stream::learn_many(&mut a, &x[40..50], 5, 2, &y[20..25]).unwrap();
     assert!(stream::learn_one(&mut a, &x[50..52], y[25]).is_err());
     assert_eq!(a.n_seen(), 25);
-    assert!(KernelAwv::new(k, 0.0, false, 10).is_err());
-    assert!(KernelAwv::new(k, 1.0, false, 0).is_err());
+    assert!(KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+        kernel: Some(k),
+        lam: 0.0,
+        ridge: false,
+        max_size: 10
+    })
+    .is_err());
+    assert!(KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+        kernel: Some(k),
+        lam: 1.0,
+        ridge: false,
+        max_size: 0
+    })
+    .is_err());
 }
 
 #[test]
 fn repeated_point_stays_finite() {
     let k = Kernel::Gaussian { sigma: 1.0 };
-    let mut a = KernelAwv::new(k, 1e-6, false, 3000).unwrap();
+    let mut a = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+        kernel: Some(k),
+        lam: 1e-6,
+        ridge: false,
+        max_size: 3000,
+    })
+    .unwrap();
     let x = vec![0.3; 2 * 2000];
     let y: Vec<f64> = (0..2000).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
     let p = stream::progressive_predict(&mut a, &x, 2000, 2, &y).unwrap();

@@ -20,13 +20,36 @@ fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
 
 fn experts() -> Vec<AnyLearner> {
     vec![
-        AnyLearner::TaylorAwv(TaylorAwv::new(0.8, 3, 0.5, false).unwrap()),
+        AnyLearner::TaylorAwv(
+            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+                sigma: 0.8,
+                degree: 3,
+                lam: 0.5,
+                ridge: false,
+                ..Default::default()
+            })
+            .unwrap(),
+        ),
         AnyLearner::RffAwv(
-            RffAwv::new(Kernel::Gaussian { sigma: 0.5 }, 20, 1.0, RffVariant::CosSin, false, 3)
-                .unwrap(),
+            RffAwv::new(&kernelstream::learners::RffAwvParams {
+                kernel: Some(Kernel::Gaussian { sigma: 0.5 }),
+                n_features: 20,
+                lam: 1.0,
+                features: RffVariant::CosSin,
+                ridge: false,
+                seed: 3,
+                ..Default::default()
+            })
+            .unwrap(),
         ),
         AnyLearner::KernelAwv(
-            KernelAwv::new(Kernel::Laplacian { sigma: 1.0 }, 1.0, true, 10_000).unwrap(),
+            KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+                kernel: Some(Kernel::Laplacian { sigma: 1.0 }),
+                lam: 1.0,
+                ridge: true,
+                max_size: 10_000,
+            })
+            .unwrap(),
         ),
     ]
 }
@@ -102,6 +125,8 @@ fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
         discount_lams: vec![],
         linear: false,
         share: 0.0,
+        loss_window: 0,
+        restarts: false,
     }
 }
 
@@ -110,15 +135,26 @@ fn autokernel_is_equivariant_to_scaling() {
     let (n, d) = (400, 3);
     let (x, y) = data(n, d, 2);
     for f in [ExpertFeatures::Taylor, ExpertFeatures::Rff] {
-        let base = stream::progressive_predict(&mut AutoKernel::new(cfg(f)).unwrap(), &x, n, d, &y)
-            .unwrap();
+        let base = stream::progressive_predict(
+            &mut AutoKernel::with_config(cfg(f)).unwrap(),
+            &x,
+            n,
+            d,
+            &y,
+        )
+        .unwrap();
         let mse_base: f64 = base.iter().zip(&y).map(|(p, t)| (p - t).powi(2)).sum();
         for (cx, cy) in [(1e-3, 1e3), (1e3, 1e-3), (1e3, 1e3)] {
             let xs: Vec<f64> = x.iter().map(|v| v * cx).collect();
             let ys: Vec<f64> = y.iter().map(|v| v * cy).collect();
-            let p =
-                stream::progressive_predict(&mut AutoKernel::new(cfg(f)).unwrap(), &xs, n, d, &ys)
-                    .unwrap();
+            let p = stream::progressive_predict(
+                &mut AutoKernel::with_config(cfg(f)).unwrap(),
+                &xs,
+                n,
+                d,
+                &ys,
+            )
+            .unwrap();
             // Rescaled back, the predictions agree up to rounding (the warm-up estimates
             // scale exactly with the data, up to floating-point error).
             for (a, b) in p.iter().zip(&base) {
@@ -138,9 +174,9 @@ fn autokernel_round_by_round_equals_block_and_learns() {
     // blocks (`auto_block_size`).
     let c = AutoKernelConfig { max_taylor_features: 200, ..cfg(ExpertFeatures::Auto) };
     assert!(kernelstream::awv::auto_block_size(165) > 1);
-    let mut a = AutoKernel::new(c.clone()).unwrap();
+    let mut a = AutoKernel::with_config(c.clone()).unwrap();
     let block = stream::progressive_predict(&mut a, &x, n, d, &y).unwrap();
-    let mut b = AutoKernel::new(c).unwrap();
+    let mut b = AutoKernel::with_config(c.clone()).unwrap();
     let loop_: Vec<f64> =
         x.chunks(d).zip(&y).map(|(r, &t)| b.predict_learn(r, t).unwrap()).collect();
     // The Taylor experts run blocks of rounds in the batch: equal to single rounds up
@@ -162,20 +198,28 @@ fn autokernel_round_by_round_equals_block_and_learns() {
 
 #[test]
 fn mixture_state_is_validated_as_a_whole() {
-    // bincode is positional: this tuple has the fields of a Mixture, with a rule over
-    // 2 experts for 3 experts.
-    let bad =
-        (experts(), AnyAggregator::Boa(Boa::new(2, true).unwrap()), Some(3usize), 0u64, 1usize);
+    // bincode is positional: these tuples have the fields of a Mixture (experts, rule,
+    // input dimension, rounds, threads, loss scale as (window, num, den)).
+    let none: Option<(f64, f64, f64)> = None;
+    let boa = |n| AnyAggregator::Boa(Boa::new(n, true).unwrap());
+    // a rule over 2 experts for 3 experts
+    let bad = (experts(), boa(2), Some(3usize), 0u64, 1usize, none);
     let bytes = bincode::serialize(&bad).unwrap();
     assert!(bincode::deserialize::<Mixture>(&bytes).is_err());
-    let good =
-        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(3usize), 0u64, 1usize);
+    let good = (experts(), boa(3), Some(3usize), 0u64, 1usize, none);
     let bytes = bincode::serialize(&good).unwrap();
     let m: Mixture = bincode::deserialize(&bytes).unwrap();
     assert_eq!(m.n_experts(), 3);
-    let zero_d =
-        (experts(), AnyAggregator::Boa(Boa::new(3, true).unwrap()), Some(0usize), 0u64, 1usize);
+    let zero_d = (experts(), boa(3), Some(0usize), 0u64, 1usize, none);
     assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&zero_d).unwrap()).is_err());
+    // the loss scale: a window of at least one whole round, finite non-negative sums
+    let scaled = (experts(), boa(3), Some(3usize), 0u64, 1usize, Some((10.0, 0.5, 2.0)));
+    let m: Mixture = bincode::deserialize(&bincode::serialize(&scaled).unwrap()).unwrap();
+    assert_eq!(m.loss_window(), Some(10));
+    for ls in [(0.0, 0.0, 0.0), (2.5, 0.0, 0.0), (10.0, f64::NAN, 1.0), (10.0, 1.0, -1.0)] {
+        let bad = (experts(), boa(3), Some(3usize), 0u64, 1usize, Some(ls));
+        assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&bad).unwrap()).is_err());
+    }
 }
 
 #[test]
@@ -190,7 +234,7 @@ fn autokernel_blocked_experts_equal_single_rounds_over_a_long_stream() {
     let ymax = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     for f in [ExpertFeatures::Taylor, ExpertFeatures::Rff] {
         let c = AutoKernelConfig { n_features: 96, max_taylor_features: 200, ..cfg(f) };
-        let mut batch = AutoKernel::new(c.clone()).unwrap();
+        let mut batch = AutoKernel::with_config(c.clone()).unwrap();
         let mut p = Vec::new();
         let mut t = 0;
         for len in [7usize, 993, 6000, 13_000] {
@@ -198,7 +242,7 @@ fn autokernel_blocked_experts_equal_single_rounds_over_a_long_stream() {
             p.extend(stream::progressive_predict(&mut batch, xs, len, d, ys).unwrap());
             t += len;
         }
-        let mut single = AutoKernel::new(c).unwrap();
+        let mut single = AutoKernel::with_config(c.clone()).unwrap();
         let q: Vec<f64> =
             x.chunks(d).zip(&y).map(|(r, &t)| single.predict_learn(r, t).unwrap()).collect();
         let gap =

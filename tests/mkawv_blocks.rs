@@ -35,7 +35,20 @@ fn learner(n_kernels: usize, m: usize, ridge: bool, rule: Rule) -> MultiKernelAw
         })
         .collect();
     let clip = if rule.0 == "vaw" { None } else { Some((-2.0, 2.0)) };
-    MultiKernelAwv::new(kernels, m, 1.0, RffVariant::Cos, ridge, rule.0, rule.1, clip, 7).unwrap()
+    MultiKernelAwv::new(
+        &kernelstream::learners::MultiKernelAwvParams {
+            kernels,
+            n_features: m,
+            lam: 1.0,
+            features: RffVariant::Cos,
+            ridge,
+            clip,
+            seed: 7,
+            ..Default::default()
+        }
+        .with_rule(rule.0, rule.1),
+    )
+    .unwrap()
 }
 
 /// `||a - b|| / ||a||` (Frobenius).

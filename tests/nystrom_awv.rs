@@ -25,8 +25,25 @@ fn full_dictionary_equals_kernel_awv() {
     let (x, y) = data(n, d, 1);
     for ridge in [false, true] {
         for w in [KorsWeights::Sqrt, KorsWeights::Inverse] {
-            let mut nys = NystromAwv::new(k, 0.8, 1.0, 0.5, 1e9, w, 3, ridge).unwrap();
-            let mut exact = KernelAwv::new(k, 0.8, ridge, 1000).unwrap();
+            let mut nys = NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+                kernel: Some(k),
+                lam: 0.8,
+                mu: 1.0,
+                eps: 0.5,
+                beta: 1e9,
+                kors_weights: w,
+                seed: 3,
+                ridge,
+                ..Default::default()
+            })
+            .unwrap();
+            let mut exact = KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+                kernel: Some(k),
+                lam: 0.8,
+                ridge,
+                max_size: 1000,
+            })
+            .unwrap();
             let pn = stream::progressive_predict(&mut nys, &x, n, d, &y).unwrap();
             let pe = stream::progressive_predict(&mut exact, &x, n, d, &y).unwrap();
             assert_eq!(nys.size(), n, "every point must be in the dictionary");
@@ -73,7 +90,18 @@ fn incremental_cholesky_equals_dense_solve_every_round() {
     let k = Kernel::Gaussian { sigma: 1.0 };
     let (x, y) = data(n, d, 2);
     for ridge in [false, true] {
-        let mut nys = NystromAwv::new(k, lam, 0.5, 0.5, 2.0, KorsWeights::Sqrt, 7, ridge).unwrap();
+        let mut nys = NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+            kernel: Some(k),
+            lam,
+            mu: 0.5,
+            eps: 0.5,
+            beta: 2.0,
+            kors_weights: KorsWeights::Sqrt,
+            seed: 7,
+            ridge,
+            ..Default::default()
+        })
+        .unwrap();
         for t in 0..n {
             let p_pure = nys.predict(&x[t * d..(t + 1) * d]).unwrap();
             let p = nys.predict_learn(&x[t * d..(t + 1) * d], y[t]).unwrap();
@@ -138,7 +166,18 @@ fn fixed_dictionary_equals_linear_awv_on_nystrom_features() {
 #[test]
 fn repeated_points_stay_finite_and_are_refused() {
     let k = Kernel::Gaussian { sigma: 1.0 };
-    let mut nys = NystromAwv::new(k, 1.0, 1.0, 0.5, 100.0, KorsWeights::Sqrt, 1, false).unwrap();
+    let mut nys = NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+        kernel: Some(k),
+        lam: 1.0,
+        mu: 1.0,
+        eps: 0.5,
+        beta: 100.0,
+        kors_weights: KorsWeights::Sqrt,
+        seed: 1,
+        ridge: false,
+        ..Default::default()
+    })
+    .unwrap();
     let x: Vec<f64> =
         (0..3000).flat_map(|i| if i % 2 == 0 { [0.1, 0.2] } else { [-0.4, 0.5] }).collect();
     let y: Vec<f64> = (0..3000).map(|i| (i % 3) as f64 - 1.0).collect();
@@ -159,12 +198,34 @@ fn same_seed_same_run_and_serde_continue() {
     let k = Kernel::Gaussian { sigma: 1.0 };
     let (x, y) = data(300, 4, 9);
     let run = |seed| {
-        let mut a = NystromAwv::new(k, 1.0, 1.0, 0.5, 1.0, KorsWeights::Sqrt, seed, false).unwrap();
+        let mut a = NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+            kernel: Some(k),
+            lam: 1.0,
+            mu: 1.0,
+            eps: 0.5,
+            beta: 1.0,
+            kors_weights: KorsWeights::Sqrt,
+            seed,
+            ridge: false,
+            ..Default::default()
+        })
+        .unwrap();
         (stream::progressive_predict(&mut a, &x, 300, 4, &y).unwrap(), a.size())
     };
     assert_eq!(run(5), run(5));
     assert_ne!(run(5).0, run(6).0);
-    let mut a = NystromAwv::new(k, 1.0, 1.0, 0.5, 1.0, KorsWeights::Inverse, 2, false).unwrap();
+    let mut a = NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+        kernel: Some(k),
+        lam: 1.0,
+        mu: 1.0,
+        eps: 0.5,
+        beta: 1.0,
+        kors_weights: KorsWeights::Inverse,
+        seed: 2,
+        ridge: false,
+        ..Default::default()
+    })
+    .unwrap();
     let mut whole = a.clone();
     let pw = stream::progressive_predict(&mut whole, &x, 300, 4, &y).unwrap();
     let mut p = stream::progressive_predict(&mut a, &x[..600], 150, 4, &y[..150]).unwrap();
@@ -176,8 +237,30 @@ fn same_seed_same_run_and_serde_continue() {
 #[test]
 fn bad_parameters_and_dimensions() {
     let k = Kernel::Gaussian { sigma: 1.0 };
-    assert!(NystromAwv::new(k, 0.0, 1.0, 0.5, 1.0, KorsWeights::Sqrt, 0, false).is_err());
-    assert!(NystromAwv::new(k, 1.0, -1.0, 0.5, 1.0, KorsWeights::Sqrt, 0, false).is_err());
+    assert!(NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+        kernel: Some(k),
+        lam: 0.0,
+        mu: 1.0,
+        eps: 0.5,
+        beta: 1.0,
+        kors_weights: KorsWeights::Sqrt,
+        seed: 0,
+        ridge: false,
+        ..Default::default()
+    })
+    .is_err());
+    assert!(NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+        kernel: Some(k),
+        lam: 1.0,
+        mu: -1.0,
+        eps: 0.5,
+        beta: 1.0,
+        kors_weights: KorsWeights::Sqrt,
+        seed: 0,
+        ridge: false,
+        ..Default::default()
+    })
+    .is_err());
     assert!(NystromAwv::with_dictionary(k, 1.0, &[], 2, false).is_err());
     assert!(NystromAwv::with_dictionary(k, 1.0, &[1.0, f64::NAN], 2, false).is_err());
     let mut f = NystromAwv::with_dictionary(k, 1.0, &[0.0, 0.0, 1.0, 1.0], 2, false).unwrap();

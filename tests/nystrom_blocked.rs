@@ -192,10 +192,20 @@ fn kors_blocks_between_insertions_equal_single_rounds_over_1e5_rounds() {
     let k = Kernel::Gaussian { sigma: 0.5 };
     for ridge in [false, true] {
         let make = |bs| {
-            let mut l = NystromAwv::new(k, 1.0, 0.05, 0.5, 1.0, KorsWeights::Sqrt, 3, ridge)
-                .unwrap()
-                .with_block_size(bs)
-                .unwrap();
+            let mut l = NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+                kernel: Some(k),
+                lam: 1.0,
+                mu: 0.05,
+                eps: 0.5,
+                beta: 1.0,
+                kors_weights: KorsWeights::Sqrt,
+                seed: 3,
+                ridge,
+                ..Default::default()
+            })
+            .unwrap()
+            .with_block_size(bs)
+            .unwrap();
             l.set_kors_budget(Some(70));
             l
         };
@@ -215,10 +225,20 @@ fn kors_early_rounds_insert_often() {
     let k = Kernel::Gaussian { sigma: 0.4 };
     for w in [KorsWeights::Sqrt, KorsWeights::Inverse] {
         let make = |bs| {
-            NystromAwv::new(k, 0.3, 0.01, 0.5, 1.0, w, 9, false)
-                .unwrap()
-                .with_block_size(bs)
-                .unwrap()
+            NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+                kernel: Some(k),
+                lam: 0.3,
+                mu: 0.01,
+                eps: 0.5,
+                beta: 1.0,
+                kors_weights: w,
+                seed: 9,
+                ridge: false,
+                ..Default::default()
+            })
+            .unwrap()
+            .with_block_size(bs)
+            .unwrap()
         };
         let (mut a, mut b) = (make(Some(1)), make(Some(16)));
         let blocked = compare(&mut a, &mut b, &x, &y, d, &[n], 1e-10);
@@ -252,16 +272,17 @@ fn near_singular_features_repeated_points() {
     // KORS mode on the repeated stream: KORS may pick a point twice; the forecaster
     // refuses the dependent column.
     let make = |bs| {
-        NystromAwv::new(
-            Kernel::Gaussian { sigma: 0.3 },
-            1e-4,
-            1e-3,
-            0.5,
-            4.0,
-            KorsWeights::Sqrt,
-            2,
-            false,
-        )
+        NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+            kernel: Some(Kernel::Gaussian { sigma: 0.3 }),
+            lam: 1e-4,
+            mu: 1e-3,
+            eps: 0.5,
+            beta: 4.0,
+            kors_weights: KorsWeights::Sqrt,
+            seed: 2,
+            ridge: false,
+            ..Default::default()
+        })
         .unwrap()
         .with_block_size(bs)
         .unwrap()

@@ -41,7 +41,7 @@ fn active_counts_on_a_stream() {
         (Basis1D::Trig { cos_first: false }, 2.0, 0.2, [3usize, 5, 8]),
         (Basis1D::Sine, 1.0, 0.5, [5, 12, 27]),
     ] {
-        let mut l = OnlineProjection::new(cfg(basis, alpha, c)).unwrap();
+        let mut l = OnlineProjection::with_config(cfg(basis, alpha, c)).unwrap();
         let mut rng = Rng::new(3);
         let mut got = vec![];
         for n in 1..=10_000usize {
@@ -76,7 +76,7 @@ fn online_equals_batch_least_squares() {
         (cfg(Basis1D::Sine, 1.5, 0.3), 2),
     ];
     for (c, d) in configs {
-        let mut l = OnlineProjection::new(c).unwrap();
+        let mut l = OnlineProjection::with_config(c).unwrap();
         let mut rng = Rng::new(11);
         let (mut xs, mut ys) = (vec![], vec![]);
         for n in 1..=4000usize {
@@ -100,7 +100,8 @@ fn online_equals_batch_least_squares() {
 #[test]
 fn bases_match_closed_forms_and_kernel_series() {
     // A learner whose first 300 units are active after one sample exposes psi_1..psi_300.
-    let mut l = OnlineProjection::new(cfg(Basis1D::Trig { cos_first: false }, 1.0, 1e-8)).unwrap();
+    let mut l =
+        OnlineProjection::with_config(cfg(Basis1D::Trig { cos_first: false }, 1.0, 1e-8)).unwrap();
     l.learn(&[0.5], 0.0).unwrap();
     let grid: Vec<f64> = (0..=40).map(|i| i as f64 / 40.0).collect();
     let psi = l.basis_matrix(&grid, 1).unwrap();
@@ -144,7 +145,7 @@ fn hermite_functions_are_finite_for_high_orders() {
 
 #[test]
 fn outside_the_domain_is_an_input_error() {
-    let l = OnlineProjection::new(cfg(Basis1D::Sine, 1.0, 0.5)).unwrap();
+    let l = OnlineProjection::with_config(cfg(Basis1D::Sine, 1.0, 0.5)).unwrap();
     assert!(matches!(l.check_row(&[1.5], Some(0.0)), Err(kernelstream::KsError::Input(_))));
     assert!(l.check_row(&[1.0], Some(0.0)).is_ok());
     let mut l2 = l.clone();

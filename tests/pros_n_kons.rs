@@ -38,7 +38,7 @@ fn stream(n: usize, seed: u64) -> (Vec<Vec<f64>>, Vec<f64>) {
 #[test]
 fn reset_rounds_predict_zero_and_resets_equal_dictionary_size() {
     let (xs, ys) = stream(400, 1);
-    let mut m = ProsNKons::new(params(Loss::Squared, OnGrowth::Restart, None, 3)).unwrap();
+    let mut m = ProsNKons::new(&params(Loss::Squared, OnGrowth::Restart, None, 3)).unwrap();
     for (x, &y) in xs.iter().zip(&ys) {
         let j = m.dictionary_size();
         let p = m.predict_learn(x, y).unwrap();
@@ -54,9 +54,9 @@ fn reset_rounds_predict_zero_and_resets_equal_dictionary_size() {
 #[test]
 fn dictionary_is_label_independent_and_bkons_matches_below_budget() {
     let (xs, ys) = stream(400, 2);
-    let mut a = ProsNKons::new(params(Loss::Squared, OnGrowth::Restart, None, 9)).unwrap();
-    let mut b = ProsNKons::new(params(Loss::Hinge, OnGrowth::Continue, None, 9)).unwrap();
-    let mut c = ProsNKons::new(params(Loss::Squared, OnGrowth::Restart, Some(5), 9)).unwrap();
+    let mut a = ProsNKons::new(&params(Loss::Squared, OnGrowth::Restart, None, 9)).unwrap();
+    let mut b = ProsNKons::new(&params(Loss::Hinge, OnGrowth::Continue, None, 9)).unwrap();
+    let mut c = ProsNKons::new(&params(Loss::Squared, OnGrowth::Restart, Some(5), 9)).unwrap();
     let mut same = true;
     for (x, &y) in xs.iter().zip(&ys) {
         let pa = a.predict_learn(x, y).unwrap();
@@ -75,7 +75,7 @@ fn dictionary_is_label_independent_and_bkons_matches_below_budget() {
 
 #[test]
 fn duplicate_stream_keeps_rank_one() {
-    let mut m = ProsNKons::new(params(Loss::Squared, OnGrowth::Restart, None, 4)).unwrap();
+    let mut m = ProsNKons::new(&params(Loss::Squared, OnGrowth::Restart, None, 4)).unwrap();
     for _ in 0..2000 {
         let p = m.predict_learn(&[0.3, 0.1, 0.9], 0.7).unwrap();
         assert!(p.is_finite());
@@ -91,7 +91,7 @@ fn eta_scales_the_pending_newton_step_and_is_validated() {
     let (xs, ys) = stream(200, 4);
     let mut gaps = Vec::new();
     for eta in [1.0, 0.3, 2.0] {
-        let mut m = ProsNKons::new(ProsNKonsParams {
+        let mut m = ProsNKons::new(&ProsNKonsParams {
             eta,
             ..params(Loss::Squared, OnGrowth::Restart, None, 7)
         })
@@ -113,6 +113,6 @@ fn eta_scales_the_pending_newton_step_and_is_validated() {
     assert!(gaps[0].iter().any(|g| g.abs() > 0.0));
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         let p = ProsNKonsParams { eta: bad, ..params(Loss::Squared, OnGrowth::Restart, None, 7) };
-        assert!(ProsNKons::new(p).is_err());
+        assert!(ProsNKons::new(&p).is_err());
     }
 }

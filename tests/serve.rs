@@ -106,27 +106,97 @@ where
 
 #[test]
 fn taylor_awv_kept_rounds_equal_pure_ones() {
-    same_as_pure(|| TaylorAwv::new(0.8, 3, 0.5, false).unwrap(), 120, 4);
-    same_as_pure(|| TaylorAwv::new(1.2, 2, 0.1, true).unwrap(), 60, 3);
+    same_as_pure(
+        || {
+            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+                sigma: 0.8,
+                degree: 3,
+                lam: 0.5,
+                ridge: false,
+                ..Default::default()
+            })
+            .unwrap()
+        },
+        120,
+        4,
+    );
+    same_as_pure(
+        || {
+            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+                sigma: 1.2,
+                degree: 2,
+                lam: 0.1,
+                ridge: true,
+                ..Default::default()
+            })
+            .unwrap()
+        },
+        60,
+        3,
+    );
 }
 
 #[test]
 fn rff_awv_kept_rounds_equal_pure_ones() {
     let k = Kernel::Gaussian { sigma: 0.7 };
-    same_as_pure(|| RffAwv::new(k, 30, 1.0, RffVariant::CosSin, false, 3).unwrap(), 100, 3);
+    same_as_pure(
+        || {
+            RffAwv::new(&kernelstream::learners::RffAwvParams {
+                kernel: Some(k),
+                n_features: 30,
+                lam: 1.0,
+                features: RffVariant::CosSin,
+                ridge: false,
+                seed: 3,
+                ..Default::default()
+            })
+            .unwrap()
+        },
+        100,
+        3,
+    );
 }
 
 #[test]
 fn kernel_awv_kept_rounds_equal_pure_ones() {
     let k = Kernel::Laplacian { sigma: 1.0 };
-    same_as_pure(|| KernelAwv::new(k, 0.5, false, 10_000).unwrap(), 90, 3);
+    same_as_pure(
+        || {
+            KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+                kernel: Some(k),
+                lam: 0.5,
+                ridge: false,
+                max_size: 10_000,
+            })
+            .unwrap()
+        },
+        90,
+        3,
+    );
 }
 
 #[test]
 fn nystrom_awv_kept_rounds_equal_pure_ones() {
     let k = Kernel::Gaussian { sigma: 0.6 };
     for w in [KorsWeights::Sqrt, KorsWeights::Inverse] {
-        same_as_pure(|| NystromAwv::new(k, 0.5, 0.05, 0.5, 1.0, w, 9, false).unwrap(), 120, 3);
+        same_as_pure(
+            || {
+                NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+                    kernel: Some(k),
+                    lam: 0.5,
+                    mu: 0.05,
+                    eps: 0.5,
+                    beta: 1.0,
+                    kors_weights: w,
+                    seed: 9,
+                    ridge: false,
+                    ..Default::default()
+                })
+                .unwrap()
+            },
+            120,
+            3,
+        );
     }
     let (dict, _) = data(30, 3, 5);
     same_as_pure(|| NystromAwv::with_dictionary(k, 0.3, &dict, 3, false).unwrap(), 90, 3);
@@ -138,15 +208,17 @@ fn multi_kernel_awv_kept_rounds_equal_pure_ones() {
     for (rule, clip) in [("vaw", None), ("aa", Some((-2.0, 2.0)))] {
         let make = || {
             MultiKernelAwv::new(
-                ks.clone(),
-                16,
-                1.0,
-                RffVariant::CosSin,
-                false,
-                rule,
-                RuleParams::default(),
-                clip,
-                5,
+                &kernelstream::learners::MultiKernelAwvParams {
+                    kernels: ks.clone(),
+                    n_features: 16,
+                    lam: 1.0,
+                    features: RffVariant::CosSin,
+                    ridge: false,
+                    clip,
+                    seed: 5,
+                    ..Default::default()
+                }
+                .with_rule(rule, RuleParams::default()),
             )
             .unwrap()
         };
@@ -159,13 +231,36 @@ fn mixture_kept_rounds_equal_pure_ones() {
     let make = || {
         let (dict, _) = data(20, 3, 5);
         let experts = vec![
-            AnyLearner::TaylorAwv(TaylorAwv::new(0.8, 3, 0.5, false).unwrap()),
+            AnyLearner::TaylorAwv(
+                TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+                    sigma: 0.8,
+                    degree: 3,
+                    lam: 0.5,
+                    ridge: false,
+                    ..Default::default()
+                })
+                .unwrap(),
+            ),
             AnyLearner::RffAwv(
-                RffAwv::new(Kernel::Gaussian { sigma: 0.5 }, 20, 1.0, RffVariant::Cos, false, 3)
-                    .unwrap(),
+                RffAwv::new(&kernelstream::learners::RffAwvParams {
+                    kernel: Some(Kernel::Gaussian { sigma: 0.5 }),
+                    n_features: 20,
+                    lam: 1.0,
+                    features: RffVariant::Cos,
+                    ridge: false,
+                    seed: 3,
+                    ..Default::default()
+                })
+                .unwrap(),
             ),
             AnyLearner::KernelAwv(
-                KernelAwv::new(Kernel::Laplacian { sigma: 1.0 }, 1.0, true, 10_000).unwrap(),
+                KernelAwv::new(&kernelstream::learners::KernelAwvParams {
+                    kernel: Some(Kernel::Laplacian { sigma: 1.0 }),
+                    lam: 1.0,
+                    ridge: true,
+                    max_size: 10_000,
+                })
+                .unwrap(),
             ),
             AnyLearner::NystromAwv(
                 NystromAwv::with_dictionary(Kernel::Gaussian { sigma: 0.6 }, 0.3, &dict, 3, false)
@@ -177,8 +272,26 @@ fn mixture_kept_rounds_equal_pure_ones() {
     same_as_pure(make, 90, 3);
     let make_vaw = || {
         let experts = vec![
-            AnyLearner::TaylorAwv(TaylorAwv::new(0.8, 2, 0.5, false).unwrap()),
-            AnyLearner::TaylorAwv(TaylorAwv::new(0.4, 3, 0.5, false).unwrap()),
+            AnyLearner::TaylorAwv(
+                TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+                    sigma: 0.8,
+                    degree: 2,
+                    lam: 0.5,
+                    ridge: false,
+                    ..Default::default()
+                })
+                .unwrap(),
+            ),
+            AnyLearner::TaylorAwv(
+                TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+                    sigma: 0.4,
+                    degree: 3,
+                    lam: 0.5,
+                    ridge: false,
+                    ..Default::default()
+                })
+                .unwrap(),
+            ),
         ];
         Mixture::new(experts, AnyAggregator::Vaw(VawMeta::new(2, 1.0, false).unwrap())).unwrap()
     };
@@ -205,7 +318,9 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             discount_lams: vec![],
             linear: false,
             share: 0.0,
+            loss_window: 0,
+            restarts: false,
         };
-        same_as_pure(|| AutoKernel::new(cfg.clone()).unwrap(), 110, 3);
+        same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
     }
 }

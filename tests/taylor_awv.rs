@@ -42,7 +42,14 @@ fn inner_product_is_the_truncated_gaussian_kernel() {
 
 #[test]
 fn per_round_state_is_independent_of_t_and_first_prediction_zero() {
-    let mut l = TaylorAwv::new(1.0, 3, 1.0, false).unwrap();
+    let mut l = TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+        sigma: 1.0,
+        degree: 3,
+        lam: 1.0,
+        ridge: false,
+        ..Default::default()
+    })
+    .unwrap();
     let mut rng = Rng::new(8);
     let x: Vec<f64> = (0..4 * 500).map(|_| 2.0 * rng.uniform() - 1.0).collect();
     let y: Vec<f64> = (0..500).map(|i| (x[4 * i]).sin()).collect();
@@ -54,7 +61,14 @@ fn per_round_state_is_independent_of_t_and_first_prediction_zero() {
 
 #[test]
 fn invalid_input_is_rejected_before_any_change() {
-    let mut l = TaylorAwv::new(1.0, 2, 1.0, false).unwrap();
+    let mut l = TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+        sigma: 1.0,
+        degree: 2,
+        lam: 1.0,
+        ridge: false,
+        ..Default::default()
+    })
+    .unwrap();
     let x = [0.1, 0.2, f64::NAN, 0.3, 0.4, 0.5];
     assert!(matches!(stream::learn_many(&mut l, &x, 2, 3, &[1.0, 2.0]), Err(KsError::Input(_))));
     assert_eq!(l.n_seen(), 0);
@@ -64,8 +78,33 @@ fn invalid_input_is_rejected_before_any_change() {
     assert!(matches!(stream::predict_one(&l, &[0.1, 0.2, 0.3, 0.4]), Err(KsError::Input(_))));
     assert!(matches!(stream::learn_many(&mut l, &[], 0, 3, &[]), Err(KsError::Input(_))));
     assert_eq!(l.n_seen(), 1);
-    assert!(matches!(TaylorAwv::new(0.0, 2, 1.0, false), Err(KsError::Parameter(_))));
-    assert!(matches!(TaylorAwv::new(1.0, 2, -1.0, false), Err(KsError::Parameter(_))));
-    let big = TaylorAwv::new(1.0, 8, 1.0, false).unwrap();
+    assert!(matches!(
+        TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+            sigma: 0.0,
+            degree: 2,
+            lam: 1.0,
+            ridge: false,
+            ..Default::default()
+        }),
+        Err(KsError::Parameter(_))
+    ));
+    assert!(matches!(
+        TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+            sigma: 1.0,
+            degree: 2,
+            lam: -1.0,
+            ridge: false,
+            ..Default::default()
+        }),
+        Err(KsError::Parameter(_))
+    ));
+    let big = TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
+        sigma: 1.0,
+        degree: 8,
+        lam: 1.0,
+        ridge: false,
+        ..Default::default()
+    })
+    .unwrap();
     assert!(matches!(stream::predict_one(&big, &[0.0; 30]), Err(KsError::Parameter(_))));
 }

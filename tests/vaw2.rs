@@ -26,8 +26,16 @@ fn vaw_worked_example_m1() {
 
 #[test]
 fn rffawv_first_prediction_is_zero_and_features_bounded() {
-    let mut l =
-        RffAwv::new(Kernel::Laplacian { sigma: 0.1 }, 30, 1.0, RffVariant::Cos, false, 3).unwrap();
+    let mut l = RffAwv::new(&kernelstream::learners::RffAwvParams {
+        kernel: Some(Kernel::Laplacian { sigma: 0.1 }),
+        n_features: 30,
+        lam: 1.0,
+        features: RffVariant::Cos,
+        ridge: false,
+        seed: 3,
+        ..Default::default()
+    })
+    .unwrap();
     let x = [0.2, -0.4, 0.1];
     assert_eq!(l.predict(&x).unwrap(), 0.0);
     assert_eq!(l.predict_learn(&x, 0.7).unwrap(), 0.0);
@@ -59,7 +67,16 @@ fn vaw_regret_bound_on_random_streams() {
             .enumerate()
             .map(|(t, x)| (if t % 7 < 3 { 1.0 } else { -1.0 }) * (0.5 + 0.5 * x[0].abs()))
             .collect();
-        let mut l = RffAwv::new(kernel, m, lam, RffVariant::Cos, false, seed).unwrap();
+        let mut l = RffAwv::new(&kernelstream::learners::RffAwvParams {
+            kernel: Some(kernel),
+            n_features: m,
+            lam,
+            features: RffVariant::Cos,
+            ridge: false,
+            seed,
+            ..Default::default()
+        })
+        .unwrap();
         let mut loss = 0.0;
         for (x, &y) in xs.iter().zip(&ys) {
             let p = l.predict_learn(x, y).unwrap();
@@ -174,18 +191,29 @@ fn multi_kernel_with_one_kernel_and_vaw_meta() {
     // y_hat = z * (sum_{s<t} y_s z_s) / (lam + sum_{s<=t} z_s^2).
     let k = Kernel::Gaussian { sigma: 0.7 };
     let mut mk = MultiKernelAwv::new(
-        vec![k],
-        20,
-        1.0,
-        RffVariant::Cos,
-        false,
-        "vaw",
-        RuleParams::default(),
-        None,
-        5,
+        &kernelstream::learners::MultiKernelAwvParams {
+            kernels: vec![k],
+            n_features: 20,
+            lam: 1.0,
+            features: RffVariant::Cos,
+            ridge: false,
+            clip: None,
+            seed: 5,
+            ..Default::default()
+        }
+        .with_rule("vaw", RuleParams::default()),
     )
     .unwrap();
-    let mut single = RffAwv::new(k, 20, 1.0, RffVariant::Cos, false, 5).unwrap();
+    let mut single = RffAwv::new(&kernelstream::learners::RffAwvParams {
+        kernel: Some(k),
+        n_features: 20,
+        lam: 1.0,
+        features: RffVariant::Cos,
+        ridge: false,
+        seed: 5,
+        ..Default::default()
+    })
+    .unwrap();
     let mut rng = Rng::new(8);
     let (mut szz, mut syz) = (0.0, 0.0);
     for _ in 0..300 {
@@ -221,18 +249,29 @@ fn multi_kernel_with_one_kernel_and_ridge_at_both_levels() {
     let k = Kernel::Laplacian { sigma: 0.9 };
     let (m, lam) = (15usize, 0.5);
     let mut mk = MultiKernelAwv::new(
-        vec![k],
-        m,
-        lam,
-        RffVariant::CosSin,
-        true,
-        "vaw",
-        RuleParams { ridge: true, ..RuleParams::default() },
-        None,
-        6,
+        &kernelstream::learners::MultiKernelAwvParams {
+            kernels: vec![k],
+            n_features: m,
+            lam,
+            features: RffVariant::CosSin,
+            ridge: true,
+            clip: None,
+            seed: 6,
+            ..Default::default()
+        }
+        .with_rule("vaw", RuleParams { ridge: true, ..RuleParams::default() }),
     )
     .unwrap();
-    let mut single = RffAwv::new(k, m, lam, RffVariant::CosSin, true, 6).unwrap();
+    let mut single = RffAwv::new(&kernelstream::learners::RffAwvParams {
+        kernel: Some(k),
+        n_features: m,
+        lam,
+        features: RffVariant::CosSin,
+        ridge: true,
+        seed: 6,
+        ..Default::default()
+    })
+    .unwrap();
     let mut rng = Rng::new(10);
     let r = 2 * m;
     let (mut g, mut b) = (DMatrix::<f64>::zeros(r, r), DVector::<f64>::zeros(r));
@@ -260,8 +299,21 @@ fn meta_ridge_needs_the_vaw_rule() {
     let ks = vec![Kernel::Gaussian { sigma: 1.0 }];
     let p = RuleParams { ridge: true, ..RuleParams::default() };
     let clip = Some((0.0, 1.0));
-    let make =
-        |rule| MultiKernelAwv::new(ks.clone(), 4, 1.0, RffVariant::Cos, false, rule, p, clip, 0);
+    let make = |rule| {
+        MultiKernelAwv::new(
+            &kernelstream::learners::MultiKernelAwvParams {
+                kernels: ks.clone(),
+                n_features: 4,
+                lam: 1.0,
+                features: RffVariant::Cos,
+                ridge: false,
+                clip,
+                seed: 0,
+                ..Default::default()
+            }
+            .with_rule(rule, p),
+        )
+    };
     assert!(make("ewa").is_err());
     match make("vaw").unwrap().meta_rule() {
         AnyAggregator::Vaw(m) => assert!(m.ridge()),

@@ -66,10 +66,13 @@ def extreme(name, default, rng):
             ("__kernel__", rng.choice(["Gaussian", "Laplacian"]), rng.choice(FLOATS))
             for _ in range(rng.randint(1, 3))
         ]
-    if name.endswith(("widths", "lams")):  # AutoKernel's grids: sequences of extreme floats
+    # AutoKernel's grids and forgetting factors: sequences of extreme floats
+    if name.endswith(("widths", "lams")) or name == "discounts":
         return [rng.choice(FLOATS) for _ in range(rng.randint(0, 3))]
-    if default is None and name in ("rank", "budget", "max_dictionary"):
+    if default is None and name in ("rank", "budget", "max_dictionary", "loss_window"):
         return rng.choice(INTS)
+    if default is None and name == "share":  # AutoKernel's: None is the rule's default
+        return rng.choice(FLOATS)
     return default
 
 

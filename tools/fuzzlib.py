@@ -32,10 +32,15 @@ FAILURES = ("panic", "error", "nan", "untouched", "abort", "hang")
 
 
 def catalog():
-    """``{name: (factory, kind, d, domain, task)}`` for every learner, aggregator and sampler."""
+    """``{name: (factory, kind, d, domain, task)}`` for every learner, aggregator and sampler.
+
+    ``task``: ``"r"`` regression, ``"c"`` labels -1/+1, ``"m"`` three outputs (targets
+    ``(n, 3)``: the multi-output protocol and state), ``"k"`` class indices 0..d-1 (the
+    calibration layer: rows are scores)."""
     import kernelstream as ks
     import numpy as np
     from kernelstream import aggregation as agg
+    from kernelstream.calibration import SoftmaxCalibrator
     from kernelstream.kernels import Gaussian, Laplacian, Min
     from kernelstream.samplers import KORS
 
@@ -45,6 +50,36 @@ def catalog():
         "TaylorAWV": (lambda: ks.TaylorAWV(sigma=1.0, degree=2, lam=0.5), L, 3, (-1, 1), "r"),
         "TaylorAWV-d3": (lambda: ks.TaylorAWV(sigma=0.8, degree=3, ridge=True), L, 3, (-1, 1), "r"),
         "TaylorAWV-discounted": (lambda: ks.TaylorAWV(degree=2, gamma=0.9), L, 3, (-1, 1), "r"),
+        # -- multi-output (three target columns) --
+        "TaylorAWV-multi": (lambda: ks.TaylorAWV(degree=2, block_size=4), L, 3, (-1, 1), "m"),
+        "RFFAWV-multi-discounted": (
+            lambda: ks.RFFAWV(Gaussian(0.7), n_features=8, gamma=0.9, block_size=4, seed=3),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
+        "KernelAWV-multi": (
+            lambda: ks.KernelAWV(Gaussian(1.0), ridge=True, max_size=200),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
+        "NystromAWV-multi": (
+            lambda: ks.NystromAWV(Gaussian(0.6), block_size=4, seed=2),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
+        "NystromAWV-multi-fixed": (
+            lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed, ridge=True),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
         "RFFAWV-discounted": (
             lambda: ks.RFFAWV(Gaussian(0.7), n_features=8, gamma=0.95, block_size=4, seed=3),
             L,
@@ -211,6 +246,20 @@ def catalog():
             (-1, 1),
             "r",
         ),
+        "AutoKernel-relative-ewa": (
+            lambda: ks.AutoKernel(
+                warmup=5,
+                widths=(1.0,),
+                discount_widths=(1.0,),
+                rule="ewa",
+                share=0.02,
+                loss_window=3,
+            ),  # fmt: skip
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
         "AutoKernel-rff": (
             lambda: ks.AutoKernel(
                 warmup=5, widths=(1.0,), features="rff", n_features=8, rule="mlpoly", seed=2
@@ -251,6 +300,7 @@ def catalog():
         "MLPoly-share": (lambda: agg.MLPoly(3, share=0.1), "agg", 3, (-1, 1), "r"),
         "MLProd-share": (lambda: agg.MLProd(3, share=0.02), "agg", 3, (-1, 1), "r"),
         "KORS": (lambda: KORS(Gaussian(0.7), mu=0.1, seed=2), "sampler", 3, (-1, 1), "r"),
+        "SoftmaxCalibrator": (lambda: SoftmaxCalibrator(lam=0.5), "calib", 3, (-1, 2), "k"),
         # Conformal intervals: a Python object around a learner (its state: the learner's
         # pickle, the adaptive level and the window of scores).
         "Conformal": (
@@ -261,7 +311,9 @@ def catalog():
             "r",
         ),
         "Conformal-plain": (
-            lambda: ks.Conformal(ks.AutoKernel(warmup=5, widths=(1.0,), lams=(0.5,)), alpha=0.3),
+            lambda: ks.Conformal(
+                ks.AutoKernel(warmup=5, widths=(1.0,), lams=(0.5,)), alpha=0.3, normalize=False
+            ),
             "conformal",
             3,
             (-1, 1),
@@ -276,6 +328,10 @@ def data(entry, n=12, seed=0):
     _, _, d, (lo, hi), task = entry
     rng = np.random.default_rng(seed)
     X = rng.uniform(lo, hi, size=(n, d))
+    if task == "m":
+        return X, np.sin(3 * X[:, :1] + np.arange(3)) + 0.1 * rng.normal(size=(n, 3))
+    if task == "k":
+        return X, rng.integers(0, d, n)
     y = np.sign(X[:, 0] + 0.1) if task == "c" else np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=n)
     y[y == 0] = 1.0
     return X, y
@@ -286,6 +342,8 @@ def train(obj, kind, X, y):
         obj.learn_many(X, y)
     elif kind == "agg":
         obj.progressive_predict(X, y)
+    elif kind == "calib":
+        obj.learn(X, y)
     else:
         obj.step_many(X)
 
@@ -302,13 +360,19 @@ def exercise(obj, kind, X, y):
 
     finite = True
     if kind == "learner":
-        finite &= bool(np.isfinite(obj.predict_one(X[0])))
+        finite &= bool(np.all(np.isfinite(obj.predict_one(X[0]))))
         obj.learn_one(X[1], y[1])
         finite &= bool(np.all(np.isfinite(obj.progressive_predict(X[2:6], y[2:6]))))
         finite &= bool(np.all(np.isfinite(obj.predict_many(X[6:8]))))
         obj.get_params()
         pickle.loads(pickle.dumps(obj)).predict_one(X[0])
-        if obj.has_predictive_std:  # NaN is legitimate before a noise estimate exists
+        if y.ndim == 2:  # multi-output: a column added, then learned
+            obj.add_outputs(1)
+            obj.learn_one(X[-1], np.append(y[-1], 1.0))
+            finite &= bool(np.all(np.isfinite(obj.predict_many(X[:2]))))
+        if (
+            y.ndim == 1 and obj.has_predictive_std
+        ):  # NaN is legitimate before a noise estimate exists
             obj.predict_std(X[6:8])
             obj.progressive_predict_std(X[8:10], y[8:10])
     elif kind == "conformal":
@@ -326,6 +390,12 @@ def exercise(obj, kind, X, y):
         finite &= bool(np.all(np.isfinite(obj.progressive_predict(X[2:6], y[2:6]))))
         _ = obj.weights
         pickle.loads(pickle.dumps(obj)).predict(X[0])
+    elif kind == "calib":
+        finite &= bool(np.all(np.isfinite(obj.predict_proba(X[:2]))))
+        finite &= bool(np.all(np.isfinite(obj.progressive_proba(X[2:6], y[2:6]))))
+        obj.add_class()
+        finite &= bool(np.all(np.isfinite(obj.predict_proba(np.column_stack([X[:2], X[:2, :1]])))))
+        pickle.loads(pickle.dumps(obj)).predict_proba(np.column_stack([X[:1], X[:1, :1]]))
     else:
         obj.step(X[0])
         obj.probability(X[1])

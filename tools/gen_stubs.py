@@ -109,6 +109,8 @@ def py_type(rust: str, cls: str, arg: bool) -> str:
         return "bytes"
     if name == "PyDict":
         return "dict[str, Any]"
+    if name == "PyList":
+        return "list[Any]"
     if name == "PyType":
         return "type"
     if name in ("PyAny", "PyObject"):
@@ -227,7 +229,8 @@ def _signature(obj, rust: RustFn | None, cls: str, kind: str) -> str:
         if p.kind is p.VAR_POSITIONAL:
             s, seen_star = "*" + p.name, True
         elif p.kind is p.VAR_KEYWORD:
-            s = "**" + p.name
+            # keyword arguments into a parameter struct: names and values in registry()
+            s, ann = "**" + p.name, "Any"
         elif p.kind is p.KEYWORD_ONLY and not seen_star:
             parts.append("*")
             seen_star = True

@@ -71,6 +71,50 @@ def _taylor_blocked(quick):
     return out
 
 
+class _FirstColumn:
+    """A learner fed only the first column of ``Y`` (the one-output side of a
+    multi-output comparison)."""
+
+    def __init__(self, learner):
+        self.learner = learner
+
+    def progressive_predict(self, X, Y):
+        return self.learner.progressive_predict(X, Y[:, 0])
+
+
+def _multi_output(quick):
+    """TaylorAWV with K = 10 outputs against K = 1 on the same rows (the outputs share
+    ``A^-1``: one mat-vec plus K dot products per round), timed alternately in one run;
+    the printed cost ratio K=10 / K=1 is the figure (target <= 1.5 at r >= 200)."""
+    from . import TaylorAWV
+
+    out = []
+    # (d, M, block_size): r = C(M+d, d) = 210, 210, 495
+    settings = [(19, 2, None, 6000), (19, 2, 1, 6000), (8, 4, None, 2000)]
+    if quick:
+        settings = [(19, 2, None, 1500), (19, 2, 1, 1500)]
+    k = 10
+    for d, m, bs, n in settings:
+        X, y = _uniform_stream(n, d)
+        W = np.random.default_rng(2).standard_normal((d, k))
+        Y = np.sin(X @ W) + 0.1 * y[:, None]
+        out.append(
+            BenchCase(
+                label=f"d={d} M={m} K={k} bs={bs or 'auto'}",
+                make_fast=lambda m=m, bs=bs: TaylorAWV(sigma=1.0, degree=m, block_size=bs),
+                make_reference=lambda m=m, bs=bs: _FirstColumn(
+                    TaylorAWV(sigma=1.0, degree=m, block_size=bs)
+                ),
+                X=X,
+                y=Y,
+                reference_rounds=n,
+                reference_is_learner=True,
+                cost_ratio=f"K={k}/K=1 cost",
+            )
+        )
+    return out
+
+
 def _nystrom_blocked(quick):
     """NystromAWV on a fixed dictionary of m points, ``block_size=None`` (blocks of
     rounds: one pass over the Cholesky factor per block) against ``block_size=1``."""
@@ -646,6 +690,7 @@ CASES = {
     "kernel-awv": _kernel_awv,
     "nystrom-awv": _nystrom_awv,
     "nystrom-blocked": _nystrom_blocked,
+    "multi-output": _multi_output,
     "kors": _kors,
     "rff-awv": _rff_awv,
     "multi-kernel-awv": _multi_kernel,

@@ -27,3 +27,6 @@ class BenchCase:
     #: the reference is the serving loop of the same learner: print the rate ratio
     #: (serving loop / ``progressive_predict``) too.
     serve: bool = False
+    #: the two sides are the same work at two sizes: time them alternately in one run
+    #: and print the cost ratio (fast / reference) under this name.
+    cost_ratio: str | None = None

@@ -32,6 +32,21 @@ def _time_fast(case: BenchCase):
     return best / n, m.dim
 
 
+def _time_alternately(case: BenchCase, repeats: int = 3):
+    """Best ``progressive_predict`` time per round of each side, alternating A and B."""
+    best = [float("inf"), float("inf")]
+    for _ in range(repeats):
+        for i, make in enumerate((case.make_fast, case.make_reference)):
+            m = make()
+            t0 = time.perf_counter()
+            m.progressive_predict(case.X, case.y)
+            best[i] = min(best[i], time.perf_counter() - t0)
+    fast = case.make_fast()
+    fast.learn_many(case.X[:1], case.y[:1])
+    n = case.X.shape[0]
+    return best[0] / n, fast.dim, best[1] / n
+
+
 def _time_reference(case: BenchCase):
     if case.reference_is_learner:
         best = float("inf")
@@ -134,6 +149,8 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
         for case in all_cases[name](quick):
             if case.serve:
                 fast, dim, ref = _time_serve(case)
+            elif case.cost_ratio:
+                fast, dim, ref = _time_alternately(case)
             else:
                 fast, dim = _time_fast(case)
                 ref = _time_reference(case)
@@ -157,6 +174,9 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
                     f"  {row['gflops']:6.1f} GFlop/s (reference {row['reference_gflops']:.1f}, "
                     f"dgemm 1 core {dgemm:.1f})"
                 )
+            if case.cost_ratio:
+                row["cost_ratio"] = fast / ref
+                extra = f"  {case.cost_ratio} {fast / ref:.2f}"
             if case.serve:
                 row["serve_rate_ratio"] = fast / ref
                 extra = f"  serve/progressive rate {fast / ref:.2f}"

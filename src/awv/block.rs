@@ -75,11 +75,16 @@ pub fn run(
         &mut sc.g,
         View::col_major(n, n, 0, n),
     );
-    // pb = P^T B (n x K by columns: column j holds x_l^T A_0^{-1} B_j).
-    for (pbj, bj) in sc.pb.chunks_exact_mut(n).zip(b.chunks_exact(r)) {
+    // pb = P^T B (n x K by columns: column j holds x_l^T A_0^{-1} B_j); one
+    // output by dot products (the single-output numbers), several by one product.
+    if k == 1 {
         for (l, pl) in sc.p.chunks_exact(r).enumerate() {
-            pbj[l] = dot(pl, bj);
+            sc.pb[l] = dot(pl, b);
         }
+    } else {
+        let pt = View { rows: n, cols: r, off: 0, rs: r, cs: 1 };
+        let (bv, cv) = (View::col_major(r, k, 0, r), View::col_major(n, k, 0, n));
+        gemm(1.0, &sc.p, pt, b, bv, 0.0, &mut sc.pb, cv);
     }
     if !recursion_multi(&sc.g, &sc.pb, y, k, ridge, out, deltas, &mut sc.u, &mut sc.m) {
         return false;

@@ -574,8 +574,8 @@ impl LinearAwv {
                 &mut self.blk,
             );
             if ok {
-                for (i, (xi, yi)) in x.chunks_exact(r).zip(y.chunks_exact(k)).enumerate() {
-                    outputs::add_round(&mut self.b, xi, yi, |yj| yj);
+                outputs::add_rounds(&mut self.b, x, y, r, k);
+                for (i, yi) in y.chunks_exact(k).enumerate() {
                     let pred = &out[start + i * k..start + (i + 1) * k];
                     self.finish_round(self.deltas[i], yi, pred);
                 }

@@ -14,6 +14,7 @@
 //! adding it equals having had it from the first round, discounted or not.
 
 use crate::linalg::blas::{axpy, dot};
+use crate::linalg::gemm::{gemm, View};
 
 /// The `K` predictions of one round from `h = A^{-1} v` and `delta = v . h`:
 /// `h . B_j` (ridge) or `h . B_j / (1 + delta)` (AWV).
@@ -36,6 +37,21 @@ pub(super) fn add_round(b: &mut [f64], v: &[f64], y: &[f64], f: impl Fn(f64) -> 
     for (bj, &yj) in b.chunks_exact_mut(v.len()).zip(y) {
         axpy(f(yj), v, bj);
     }
+}
+
+/// `B += X^T Y` for the `n` rows of row-major `x` (`n x r`) and `y` (`n x K`):
+/// one output row by row (the single-output numbers), several as one product.
+pub(super) fn add_rounds(b: &mut [f64], x: &[f64], y: &[f64], r: usize, k: usize) {
+    if k == 1 || r == 0 {
+        for (xi, yi) in x.chunks_exact(r.max(1)).zip(y.chunks_exact(k)) {
+            add_round(b, &xi[..r], yi, |yj| yj);
+        }
+        return;
+    }
+    let n = y.len() / k;
+    let xt = View { rows: r, cols: n, off: 0, rs: 1, cs: r };
+    let yv = View { rows: n, cols: k, off: 0, rs: k, cs: 1 };
+    gemm(1.0, x, xt, y, yv, 1.0, b, View::col_major(r, k, 0, r));
 }
 
 /// `sum_j y_j^2` (the regret diagnostic sums the outputs' squared targets).

@@ -25,10 +25,34 @@ pub struct AveragedKernelSgd {
     a: Vec<f64>,
 }
 
+crate::params! {
+    /// The parameters of [`AveragedKernelSgd`] (defaults: those of the Python class
+    /// `AveragedKernelSGD`).
+    pub struct AveragedKernelSgdParams {
+        /// The kernel.
+        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        /// Step size scale `gamma_0` of `gamma_n = gamma_0 n^-zeta`.
+        gamma0: f64 = 1.0 => "float", "> 0";
+        /// Step size decay `zeta`.
+        zeta: f64 = 0.5 => "float", ">= 0";
+    }
+}
+
+impl AveragedKernelSgdParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::params::required("AveragedKernelSGD", "a kernel", &self.kernel)?;
+        positive("gamma0", self.gamma0)?;
+        non_negative("zeta", self.zeta).map(|_| ())
+    }
+}
+
 impl AveragedKernelSgd {
-    pub fn new(kernel: Kernel, gamma0: f64, zeta: f64) -> Result<Self> {
-        positive("gamma0", gamma0)?;
-        non_negative("zeta", zeta)?;
+    pub fn new(p: &AveragedKernelSgdParams) -> Result<Self> {
+        p.validate()?;
+        let Some(kernel) = p.kernel else {
+            return crate::param_err!("AveragedKernelSGD needs a kernel");
+        };
+        let (gamma0, zeta) = (p.gamma0, p.zeta);
         Ok(AveragedKernelSgd { kernel, gamma0, zeta, d: None, xs: Vec::new(), a: Vec::new() })
     }
 
@@ -130,9 +154,6 @@ impl crate::state::ValidState for AveragedKernelSgd {
         finite("coefficients", &self.a)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("gamma0", &self.gamma0, &fresh.gamma0)?;
-        same("zeta", &self.zeta, &fresh.zeta)
+        crate::state::same_fields!(self, fresh; kernel, gamma0, zeta)
     }
 }

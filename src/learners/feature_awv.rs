@@ -98,10 +98,9 @@ pub(crate) fn check_awv_memory(learner: &str, r: usize) -> Result<()> {
 }
 
 impl<F: LazyFeatureMap> FeatureAwv<F> {
-    /// The learner for already checked map parameters (`lam > 0` is checked here).
-    pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Result<Self> {
-        crate::error::positive("lam", lam)?;
-        Ok(FeatureAwv {
+    /// The learner for already checked parameters (the learner's `validate`).
+    pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Self {
+        FeatureAwv {
             params,
             lam,
             ridge,
@@ -109,7 +108,7 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
             block_size: None,
             state: None,
             kept: Default::default(),
-        })
+        }
     }
 
     /// Sets the forgetting factor `gamma` in (0, 1] (1: no discounting).
@@ -192,13 +191,8 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
             let v = vec![0.0; features.dim()];
             self.state = Some(State { features, engine, v });
         }
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal(format!("{} state missing", F::LEARNER)))?;
-        if st.v.len() != st.engine.dim() {
-            st.v = vec![0.0; st.engine.dim()];
-        }
+        let st = super::batch::built(&mut self.state, F::LEARNER)?;
+        super::batch::sized(&mut st.v, st.engine.dim());
         Ok(st)
     }
 
@@ -308,19 +302,7 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         Ok(p[0])
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(x, d, y, Some(out))
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        self.run_rows(x, d, y, None)
-    }
+    super::batch::run_rows_batch_paths!();
 
     /// One matrix-matrix product per chunk of rows ([`LinearAwv::predict_many`]) when
     /// the learner runs blocks; single predictions (bit for bit `predict`) otherwise.
@@ -506,11 +488,8 @@ impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
         Ok(())
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
         F::check_params(&self.params, &fresh.params)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
-        same("gamma", &self.gamma, &fresh.gamma)
+        crate::state::same_fields!(self, fresh; lam, ridge, gamma)
     }
     fn adopt_settings(&mut self, fresh: &Self) {
         self.block_size = fresh.block_size;

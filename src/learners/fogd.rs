@@ -78,31 +78,53 @@ impl From<FogdState> for FogdStateFields {
     }
 }
 
-impl Fogd {
-    pub fn new(
-        kernel: Kernel,
-        n_features: usize,
-        lr: f64,
-        loss: Loss,
-        epsilon: f64,
-        seed: u64,
-    ) -> Result<Self> {
+crate::params! {
+    /// The parameters of [`Fogd`] (defaults: those of the Python class `FOGD`).
+    pub struct FogdParams {
+        /// The shift-invariant kernel whose random features are drawn.
+        kernel: Option<Kernel> = None => "object", "a Gaussian or Laplacian kernel", required;
+        /// Frequencies `m` (`2m` features).
+        n_features: usize = 100 => "int", "in [1, 10000000]";
+        /// Step size of the gradient step.
+        lr: f64 = 0.1 => "float", "> 0";
+        /// The loss.
+        loss: Loss = Loss::Squared => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+        /// No-update zone `|f - y| <= epsilon` (squared loss only).
+        epsilon: f64 = 0.0 => "float", ">= 0";
+        /// Seed of the frequencies.
+        seed: u64 = 0 => "int", ">= 0";
+    }
+}
+
+impl FogdParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::params::required("FOGD", "a kernel", &self.kernel)?;
+        let n_features = self.n_features;
         if n_features == 0 || n_features > MAX_FOGD_FEATURES {
             return crate::param_err!(
                 "n_features must be an integer in [1, {MAX_FOGD_FEATURES}], got {n_features}"
             );
         }
-        positive("lr", lr)?;
-        non_negative("epsilon", epsilon)?;
+        positive("lr", self.lr)?;
+        non_negative("epsilon", self.epsilon)?;
         crate::limits::check_doubles(
             &format!("FOGD with {n_features} features"),
             Some(4 * n_features as u128),
         )?;
-        if epsilon > 0.0 && loss != Loss::Squared {
+        if self.epsilon > 0.0 && self.loss != Loss::Squared {
             return crate::param_err!(
                 "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
             );
         }
+        Ok(())
+    }
+}
+
+impl Fogd {
+    pub fn new(p: &FogdParams) -> Result<Self> {
+        p.validate()?;
+        let Some(kernel) = p.kernel else { return crate::param_err!("FOGD needs a kernel") };
+        let (n_features, lr, loss, epsilon, seed) = (p.n_features, p.lr, p.loss, p.epsilon, p.seed);
         // Validate the kernel now rather than at the first call.
         rff::spectral(&kernel)?;
         Ok(Fogd {
@@ -135,13 +157,8 @@ impl Fogd {
             )?;
             self.state = Some(FogdState { map, w: vec![0.0; 2 * n], z: vec![0.0; 2 * n] });
         }
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("FOGD state missing".into()))?;
-        if st.z.len() != st.w.len() {
-            st.z = vec![0.0; st.w.len()];
-        }
+        let st = super::batch::built(&mut self.state, "FOGD")?;
+        super::batch::sized(&mut st.z, st.w.len());
         Ok(st)
     }
 
@@ -272,12 +289,6 @@ impl crate::state::ValidState for Fogd {
         Ok(())
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("n_features", &self.n_features, &fresh.n_features)?;
-        same("lr", &self.lr, &fresh.lr)?;
-        same("loss", &self.loss, &fresh.loss)?;
-        same("epsilon", &self.epsilon, &fresh.epsilon)?;
-        same("seed", &self.seed, &fresh.seed)
+        crate::state::same_fields!(self, fresh; kernel, n_features, lr, loss, epsilon, seed)
     }
 }

@@ -86,12 +86,36 @@ struct NewRow {
     s: f64,
 }
 
-impl KernelAwv {
-    pub fn new(kernel: Kernel, lam: f64, ridge: bool, max_size: usize) -> Result<Self> {
-        positive("lam", lam)?;
-        if max_size == 0 {
+crate::params! {
+    /// The parameters of [`KernelAwv`] (defaults: those of the Python class `KernelAWV`).
+    pub struct KernelAwvParams {
+        /// The kernel.
+        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        /// Ridge parameter `lambda`.
+        lam: f64 = 1.0 => "float", "> 0";
+        /// Online ridge (predict with `A_{t-1}`) instead of AWV.
+        ridge: bool = false => "bool", "True or False";
+        /// Rounds kept at most (the factor is `max_size^2 / 2` doubles).
+        max_size: usize = 20000 => "int", ">= 1";
+    }
+}
+
+impl KernelAwvParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::params::required("KernelAWV", "a kernel", &self.kernel)?;
+        positive("lam", self.lam)?;
+        if self.max_size == 0 {
             return crate::param_err!("max_size must be >= 1, got 0");
         }
+        Ok(())
+    }
+}
+
+impl KernelAwv {
+    pub fn new(p: &KernelAwvParams) -> Result<Self> {
+        p.validate()?;
+        let Some(kernel) = p.kernel else { return crate::param_err!("KernelAWV needs a kernel") };
+        let (lam, ridge, max_size) = (p.lam, p.ridge, p.max_size);
         // At capacity the factor holds max_size (max_size + 1) / 2 doubles.
         crate::limits::check_doubles(
             &format!("KernelAWV with max_size = {max_size} (a factor of max_size^2 / 2 doubles)"),
@@ -611,10 +635,6 @@ impl crate::state::ValidState for KernelAwv {
         ensure(!self.regret_term.is_nan(), || "the regret diagnostic is NaN".into())
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
-        same("max_size", &self.max_size, &fresh.max_size)
+        crate::state::same_fields!(self, fresh; kernel, lam, ridge, max_size)
     }
 }

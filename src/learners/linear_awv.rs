@@ -23,7 +23,8 @@ pub struct AffineParams;
 
 impl LinearAwvLearner {
     pub fn new(lam: f64, ridge: bool) -> Result<Self> {
-        FeatureAwv::with_params(AffineParams, lam, ridge)
+        crate::error::positive("lam", lam)?;
+        Ok(FeatureAwv::with_params(AffineParams, lam, ridge))
     }
 }
 

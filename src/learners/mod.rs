@@ -3,6 +3,7 @@
 //! protocol over whole arrays for any of them.
 
 pub mod averaged_sgd;
+mod batch;
 pub mod feature_awv;
 pub mod fogd;
 pub mod kept;
@@ -20,22 +21,25 @@ pub mod raker;
 pub mod rff_awv;
 pub mod taylor_awv;
 
-pub use averaged_sgd::AveragedKernelSgd;
+pub use averaged_sgd::{AveragedKernelSgd, AveragedKernelSgdParams};
 pub use feature_awv::{FeatureAwv, LazyFeatureMap};
-pub use fogd::Fogd;
+pub use fogd::{Fogd, FogdParams};
 pub use kept::Kept;
-pub use kernel_awv::KernelAwv;
+pub use kernel_awv::{KernelAwv, KernelAwvParams};
 pub use linear_awv::LinearAwvLearner;
 pub use losses::Loss;
-pub use multi_kernel_awv::MultiKernelAwv;
-pub use nogd::Nogd;
-pub use nystrom_awv::{auto_block_size as nystrom_auto_block_size, NystromAwv, NystromStats};
-pub use omkl_gf::OmklGf;
-pub use online_projection::{OnlineProjection, ProjectionConfig};
+pub use multi_kernel_awv::{MultiKernelAwv, MultiKernelAwvParams};
+pub use nogd::{Nogd, NogdParams};
+pub use nystrom_awv::{
+    auto_block_size as nystrom_auto_block_size, FixedDictionary, NystromAwv, NystromAwvParams,
+    NystromStats,
+};
+pub use omkl_gf::{OmklGf, OmklGfParams};
+pub use online_projection::{OnlineProjection, OnlineProjectionParams, ProjectionConfig};
 pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
-pub use raker::Raker;
-pub use rff_awv::{RffAwv, RffParams};
-pub use taylor_awv::{TaylorAwv, TaylorParams};
+pub use raker::{Raker, RakerParams};
+pub use rff_awv::{RffAwv, RffAwvParams, RffParams};
+pub use taylor_awv::{TaylorAwv, TaylorAwvParams, TaylorParams};
 
 use crate::error::Result;
 
@@ -122,11 +126,7 @@ pub trait OnlineLearner {
     /// onto `out`; polls Ctrl-C. The default loops [`OnlineLearner::predict`]; a
     /// learner may batch it (for example as one matrix-matrix product).
     fn predict_rows(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {
-        for row in x.chunks_exact(d) {
-            crate::interrupt::poll()?;
-            out.push(self.predict(row)?);
-        }
-        Ok(())
+        batch::predict_each(self, x, d, out)
     }
 
     /// The prediction for `x` as the next round and its predictive standard deviation

@@ -103,27 +103,66 @@ struct State {
     yhat: Vec<f64>,
 }
 
-impl MultiKernelAwv {
-    /// `rule` names the meta rule ([`crate::aggregation::RULES`]) and `rule_params` its
-    /// parameters, except that the meta VAW's ridge is `lam` and the AA's range is
-    /// `clip` (required by "aa"); `rule_params.ridge` is online ridge at the meta level.
-    /// The Fixed Share rate is set by [`MultiKernelAwv::with_drift`].
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        kernels: Vec<Kernel>,
-        n_features: usize,
-        lam: f64,
-        variant: RffVariant,
-        ridge: bool,
-        rule: &str,
-        rule_params: RuleParams,
-        clip: Option<(f64, f64)>,
-        seed: u64,
-    ) -> Result<Self> {
+crate::params! {
+    /// The parameters of [`MultiKernelAwv`] (defaults: those of the Python class
+    /// `MultiKernelAWV`).
+    pub struct MultiKernelAwvParams {
+        /// The kernels, one AWV expert each (shift-invariant: random features).
+        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+        /// Frequencies per kernel.
+        n_features: usize = 50 => "int", "in [1, 20000]";
+        /// Ridge parameter `lambda` of the experts (and of a VAW meta level).
+        lam: f64 = 1.0 => "float", "> 0";
+        /// The meta rule, a name of [`crate::aggregation::RULES`].
+        aggregator: String = "vaw".into() => "str", "one of ('vaw', 'ewa', 'aa', 'boa', 'mlpoly', 'mlprod')";
+        /// Label range `(lo, hi)` the expert predictions are clipped to (needed by "aa").
+        clip: Option<(f64, f64)> = None => "seq", "None or a pair of finite numbers lo < hi";
+        /// Seed of the frequencies.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Learning rate of "ewa".
+        eta: f64 = RuleParams::default().eta => "float", "> 0";
+        /// Linearised (gradient) losses for "boa", "mlpoly", "mlprod".
+        gradient: bool = RuleParams::default().gradient => "bool", "True or False";
+        /// The feature map.
+        features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
+        /// Online ridge (predict with `A_{t-1}`) instead of AWV for the experts.
+        ridge: bool = false => "bool", "True or False";
+        /// Online ridge at a VAW meta level (None: `ridge` when the rule is "vaw").
+        meta_ridge: Option<bool> = None => "bool", "None, True or False (True needs 'vaw')";
+        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
+        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+        /// Threads running the experts (0: one per core); not part of the state.
+        threads: usize = 0 => "int", ">= 0";
+        /// Forgetting factor of the experts (1: none).
+        gamma: f64 = 1.0 => "float", "in (0, 1]";
+        /// Fixed Share rate of the meta rule ("ewa", "boa", "mlpoly", "mlprod").
+        share: f64 = 0.0 => "float", "in [0, 1]";
+    }
+}
+
+impl MultiKernelAwvParams {
+    pub fn validate(&self) -> Result<()> {
+        self.meta()?.with_share(self.share).map(|_| ())
+    }
+
+    /// These parameters with the meta rule `rule` and its parameters (`eta`, `gradient`,
+    /// `ridge` as `meta_ridge`).
+    pub fn with_rule(mut self, rule: &str, p: RuleParams) -> Self {
+        self.aggregator = rule.into();
+        self.eta = p.eta;
+        self.gradient = p.gradient;
+        self.meta_ridge = Some(p.ridge);
+        self
+    }
+
+    /// Checks every value but `share`; the meta rule (fresh, without Fixed Share).
+    fn meta(&self) -> Result<AnyAggregator> {
+        let (kernels, clip, rule) = (&self.kernels, self.clip, self.aggregator.as_str());
         if kernels.is_empty() {
             return crate::param_err!("kernels must hold at least one kernel");
         }
-        positive("lam", lam)?;
+        positive("lam", self.lam)?;
+        let n_features = self.n_features;
         if n_features == 0 || n_features > MAX_RFF_FEATURES {
             return crate::param_err!(
                 "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
@@ -141,16 +180,34 @@ impl MultiKernelAwv {
                 "aggregator \"aa\" needs the label range: pass clip=(lo, hi)"
             );
         }
-        if rule_params.ridge && rule != "vaw" {
+        // None: online ridge at the meta level too when the meta level is VAW
+        let meta_ridge = self.meta_ridge.unwrap_or(self.ridge && rule == "vaw");
+        if meta_ridge && rule != "vaw" {
             return crate::param_err!(
                 "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {rule:?}"
             );
         }
         // eta is checked whatever the rule, so that a bad value is never silently kept
-        positive("eta", rule_params.eta)?;
+        positive("eta", self.eta)?;
+        check_block_size(self.block_size)?;
+        check_threads(self.threads)?;
+        crate::awv::check_gamma(self.gamma)?;
         let (lo, hi) = clip.unwrap_or((0.0, 1.0));
-        let params = RuleParams { lam, lo, hi, share: 0.0, ..rule_params };
-        let rule = Box::new(AnyAggregator::from_spec(rule, kernels.len(), &params)?);
+        let (lam, eta, gradient) = (self.lam, self.eta, self.gradient);
+        let params =
+            RuleParams { lam, lo, hi, eta, gradient, ridge: meta_ridge, ..RuleParams::default() };
+        AnyAggregator::from_spec(rule, kernels.len(), &params)
+    }
+}
+
+impl MultiKernelAwv {
+    /// The learner; the meta rule is built through [`AnyAggregator::from_spec`] (the
+    /// meta VAW's ridge is `lam`, the AA's range `clip`).
+    pub fn new(p: &MultiKernelAwvParams) -> Result<Self> {
+        p.validate()?;
+        let rule = Box::new(p.meta()?);
+        let MultiKernelAwvParams { ref kernels, n_features, lam, clip, seed, ridge, .. } = *p;
+        let (kernels, variant) = (kernels.clone(), p.features);
         let me = MultiKernelAwv {
             kernels,
             n_features,
@@ -168,7 +225,7 @@ impl MultiKernelAwv {
             kept: Default::default(),
         };
         me.check_memory(None)?;
-        Ok(me)
+        me.with_block_size(p.block_size)?.with_threads(p.threads)?.with_drift(p.gamma, p.share)
     }
 
     /// Every kernel has its own AWV expert (`r(r+1)/2 + 2r` doubles), its random
@@ -277,19 +334,10 @@ impl MultiKernelAwv {
         }
         let r = self.feature_dim();
         let n = self.kernels.len();
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("MultiKernelAWV state missing".into()))?;
-        if st.v.len() != r {
-            st.v = vec![0.0; r];
-        }
-        if st.z.len() != n {
-            st.z = vec![0.0; n];
-        }
-        if st.raw.len() != n {
-            st.raw = vec![0.0; n];
-        }
+        let st = super::batch::built(&mut self.state, "MultiKernelAWV")?;
+        super::batch::sized(&mut st.v, r);
+        super::batch::sized(&mut st.z, n);
+        super::batch::sized(&mut st.raw, n);
         if st.scratch.len() != n {
             st.scratch = vec![Scratch::default(); n];
         }
@@ -620,19 +668,7 @@ impl OnlineLearner for MultiKernelAwv {
         Ok(meta.predict_update(z, y))
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(x, d, y, Some(out), None)
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        self.run_rows(x, d, y, None, None)
-    }
+    super::batch::run_rows_batch_paths!(None);
 
     /// The experts' predictions as matrix-matrix products ([`LinearAwv::predict_many`],
     /// experts in parallel) when the learner runs blocks; single predictions (bit for
@@ -642,13 +678,7 @@ impl OnlineLearner for MultiKernelAwv {
             .state
             .as_ref()
             .filter(|_| self.block_size.unwrap_or_else(|| auto_block_size(self.feature_dim())) > 1);
-        let Some(st) = blocked else {
-            for row in x.chunks_exact(d) {
-                crate::interrupt::poll()?;
-                out.push(self.predict(row)?);
-            }
-            return Ok(());
-        };
+        let Some(st) = blocked else { return super::batch::predict_each(self, x, d, out) };
         let nk = st.experts.len();
         let workers = Workers::new(self.threads);
         let mut cols = vec![Vec::new(); nk];
@@ -689,7 +719,7 @@ impl OnlineLearner for MultiKernelAwv {
 }
 
 // The format version of a pickled MultiKernelAwv: bump it when a serialised field changes.
-crate::state::state_version!(MultiKernelAwv, 5);
+crate::state::state_version!(MultiKernelAwv, 6);
 
 impl crate::state::ValidState for MultiKernelAwv {
     fn validate(&self) -> Result<()> {
@@ -716,17 +746,9 @@ impl crate::state::ValidState for MultiKernelAwv {
         st.meta.check_config(&self.rule)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernels", &self.kernels, &fresh.kernels)?;
-        same("n_features", &self.n_features, &fresh.n_features)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("features", &self.variant, &fresh.variant)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
         self.rule.check_config(&fresh.rule)?;
-        same("clip", &self.clip, &fresh.clip)?;
-        same("seed", &self.seed, &fresh.seed)?;
-        same("gamma", &self.gamma, &fresh.gamma)?;
-        same("share", &self.share, &fresh.share)
+        crate::state::same_fields!(self, fresh;
+            kernels, n_features, lam, variant: "features", ridge, clip, seed, gamma, share)
     }
     fn adopt_settings(&mut self, fresh: &Self) {
         self.block_size = fresh.block_size;

@@ -50,37 +50,63 @@ pub struct Nogd {
     phi: Vec<f64>,
 }
 
-impl Nogd {
-    pub fn new(
-        kernel: Kernel,
-        budget: usize,
-        rank: Option<usize>,
-        lr: f64,
-        loss: Loss,
-        epsilon: f64,
-    ) -> Result<Self> {
+crate::params! {
+    /// The parameters of [`Nogd`] (defaults: those of the Python class `NOGD`).
+    pub struct NogdParams {
+        /// The kernel.
+        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        /// Support points kept before the embedding step (`B`).
+        budget: usize = 100 => "int", "in [1, 20000]";
+        /// Rank `k` of the embedding (None: `round(0.2 B)`).
+        rank: Option<usize> = None => "int", "None or in [1, budget]";
+        /// Step size.
+        lr: f64 = 0.2 => "float", "> 0";
+        /// The loss.
+        loss: Loss = Loss::Squared => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+        /// No-update zone `|f - y| <= epsilon` (squared loss only).
+        epsilon: f64 = 0.0 => "float", ">= 0";
+    }
+}
+
+impl NogdParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::params::required("NOGD", "a kernel", &self.kernel)?;
+        self.rank_or_default().map(|_| ())?;
+        positive("lr", self.lr)?;
+        non_negative("epsilon", self.epsilon)?;
+        if self.epsilon > 0.0 && self.loss != Loss::Squared {
+            return crate::param_err!(
+                "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
+            );
+        }
+        Ok(())
+    }
+
+    /// The rank, `round(0.2 B)` when not given (checked against the budget).
+    fn rank_or_default(&self) -> Result<usize> {
+        let budget = self.budget;
         if budget == 0 || budget > MAX_NOGD_BUDGET {
             return crate::param_err!(
                 "budget must be an integer in [1, {MAX_NOGD_BUDGET}], got {budget}"
             );
         }
-        let rank = match rank {
+        match self.rank {
             // Lu et al.: k = 0.2 B.
-            None => ((0.2 * budget as f64).round() as usize).max(1),
-            Some(k) if k >= 1 && k <= budget => k,
+            None => Ok(((0.2 * budget as f64).round() as usize).max(1)),
+            Some(k) if k >= 1 && k <= budget => Ok(k),
             Some(k) => {
-                return crate::param_err!(
-                    "rank must be an integer in [1, budget = {budget}], got {k}"
-                )
+                crate::param_err!("rank must be an integer in [1, budget = {budget}], got {k}")
             }
-        };
-        positive("lr", lr)?;
-        non_negative("epsilon", epsilon)?;
-        if epsilon > 0.0 && loss != Loss::Squared {
-            return crate::param_err!(
-                "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
-            );
         }
+    }
+}
+
+impl Nogd {
+    pub fn new(p: &NogdParams) -> Result<Self> {
+        p.validate()?;
+        let Some(kernel) = p.kernel else { return crate::param_err!("NOGD needs a kernel") };
+        let rank = p.rank_or_default()?;
+        let (budget, lr, loss, epsilon) = (p.budget, p.lr, p.loss, p.epsilon);
         // The embedding step forms the budget x budget kernel matrix and its eigenvectors.
         crate::limits::check_doubles(
             &format!("NOGD with budget = {budget} (two budget x budget matrices)"),
@@ -296,12 +322,6 @@ impl crate::state::ValidState for Nogd {
         finite("weights", &self.w)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("budget", &self.budget, &fresh.budget)?;
-        same("rank", &self.rank, &fresh.rank)?;
-        same("lr", &self.lr, &fresh.lr)?;
-        same("loss", &self.loss, &fresh.loss)?;
-        same("epsilon", &self.epsilon, &fresh.epsilon)
+        crate::state::same_fields!(self, fresh; kernel, budget, rank, lr, loss, epsilon)
     }
 }

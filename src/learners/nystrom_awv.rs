@@ -131,7 +131,7 @@ pub struct NystromAwv {
     fixed_jitter: f64,
     n_seen: u64,
     stats: NystromStats,
-    /// Noise level of the progressive residuals (the predictive std).
+    /// Noise level of the progressive residuals (the predictive std; one output).
     noise: NoiseLevel,
     /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic from
     /// the dictionary size; 1: single rounds). A run-time setting, not part of the state.
@@ -156,7 +156,7 @@ pub struct NystromAwv {
 struct Plan {
     added: bool,
     ext: Option<Extension>,
-    pred: f64,
+    pred: Vec<f64>,
     /// `delta = w.w = krow^T A_{t-1}^{-1} krow` (the predictive variance's leverage).
     delta: f64,
 }
@@ -201,27 +201,76 @@ struct Extension {
     /// `r = L^{-1} c`.
     r: Vec<f64>,
     rho: f64,
-    /// `sum_{s<t} y_s a_s`, the new entry of `q`.
-    q_new: f64,
+    /// `sum_{s<t} y_s a_s`, the new row of `q` (one value per output).
+    q_new: Vec<f64>,
     kappa: f64,
 }
 
+/// A fixed dictionary: `m` points of dimension `d`, row-major.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FixedDictionary {
+    pub points: Vec<f64>,
+    pub d: usize,
+}
+
+crate::params! {
+    /// The parameters of [`NystromAwv`] (defaults: those of the Python class `NystromAWV`).
+    pub struct NystromAwvParams {
+        /// The kernel.
+        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        /// Ridge parameter `lambda`.
+        lam: f64 = 1.0 => "float", "> 0";
+        /// KORS regularisation `mu`.
+        mu: f64 = 1.0 => "float", "> 0";
+        /// KORS accuracy `eps`.
+        eps: f64 = 0.5 => "float", ">= 0";
+        /// KORS oversampling `beta`.
+        beta: f64 = 1.0 => "float", "> 0";
+        /// KORS weights of the kept points.
+        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", "one of ('sqrt', 'inverse')";
+        /// Seed of KORS.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Online ridge (predict with `A_{t-1}`) instead of AWV.
+        ridge: bool = false => "bool", "True or False";
+        /// A fixed `(m, d)` dictionary instead of KORS.
+        dictionary: Option<FixedDictionary> = None => "object", "None or a finite (m, d) array";
+        /// Cap on the KORS dictionary size (None: none).
+        max_dictionary: Option<usize> = None => "int", "None or >= 1 (KORS only)";
+        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
+        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+    }
+}
+
+impl NystromAwvParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::params::required("NystromAWV", "a kernel", &self.kernel)?;
+        positive("lam", self.lam)?;
+        if self.dictionary.is_some() && self.max_dictionary.is_some() {
+            return crate::param_err!(
+                "max_dictionary caps the KORS dictionary; it does not apply to a fixed dictionary"
+            );
+        }
+        if self.max_dictionary == Some(0) {
+            return crate::param_err!("max_dictionary must be >= 1 (or None)");
+        }
+        crate::awv::check_block_size(self.block_size)
+    }
+}
+
 impl NystromAwv {
-    /// NystromAWV with a KORS dictionary (`mu`, `eps`, `beta`, `weights`, `seed` go to KORS).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        kernel: Kernel,
-        lam: f64,
-        mu: f64,
-        eps: f64,
-        beta: f64,
-        weights: KorsWeights,
-        seed: u64,
-        ridge: bool,
-    ) -> Result<Self> {
-        positive("lam", lam)?;
-        let kors = Kors::new(kernel, mu, eps, beta, weights, seed)?;
-        Ok(Self::empty(kernel, lam, ridge, Some(kors)))
+    /// NystromAWV with a KORS dictionary, or with `p.dictionary` fixed.
+    pub fn new(p: &NystromAwvParams) -> Result<Self> {
+        p.validate()?;
+        let Some(kernel) = p.kernel else { return crate::param_err!("NystromAWV needs a kernel") };
+        let mut learner = match &p.dictionary {
+            Some(dict) => Self::with_dictionary(kernel, p.lam, &dict.points, dict.d, p.ridge)?,
+            None => {
+                let kors = Kors::new(kernel, p.mu, p.eps, p.beta, p.kors_weights, p.seed)?;
+                Self::empty(kernel, p.lam, p.ridge, Some(kors))
+            }
+        };
+        learner.set_kors_budget(p.max_dictionary);
+        learner.with_block_size(p.block_size)
     }
 
     /// The "features known beforehand" variant (PKAWV paper, Cor. 8): a fixed dictionary
@@ -402,8 +451,9 @@ impl NystromAwv {
         }
     }
 
-    /// The bordering of `A_{t-1}` by `x` over the past rows, or None if refused.
-    fn extension(&self, x: &[f64], krow: &[f64]) -> Option<Extension> {
+    /// The bordering of `A_{t-1}` by `x` over the past rows, or None if refused;
+    /// `k` outputs (`q` gains `sum_{s<t} y_s a_s` for each).
+    fn extension(&self, x: &[f64], krow: &[f64], k: usize) -> Option<Extension> {
         let t = self.t();
         let d = x.len();
         let mut a = vec![0.0; t];
@@ -424,49 +474,85 @@ impl NystromAwv {
         if !schur.is_finite() || schur <= INSERT_TOL * dd {
             return None;
         }
-        let q_new = dot(&self.ys[..t], &a);
+        let q_new = if k == 1 {
+            vec![dot(&self.ys[..t], &a)]
+        } else {
+            let col = |c: usize| self.ys.iter().skip(c).step_by(k).take(t).copied();
+            (0..k).map(|c| dot(&col(c).collect::<Vec<_>>(), &a)).collect()
+        };
         Some(Extension { a, r, rho: schur.sqrt(), q_new, kappa })
     }
 
-    /// `w = L^{-1} krow`, `u = L^{-1} q`, both bordered by `ext` if given, into scratch;
-    /// returns the prediction.
+    /// `w = L^{-1} krow`, `u_j = L^{-1} q_j` for the `K = out.len()` columns of `q`
+    /// (`u` holds them by columns), all bordered by `ext` if given, into scratch;
+    /// writes the `K` predictions into `out`.
     fn predict_with(
         &self,
         krow: &[f64],
         ext: Option<&Extension>,
         w: &mut Vec<f64>,
         u: &mut Vec<f64>,
-    ) -> f64 {
-        let m = self.size();
+        out: &mut [f64],
+    ) {
+        let (m, k) = (self.size(), out.len());
         w.clear();
         w.extend_from_slice(&krow[..m]);
+        // Column stride of u: room for the bordered entry.
+        let st = m + usize::from(ext.is_some());
         u.clear();
-        u.extend_from_slice(&self.q);
-        self.chol.forward_solve2(w, u);
+        if k == 1 {
+            u.extend_from_slice(&self.q);
+        } else {
+            u.resize(st * k, 0.0);
+            for (j, qj) in self.q.chunks_exact(k).enumerate() {
+                for (c, &v) in qj.iter().enumerate() {
+                    u[c * st + j] = v;
+                }
+            }
+        }
+        if k == 1 {
+            self.chol.forward_solve2(w, u);
+        } else {
+            self.chol.forward_solve_many(w, u, st, k);
+        }
         if let Some(e) = ext {
             w.push((e.kappa - dot(&e.r, &w[..m])) / e.rho);
-            u.push((e.q_new - dot(&e.r, &u[..m])) / e.rho);
+            if k == 1 {
+                u.push((e.q_new[0] - dot(&e.r, &u[..m])) / e.rho);
+            } else {
+                for (uc, qn) in u.chunks_exact_mut(st).zip(&e.q_new) {
+                    uc[m] = (qn - dot(&e.r, &uc[..m])) / e.rho;
+                }
+            }
         }
         if w.is_empty() {
-            return 0.0; // empty dictionary: predict 0 (as the paper's code, App. H.2)
+            out.fill(0.0); // empty dictionary: predict 0 (as the paper's code, App. H.2)
+            return;
         }
-        let wu = dot(w, u);
-        if self.ridge {
-            wu
-        } else {
-            wu / (1.0 + dot(w, w))
+        let ww = if self.ridge { 0.0 } else { dot(w, w) };
+        for (o, uc) in out.iter_mut().zip(u.chunks_exact(st.max(1))) {
+            let wu = dot(w, uc);
+            *o = if self.ridge { wu } else { wu / (1.0 + ww) };
         }
     }
 
-    /// The prediction a round on `x` would make (pure; KORS is peeked at, not stepped).
-    fn plan(&self, x: &[f64], scratch: &mut Scratch) -> Result<f64> {
+    /// The `K` predictions a round on `x` would make into `out` (pure; KORS is
+    /// peeked at, not stepped).
+    fn plan(&self, x: &[f64], scratch: &mut Scratch, out: &mut [f64]) -> Result<()> {
         let mut krow = Vec::new();
-        let p = self.plan_with(x, &mut krow, scratch);
-        p.map(|p| p.pred)
+        let p = self.plan_with(x, &mut krow, scratch, out.len())?;
+        out.copy_from_slice(&p.pred);
+        Ok(())
     }
 
-    /// [`Self::plan`] with the kernel row of `x` left in `krow`.
-    fn plan_with(&self, x: &[f64], krow: &mut Vec<f64>, scratch: &mut Scratch) -> Result<Plan> {
+    /// [`Self::plan`] for `k` outputs with the kernel row of `x` left in `krow`.
+    fn plan_with(
+        &self,
+        x: &[f64],
+        krow: &mut Vec<f64>,
+        scratch: &mut Scratch,
+        k: usize,
+    ) -> Result<Plan> {
         self.krow_into(x, krow);
         let mut added = false;
         let mut ext = None;
@@ -478,10 +564,11 @@ impl NystromAwv {
             };
             added = step.added;
             if step.added {
-                ext = self.extension(x, krow);
+                ext = self.extension(x, krow, k);
             }
         }
-        let pred = self.predict_with(krow, ext.as_ref(), &mut scratch.w, &mut scratch.u);
+        let mut pred = vec![0.0; k];
+        self.predict_with(krow, ext.as_ref(), &mut scratch.w, &mut scratch.u, &mut pred);
         let delta = dot(&scratch.w, &scratch.w);
         Ok(Plan { added, ext, pred, delta })
     }
@@ -530,15 +617,22 @@ impl NystromAwv {
         }
     }
 
-    /// One full round (the fused hot path).
-    fn round(&mut self, x: &[f64], y: f64) -> Result<f64> {
+    /// One full round (the fused hot path) with the `K = y.len()` targets `y`, the
+    /// predictions made before them written into `out`.
+    fn round(&mut self, x: &[f64], y: &[f64], out: &mut [f64]) -> Result<()> {
         let mut scratch = std::mem::take(&mut self.scratch);
-        let out = self.round_with(x, y, &mut scratch);
+        let res = self.round_with(x, y, &mut scratch, out);
         self.scratch = scratch;
-        out
+        res
     }
 
-    fn round_with(&mut self, x: &[f64], y: f64, sc: &mut Scratch) -> Result<f64> {
+    fn round_with(
+        &mut self,
+        x: &[f64],
+        y: &[f64],
+        sc: &mut Scratch,
+        out: &mut [f64],
+    ) -> Result<()> {
         // A kept plan for x at this round has its kernel row in sc.krow.
         let plan = self.kept_plan.take().filter(|_| self.kept.take(x, self.n_seen));
         let mut krow = std::mem::take(&mut sc.krow);
@@ -550,27 +644,41 @@ impl NystromAwv {
         sc.krow = krow;
         let added = added?;
         // KORS's step decides as its peek did (the same generator state).
-        let plan = plan.filter(|p| p.added == added).map(|p| (p.ext, p.pred, p.delta));
-        self.forecaster_round(x, y, added, plan, sc)
+        let plan = plan.filter(|p| p.added == added && p.pred.len() == y.len());
+        self.forecaster_round(x, y, added, plan.map(|p| (p.ext, p.pred, p.delta)), sc, out)
     }
 
-    /// [`OnlineLearner::predict_keep`]: the plan of `x`, kept with its kernel row.
-    fn keep(&mut self, x: &[f64]) -> Result<f64> {
+    /// [`OnlineLearner::predict_keep`] of the `K = out.len()` outputs: the plan of
+    /// `x`, kept with its kernel row.
+    fn keep(&mut self, x: &[f64], out: &mut [f64]) -> Result<()> {
         self.kept.clear();
         self.kept_plan = None;
         let mut sc = std::mem::take(&mut self.scratch);
         let mut krow = std::mem::take(&mut sc.krow);
-        let plan = self.plan_with(x, &mut krow, &mut sc);
+        let plan = self.plan_with(x, &mut krow, &mut sc, out.len());
         sc.krow = krow;
         self.scratch = sc;
         let plan = plan?;
-        if !plan.pred.is_finite() {
-            return self.predict(x);
+        if !plan.pred.iter().all(|p| p.is_finite()) {
+            return self.predict_into(x, out);
         }
-        let p = plan.pred;
+        out.copy_from_slice(&plan.pred);
         self.kept_plan = Some(plan);
         self.kept.set(x, self.n_seen);
-        Ok(p)
+        Ok(())
+    }
+
+    /// The `K = out.len()` predictions for `x` as the next round (pure).
+    fn predict_into(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
+        let mut sc = Scratch::default();
+        self.plan(x, &mut sc, out)?;
+        if out.iter().all(|p| p.is_finite()) {
+            Ok(())
+        } else {
+            // The learning round would repair the factor; do the same on a copy.
+            let mut copy = self.clone();
+            copy.round(x, &vec![0.0; out.len()], out)
+        }
     }
 
     /// KORS's step on `x` (`krow = k_D(x)`): whether `x` joins KORS's dictionary
@@ -591,24 +699,30 @@ impl NystromAwv {
     }
 
     /// The forecaster's part of a round (steps 2-5) after KORS decided `kors_added`,
-    /// with `sc.krow = k_D(x)`; `planned`: the bordering and prediction steps 2-3
-    /// give, already computed ([`Self::plan_with`]).
+    /// with `sc.krow = k_D(x)` and the `K = y.len()` targets `y`; `planned`: the
+    /// bordering and predictions steps 2-3 give, already computed
+    /// ([`Self::plan_with`]). The predictions are written into `out`.
     fn forecaster_round(
         &mut self,
         x: &[f64],
-        y: f64,
+        y: &[f64],
         kors_added: bool,
-        planned: Option<(Option<Extension>, f64, f64)>,
+        planned: Option<(Option<Extension>, Vec<f64>, f64)>,
         sc: &mut Scratch,
-    ) -> Result<f64> {
+        out: &mut [f64],
+    ) -> Result<()> {
+        let k = y.len();
         let mut krow = std::mem::take(&mut sc.krow);
-        let (ext, mut pred, mut delta) = match planned {
-            Some(p) => p,
+        let (ext, mut delta) = match planned {
+            Some((ext, pred, delta)) => {
+                out.copy_from_slice(&pred);
+                (ext, delta)
+            }
             None => {
-                let ext = if kors_added { self.extension(x, &krow) } else { None };
+                let ext = if kors_added { self.extension(x, &krow, k) } else { None };
                 // 2-3. Prediction.
-                let pred = self.predict_with(&krow, ext.as_ref(), &mut sc.w, &mut sc.u);
-                (ext, pred, dot(&sc.w, &sc.w))
+                self.predict_with(&krow, ext.as_ref(), &mut sc.w, &mut sc.u, out);
+                (ext, dot(&sc.w, &sc.w))
             }
         };
         // 4. Apply the insertion.
@@ -616,7 +730,7 @@ impl NystromAwv {
             match ext {
                 Some(e) => {
                     self.chol.extend(&e.r, e.rho);
-                    self.q.push(e.q_new);
+                    self.q.extend_from_slice(&e.q_new);
                     self.kcols.push(e.a);
                     self.centers.extend_from_slice(x);
                     self.center_rounds.push(Some(self.n_seen));
@@ -626,49 +740,63 @@ impl NystromAwv {
                 None => self.stats.refused_insertions += 1,
             }
         }
-        if !pred.is_finite() {
+        if !out.iter().all(|p| p.is_finite()) {
             // Repair: refactorise from the cache and predict again (with the same decisions).
             self.refactorize()?;
             let m = self.size();
-            pred = self.predict_with(&krow[..m], None, &mut sc.w, &mut sc.u);
+            self.predict_with(&krow[..m], None, &mut sc.w, &mut sc.u, out);
             delta = dot(&sc.w, &sc.w);
-            if !pred.is_finite() {
+            if !out.iter().all(|p| p.is_finite()) {
                 return Err(KsError::Numerical(
                     "NystromAWV: the prediction is not finite even after refactorising A".into(),
                 ));
             }
         }
-        // 5. A_t = A_{t-1} + krow krow^T, q_t = q_{t-1} + y krow, caches.
+        // 5. A_t = A_{t-1} + krow krow^T, q_t = q_{t-1} + krow y^T, caches.
         let mut xup = std::mem::take(&mut sc.u);
         xup.clear();
         xup.extend_from_slice(&krow);
         self.chol.rank_one_update(&mut xup);
         sc.u = xup;
-        axpy(y, &krow, &mut self.q);
+        add_to_q(&mut self.q, &krow, y);
         if self.kors.is_some() {
             for (col, &kj) in self.kcols.iter_mut().zip(&krow) {
                 col.push(kj);
             }
             self.xs.extend_from_slice(x);
-            self.ys.push(y);
+            self.ys.extend_from_slice(y);
         }
         if self.d.is_none() {
             self.d = Some(x.len());
         }
-        self.noise.observe(noise_discount(1.0), y, pred, delta);
+        if let ([yt], [pt]) = (y, &*out) {
+            self.noise.observe(noise_discount(1.0), *yt, *pt, delta);
+        }
         self.n_seen += 1;
         sc.krow = krow;
         if !self.chol.is_healthy() {
             self.refactorize()?;
         }
-        Ok(pred)
+        Ok(())
+    }
+}
+
+/// `q += krow y^T` (`q` is `m x K` row-major; one output: `q += y krow`).
+fn add_to_q(q: &mut [f64], krow: &[f64], y: &[f64]) {
+    if let [y] = y {
+        axpy(*y, krow, q);
+        return;
+    }
+    for (qj, &kj) in q.chunks_exact_mut(y.len()).zip(krow) {
+        qj.iter_mut().zip(y).for_each(|(a, yc)| *a += yc * kj);
     }
 }
 
 impl NystromAwv {
-    /// Full rounds over the rows (`y.len()` rows of `d` inputs, already screened):
-    /// blocks between insertions (see the module documentation). Polls Ctrl-C
-    /// between blocks; after an error the rows before the failing one are learned.
+    /// Full rounds over the rows (`n` rows of `d` inputs, already screened; `y`
+    /// row-major `n x K`): blocks between insertions (see the module documentation).
+    /// Polls Ctrl-C between blocks; after an error the rows before the failing one
+    /// are learned.
     fn run_rows(
         &mut self,
         x: &[f64],
@@ -707,13 +835,42 @@ impl NystromAwv {
         krows: &[f64],
         out: &mut Vec<f64>,
     ) -> Option<Result<()>> {
-        if self.kors.is_some() || krows.len() != y.len() * self.size() {
+        if self.kors.is_some() || krows.len() != x.len() / d.max(1) * self.size() {
             return None;
         }
         let mut sc = std::mem::take(&mut self.scratch);
         let res = self.run_rows_with(x, d, y, &mut Some(out), &mut sc, Some(krows));
         self.scratch = sc;
         Some(res)
+    }
+
+    /// [`OnlineLearner::predict_keep`] of a learner on a fixed dictionary with the
+    /// kernel row `krow = k_D(x)` given: the same prediction and kept work, bit for
+    /// bit. `None` for a KORS dictionary (nothing done).
+    pub fn predict_keep_krow(&mut self, x: &[f64], krow: &[f64]) -> Option<Result<f64>> {
+        if self.kors.is_some() || krow.len() != self.size() {
+            return None;
+        }
+        if let Err(e) = self.one_output() {
+            return Some(Err(e));
+        }
+        self.kept.clear();
+        self.kept_plan = None;
+        let mut sc = std::mem::take(&mut self.scratch);
+        sc.krow.clear();
+        sc.krow.extend_from_slice(krow);
+        let mut pred = vec![0.0];
+        self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u, &mut pred);
+        let delta = dot(&sc.w, &sc.w);
+        self.scratch = sc;
+        let p = pred[0];
+        if !p.is_finite() {
+            let mut out = [0.0];
+            return Some(self.predict_into(x, &mut out).map(|()| out[0]));
+        }
+        self.kept_plan = Some(Plan { added: false, ext: None, pred, delta });
+        self.kept.set(x, self.n_seen);
+        Some(Ok(p))
     }
 
     /// `pre`: the kernel rows of every row (fixed dictionary only).
@@ -727,25 +884,33 @@ impl NystromAwv {
         pre: Option<&[f64]>,
     ) -> Result<()> {
         let row = |i: usize| &x[i * d..(i + 1) * d];
-        let (n, mut i) = (y.len(), 0);
+        let n = x.len() / d;
+        let kk = y.len() / n.max(1);
+        let yr = |i: usize| &y[i * kk..(i + 1) * kk];
+        let mut p = vec![0.0; kk];
+        let push = |out: &mut Option<&mut Vec<f64>>, p: &[f64]| {
+            if let Some(o) = out.as_deref_mut() {
+                o.extend_from_slice(p);
+            }
+        };
+        let mut i = 0;
         while i < n {
             crate::interrupt::poll()?;
             let m = self.size();
             let bmax = self.block_size(m).min(n - i);
             if bmax < 2 || m == 0 {
-                let p = match pre {
+                self.fix_outputs(kk);
+                match pre {
                     Some(pre) => {
                         self.kept.clear();
                         self.kept_plan = None;
                         sc.krow.clear();
                         sc.krow.extend_from_slice(&pre[i * m..(i + 1) * m]);
-                        self.forecaster_round(row(i), y[i], false, None, sc)?
+                        self.forecaster_round(row(i), yr(i), false, None, sc, &mut p)?
                     }
-                    None => self.round_with(row(i), y[i], sc)?,
+                    None => self.round_with(row(i), yr(i), sc, &mut p)?,
                 };
-                if let Some(o) = out.as_deref_mut() {
-                    o.push(p);
-                }
+                push(out, &p);
                 i += 1;
                 continue;
             }
@@ -768,7 +933,9 @@ impl NystromAwv {
                 }
             }
             sc.blk.krows = krows;
-            let res = self.block_rounds(&x[i * d..(i + k) * d], d, &y[i..i + k], sc, out);
+            self.fix_outputs(kk);
+            let res =
+                self.block_rounds(&x[i * d..(i + k) * d], d, &y[i * kk..(i + k) * kk], sc, out);
             i += k;
             res?;
             match stop {
@@ -777,15 +944,21 @@ impl NystromAwv {
                 Some(Ok(added)) => {
                     sc.krow.clear();
                     sc.krow.extend_from_slice(&sc.blk.krows[k * m..(k + 1) * m]);
-                    let p = self.forecaster_round(row(i), y[i], added, None, sc)?;
-                    if let Some(o) = out.as_deref_mut() {
-                        o.push(p);
-                    }
+                    self.forecaster_round(row(i), yr(i), added, None, sc, &mut p)?;
+                    push(out, &p);
                     i += 1;
                 }
             }
         }
         Ok(())
+    }
+
+    /// Before the first round, `q` takes the `k` columns of the first targets (it
+    /// is 0 then: nothing learned).
+    fn fix_outputs(&mut self, k: usize) {
+        if self.n_seen == 0 && self.q.len() != self.size() * k {
+            self.q = vec![0.0; self.size() * k];
+        }
     }
 
     /// The forecaster's rounds on rows whose KORS steps added nothing, kernel rows in
@@ -798,59 +971,65 @@ impl NystromAwv {
         sc: &mut Scratch,
         out: &mut Option<&mut Vec<f64>>,
     ) -> Result<()> {
-        let (n, m) = (y.len(), self.size());
+        let (n, m) = (x.len() / d, self.size());
+        let k = y.len() / n.max(1);
         if n >= 2 && self.try_block(x, d, y, &mut sc.blk) {
             if let Some(o) = out.as_deref_mut() {
-                o.extend_from_slice(&sc.blk.preds[..n]);
+                o.extend_from_slice(&sc.blk.preds[..n * k]);
             }
             return Ok(());
         }
-        for (i, (xi, &yi)) in x.chunks_exact(d).zip(y).enumerate() {
+        let mut p = vec![0.0; k];
+        for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k.max(1))).enumerate() {
             sc.krow.clear();
             sc.krow.extend_from_slice(&sc.blk.krows[i * m..(i + 1) * m]);
-            let p = self.forecaster_round(xi, yi, false, None, sc)?;
+            self.forecaster_round(xi, yi, false, None, sc, &mut p)?;
             if let Some(o) = out.as_deref_mut() {
-                o.push(p);
+                o.extend_from_slice(&p);
             }
         }
         Ok(())
     }
 
-    /// `n >= 2` rounds without insertion as one block; `false` (state unchanged) when
-    /// the recursion is ill-conditioned or a prediction or the new factor is not finite.
+    /// `n >= 2` rounds without insertion as one block (`y` row-major `n x K`);
+    /// `false` (state unchanged) when the recursion is ill-conditioned or a
+    /// prediction or the new factor is not finite.
     fn try_block(&mut self, x: &[f64], d: usize, y: &[f64], b: &mut BlockScratch) -> bool {
-        let (n, m, c) = (y.len(), self.size(), y.len() + 1);
+        let (n, m) = (x.len() / d, self.size());
+        let k = y.len() / n;
+        let c = n + k;
         // The block builds a second factor beside the first: within the memory limit
         // only (else single rounds, which update the factor in place).
         if crate::limits::check_doubles("", Some((m as u128) * (m as u128))).is_err() {
             return false;
         }
         let krows = &b.krows[..n * m];
-        // [W | u_0] = L^{-1} [K_B^T | q] and the factor of A_0 + K_B^T K_B, one pass over L.
+        // [W | U_0] = L^{-1} [K_B^T | Q] and the factor of A_0 + K_B^T K_B, one pass over L.
         b.rhs.clear();
         b.rhs.resize(m * c, 0.0);
         for (j, r) in b.rhs.chunks_exact_mut(c).enumerate() {
             for (i, v) in r[..n].iter_mut().enumerate() {
                 *v = krows[i * m + j];
             }
-            r[n] = self.q[j];
+            r[n..].copy_from_slice(&self.q[j * k..(j + 1) * k]);
         }
         self.chol.block_solve_update(&mut b.rhs, c, krows, n, &mut b.chol, Some(&mut b.next));
-        // G = W^T W (G_lk = k_l^T A_0^{-1} k_k) and pb = W^T u_0 (= k_k^T A_0^{-1} q_0).
+        // G = W^T W (G_lk = k_l^T A_0^{-1} k_k) and pb = W^T U_0 (= k_k^T A_0^{-1} q_j).
         b.gp.clear();
         b.gp.resize(n * c, 0.0);
         let wt = View { rows: n, cols: m, off: 0, rs: 1, cs: c };
         let wu = View { rows: m, cols: c, off: 0, rs: c, cs: 1 };
         gemm(1.0, &b.rhs, wt, &b.rhs, wu, 0.0, &mut b.gp, View::col_major(n, c, 0, n));
         b.preds.clear();
-        b.preds.resize(n, 0.0);
+        b.preds.resize(n * k, 0.0);
         b.deltas.clear();
         b.deltas.resize(n, 0.0);
         let (g, pb) = b.gp.split_at(n * n);
-        let ok = crate::awv::block_recursion(
+        let ok = crate::awv::block_recursion_multi(
             g,
             pb,
             y,
+            k,
             self.ridge,
             &mut b.preds,
             &mut b.deltas,
@@ -861,17 +1040,19 @@ impl NystromAwv {
             return false;
         }
         std::mem::swap(&mut self.chol, &mut b.next);
-        // q_t = q_{t-1} + y_t krow_t and the caches, row by row as single rounds.
-        for (i, (xi, &yi)) in x.chunks_exact(d).zip(y).enumerate() {
+        // q_t = q_{t-1} + krow_t y_t^T and the caches, row by row as single rounds.
+        for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k)).enumerate() {
             let krow = &krows[i * m..(i + 1) * m];
-            self.noise.observe(noise_discount(1.0), yi, b.preds[i], b.deltas[i]);
-            axpy(yi, krow, &mut self.q);
+            if k == 1 {
+                self.noise.observe(noise_discount(1.0), yi[0], b.preds[i], b.deltas[i]);
+            }
+            add_to_q(&mut self.q, krow, yi);
             if self.kors.is_some() {
                 for (col, &kj) in self.kcols.iter_mut().zip(krow) {
                     col.push(kj);
                 }
                 self.xs.extend_from_slice(xi);
-                self.ys.push(yi);
+                self.ys.extend_from_slice(yi);
             }
         }
         if self.d.is_none() {
@@ -898,7 +1079,10 @@ impl OnlineLearner for NystromAwv {
         Ok(())
     }
 
-    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        if y.is_some() {
+            self.one_output()?;
+        }
         self.kernel.check_point(x)
     }
 
@@ -913,9 +1097,10 @@ impl OnlineLearner for NystromAwv {
         let m = self.size() as u128;
         let cap = kors.budget().map_or(m + 1, |b| (b as u128).max(m));
         let t = (self.t() as u128).saturating_add(n_new as u128);
+        let k = self.outputs() as u128;
         let doubles = t
-            .checked_mul(d as u128 + 1 + cap)
-            .and_then(|c| c.checked_add(cap * (d as u128 + 4) + 3 * cap * cap));
+            .checked_mul(d as u128 + k + cap)
+            .and_then(|c| c.checked_add(cap * (d as u128 + 3 + k) + 3 * cap * cap));
         crate::limits::check_input_doubles(
             &format!(
                 "NystromAWV after {t} rounds (it caches every round's input and kernel row, \
@@ -933,59 +1118,49 @@ impl OnlineLearner for NystromAwv {
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
-        let mut sc = Scratch::default();
-        let pred = self.plan(x, &mut sc)?;
-        if pred.is_finite() {
-            Ok(pred)
-        } else {
-            // The learning round would repair the factor; do the same on a copy.
-            let mut copy = self.clone();
-            copy.round(x, 0.0)
-        }
+        self.one_output()?;
+        let mut p = [0.0];
+        self.predict_into(x, &mut p)?;
+        Ok(p[0])
     }
 
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
-        self.keep(x)
+        self.one_output()?;
+        let mut p = [0.0];
+        self.keep(x, &mut p)?;
+        Ok(p[0])
     }
 
     fn noise_std(&self) -> Option<f64> {
-        Some(self.noise.variance().sqrt())
+        Some(if self.outputs() == 1 { self.noise.variance().sqrt() } else { f64::NAN })
     }
 
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        self.one_output()?;
         let mut sc = Scratch::default();
         let mut krow = Vec::new();
-        let mut plan = self.plan_with(x, &mut krow, &mut sc)?;
-        if !plan.pred.is_finite() {
+        let mut plan = self.plan_with(x, &mut krow, &mut sc, 1)?;
+        if !plan.pred.iter().all(|p| p.is_finite()) {
             // As `predict`: the learning round would repair the factor first.
             let mut copy = self.clone();
             copy.refactorize()?;
-            plan = copy.plan_with(x, &mut krow, &mut sc)?;
+            plan = copy.plan_with(x, &mut krow, &mut sc, 1)?;
         }
-        Ok(Some((plan.pred, self.noise.std(plan.delta))))
+        Ok(Some((plan.pred[0], self.noise.std(plan.delta))))
     }
 
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.round(x, y).map(|_| ())
+        self.predict_learn(x, y).map(|_| ())
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        self.round(x, y)
+        self.one_output()?;
+        let mut p = [0.0];
+        self.round(x, std::slice::from_ref(&y), &mut p)?;
+        Ok(p[0])
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(x, d, y, Some(out))
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        self.run_rows(x, d, y, None)
-    }
+    super::batch::run_rows_batch_paths!();
 
     fn n_seen(&self) -> u64 {
         self.n_seen
@@ -993,6 +1168,124 @@ impl OnlineLearner for NystromAwv {
 
     fn dim(&self) -> usize {
         self.size()
+    }
+}
+
+impl NystromAwv {
+    /// `K` (1 before the first round).
+    fn outputs(&self) -> usize {
+        crate::multi::MultiOutput::n_outputs(self).unwrap_or(1)
+    }
+
+    /// Refuses the single-output protocol on `K > 1` outputs.
+    fn one_output(&self) -> Result<()> {
+        match self.outputs() {
+            1 => Ok(()),
+            k => crate::multi::single_output_err(k),
+        }
+    }
+}
+
+/// `K` outputs share the factor of `A`; `q` and the past targets have `K` columns
+/// (docs/choices.md, "Multi-output AWV").
+impl crate::multi::MultiOutput for NystromAwv {
+    /// From the past targets (KORS mode) or `q` (fixed dictionary); None before
+    /// the first round.
+    fn n_outputs(&self) -> Option<usize> {
+        if self.n_seen == 0 {
+            return None;
+        }
+        match self.kors {
+            Some(_) => self.ys.len().checked_div(self.t()),
+            None => self.q.len().checked_div(self.size()),
+        }
+    }
+
+    fn check_outputs(&self, k: usize, d: usize) -> Result<()> {
+        crate::awv::outputs::check_outputs(k)?;
+        let m = self.size() as u128;
+        crate::limits::check_input_doubles(
+            &format!("NystromAWV with {k} outputs on {d}-dimensional inputs"),
+            Some(m * (d as u128 + 3 + k as u128) + 3 * m * m),
+        )
+    }
+
+    fn predict_multi(&self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let s = out.len();
+        out.resize(s + self.outputs(), 0.0);
+        let r = self.predict_into(x, &mut out[s..]);
+        if r.is_err() {
+            out.truncate(s);
+        }
+        r
+    }
+
+    fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let s = out.len();
+        out.resize(s + self.outputs(), 0.0);
+        let r = self.keep(x, &mut out[s..]);
+        if r.is_err() {
+            out.truncate(s);
+        }
+        r
+    }
+
+    fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        if self.n_outputs().is_some_and(|k| k != y.len()) {
+            return crate::multi::single_output_err(self.outputs());
+        }
+        let q0 = (self.n_seen == 0).then(|| self.q.clone());
+        self.fix_outputs(y.len());
+        let s = out.len();
+        out.resize(s + y.len(), 0.0);
+        let r = self.round(x, y, &mut out[s..]);
+        if r.is_err() {
+            out.truncate(s);
+            if let (Some(q0), 0) = (q0, self.n_seen) {
+                self.q = q0;
+            }
+        }
+        r
+    }
+
+    fn predict_learn_many_multi(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        // A first round that fails leaves `q` as it was (one output, all 0).
+        let q0 = (self.n_seen == 0).then(|| self.q.clone());
+        let r = self.run_rows(x, d, y, Some(out));
+        if let (Some(q0), 0) = (q0, self.n_seen) {
+            self.q = q0;
+        }
+        r
+    }
+
+    /// `q` and the past targets gain `k` zero columns: a column of targets that
+    /// were all 0 has `q_j = K_{t,D}^T 0 = 0`, through insertions too
+    /// (`sum_s 0 a_s = 0`).
+    fn add_outputs(&mut self, k: usize) -> Result<()> {
+        let Some(k0) = self.n_outputs() else { return crate::multi::before_first_round() };
+        let total = crate::awv::outputs::check_outputs(k0.saturating_add(k))?;
+        let (t, m) = (self.t() as u128, self.size() as u128);
+        crate::limits::check_input_doubles(
+            &format!("NystromAWV with {total} outputs"),
+            Some((t + m) * total as u128),
+        )?;
+        let widen = |v: &[f64]| -> Vec<f64> {
+            let pad = |r: &[f64]| {
+                r.iter().copied().chain(std::iter::repeat_n(0.0, k)).collect::<Vec<_>>()
+            };
+            v.chunks_exact(k0).flat_map(pad).collect()
+        };
+        self.q = widen(&self.q);
+        self.ys = widen(&self.ys);
+        self.kept.clear();
+        self.kept_plan = None;
+        Ok(())
     }
 }
 
@@ -1016,7 +1309,9 @@ impl crate::state::ValidState for NystromAwv {
         }
         self.chol.validate()?;
         len_is("factor order", self.chol.dim(), m)?;
-        len_is("q", self.q.len(), m)?;
+        let k = crate::multi::MultiOutput::n_outputs(self).unwrap_or(1);
+        ensure((1..=crate::awv::outputs::MAX_OUTPUTS).contains(&k), || format!("{k} outputs"))?;
+        len_is("q", self.q.len(), product("q", m, k)?)?;
         finite("q", &self.q)?;
         finite("dictionary", &self.centers)?;
         ensure(self.fixed_jitter.is_finite() && self.fixed_jitter >= 0.0, || "bad jitter".into())?;
@@ -1048,7 +1343,7 @@ impl crate::state::ValidState for NystromAwv {
                     || "a dictionary point without a past round".into(),
                 )?;
                 len_is("past inputs", self.xs.len(), product("past inputs", t, d)?)?;
-                len_is("past targets", self.ys.len(), t)?;
+                len_is("past targets", self.ys.len(), product("past targets", t, k)?)?;
                 len_is("kernel columns", self.kcols.len(), m)?;
                 for c in &self.kcols {
                     len_is("a kernel column", c.len(), t)?;
@@ -1060,14 +1355,9 @@ impl crate::state::ValidState for NystromAwv {
         }
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernel", &self.kernel, &fresh.kernel)?;
-        same("lam", &self.lam, &fresh.lam)?;
-        same("ridge", &self.ridge, &fresh.ridge)?;
-        same("centers_d", &self.centers_d, &fresh.centers_d)?;
+        crate::state::same_fields!(self, fresh; kernel, lam, ridge, centers_d)?;
         if self.kors.is_none() {
-            same("dictionary", &self.centers, &fresh.centers)?;
-            same("jitter", &self.fixed_jitter, &fresh.fixed_jitter)?;
+            crate::state::same_fields!(self, fresh; centers: "dictionary", fixed_jitter: "jitter")?;
         }
         self.kors.check_config(&fresh.kors)
     }

@@ -64,6 +64,64 @@ pub(crate) fn check_ogd_input_dim(name: &str, n: usize, m: usize, d: usize) -> R
     )
 }
 
+/// The [`crate::learners::OnlineLearner`] methods Raker and OMKL-GF share, expanded
+/// inside their `impl OnlineLearner` (`$name` names the learner in messages). Each
+/// learner has `kernels`, `n_features` and `state: Option<State>` whose `State` holds
+/// `experts: OgdExperts` and the round count `t`.
+macro_rules! ogd_protocol {
+    ($name:expr) => {
+        fn input_dim(&self) -> Option<usize> {
+            self.feature_maps().map(|f| f[0].input_dim())
+        }
+
+        fn check_input_dim(&self, d: usize) -> Result<()> {
+            let (n, m) = (self.kernels.len(), self.n_features);
+            super::ogd_experts::check_ogd_input_dim($name, n, m, d)
+        }
+
+        fn memory_doubles(&self, d: usize) -> Option<u128> {
+            super::ogd_experts::ogd_memory(self.kernels.len(), self.n_features, d)
+        }
+
+        /// Finite inputs whose random-feature projections overflow are refused before any change.
+        fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
+            crate::features::rff::check_drawn(self.feature_maps(), x)
+        }
+
+        fn n_seen(&self) -> u64 {
+            self.state.as_ref().map_or(0, |s| s.t)
+        }
+
+        fn dim(&self) -> usize {
+            self.kernels.len() * 2 * self.n_features
+        }
+    };
+}
+pub(crate) use ogd_protocol;
+
+/// The inherent accessors Raker and OMKL-GF share (same fields as [`ogd_protocol`]).
+macro_rules! ogd_accessors {
+    () => {
+        /// Kernel weights `softmax(logw)` the next round uses (uniform before the first).
+        pub fn weights(&self) -> Vec<f64> {
+            let logw = self.state.as_ref().map(|st| st.experts.logw.as_slice());
+            crate::aggregation::weights_or_uniform(logw, self.kernels.len())
+        }
+
+        /// The kernels' random-feature maps (None before the first round).
+        pub fn feature_maps(&self) -> Option<&[RandomFourier]> {
+            self.state.as_ref().map(|s| s.experts.features.as_slice())
+        }
+    };
+}
+pub(crate) use ogd_accessors;
+
+/// The step size of round `t` (1-based) after counting it: `eta_t = lr / sqrt(t)`.
+pub(crate) fn next_round(t: &mut u64, lr: f64) -> f64 {
+    *t += 1;
+    lr / (*t as f64).sqrt()
+}
+
 impl OgdExperts {
     /// The cos/sin features of every kernel drawn in order from `rng`; weights and
     /// log-weights 0.
@@ -74,6 +132,14 @@ impl OgdExperts {
             .collect::<Result<Vec<_>>>()?;
         let n = kernels.len();
         Ok(OgdExperts { features, theta: vec![vec![0.0; 2 * m]; n], logw: vec![0.0; n] })
+    }
+
+    /// `sum_j w_j f_j(x)` over the kernels `js` and `sum_j w_j`, with the weights
+    /// `w = softmax(logw)` (allocates the features).
+    pub fn weighted_sum(&self, js: impl Iterator<Item = usize>, x: &[f64]) -> (f64, f64) {
+        let mut w = vec![0.0; self.logw.len()];
+        crate::aggregation::softmax_pub(&self.logw, &mut w);
+        js.fold((0.0, 0.0), |(num, den), j| (num + w[j] * self.predict(j, x), den + w[j]))
     }
 
     /// `f_j(x)` (allocates the features).

@@ -23,9 +23,9 @@
 //! each graph: M uniforms, each mapped to the first `j` with
 //! `u * sum(p) < p_0 + ... + p_j`.
 
-use super::ogd_experts::{check_ogd_params, OgdExperts};
+use super::ogd_experts::{check_ogd_params, next_round, ogd_accessors, ogd_protocol, OgdExperts};
 use super::OnlineLearner;
-use crate::aggregation::{renormalise_log_pub, softmax_pub, weights_or_uniform};
+use crate::aggregation::{renormalise_log_pub, softmax_pub};
 use crate::error::Result;
 use crate::features::rff::RandomFourier;
 use crate::features::FeatureMap;
@@ -62,19 +62,32 @@ struct State {
     v: Vec<f64>,
 }
 
-impl OmklGf {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        kernels: Vec<Kernel>,
-        n_features: usize,
-        lr: f64,
-        reg: f64,
-        n_samples: usize,
-        explore: f64,
-        graph_rounds: u64,
-        seed: u64,
-    ) -> Result<Self> {
-        check_ogd_params(&kernels, n_features, lr, reg)?;
+crate::params! {
+    /// The parameters of [`OmklGf`] (defaults: those of the Python class `OMKLGF`).
+    pub struct OmklGfParams {
+        /// The kernels, one expert each (shift-invariant: random features).
+        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+        /// Frequencies per kernel (`2m` features each).
+        n_features: usize = 50 => "int", "in [1, 20000]";
+        /// Step size of the experts and of the exponential weights.
+        lr: f64 = 0.1 => "float", "> 0";
+        /// Ridge penalty of the experts' gradient steps.
+        reg: f64 = 1e-3 => "float", ">= 0";
+        /// Draws per feedback graph.
+        n_samples: usize = 10 => "int", "in [1, 100000]";
+        /// Exploration probability of the graph draw.
+        explore: f64 = 0.1 => "float", "in [0, 1]";
+        /// Rounds per feedback graph.
+        graph_rounds: u64 = 500 => "int", ">= 0";
+        /// Seed of the frequencies and of the graphs.
+        seed: u64 = 0 => "int", ">= 0";
+    }
+}
+
+impl OmklGfParams {
+    pub fn validate(&self) -> Result<()> {
+        check_ogd_params(&self.kernels, self.n_features, self.lr, self.reg)?;
+        let (n_samples, explore) = (self.n_samples, self.explore);
         if n_samples == 0 || n_samples > MAX_SAMPLES {
             return crate::param_err!(
                 "n_samples must be in [1, {MAX_SAMPLES}] (each graph costs n_samples draws; \
@@ -84,6 +97,15 @@ impl OmklGf {
         if !(explore.is_finite() && (0.0..=1.0).contains(&explore)) {
             return crate::param_err!("explore must be in [0, 1], got {explore}");
         }
+        Ok(())
+    }
+}
+
+impl OmklGf {
+    pub fn new(p: &OmklGfParams) -> Result<Self> {
+        p.validate()?;
+        let OmklGfParams { kernels, n_features, lr, reg, n_samples, explore, graph_rounds, seed } =
+            p.clone();
         Ok(OmklGf {
             kernels,
             n_features,
@@ -132,61 +154,25 @@ impl OmklGf {
             self.state = Some(st);
         }
         let r = 2 * self.n_features;
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("OMKLGF state missing".into()))?;
-        if st.v.len() != r {
-            st.v = vec![0.0; r];
-        }
+        let st = super::batch::built(&mut self.state, "OMKLGF")?;
+        super::batch::sized(&mut st.v, r);
         Ok(st)
     }
 
-    /// Kernel weights `softmax(logw)`.
-    pub fn weights(&self) -> Vec<f64> {
-        let logw = self.state.as_ref().map(|st| st.experts.logw.as_slice());
-        weights_or_uniform(logw, self.kernels.len())
-    }
+    ogd_accessors!();
 
     /// Kernels of the graph the next round uses (None before the first round).
     pub fn chosen(&self) -> Option<&[usize]> {
         self.state.as_ref().map(|s| s.chosen.as_slice())
     }
-
-    pub fn feature_maps(&self) -> Option<&[RandomFourier]> {
-        self.state.as_ref().map(|s| s.experts.features.as_slice())
-    }
 }
 
 impl OnlineLearner for OmklGf {
-    fn input_dim(&self) -> Option<usize> {
-        self.feature_maps().map(|f| f[0].input_dim())
-    }
-
-    fn check_input_dim(&self, d: usize) -> Result<()> {
-        super::ogd_experts::check_ogd_input_dim("OMKL-GF", self.kernels.len(), self.n_features, d)
-    }
-
-    fn memory_doubles(&self, d: usize) -> Option<u128> {
-        super::ogd_experts::ogd_memory(self.kernels.len(), self.n_features, d)
-    }
-
-    /// Finite inputs whose random-feature projections overflow are refused before any change.
-    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
-        crate::features::rff::check_drawn(self.feature_maps(), x)
-    }
+    ogd_protocol!("OMKL-GF");
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
-        let st = match &self.state {
-            Some(st) => st,
-            None => return Ok(0.0),
-        };
-        let w = self.weights();
-        let (mut num, mut den) = (0.0, 0.0);
-        for &j in &st.chosen {
-            num += w[j] * st.experts.predict(j, x);
-            den += w[j];
-        }
+        let Some(st) = &self.state else { return Ok(0.0) };
+        let (num, den) = st.experts.weighted_sum(st.chosen.iter().copied(), x);
         Ok(if den > 0.0 { num / den } else { 0.0 })
     }
 
@@ -200,8 +186,7 @@ impl OnlineLearner for OmklGf {
             (self.lr, self.reg, self.n_samples, self.explore, self.graph_rounds);
         let n = self.kernels.len();
         let st = self.state_mut(x.len())?;
-        st.t += 1;
-        let eta = lr / (st.t as f64).sqrt();
+        let eta = next_round(&mut st.t, lr);
         let mut w = vec![0.0; n];
         softmax_pub(&st.experts.logw, &mut w);
         let (mut num, mut den) = (0.0, 0.0);
@@ -215,14 +200,6 @@ impl OnlineLearner for OmklGf {
             Self::draw_graph(st, ns, ex);
         }
         Ok(if den > 0.0 { num / den } else { 0.0 })
-    }
-
-    fn n_seen(&self) -> u64 {
-        self.state.as_ref().map_or(0, |s| s.t)
-    }
-
-    fn dim(&self) -> usize {
-        self.kernels.len() * 2 * self.n_features
     }
 }
 
@@ -245,14 +222,7 @@ impl crate::state::ValidState for OmklGf {
         )
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernels", &self.kernels, &fresh.kernels)?;
-        same("n_features", &self.n_features, &fresh.n_features)?;
-        same("lr", &self.lr, &fresh.lr)?;
-        same("reg", &self.reg, &fresh.reg)?;
-        same("n_samples", &self.n_samples, &fresh.n_samples)?;
-        same("explore", &self.explore, &fresh.explore)?;
-        same("graph_rounds", &self.graph_rounds, &fresh.graph_rounds)?;
-        same("seed", &self.seed, &fresh.seed)
+        crate::state::same_fields!(self, fresh;
+            kernels, n_features, lr, reg, n_samples, explore, graph_rounds, seed)
     }
 }

@@ -57,6 +57,82 @@ pub struct ProjectionConfig {
     pub tol: f64,
 }
 
+impl ProjectionConfig {
+    /// The checks of the values (the basis parameters were checked by [`Basis1D::from_spec`]).
+    fn check(&self) -> Result<()> {
+        positive("alpha", self.alpha)?;
+        positive("c", self.c)?;
+        if !(self.tol > 0.0 && self.tol < 1.0) {
+            return crate::param_err!("tol must be in (0, 1), got {}", self.tol);
+        }
+        // Checks the basis / count / prefix combination for d = 1 now.
+        if !self.additive || self.pairs {
+            Design::new(1, self.basis, self.additive, self.pairs, self.prefix_degree)?;
+        }
+        Ok(())
+    }
+}
+
+crate::params! {
+    /// The parameters of [`OnlineProjection`] (defaults: those of the Python class
+    /// `OnlineProjection`, whose `prefix` also takes the names "constant", "linear",
+    /// "quadratic" for the degrees 0, 1, 2).
+    pub struct OnlineProjectionParams {
+        /// The one-dimensional eigen-basis.
+        basis: String = "trig".into() => "str", "one of ('sine', 'trig', 'gaussian')";
+        /// Smoothness index: eigenvalues decay like `j^(-2 alpha / d)`; sets `kappa`.
+        alpha: f64 = 2.0 => "float", "> 0";
+        /// Schedule constant `c` in `t_N = floor(c N^kappa)`.
+        c: f64 = 1.0 => "float", "> 0";
+        /// Always-on polynomial prefix: None, or its degree.
+        prefix: Option<u32> = None => "object", "None, 'constant', 'linear', 'quadratic' or an int in 0..10";
+        /// Additive model (sec. 5, Appendix D).
+        additive: bool = false => "bool", "True or False";
+        /// What `N` counts: single functions or sin/cos pairs (trig basis).
+        count: String = "function".into() => "str", "one of ('function', 'pair')";
+        /// Trig basis: cosine before sine in each pair.
+        cos_first: bool = false => "bool", "True or False";
+        /// Gaussian (Hermite) basis: the scale `a`.
+        a: f64 = 1.0 => "float", "> 0";
+        /// Gaussian (Hermite) basis: the width `eps`.
+        eps: f64 = 1.0 => "float", "> 0";
+        /// Refresh `Phi = G^-1` from the stored Gram matrix at each addition step.
+        refresh: bool = true => "bool", "True or False";
+        /// Relative pivot tolerance of the warm-up and Schur-complement guards.
+        tol: f64 = 1e-6 => "float", "in (0, 1)";
+    }
+}
+
+impl OnlineProjectionParams {
+    pub fn validate(&self) -> Result<()> {
+        self.config()?.check()
+    }
+
+    /// The resolved configuration (the basis built from its name and parameters).
+    pub fn config(&self) -> Result<ProjectionConfig> {
+        let basis = Basis1D::from_spec(&self.basis, self.cos_first, self.a, self.eps)?;
+        let pairs = match self.count.as_str() {
+            "function" => false,
+            "pair" => true,
+            other => {
+                return crate::param_err!(
+                    "count must be one of ['function', 'pair'], got '{other}'"
+                )
+            }
+        };
+        Ok(ProjectionConfig {
+            basis,
+            alpha: self.alpha,
+            c: self.c,
+            prefix_degree: self.prefix,
+            additive: self.additive,
+            pairs,
+            refresh: self.refresh,
+            tol: self.tol,
+        })
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OnlineProjection {
     cfg: ProjectionConfig,
@@ -158,15 +234,15 @@ impl OnlineProjection {
         Ok(())
     }
 
+    /// The design of this configuration on `d`-dimensional inputs.
+    fn design(&self, d: usize) -> Result<Design> {
+        let c = &self.cfg;
+        Design::new(d, c.basis, c.additive, c.pairs, c.prefix_degree)
+    }
+
     /// Upper bound on the columns active after `n` rounds (prefix + units x columns per unit).
     fn columns_after(&self, d: usize, n: f64) -> Result<f64> {
-        let design = Design::new(
-            d,
-            self.cfg.basis,
-            self.cfg.additive,
-            self.cfg.pairs,
-            self.cfg.prefix_degree,
-        )?;
+        let design = self.design(d)?;
         let per = self.columns_per_unit(d);
         // floor(c N^kappa) <= n  =>  N <= ((n + 1) / c)^(1 / kappa).
         let units = ((n + 1.0) / self.cfg.c).powf(1.0 / self.kappa(d)).floor() + 1.0;
@@ -205,16 +281,14 @@ impl OnlineProjection {
         )
     }
 
-    pub fn new(cfg: ProjectionConfig) -> Result<Self> {
-        positive("alpha", cfg.alpha)?;
-        positive("c", cfg.c)?;
-        if !(cfg.tol > 0.0 && cfg.tol < 1.0) {
-            return crate::param_err!("tol must be in (0, 1), got {}", cfg.tol);
-        }
-        // Checks the basis / count / prefix combination for d = 1 now.
-        if !cfg.additive || cfg.pairs {
-            Design::new(1, cfg.basis, cfg.additive, cfg.pairs, cfg.prefix_degree)?;
-        }
+    pub fn new(p: &OnlineProjectionParams) -> Result<Self> {
+        p.validate()?;
+        Ok(OnlineProjection { cfg: p.config()?, state: None })
+    }
+
+    /// The learner for a resolved configuration (checked as [`OnlineProjectionParams::validate`] does).
+    pub fn with_config(cfg: ProjectionConfig) -> Result<Self> {
+        cfg.check()?;
         Ok(OnlineProjection { cfg, state: None })
     }
 
@@ -223,13 +297,7 @@ impl OnlineProjection {
     }
 
     fn make_state(&self, d: usize) -> Result<State> {
-        let design = Design::new(
-            d,
-            self.cfg.basis,
-            self.cfg.additive,
-            self.cfg.pairs,
-            self.cfg.prefix_degree,
-        )?;
+        let design = self.design(d)?;
         let kappa = self.kappa(d);
         let p = design.n_columns();
         let mut st = State {
@@ -260,9 +328,7 @@ impl OnlineProjection {
         if self.state.is_none() {
             self.state = Some(self.make_state(d)?);
         }
-        self.state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("projection state missing".into()))
+        super::batch::built(&mut self.state, "projection")
     }
 
     /// Coefficients `theta` of the active columns (empty before the first round).

@@ -37,7 +37,7 @@
 
 use super::losses::Loss;
 use super::OnlineLearner;
-use crate::error::{positive, KsError, Result};
+use crate::error::{positive, Result};
 use crate::features::nested_cholesky::{NestedCholesky, DEFAULT_PIVOT_TOL};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
@@ -70,6 +70,12 @@ pub enum Transport {
 }
 
 impl OnGrowth {
+    pub fn name(&self) -> &'static str {
+        match self {
+            OnGrowth::Restart => "restart",
+            OnGrowth::Continue => "continue",
+        }
+    }
     pub fn from_name(s: &str) -> Result<Self> {
         match s {
             "restart" => Ok(OnGrowth::Restart),
@@ -79,6 +85,12 @@ impl OnGrowth {
     }
 }
 impl ResetTiming {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ResetTiming::SameRound => "same_round",
+            ResetTiming::NextRound => "next_round",
+        }
+    }
     pub fn from_name(s: &str) -> Result<Self> {
         match s {
             "same_round" => Ok(ResetTiming::SameRound),
@@ -90,6 +102,12 @@ impl ResetTiming {
     }
 }
 impl Transport {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Transport::Literal => "literal",
+            Transport::Step => "step",
+        }
+    }
     pub fn from_name(s: &str) -> Result<Self> {
         match s {
             "literal" => Ok(Transport::Literal),
@@ -99,28 +117,65 @@ impl Transport {
     }
 }
 
-/// Constructor parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ProsNKonsParams {
-    pub kernel: Kernel,
-    pub alpha: f64,
-    pub gamma: f64,
-    pub eps: f64,
-    pub beta: f64,
-    pub c: f64,
-    /// `None`: the loss's default ([`Loss::default_curvature`]).
-    pub curvature: Option<f64>,
-    /// Newton step multiplier: `v = w - eta A^{-1} g` (1 is the paper's step).
-    pub eta: f64,
-    pub loss: Loss,
-    pub on_growth: OnGrowth,
-    pub budget: Option<usize>,
-    pub reset_timing: ResetTiming,
-    pub transport: Transport,
-    /// KORS weight convention: `Sqrt` (`S = diag(1/sqrt(p))`, KORS as defined; default) or
-    /// `Inverse` (`1/p`, App. A's "adds (t, 1/p)" read literally; docs/choices.md, "KORS weights").
-    pub kors_weights: KorsWeights,
-    pub seed: u64,
+crate::params! {
+    /// The parameters of [`ProsNKons`] (defaults: those of the Python class `ProsNKons`).
+    /// `kernel` has no default in Python (`required`); `Default` puts a unit Gaussian there.
+    #[derive(Copy)]
+    pub struct ProsNKonsParams {
+        /// The kernel.
+        kernel: Kernel = Kernel::Gaussian { sigma: 1.0 } => "object", "a kernel", required;
+        /// Initial regularisation `A_0 = alpha I`.
+        alpha: f64 = 1.0 => "float", "> 0";
+        /// KORS regularisation `gamma`.
+        gamma: f64 = 1.0 => "float", "> 0";
+        /// KORS accuracy `eps`.
+        eps: f64 = 0.5 => "float", "in (0, 1]";
+        /// KORS oversampling `beta`.
+        beta: f64 = 1.0 => "float", "> 0";
+        /// Bound `C` of the predictions (the projection step).
+        c as "C": f64 = 1.0 => "float", "> 0";
+        /// `None`: the loss's default ([`Loss::default_curvature`]).
+        curvature: Option<f64> = None => "float", "None or > 0";
+        /// Newton step multiplier: `v = w - eta A^{-1} g` (1 is the paper's step).
+        eta: f64 = 1.0 => "float", "> 0";
+        /// The loss.
+        loss: Loss = Loss::Squared => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+        /// Restart (PROS-N-KONS) or transport (CON-KONS) at a dictionary growth.
+        on_growth: OnGrowth = OnGrowth::Restart => "str", "one of ('restart', 'continue')";
+        /// Cap on the KORS dictionary (None: none).
+        budget: Option<usize> = None => "int", "None or >= 1";
+        /// The round of a reset after a growth.
+        reset_timing: ResetTiming = ResetTiming::SameRound => "str", "one of ('same_round', 'next_round')";
+        /// CON-KONS transport mode.
+        transport: Transport = Transport::Literal => "str", "one of ('literal', 'step')";
+        /// KORS weight convention: `Sqrt` (`S = diag(1/sqrt(p))`, KORS as defined; default) or
+        /// `Inverse` (`1/p`, App. A's "adds (t, 1/p)" read literally; docs/choices.md, "KORS weights").
+        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", "one of ('sqrt', 'inverse')";
+        /// Seed of KORS.
+        seed: u64 = 0 => "int", ">= 0";
+    }
+}
+
+impl ProsNKonsParams {
+    pub fn validate(&self) -> Result<()> {
+        let p = self;
+        positive("alpha", p.alpha)?;
+        positive("gamma", p.gamma)?;
+        positive("C", p.c)?;
+        positive("eta", p.eta)?;
+        if !(p.eps.is_finite() && p.eps > 0.0 && p.eps <= 1.0) {
+            return crate::param_err!("eps must be in (0, 1], got {}", p.eps);
+        }
+        if let Some(b) = p.budget {
+            if b == 0 {
+                return crate::param_err!("budget must be a positive integer (or None), got 0");
+            }
+        }
+        if let Some(s) = p.curvature {
+            positive("curvature", s)?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -168,21 +223,11 @@ fn h_clip(z: f64, c: f64) -> f64 {
 }
 
 impl ProsNKons {
-    pub fn new(p: ProsNKonsParams) -> Result<Self> {
-        positive("alpha", p.alpha)?;
-        positive("gamma", p.gamma)?;
-        positive("C", p.c)?;
-        positive("eta", p.eta)?;
-        if !(p.eps.is_finite() && p.eps > 0.0 && p.eps <= 1.0) {
-            return crate::param_err!("eps must be in (0, 1], got {}", p.eps);
-        }
-        if let Some(b) = p.budget {
-            if b == 0 {
-                return crate::param_err!("budget must be a positive integer (or None), got 0");
-            }
-        }
+    pub fn new(p: &ProsNKonsParams) -> Result<Self> {
+        p.validate()?;
+        let p = *p;
         let sigma = match p.curvature {
-            Some(s) => positive("curvature", s)?,
+            Some(s) => s,
             None => p.loss.default_curvature(p.c),
         };
         let kors = Kors::new(p.kernel, p.gamma, p.eps, p.beta, p.kors_weights, p.seed)?;
@@ -259,10 +304,7 @@ impl ProsNKons {
         }
         let budget_reached = self.budget_reached();
         let p = self.params;
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| KsError::Internal("PROS-N-KONS state missing".into()))?;
+        let st = super::batch::built(&mut self.state, "PROS-N-KONS")?;
         let m = self.kors.size();
         // 1. KORS on x_t (only x_t: the dictionary does not depend on the labels).
         st.krow.resize(m, 0.0);

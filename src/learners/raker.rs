@@ -10,9 +10,9 @@
 //! `y_hat = sum_j softmax(logw)_j f_j`, then every expert takes its OGD step
 //! ([`super::ogd_experts`], importance weight 1).
 
-use super::ogd_experts::{check_ogd_input_dim, check_ogd_params, ogd_memory, OgdExperts};
+use super::ogd_experts::{check_ogd_params, next_round, ogd_accessors, ogd_protocol, OgdExperts};
 use super::OnlineLearner;
-use crate::aggregation::{renormalise_log_pub, softmax_pub, weights_or_uniform};
+use crate::aggregation::{renormalise_log_pub, softmax_pub};
 use crate::error::Result;
 use crate::features::rff::RandomFourier;
 use crate::features::FeatureMap;
@@ -40,15 +40,33 @@ struct State {
     p: Vec<f64>,
 }
 
+crate::params! {
+    /// The parameters of [`Raker`] (defaults: those of the Python class `Raker`).
+    pub struct RakerParams {
+        /// The kernels, one expert each (shift-invariant: random features).
+        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+        /// Frequencies per kernel (`2m` features each).
+        n_features: usize = 50 => "int", "in [1, 20000]";
+        /// Step size of the experts and of the exponential weights.
+        lr: f64 = 0.1 => "float", "> 0";
+        /// Ridge penalty of the experts' gradient steps.
+        reg: f64 = 1e-3 => "float", ">= 0";
+        /// Seed of the frequencies.
+        seed: u64 = 0 => "int", ">= 0";
+    }
+}
+
+impl RakerParams {
+    pub fn validate(&self) -> Result<()> {
+        check_ogd_params(&self.kernels, self.n_features, self.lr, self.reg)
+    }
+}
+
 impl Raker {
-    pub fn new(
-        kernels: Vec<Kernel>,
-        n_features: usize,
-        lr: f64,
-        reg: f64,
-        seed: u64,
-    ) -> Result<Self> {
-        check_ogd_params(&kernels, n_features, lr, reg)?;
+    pub fn new(p: &RakerParams) -> Result<Self> {
+        p.validate()?;
+        let (kernels, n_features, lr, reg, seed) =
+            (p.kernels.clone(), p.n_features, p.lr, p.reg, p.seed);
         Ok(Raker { kernels, n_features, lr, reg, seed, state: None })
     }
 
@@ -59,55 +77,21 @@ impl Raker {
             self.state = Some(State { experts, t: 0, v: Vec::new(), p: Vec::new() });
         }
         let (r, n) = (2 * self.n_features, self.kernels.len());
-        let st = self
-            .state
-            .as_mut()
-            .ok_or_else(|| crate::KsError::Internal("Raker state missing".into()))?;
-        if st.v.len() != r {
-            st.v = vec![0.0; r];
-        }
-        if st.p.len() != n {
-            st.p = vec![0.0; n];
-        }
+        let st = super::batch::built(&mut self.state, "Raker")?;
+        super::batch::sized(&mut st.v, r);
+        super::batch::sized(&mut st.p, n);
         Ok(st)
     }
 
-    /// Kernel weights (softmax of the log-weights) the next round uses.
-    pub fn weights(&self) -> Vec<f64> {
-        let logw = self.state.as_ref().map(|st| st.experts.logw.as_slice());
-        weights_or_uniform(logw, self.kernels.len())
-    }
-
-    pub fn feature_maps(&self) -> Option<&[RandomFourier]> {
-        self.state.as_ref().map(|s| s.experts.features.as_slice())
-    }
+    ogd_accessors!();
 }
 
 impl OnlineLearner for Raker {
-    fn input_dim(&self) -> Option<usize> {
-        self.feature_maps().map(|f| f[0].input_dim())
-    }
-
-    fn check_input_dim(&self, d: usize) -> Result<()> {
-        check_ogd_input_dim("Raker", self.kernels.len(), self.n_features, d)
-    }
-
-    fn memory_doubles(&self, d: usize) -> Option<u128> {
-        ogd_memory(self.kernels.len(), self.n_features, d)
-    }
-
-    /// Finite inputs whose random-feature projections overflow are refused before any change.
-    fn check_row(&self, x: &[f64], _y: Option<f64>) -> Result<()> {
-        crate::features::rff::check_drawn(self.feature_maps(), x)
-    }
+    ogd_protocol!("Raker");
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
-        let st = match &self.state {
-            Some(st) => st,
-            None => return Ok(0.0),
-        };
-        let p = self.weights();
-        Ok(p.iter().enumerate().map(|(j, pj)| pj * st.experts.predict(j, x)).sum())
+        let st = self.state.as_ref();
+        Ok(st.map_or(0.0, |st| st.experts.weighted_sum(0..self.kernels.len(), x).0))
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
@@ -118,8 +102,7 @@ impl OnlineLearner for Raker {
         }
         let (lr, reg) = (self.lr, self.reg);
         let st = self.state_mut(x.len())?;
-        st.t += 1;
-        let eta = lr / (st.t as f64).sqrt();
+        let eta = next_round(&mut st.t, lr);
         softmax_pub(&st.experts.logw, &mut st.p);
         let mut pred = 0.0;
         for j in 0..st.experts.features.len() {
@@ -127,14 +110,6 @@ impl OnlineLearner for Raker {
         }
         renormalise_log_pub(&mut st.experts.logw);
         Ok(pred)
-    }
-
-    fn n_seen(&self) -> u64 {
-        self.state.as_ref().map_or(0, |s| s.t)
-    }
-
-    fn dim(&self) -> usize {
-        self.kernels.len() * 2 * self.n_features
     }
 }
 
@@ -147,11 +122,6 @@ impl crate::state::ValidState for Raker {
         st.experts.validate(self.kernels.len(), self.n_features)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        use crate::state::same;
-        same("kernels", &self.kernels, &fresh.kernels)?;
-        same("n_features", &self.n_features, &fresh.n_features)?;
-        same("lr", &self.lr, &fresh.lr)?;
-        same("reg", &self.reg, &fresh.reg)?;
-        same("seed", &self.seed, &fresh.seed)
+        crate::state::same_fields!(self, fresh; kernels, n_features, lr, reg, seed)
     }
 }

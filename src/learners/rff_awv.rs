@@ -29,24 +29,49 @@ pub struct RffParams {
     seed: u64,
 }
 
-impl RffAwv {
-    pub fn new(
-        kernel: Kernel,
-        n_features: usize,
-        lam: f64,
-        variant: RffVariant,
-        ridge: bool,
-        seed: u64,
-    ) -> Result<Self> {
-        let learner =
-            FeatureAwv::with_params(RffParams { kernel, n_features, variant, seed }, lam, ridge)?;
-        if n_features == 0 || n_features > MAX_RFF_FEATURES {
-            return crate::param_err!(
-                "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
-            );
+crate::params! {
+    /// The parameters of [`RffAwv`] (defaults: those of the Python class `RFFAWV`).
+    pub struct RffAwvParams {
+        /// The shift-invariant kernel whose random features are drawn.
+        kernel: Option<Kernel> = None => "object", "a Gaussian or Laplacian kernel", required;
+        /// Frequencies `m` drawn (`m` features for "cos", `2m` for "cossin").
+        n_features: usize = 50 => "int", "in [1, 20000]";
+        /// Ridge parameter `lambda`.
+        lam: f64 = 1.0 => "float", "> 0";
+        /// The feature map.
+        features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
+        /// Seed of the frequencies.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Online ridge (predict with `A_{t-1}`) instead of AWV.
+        ridge: bool = false => "bool", "True or False";
+        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
+        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+        /// Forgetting factor (discounted VAW; 1: none).
+        gamma: f64 = 1.0 => "float", "in (0, 1]";
+    }
+}
+
+impl RffAwvParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::params::required("RFFAWV", "a kernel", &self.kernel)?;
+        crate::error::positive("lam", self.lam)?;
+        let n = self.n_features;
+        if n == 0 || n > MAX_RFF_FEATURES {
+            return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {n}");
         }
+        crate::awv::check_block_size(self.block_size)?;
+        crate::awv::check_gamma(self.gamma).map(|_| ())
+    }
+}
+
+impl RffAwv {
+    pub fn new(p: &RffAwvParams) -> Result<Self> {
+        p.validate()?;
+        let Some(kernel) = p.kernel else { return crate::param_err!("RFFAWV needs a kernel") };
+        let map = RffParams { kernel, n_features: p.n_features, variant: p.features, seed: p.seed };
+        let learner = FeatureAwv::with_params(map, p.lam, p.ridge);
         check_awv_memory(RandomFourier::LEARNER, learner.dim())?;
-        Ok(learner)
+        learner.with_block_size(p.block_size)?.with_gamma(p.gamma)
     }
 }
 

@@ -19,10 +19,40 @@ pub struct TaylorParams {
     degree: usize,
 }
 
+crate::params! {
+    /// The parameters of [`TaylorAwv`] (defaults: those of the Python class `TaylorAWV`).
+    pub struct TaylorAwvParams {
+        /// Width of the Gaussian kernel `exp(-||x - x'||^2 / (2 sigma^2))`.
+        sigma: f64 = 1.0 => "float", "> 0";
+        /// Taylor degree `M`: all monomials of total degree `<= M`.
+        degree: usize = 2 => "int", ">= 0 (C(M + d, d) features)";
+        /// Ridge parameter `lambda`.
+        lam: f64 = 1.0 => "float", "> 0";
+        /// Online ridge (predict with `A_{t-1}`) instead of AWV.
+        ridge: bool = false => "bool", "True or False";
+        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
+        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+        /// Forgetting factor (discounted VAW; 1: none).
+        gamma: f64 = 1.0 => "float", "in (0, 1]";
+    }
+}
+
+impl TaylorAwvParams {
+    pub fn validate(&self) -> Result<()> {
+        positive("sigma", self.sigma)?;
+        positive("lam", self.lam)?;
+        crate::awv::check_block_size(self.block_size)?;
+        crate::awv::check_gamma(self.gamma).map(|_| ())
+    }
+}
+
 impl TaylorAwv {
-    pub fn new(sigma: f64, degree: usize, lam: f64, ridge: bool) -> Result<Self> {
-        positive("sigma", sigma)?;
-        FeatureAwv::with_params(TaylorParams { sigma, degree }, lam, ridge)
+    pub fn new(p: &TaylorAwvParams) -> Result<Self> {
+        p.validate()?;
+        let map = TaylorParams { sigma: p.sigma, degree: p.degree };
+        FeatureAwv::with_params(map, p.lam, p.ridge)
+            .with_block_size(p.block_size)?
+            .with_gamma(p.gamma)
     }
 
     /// The feature vector `phi(x)` (length `C(M+d, d)`), also before the first round.

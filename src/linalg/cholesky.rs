@@ -89,6 +89,24 @@ impl ColCholesky {
         }
     }
 
+    /// Solves `L w = a` and `L u_j = b_j` for the `k` columns `b_j` of `b` (column
+    /// `j` is `b[j s..j s + m]`, stride `s >= m`) in one sweep over the factor;
+    /// each result is bit-identical to `forward_solve` (multi-output rounds).
+    pub fn forward_solve_many(&self, a: &mut [f64], b: &mut [f64], s: usize, k: usize) {
+        let m = self.dim();
+        for kk in 0..m {
+            let col = &self.cols[kk];
+            a[kk] /= col[0];
+            let ak = a[kk];
+            axpy(-ak, &col[1..], &mut a[kk + 1..m]);
+            for bj in b.chunks_exact_mut(s).take(k) {
+                bj[kk] /= col[0];
+                let bk = bj[kk];
+                axpy(-bk, &col[1..], &mut bj[kk + 1..m]);
+            }
+        }
+    }
+
     /// `L L^T <- L L^T + x x^T` (Givens rotations, LINPACK `dchud` form); `x` is
     /// overwritten. Never fails in exact arithmetic: each new pivot is
     /// `hypot(L_kk, x_k) >= L_kk > 0`.

@@ -2,147 +2,117 @@
 //! holds experts of mixed classes, dispatches to them without a Python loop and
 //! serialises them with serde (a `Box<dyn OnlineLearner>` could not be).
 
-use super::{AutoKernel, Mixture};
 use crate::error::Result;
-use crate::learners::{
-    AveragedKernelSgd, Fogd, KernelAwv, LinearAwvLearner, MultiKernelAwv, Nogd, NystromAwv, OmklGf,
-    OnlineLearner, OnlineProjection, ProsNKons, Raker, RffAwv, TaylorAwv,
-};
+use crate::learners::{LinearAwvLearner, OnlineLearner};
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
-/// One expert of a mixture: any learner of the crate (mixtures nest).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum AnyLearner {
-    TaylorAwv(TaylorAwv),
-    KernelAwv(KernelAwv),
-    NystromAwv(NystromAwv),
-    RffAwv(RffAwv),
-    MultiKernelAwv(MultiKernelAwv),
-    Raker(Raker),
-    OmklGf(OmklGf),
-    Fogd(Fogd),
-    Nogd(Nogd),
-    ProsNKons(ProsNKons),
-    OnlineProjection(OnlineProjection),
-    AveragedKernelSgd(AveragedKernelSgd),
-    Mixture(Box<Mixture>),
-    AutoKernel(Box<AutoKernel>),
-    /// AutoKernel's linear experts (no Python class of their own).
-    Linear(LinearAwvLearner),
-}
-
-macro_rules! each {
-    ($self:expr, $l:ident => $e:expr) => {
-        match $self {
-            AnyLearner::TaylorAwv($l) => $e,
-            AnyLearner::KernelAwv($l) => $e,
-            AnyLearner::NystromAwv($l) => $e,
-            AnyLearner::RffAwv($l) => $e,
-            AnyLearner::MultiKernelAwv($l) => $e,
-            AnyLearner::Raker($l) => $e,
-            AnyLearner::Linear($l) => $e,
-            AnyLearner::OmklGf($l) => $e,
-            AnyLearner::Fogd($l) => $e,
-            AnyLearner::Nogd($l) => $e,
-            AnyLearner::ProsNKons($l) => $e,
-            AnyLearner::OnlineProjection($l) => $e,
-            AnyLearner::AveragedKernelSgd($l) => $e,
-            AnyLearner::Mixture($l) => $e,
-            AnyLearner::AutoKernel($l) => $e,
-        }
+/// Generates [`AnyLearner`] and its dispatch from the table of [`crate::learners!`]:
+/// one variant per learner marked as a Mixture expert, in table order (the serialised
+/// order), then `Linear`.
+macro_rules! any_learner {
+    ($($v:ident: $ty:ty, $pay:ty, $params:ty, $name:literal, $($binding:ident)::+,
+       $task:literal, $domain:literal, $expert:tt $(, args $args:path)?;)*) => {
+        any_learner!(@experts [] $($expert $v $pay,)*);
     };
-}
+    (@experts [$($done:tt)*] true $v:ident $pay:ty, $($rest:tt)*) => {
+        any_learner!(@experts [$($done)* ($v $pay)] $($rest)*);
+    };
+    (@experts [$($done:tt)*] false $v:ident $pay:ty, $($rest:tt)*) => {
+        any_learner!(@experts [$($done)*] $($rest)*);
+    };
+    (@experts [$(($v:ident $pay:ty))*]) => {
+        /// One expert of a mixture: any learner of the crate (mixtures nest).
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        pub enum AnyLearner {
+            $($v($pay),)*
+            /// AutoKernel's linear experts (no Python class of their own).
+            Linear(LinearAwvLearner),
+        }
 
-impl OnlineLearner for AnyLearner {
-    fn input_dim(&self) -> Option<usize> {
-        each!(self, l => l.input_dim())
-    }
-    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
-        each!(self, l => l.check_row(x, y))
-    }
-    fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
-        each!(self, l => l.check_capacity(n_new, d))
-    }
-    fn check_input_dim(&self, d: usize) -> Result<()> {
-        each!(self, l => l.check_input_dim(d))
-    }
-    fn predict(&self, x: &[f64]) -> Result<f64> {
-        each!(self, l => l.predict(x))
-    }
-    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
-        each!(self, l => l.predict_keep(x))
-    }
-    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
-        each!(self, l => l.predict_std(x))
-    }
-    fn noise_std(&self) -> Option<f64> {
-        each!(self, l => l.noise_std())
-    }
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        each!(self, l => l.learn(x, y))
-    }
-    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        each!(self, l => l.predict_learn(x, y))
-    }
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        each!(self, l => l.predict_learn_many(x, d, y, out))
-    }
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        each!(self, l => l.learn_batch(x, d, y))
-    }
-    fn n_seen(&self) -> u64 {
-        each!(self, l => l.n_seen())
-    }
-    fn dim(&self) -> usize {
-        each!(self, l => l.dim())
-    }
-    fn memory_doubles(&self, d: usize) -> Option<u128> {
-        each!(self, l => l.memory_doubles(d))
-    }
-}
+        impl OnlineLearner for AnyLearner {
+            fn input_dim(&self) -> Option<usize> {
+                each!(self, [$($v)*], l => l.input_dim())
+            }
+            fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+                each!(self, [$($v)*], l => l.check_row(x, y))
+            }
+            fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
+                each!(self, [$($v)*], l => l.check_capacity(n_new, d))
+            }
+            fn check_input_dim(&self, d: usize) -> Result<()> {
+                each!(self, [$($v)*], l => l.check_input_dim(d))
+            }
+            fn predict(&self, x: &[f64]) -> Result<f64> {
+                each!(self, [$($v)*], l => l.predict(x))
+            }
+            fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+                each!(self, [$($v)*], l => l.predict_keep(x))
+            }
+            fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+                each!(self, [$($v)*], l => l.predict_std(x))
+            }
+            fn noise_std(&self) -> Option<f64> {
+                each!(self, [$($v)*], l => l.noise_std())
+            }
+            fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+                each!(self, [$($v)*], l => l.learn(x, y))
+            }
+            fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+                each!(self, [$($v)*], l => l.predict_learn(x, y))
+            }
+            fn predict_learn_many(
+                &mut self,
+                x: &[f64],
+                d: usize,
+                y: &[f64],
+                out: &mut Vec<f64>,
+            ) -> Result<()> {
+                each!(self, [$($v)*], l => l.predict_learn_many(x, d, y, out))
+            }
+            fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
+                each!(self, [$($v)*], l => l.learn_batch(x, d, y))
+            }
+            fn n_seen(&self) -> u64 {
+                each!(self, [$($v)*], l => l.n_seen())
+            }
+            fn dim(&self) -> usize {
+                each!(self, [$($v)*], l => l.dim())
+            }
+            fn memory_doubles(&self, d: usize) -> Option<u128> {
+                each!(self, [$($v)*], l => l.memory_doubles(d))
+            }
+        }
 
-impl ValidState for AnyLearner {
-    fn validate(&self) -> Result<()> {
-        each!(self, l => l.validate())
-    }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
-        macro_rules! pair {
-            ($($v:ident),*) => {
+        impl ValidState for AnyLearner {
+            fn validate(&self) -> Result<()> {
+                each!(self, [$($v)*], l => l.validate())
+            }
+            fn check_config(&self, fresh: &Self) -> Result<()> {
                 match (self, fresh) {
                     $((AnyLearner::$v(a), AnyLearner::$v(b)) => a.check_config(b),)*
+                    (AnyLearner::Linear(a), AnyLearner::Linear(b)) => a.check_config(b),
                     _ => Err(crate::KsError::Input(
                         "invalid learner state: an expert of another class than its parameters say"
                             .into(),
                     )),
                 }
-            };
+            }
         }
-        pair!(
-            TaylorAwv,
-            KernelAwv,
-            NystromAwv,
-            RffAwv,
-            MultiKernelAwv,
-            Raker,
-            OmklGf,
-            Fogd,
-            Nogd,
-            ProsNKons,
-            OnlineProjection,
-            AveragedKernelSgd,
-            Mixture,
-            AutoKernel,
-            Linear
-        )
-    }
+    };
 }
+
+/// `$e` on the learner inside any variant (bound to `$l`).
+macro_rules! each {
+    ($self:expr, [$($v:ident)*], $l:ident => $e:expr) => {
+        match $self {
+            $(AnyLearner::$v($l) => $e,)*
+            AnyLearner::Linear($l) => $e,
+        }
+    };
+}
+
+crate::learners!(any_learner);
 
 #[cfg(test)]
 mod tests {
@@ -178,10 +148,10 @@ mod tests {
             MlPoly::STATE_VERSION,
             MlProd::STATE_VERSION,
         ];
-        // 5: the AWV-family learners keep their noise level (the predictive std),
-        // MultiKernelAWV its configured rule.
-        assert_eq!(experts, [5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4]);
+        // TaylorAWV, KernelAWV, NystromAWV, RFFAWV 5 and MultiKernelAWV 6: the AWV
+        // family keeps its noise level (the predictive std); VAWMeta's engine too.
+        assert_eq!(experts, [5, 5, 5, 5, 6, 4, 4, 4, 4, 4, 4, 4]);
         assert_eq!(rules, [5, 4, 4, 4, 4, 4]);
-        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (5, 5));
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (7, 7));
     }
 }

@@ -28,6 +28,7 @@
 //! for the rule; memory `O(N D^2 + N' m^2)`. The warm-up costs `O(t^3 + t^2 d)` at
 //! round `t <= warmup`, once `O(warmup^2 d)` for the median.
 
+use super::restart::{Restart, CHECK};
 use super::scale::{median_distance, Scaler};
 use super::{AnyLearner, Mixture};
 use crate::aggregation::{AnyAggregator, RuleParams};
@@ -35,13 +36,17 @@ use crate::error::{positive, Result};
 use crate::features::rff::{RffVariant, MAX_RFF_FEATURES};
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use crate::kernels::Kernel;
-use crate::learners::{LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, TaylorAwv};
+use crate::learners::{
+    LinearAwvLearner, NystromAwv, OnlineLearner, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
+};
 use crate::rng::Rng;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
 /// Ridge parameter of the linear experts (standardised inputs and targets).
 const LINEAR_LAM: f64 = 1.0;
+/// Largest `loss_window` (a discount `1 - 1/window` still distinct from 1).
+const MAX_LOSS_WINDOW: usize = 1_000_000_000;
 
 /// Which feature map the experts use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,6 +58,13 @@ pub enum ExpertFeatures {
 }
 
 impl ExpertFeatures {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ExpertFeatures::Auto => "auto",
+            ExpertFeatures::Taylor => "taylor",
+            ExpertFeatures::Rff => "rff",
+        }
+    }
     pub fn from_name(name: &str) -> Result<Self> {
         match name {
             "auto" => Ok(ExpertFeatures::Auto),
@@ -105,6 +117,167 @@ pub struct AutoKernelConfig {
     /// Fixed Share rate of the rule (EWA, BOA, ML-Poly, ML-Prod).
     #[serde(default)]
     pub share: f64,
+    /// Rounds of the running loss scale that the rule's regrets are divided by
+    /// ([`super::loss_scale`]); 0: none (the plain rule).
+    #[serde(default)]
+    pub loss_window: usize,
+    /// Restarts after an abrupt change: a fresh AutoKernel as a successor
+    /// ([`super::restart`]).
+    #[serde(default)]
+    pub restarts: bool,
+}
+
+impl AutoKernelConfig {
+    /// Every check of the values.
+    fn check(&self) -> Result<()> {
+        let cfg = self;
+        if cfg.warmup < 3 || cfg.warmup > 5000 {
+            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
+        }
+        if cfg.widths.is_empty() || cfg.lams.is_empty() {
+            return crate::param_err!("widths and lams must each hold at least one value");
+        }
+        for &w in &cfg.widths {
+            positive("every width", w)?;
+        }
+        for &l in &cfg.lams {
+            positive("every lam", l)?;
+        }
+        for &w in &cfg.nystrom_widths {
+            positive("every nystrom width", w)?;
+        }
+        for &l in &cfg.nystrom_lams {
+            positive("every nystrom lam", l)?;
+        }
+        for &g in &cfg.discounts {
+            if !(g > 0.0 && g < 1.0) {
+                return crate::param_err!("every discount must be in (0, 1), got {g}");
+            }
+        }
+        for &w in &cfg.discount_widths {
+            positive("every discount width", w)?;
+        }
+        for &l in &cfg.discount_lams {
+            positive("every discount lam", l)?;
+        }
+        crate::aggregation::check_share(cfg.share)?;
+        if cfg.loss_window > 0 && cfg.rule == "vaw" {
+            return crate::param_err!(
+                "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+            );
+        }
+        if cfg.loss_window > MAX_LOSS_WINDOW {
+            return crate::param_err!(
+                "loss_window must be at most {MAX_LOSS_WINDOW} rounds, got {}",
+                cfg.loss_window
+            );
+        }
+        let n = AutoKernel::expert_count(cfg);
+        if n > 1000 {
+            return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
+        }
+        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
+            return crate::param_err!(
+                "n_features must be in [1, {}], got {}",
+                MAX_RFF_FEATURES / 2,
+                cfg.n_features
+            );
+        }
+        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
+            return crate::param_err!(
+                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
+                cfg.max_taylor_features
+            );
+        }
+        crate::parallel::check_threads(cfg.threads)?;
+        make_rule(&cfg.rule, n, cfg.share)?;
+        Ok(())
+    }
+}
+
+crate::params! {
+    /// The parameters of an [`AutoKernel`] (defaults: those of the Python class
+    /// `AutoKernel`); [`AutoKernelParams::config`] resolves the rule-dependent defaults.
+    pub struct AutoKernelParams {
+        /// Warm-up rounds before the scale is fixed.
+        warmup: usize = 200 => "int", "in [3, 5000]";
+        /// Kernel widths, as multiples of the median distance `rho`.
+        widths: Vec<f64> = vec![0.5, 1.0, 2.0, 4.0] => "seq", "non-empty, each > 0";
+        /// Ridge parameters of the experts (targets are standardised).
+        lams: Vec<f64> = vec![0.01, 0.1, 1.0] => "seq", "non-empty, each > 0";
+        /// Widths (multiples of `rho`) of the Nystrom experts on the warm-up rows.
+        nystrom_widths: Vec<f64> = vec![0.5, 1.0] => "seq", "each > 0";
+        /// Ridge parameters of the Nystrom experts.
+        nystrom_lams: Vec<f64> = vec![0.01, 0.1] => "seq", "each > 0";
+        /// The experts' feature map.
+        features: ExpertFeatures = ExpertFeatures::Auto => "str", "one of ('auto', 'taylor', 'rff')";
+        /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
+        n_features: usize = 50 => "int", "in [1, 10000]";
+        /// Largest Taylor feature count `C(M + d, d)` per expert.
+        max_taylor_features: usize = 200 => "int", "in [1, 40000]";
+        /// Aggregation rule.
+        rule: String = "boa".into() => "str", "one of ('vaw', 'ewa', 'boa', 'mlpoly', 'mlprod')";
+        /// Seed of the random features.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Threads running the experts (0 = one per core); not part of the results.
+        threads: usize = 0 => "int", ">= 0";
+        /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
+        /// "Changing streams").
+        discounts: Vec<f64> = vec![0.999, 0.99] => "seq", "each in (0, 1)";
+        /// Widths (multiples of `rho`) of the discounted feature experts.
+        discount_widths: Vec<f64> = vec![1.0, 2.0] => "seq", "each > 0";
+        /// Ridge parameters of the discounted feature experts.
+        discount_lams: Vec<f64> = vec![0.1] => "seq", "each > 0";
+        /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
+        /// factor in `{1} + discounts`.
+        linear: bool = true => "bool", "True or False";
+        /// Fixed Share rate of the rule (None: 1e-4 for the exponential-weights rules,
+        /// 0 for "vaw").
+        share: Option<f64> = None => "float", "None or in [0, 1] (0 for 'vaw')";
+        /// Rounds of the running loss scale of the rule's regrets (None: 2000 for the
+        /// exponential-weights rules, 0 for "vaw"; 0: the plain rule).
+        loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
+        /// A change detector that starts a fresh successor and hands over to it
+        /// (docs/autokernel.md, "Changing streams").
+        restarts: bool = true => "bool", "True or False";
+    }
+}
+
+/// `share` and `loss_window` when left None: (exponential-weights rules, "vaw").
+const DEFAULT_SHARE: (f64, f64) = (1e-4, 0.0);
+const DEFAULT_LOSS_WINDOW: (usize, usize) = (2000, 0);
+
+impl AutoKernelParams {
+    pub fn validate(&self) -> Result<()> {
+        self.config().check()
+    }
+
+    /// The resolved configuration (the defaults that depend on the rule filled in).
+    pub fn config(&self) -> AutoKernelConfig {
+        let vaw = self.rule == "vaw";
+        let pick = |d: (f64, f64)| if vaw { d.1 } else { d.0 };
+        let pick_w = |d: (usize, usize)| if vaw { d.1 } else { d.0 };
+        AutoKernelConfig {
+            warmup: self.warmup,
+            widths: self.widths.clone(),
+            lams: self.lams.clone(),
+            nystrom_widths: self.nystrom_widths.clone(),
+            nystrom_lams: self.nystrom_lams.clone(),
+            features: self.features,
+            n_features: self.n_features,
+            max_taylor_features: self.max_taylor_features,
+            rule: self.rule.clone(),
+            seed: self.seed,
+            threads: self.threads,
+            discounts: self.discounts.clone(),
+            discount_widths: self.discount_widths.clone(),
+            discount_lams: self.discount_lams.clone(),
+            linear: self.linear,
+            share: self.share.unwrap_or(pick(DEFAULT_SHARE)),
+            loss_window: self.loss_window.unwrap_or(pick_w(DEFAULT_LOSS_WINDOW)),
+            restarts: self.restarts,
+        }
+    }
 }
 
 /// Which expert, in the units of the standardised stream.
@@ -133,6 +306,8 @@ pub struct AutoKernel {
     warm_x: Vec<f64>,
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
+    /// Change detector and successor (`cfg.restarts`).
+    restart: Option<Restart>,
     /// The input of a kept warm-up prediction ([`OnlineLearner::predict_keep`]) and
     /// the prediction (after the warm-up the experts keep their own work).
     #[serde(skip)]
@@ -162,13 +337,14 @@ struct AutoKernelState {
     warm_x: Vec<f64>,
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
+    restart: Option<Restart>,
 }
 
 impl TryFrom<AutoKernelState> for AutoKernel {
     type Error = crate::KsError;
     fn try_from(s: AutoKernelState) -> Result<Self> {
         let bad = |what: &str| crate::input_err!("corrupt AutoKernel state: {what}");
-        let mut a = AutoKernel::new(s.cfg)?;
+        let mut a = AutoKernel::with_config(s.cfg)?;
         let n_exp = a.n_experts();
         let d = match s.d {
             Some(0) => return bad("input dimension 0"),
@@ -204,6 +380,21 @@ impl TryFrom<AutoKernelState> for AutoKernel {
         a.n_seen = s.n_seen;
         a.warm_x = s.warm_x;
         a.warm_y = s.warm_y;
+        if let Some(r) = &s.restart {
+            r.validate()?;
+            let succ_ok = r.successor().is_none_or(|k| {
+                k.restart.is_none()
+                    && bincode::serialize(&k.cfg).ok()
+                        == bincode::serialize(&a.successor_config()).ok()
+                    && k.d.is_none_or(|e| e == d)
+            });
+            if !a.cfg.restarts || !succ_ok {
+                return bad("restart state that does not match the configuration");
+            }
+        } else if a.cfg.restarts {
+            return bad("no restart state");
+        }
+        a.restart = s.restart;
         a.fitted = s.fitted.map(|mut f| {
             f.xs = vec![0.0; d];
             f
@@ -243,66 +434,36 @@ fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
 }
 
 impl AutoKernel {
-    pub fn new(cfg: AutoKernelConfig) -> Result<Self> {
-        if cfg.warmup < 3 || cfg.warmup > 5000 {
-            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
-        }
-        if cfg.widths.is_empty() || cfg.lams.is_empty() {
-            return crate::param_err!("widths and lams must each hold at least one value");
-        }
-        for &w in &cfg.widths {
-            positive("every width", w)?;
-        }
-        for &l in &cfg.lams {
-            positive("every lam", l)?;
-        }
-        for &w in &cfg.nystrom_widths {
-            positive("every nystrom width", w)?;
-        }
-        for &l in &cfg.nystrom_lams {
-            positive("every nystrom lam", l)?;
-        }
-        for &g in &cfg.discounts {
-            if !(g > 0.0 && g < 1.0) {
-                return crate::param_err!("every discount must be in (0, 1), got {g}");
-            }
-        }
-        for &w in &cfg.discount_widths {
-            positive("every discount width", w)?;
-        }
-        for &l in &cfg.discount_lams {
-            positive("every discount lam", l)?;
-        }
-        crate::aggregation::check_share(cfg.share)?;
-        let n = Self::expert_count(&cfg);
-        if n > 1000 {
-            return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
-        }
-        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
-            return crate::param_err!(
-                "n_features must be in [1, {}], got {}",
-                MAX_RFF_FEATURES / 2,
-                cfg.n_features
-            );
-        }
-        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
-            return crate::param_err!(
-                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
-                cfg.max_taylor_features
-            );
-        }
-        crate::parallel::check_threads(cfg.threads)?;
-        make_rule(&cfg.rule, n, cfg.share)?;
+    pub fn new(p: &AutoKernelParams) -> Result<Self> {
+        p.validate()?;
+        Self::with_config(p.config())
+    }
+
+    /// The learner for a resolved configuration (checked as [`AutoKernelParams::validate`]
+    /// does; the form a pickled state holds).
+    pub fn with_config(cfg: AutoKernelConfig) -> Result<Self> {
+        cfg.check()?;
         Ok(AutoKernel {
-            cfg,
             d: None,
             n_seen: 0,
             warm_x: Vec::new(),
             warm_y: Vec::new(),
             fitted: None,
+            restart: if cfg.restarts { Some(Restart::default()) } else { None },
             kept: Default::default(),
             kept_warm: 0.0,
+            cfg,
         })
+    }
+
+    /// The configuration of a successor: this one without restarts of its own.
+    fn successor_config(&self) -> AutoKernelConfig {
+        AutoKernelConfig { restarts: false, ..self.cfg.clone() }
+    }
+
+    /// The change detector and successor (None without `restarts`).
+    pub fn restart(&self) -> Option<&Restart> {
+        self.restart.as_ref()
     }
 
     pub fn config(&self) -> &AutoKernelConfig {
@@ -428,7 +589,7 @@ impl AutoKernel {
                     Some(m) => (
                         // Blocks of rounds (block_size=None): a batch equals the
                         // round loop up to rounding (docs/choices.md, AutoKernel).
-                        AnyLearner::TaylorAwv(TaylorAwv::new(sigma, m, lam, false)?),
+                        AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, 1.0))?),
                         ExpertSpec {
                             taylor_degree: Some(m),
                             n_features: 0,
@@ -440,14 +601,13 @@ impl AutoKernel {
                         },
                     ),
                     None => (
-                        AnyLearner::RffAwv(RffAwv::new(
-                            Kernel::Gaussian { sigma },
+                        AnyLearner::RffAwv(RffAwv::new(&rff(
+                            sigma,
                             self.cfg.n_features,
                             lam,
-                            RffVariant::CosSin,
-                            false,
                             seed,
-                        )?),
+                            1.0,
+                        ))?),
                         ExpertSpec {
                             taylor_degree: None,
                             n_features: self.cfg.n_features,
@@ -491,24 +651,18 @@ impl AutoKernel {
                     let seed = rng.next_u64();
                     let (e, taylor_degree, n_features) = match degree {
                         Some(m) => (
-                            AnyLearner::TaylorAwv(
-                                TaylorAwv::new(sigma, m, lam, false)?.with_gamma(gamma)?,
-                            ),
+                            AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, gamma))?),
                             Some(m),
                             0,
                         ),
                         None => (
-                            AnyLearner::RffAwv(
-                                RffAwv::new(
-                                    Kernel::Gaussian { sigma },
-                                    self.cfg.n_features,
-                                    lam,
-                                    RffVariant::CosSin,
-                                    false,
-                                    seed,
-                                )?
-                                .with_gamma(gamma)?,
-                            ),
+                            AnyLearner::RffAwv(RffAwv::new(&rff(
+                                sigma,
+                                self.cfg.n_features,
+                                lam,
+                                seed,
+                                gamma,
+                            ))?),
                             None,
                             self.cfg.n_features,
                         ),
@@ -545,6 +699,9 @@ impl AutoKernel {
         }
         let n = experts.len();
         let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.share)?)?;
+        if self.cfg.loss_window > 0 {
+            mixture = mixture.with_loss_scale(self.cfg.loss_window)?;
+        }
         mixture.set_threads(self.cfg.threads)?;
         let mut trace = super::Trace::default();
         mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
@@ -573,13 +730,28 @@ impl AutoKernel {
         t: &mut super::Trace,
     ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
+        let Some(mut r) = self.restart.take() else { return self.core_trace(x, n, d, y, t) };
+        let res = self.restart_rows(&mut r, x, d, y, &mut Vec::with_capacity(n), Some(t));
+        self.restart = Some(r);
+        res
+    }
+
+    /// [`Self::progressive_trace`] of the current learner alone (validated rows).
+    fn core_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        t: &mut super::Trace,
+    ) -> Result<()> {
         let mut i = 0;
         while i < n && self.fitted.is_none() {
             if let Err(e) = crate::interrupt::poll() {
                 Self::pad_warmup(t, i, self.n_experts());
                 return Err(e);
             }
-            match self.predict_learn(&x[i * d..(i + 1) * d], y[i]) {
+            match self.core_predict_learn(&x[i * d..(i + 1) * d], y[i]) {
                 Ok(p) => t.predictions.push(p),
                 Err(e) => {
                     Self::pad_warmup(t, i, self.n_experts());
@@ -615,32 +787,85 @@ impl AutoKernel {
     }
 }
 
-impl OnlineLearner for AutoKernel {
-    fn input_dim(&self) -> Option<usize> {
-        self.d
-    }
-
-    fn check_input_dim(&self, d: usize) -> Result<()> {
-        self.degree_for(d).map(|_| ())
-    }
-
-    /// Once fitted, the experts see the standardised row: they check that one (a
-    /// finite input can overflow their features after scaling); before, the
-    /// standardised row itself must be finite.
-    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
-        let Some(f) = &self.fitted else { return Ok(()) };
-        let mut q = vec![0.0; x.len()];
-        f.scaler.x_into(x, &mut q);
-        let ys = y.map(|v| f.scaler.y(v));
-        if !q.iter().chain(ys.as_ref()).all(|v| v.is_finite()) {
-            return Err(crate::KsError::Numerical(
-                "AutoKernel: this row overflows once standardised by the warm-up's scale".into(),
-            ));
+impl AutoKernel {
+    /// Rows through the current learner and its successor ([`super::restart`]), in
+    /// pieces that end on the rounds where the restart checks happen; with `trace`,
+    /// the current learner's experts and weights and the combined predictions. On an
+    /// error the successor is dropped (the rows the current learner completed are in
+    /// `out`, with its own predictions).
+    fn restart_rows(
+        &mut self,
+        r: &mut Restart,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+        mut trace: Option<&mut super::Trace>,
+    ) -> Result<()> {
+        let n = y.len();
+        let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
+        let mut tr = super::Trace::default();
+        while i < n {
+            let k = Restart::chunk(self.n_seen, n - i);
+            let (xc, yc) = (&x[i * d..(i + k) * d], &y[i..i + k]);
+            pm.clear();
+            let res = match trace.is_some() {
+                true => {
+                    tr = super::Trace::default();
+                    let r = self.core_trace(xc, k, d, yc, &mut tr);
+                    pm.extend_from_slice(&tr.predictions);
+                    r
+                }
+                false => self.core_predict_learn_many(xc, d, yc, &mut pm),
+            };
+            let res = res.and_then(|()| match r.successor_mut() {
+                Some(s) => {
+                    ps.clear();
+                    s.predict_learn_many(xc, d, yc, &mut ps).map(|()| true)
+                }
+                None => Ok(false),
+            });
+            let with_succ = match res {
+                Ok(w) => w,
+                Err(e) => {
+                    r.drop_successor();
+                    out.extend_from_slice(&pm);
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.predictions.extend_from_slice(&pm);
+                        t.experts.extend(&tr.experts);
+                        t.weights.extend(&tr.weights);
+                    }
+                    return Err(e);
+                }
+            };
+            let start = out.len();
+            for j in 0..k {
+                out.push(r.round(pm[j], with_succ.then(|| ps[j]), yc[j]));
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.predictions.extend_from_slice(&out[start..]);
+                t.experts.extend(&tr.experts);
+                t.weights.extend(&tr.weights);
+            }
+            if self.n_seen.is_multiple_of(CHECK) {
+                let cfg = self.successor_config();
+                let fitted = self.fitted.is_some();
+                if let Some(s) =
+                    r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))?
+                {
+                    // the successor becomes the learner (its warm-up, scale, experts)
+                    self.warm_x = s.warm_x;
+                    self.warm_y = s.warm_y;
+                    self.fitted = s.fitted;
+                    self.kept = Default::default();
+                }
+            }
+            i += k;
         }
-        f.mixture.check_row(&q, ys)
+        Ok(())
     }
 
-    fn predict(&self, x: &[f64]) -> Result<f64> {
+    fn core_predict(&self, x: &[f64]) -> Result<f64> {
         match &self.fitted {
             Some(f) => {
                 let mut q = vec![0.0; x.len()];
@@ -652,7 +877,7 @@ impl OnlineLearner for AutoKernel {
     }
 
     /// The mixture's noise level in the target's units (NaN during the warm-up).
-    fn noise_std(&self) -> Option<f64> {
+    fn core_noise_std(&self) -> Option<f64> {
         match &self.fitted {
             Some(f) => f.mixture.noise_std().map(|s| s * f.scaler.y_scale),
             None => Some(f64::NAN),
@@ -661,14 +886,14 @@ impl OnlineLearner for AutoKernel {
 
     /// The mixture's std on the standardised stream, in the target's units; during
     /// the warm-up the prediction with a NaN std (no noise estimate yet).
-    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+    fn core_predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         let Some(f) = &self.fitted else { return Ok(Some((self.warm_predict(x), f64::NAN))) };
         let mut q = vec![0.0; x.len()];
         f.scaler.x_into(x, &mut q);
         Ok(f.mixture.predict_std(&q)?.map(|(m, s)| (f.scaler.y_back(m), s * f.scaler.y_scale)))
     }
 
-    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+    fn core_predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         let n_seen = self.n_seen;
         match self.fitted.as_mut() {
             Some(f) => {
@@ -687,11 +912,7 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
-    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
-        self.predict_learn(x, y).map(|_| ())
-    }
-
-    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+    fn core_predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let d = x.len();
         let kept = self.kept.take(x, self.n_seen);
         if let Some(f) = self.fitted.as_mut() {
@@ -723,7 +944,7 @@ impl OnlineLearner for AutoKernel {
         Ok(p)
     }
 
-    fn predict_learn_many(
+    fn core_predict_learn_many(
         &mut self,
         x: &[f64],
         d: usize,
@@ -733,7 +954,7 @@ impl OnlineLearner for AutoKernel {
         let n = y.len();
         let mut i = 0;
         while i < n && self.fitted.is_none() {
-            out.push(self.predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            out.push(self.core_predict_learn(&x[i * d..(i + 1) * d], y[i])?);
             i += 1;
         }
         if i == n {
@@ -756,6 +977,109 @@ impl OnlineLearner for AutoKernel {
         }
         Ok(())
     }
+}
+
+impl OnlineLearner for AutoKernel {
+    fn input_dim(&self) -> Option<usize> {
+        self.d
+    }
+
+    fn check_input_dim(&self, d: usize) -> Result<()> {
+        self.degree_for(d).map(|_| ())
+    }
+
+    /// Once fitted, the experts see the standardised row: they check that one (a
+    /// finite input can overflow their features after scaling); before, the
+    /// standardised row itself must be finite.
+    fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
+        if let Some(s) = self.restart.as_ref().and_then(|r| r.successor()) {
+            s.check_row(x, y)?;
+        }
+        let Some(f) = &self.fitted else { return Ok(()) };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        let ys = y.map(|v| f.scaler.y(v));
+        if !q.iter().chain(ys.as_ref()).all(|v| v.is_finite()) {
+            return Err(crate::KsError::Numerical(
+                "AutoKernel: this row overflows once standardised by the warm-up's scale".into(),
+            ));
+        }
+        f.mixture.check_row(&q, ys)
+    }
+
+    fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
+        self.predict_learn(x, y).map(|_| ())
+    }
+
+    fn predict(&self, x: &[f64]) -> Result<f64> {
+        let pm = self.core_predict(x)?;
+        match &self.restart {
+            Some(r) => Ok(r.combine(pm, r.successor_predict(x)?)),
+            None => Ok(pm),
+        }
+    }
+
+    /// With a successor (a restart after a change), the two as a mixture of two
+    /// experts with the restart's weights ([`crate::uncertainty::mixture_std`]); a
+    /// successor still in its warm-up (NaN std) counts with the main learner's std.
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let Some((pm, sm)) = self.core_predict_std(x)? else { return Ok(None) };
+        let Some(r) = &self.restart else { return Ok(Some((pm, sm))) };
+        let Some(succ) = r.successor() else { return Ok(Some((pm, sm))) };
+        let Some((ps, ss)) = succ.predict_std(x)? else { return Ok(Some((pm, sm))) };
+        let ss = if ss.is_finite() { ss } else { sm };
+        let p = r.combine(pm, Some(ps));
+        Ok(Some((p, crate::uncertainty::mixture_std(&r.weights(), &[pm, ps], &[sm, ss], p))))
+    }
+
+    fn noise_std(&self) -> Option<f64> {
+        let nm = self.core_noise_std()?;
+        let Some(r) = &self.restart else { return Some(nm) };
+        match r.successor().and_then(|s| s.noise_std()) {
+            Some(ns) if ns.is_finite() => {
+                Some(crate::uncertainty::mixture_noise(&r.weights(), &[nm, ns]))
+            }
+            _ => Some(nm),
+        }
+    }
+
+    fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let pm = self.core_predict_keep(x)?;
+        match self.restart.as_mut() {
+            Some(r) => {
+                let ps = match r.successor_mut() {
+                    Some(s) => Some(s.predict_keep(x)?),
+                    None => None,
+                };
+                Ok(r.combine(pm, ps))
+            }
+            None => Ok(pm),
+        }
+    }
+
+    fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let Some(mut r) = self.restart.take() else { return self.core_predict_learn(x, y) };
+        let mut out = Vec::with_capacity(1);
+        let res = self.restart_rows(&mut r, x, x.len(), &[y], &mut out, None);
+        self.restart = Some(r);
+        res.map(|()| out[0])
+    }
+
+    fn predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let Some(mut r) = self.restart.take() else {
+            return self.core_predict_learn_many(x, d, y, out);
+        };
+        let start = out.len();
+        let res = self.restart_rows(&mut r, x, d, y, out, None);
+        self.restart = Some(r);
+        res.map(|_| debug_assert_eq!(out.len() - start, y.len()))
+    }
 
     fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
         let mut out = Vec::with_capacity(y.len());
@@ -767,16 +1091,20 @@ impl OnlineLearner for AutoKernel {
     }
 
     fn dim(&self) -> usize {
-        self.fitted.as_ref().map_or(0, |f| f.mixture.dim())
+        let succ = self.restart.as_ref().and_then(|r| r.successor()).map_or(0, |s| s.dim());
+        self.fitted.as_ref().map_or(0, |f| f.mixture.dim()) + succ
     }
 }
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 5);
+crate::state::state_version!(AutoKernel, 7);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {
+        if let Some(r) = &self.restart {
+            r.validate()?;
+        }
         match &self.fitted {
             Some(f) => f.mixture.validate(),
             None => Ok(()),
@@ -789,4 +1117,16 @@ impl ValidState for AutoKernel {
             "the AutoKernel configuration differs from its parameters".into()
         })
     }
+}
+
+/// A Taylor expert's parameters (blocks of rounds: `block_size` None).
+fn taylor(sigma: f64, degree: usize, lam: f64, gamma: f64) -> TaylorAwvParams {
+    TaylorAwvParams { sigma, degree, lam, gamma, ..Default::default() }
+}
+
+/// A random-feature expert's parameters ("cossin" features of a Gaussian kernel).
+fn rff(sigma: f64, n_features: usize, lam: f64, seed: u64, gamma: f64) -> RffAwvParams {
+    let kernel = Some(Kernel::Gaussian { sigma });
+    let features = RffVariant::CosSin;
+    RffAwvParams { kernel, n_features, lam, features, seed, gamma, ..Default::default() }
 }

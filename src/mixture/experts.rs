@@ -10,6 +10,7 @@
 //! same bits for any number of threads, and those of the round-by-round loop
 //! (bit for bit unless an expert runs blocks of rounds: then up to rounding).
 
+use super::loss_scale::LossScale;
 use super::AnyLearner;
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
@@ -32,6 +33,8 @@ pub struct Mixture {
     n_seen: u64,
     /// Threads of the blocked path (1 = the calling thread only, 0 = one per core).
     threads: usize,
+    /// Regrets relative to the running loss scale (`with_loss_scale`; None: plain rule).
+    loss_scale: Option<LossScale>,
     #[serde(skip)]
     z: Vec<f64>,
 }
@@ -45,6 +48,7 @@ struct MixtureState {
     d: Option<usize>,
     n_seen: u64,
     threads: usize,
+    loss_scale: Option<LossScale>,
 }
 
 impl TryFrom<MixtureState> for Mixture {
@@ -52,6 +56,10 @@ impl TryFrom<MixtureState> for Mixture {
     fn try_from(s: MixtureState) -> Result<Self> {
         let mut m = Mixture::new(s.experts, s.rule)?;
         m.set_threads(s.threads)?;
+        if let Some(ls) = &s.loss_scale {
+            ls.validate()?;
+        }
+        m.loss_scale = s.loss_scale;
         if let (Some(d), Some(e)) = (s.d, m.d) {
             if d != e {
                 return crate::input_err!(
@@ -77,7 +85,58 @@ pub struct Trace {
     pub weights: Vec<f64>,
 }
 
+crate::params! {
+    /// The parameters of a [`Mixture`] besides its experts and rule (defaults: those of
+    /// the Python class `Mixture`).
+    pub struct MixtureParams {
+        /// Threads running the experts (0: one per core); not part of the results.
+        threads: usize = 0 => "int", ">= 0";
+    }
+}
+
+/// The constructor arguments of a Mixture before [`MixtureParams`]: the experts, and the
+/// rule by name (the Python class builds the aggregator from the name and its keyword
+/// arguments, `kernelstream.aggregation`); with the default of each (None: required).
+pub const MIXTURE_ARGS: [(crate::params::ParamSpec, Option<&str>); 2] = [
+    (
+        crate::params::ParamSpec {
+            name: "experts",
+            kind: "seq",
+            domain: "a non-empty list of kernelstream learners",
+            required: true,
+        },
+        None,
+    ),
+    (
+        crate::params::ParamSpec {
+            name: "rule",
+            kind: "str",
+            domain: "one of ('vaw', 'ewa', 'aa', 'boa', 'mlpoly', 'mlprod')",
+            required: false,
+        },
+        Some("boa"),
+    ),
+];
+
+impl MixtureParams {
+    pub fn validate(&self) -> Result<()> {
+        crate::parallel::check_threads(self.threads)
+    }
+}
+
 impl Mixture {
+    /// The mixture of `experts` under `rule` with the parameters `p`.
+    pub fn with_params(
+        experts: Vec<AnyLearner>,
+        rule: AnyAggregator,
+        p: &MixtureParams,
+    ) -> Result<Self> {
+        p.validate()?;
+        let mut m = Self::new(experts, rule)?;
+        m.threads = p.threads;
+        Ok(m)
+    }
+
     /// `experts` (at least one, already-fed experts keep their state) and a rule over
     /// exactly that many experts.
     pub fn new(experts: Vec<AnyLearner>, rule: AnyAggregator) -> Result<Self> {
@@ -104,11 +163,38 @@ impl Mixture {
             }
         }
         let n = experts.len();
-        Ok(Mixture { experts, rule, d, n_seen: 0, threads: 1, z: vec![0.0; n] })
+        Ok(Mixture { experts, rule, d, n_seen: 0, threads: 1, loss_scale: None, z: vec![0.0; n] })
     }
 
     pub fn n_experts(&self) -> usize {
         self.experts.len()
+    }
+
+    /// The rule sees regrets relative to the discounted mean of the mixture's squared
+    /// errors over about `window` rounds ([`LossScale`]); before the first round.
+    pub fn with_loss_scale(mut self, window: usize) -> Result<Self> {
+        self.loss_scale = Some(LossScale::new(window)?);
+        Ok(self)
+    }
+
+    /// The window of the loss scale (None: the plain rule).
+    pub fn loss_window(&self) -> Option<usize> {
+        self.loss_scale.as_ref().map(LossScale::window)
+    }
+
+    /// The rule's round, through the loss scale if there is one.
+    fn rule_round(&mut self, z: &mut [f64], y: f64) -> f64 {
+        match self.loss_scale.as_mut() {
+            Some(ls) => ls.round(&mut self.rule, z, y),
+            None => self.rule.predict_update(z, y),
+        }
+    }
+
+    fn rule_predict(&self, z: &mut [f64]) -> f64 {
+        match &self.loss_scale {
+            Some(ls) => ls.predict(&self.rule, z),
+            None => self.rule.predict(z),
+        }
     }
 
     pub fn experts(&self) -> &[AnyLearner] {
@@ -209,7 +295,7 @@ impl Mixture {
                     t.experts.extend_from_slice(&z);
                     t.weights.extend(self.rule.weights());
                 }
-                let p = self.rule.predict_update(&z, yt);
+                let p = self.rule_round(&mut z, yt);
                 out.push(p);
                 if let Some(t) = trace.as_deref_mut() {
                     t.predictions.push(p);
@@ -261,7 +347,7 @@ impl OnlineLearner for Mixture {
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
-        Ok(self.rule.predict(&self.expert_predictions(x)?))
+        Ok(self.rule_predict(&mut self.expert_predictions(x)?))
     }
 
     /// `sqrt(sum_j pi_j sigma_j^2)` over the experts' noise levels
@@ -290,8 +376,9 @@ impl OnlineLearner for Mixture {
         let mut z = std::mem::take(&mut self.z);
         z.clear();
         let mut res = Ok(());
-        for e in self.experts.iter_mut() {
-            match e.predict_keep(x) {
+        let shared = super::shared_features::Shared::prepare(&self.experts, x, x.len());
+        for (j, e) in self.experts.iter_mut().enumerate() {
+            match super::shared_features::keep(shared.as_ref(), j, e, x) {
                 Ok(p) => z.push(p),
                 Err(err) => {
                     res = Err(err);
@@ -299,7 +386,7 @@ impl OnlineLearner for Mixture {
                 }
             }
         }
-        let p = res.map(|()| self.rule.predict(&z));
+        let p = res.map(|()| self.rule_predict(&mut z));
         self.z = z;
         p
     }
@@ -321,7 +408,7 @@ impl OnlineLearner for Mixture {
             }
         }
         self.d = Some(x.len());
-        let p = self.rule.predict_update(&z, y);
+        let p = self.rule_round(&mut z, y);
         self.n_seen += 1;
         self.z = z;
         Ok(p)
@@ -357,13 +444,16 @@ impl OnlineLearner for Mixture {
 
 // The format version of a pickled Mixture: bump it when a serialised field changes, or an
 // expert's or rule's version (its state holds theirs).
-crate::state::state_version!(Mixture, 5);
+crate::state::state_version!(Mixture, 7);
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.
 impl ValidState for Mixture {
     fn validate(&self) -> Result<()> {
         self.experts.iter().try_for_each(|e| e.validate())?;
+        if let Some(ls) = &self.loss_scale {
+            ls.validate()?;
+        }
         self.rule.validate()
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
@@ -371,6 +461,7 @@ impl ValidState for Mixture {
         for (a, b) in self.experts.iter().zip(&fresh.experts) {
             a.check_config(b)?;
         }
+        crate::state::same("loss_window", &self.loss_window(), &fresh.loss_window())?;
         self.rule.check_config(&fresh.rule)
     }
 }

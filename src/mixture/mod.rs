@@ -6,10 +6,13 @@
 pub mod any;
 pub mod autokernel;
 pub mod experts;
+pub mod loss_scale;
+pub mod restart;
 pub mod scale;
 mod shared_features;
+mod warm_cholesky;
 mod warm_krr;
 
 pub use any::AnyLearner;
-pub use autokernel::{AutoKernel, AutoKernelConfig, ExpertFeatures, ExpertSpec};
-pub use experts::{Mixture, Trace};
+pub use autokernel::{AutoKernel, AutoKernelConfig, AutoKernelParams, ExpertFeatures, ExpertSpec};
+pub use experts::{Mixture, MixtureParams, Trace, MIXTURE_ARGS};

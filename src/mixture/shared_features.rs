@@ -88,6 +88,19 @@ impl Shared {
     }
 }
 
+/// [`OnlineLearner::predict_keep`] of expert `j` on the single row `x` of the block
+/// `shared` was prepared for.
+pub fn keep(shared: Option<&Shared>, j: usize, e: &mut AnyLearner, x: &[f64]) -> Result<f64> {
+    if let (Some(s), AnyLearner::NystromAwv(l)) = (shared, &mut *e) {
+        if let Some(g) = s.group[j] {
+            if let Some(res) = l.predict_keep_krow(x, &s.krows[g]) {
+                return res;
+            }
+        }
+    }
+    e.predict_keep(x)
+}
+
 fn same_bits(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(u, v)| u.to_bits() == v.to_bits())
 }

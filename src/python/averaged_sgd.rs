@@ -1,8 +1,8 @@
 //! Binding of [`crate::learners::AveragedKernelSgd`] (projection paper, App. E.1).
-use crate::kernels::Kernel;
 use crate::learners::AveragedKernelSgd;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 #[pyclass(module = "kernelstream._core", name = "AveragedKernelSGD")]
 pub struct PyAveragedKernelSgd {
@@ -12,10 +12,10 @@ pub struct PyAveragedKernelSgd {
 #[pymethods]
 impl PyAveragedKernelSgd {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, gamma0, zeta))]
-    fn new(kernel_name: &str, kernel_params: Vec<f64>, gamma0: f64, zeta: f64) -> PyResult<Self> {
-        let k = Kernel::from_spec(kernel_name, &kernel_params)?;
-        Ok(PyAveragedKernelSgd { inner: AveragedKernelSgd::new(k, gamma0, zeta)? })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyAveragedKernelSgd { inner: AveragedKernelSgd::new(&p)? })
     }
 
     /// Coefficients `a_i` of the un-averaged iterate.
@@ -32,7 +32,3 @@ impl PyAveragedKernelSgd {
 }
 
 crate::learner_protocol!(PyAveragedKernelSgd, AveragedKernelSgd);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyAveragedKernelSgd>()
-}

@@ -1,8 +1,8 @@
 //! Binding of [`crate::learners::Fogd`] and [`crate::learners::Nogd`].
-use crate::kernels::Kernel;
-use crate::learners::{Fogd, Loss, Nogd};
+use crate::learners::{Fogd, Nogd};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 #[pyclass(module = "kernelstream._core", name = "FOGD")]
 pub struct PyFogd {
@@ -12,19 +12,10 @@ pub struct PyFogd {
 #[pymethods]
 impl PyFogd {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, n_features, lr, loss, epsilon, seed))]
-    fn new(
-        kernel_name: &str,
-        kernel_params: Vec<f64>,
-        n_features: usize,
-        lr: f64,
-        loss: &str,
-        epsilon: f64,
-        seed: u64,
-    ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
-        let loss = Loss::from_name(loss)?;
-        Ok(PyFogd { inner: Fogd::new(kernel, n_features, lr, loss, epsilon, seed)? })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyFogd { inner: Fogd::new(&p)? })
     }
 
     /// `z(x)` (None before the first call fixes `d`).
@@ -58,19 +49,10 @@ pub struct PyNogd {
 #[pymethods]
 impl PyNogd {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, budget, rank, lr, loss, epsilon))]
-    fn new(
-        kernel_name: &str,
-        kernel_params: Vec<f64>,
-        budget: usize,
-        rank: Option<usize>,
-        lr: f64,
-        loss: &str,
-        epsilon: f64,
-    ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
-        let loss = Loss::from_name(loss)?;
-        Ok(PyNogd { inner: Nogd::new(kernel, budget, rank, lr, loss, epsilon)? })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyNogd { inner: Nogd::new(&p)? })
     }
 
     #[getter]
@@ -90,8 +72,3 @@ impl PyNogd {
 }
 
 crate::learner_protocol!(PyNogd, Nogd);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyFogd>()?;
-    m.add_class::<PyNogd>()
-}

@@ -1,7 +1,7 @@
 //! Binding of [`crate::learners::KernelAwv`].
-use crate::kernels::Kernel;
 use crate::learners::KernelAwv;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 #[pyclass(module = "kernelstream._core", name = "KernelAWV")]
 pub struct PyKernelAwv {
@@ -11,16 +11,10 @@ pub struct PyKernelAwv {
 #[pymethods]
 impl PyKernelAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, lam, ridge, max_size))]
-    fn new(
-        kernel_name: &str,
-        kernel_params: Vec<f64>,
-        lam: f64,
-        ridge: bool,
-        max_size: usize,
-    ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
-        Ok(PyKernelAwv { inner: KernelAwv::new(kernel, lam, ridge, max_size)? })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyKernelAwv { inner: KernelAwv::new(&p)? })
     }
 
     /// `sum_t y_t^2 <A_t^{-1} phi_t, phi_t>`: the regret term of the PKAWV paper's proof of
@@ -33,7 +27,3 @@ impl PyKernelAwv {
 
 crate::learner_protocol!(PyKernelAwv, KernelAwv);
 crate::multi_output_protocol!(PyKernelAwv);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyKernelAwv>()
-}

@@ -41,6 +41,11 @@ fn rows(x: &PyArrayLikeDyn<'_, f64, AllowTypeChange>, what: &str) -> PyResult<(V
     Ok((data, d))
 }
 
+/// The Python object of a kernel (its subclass).
+pub(crate) fn kernel_object(py: Python<'_>, k: Kernel) -> PyResult<Py<PyAny>> {
+    PyKernel::object(py, k)
+}
+
 impl PyKernel {
     fn object(py: Python<'_>, inner: Kernel) -> PyResult<Py<PyAny>> {
         let base = PyClassInitializer::from(PyKernel { inner });

@@ -2,47 +2,12 @@
 //! The experts arrive as the core objects of the Python learners (`learner._core`)
 //! and are copied, state included, into the Rust mixture.
 use super::aggregation::{PyAa, PyBoa, PyEwa, PyMlPoly, PyMlProd, PyVawMeta};
+use super::registry::any_learner;
 use crate::aggregation::AnyAggregator;
-use crate::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture, Trace};
+use crate::mixture::{AutoKernel, Mixture, Trace};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
-
-/// The core learner inside a Python core object, copied.
-fn any_learner(obj: &Bound<'_, PyAny>) -> PyResult<AnyLearner> {
-    macro_rules! try_as {
-        ($($py:ty => $var:ident),* $(,)?) => {
-            $(if let Ok(r) = obj.extract::<PyRef<'_, $py>>() {
-                return Ok(AnyLearner::$var(r.inner.clone().into()));
-            })*
-        };
-    }
-    use super::{
-        averaged_sgd::PyAveragedKernelSgd, fogd::PyFogd, fogd::PyNogd, kernel_awv::PyKernelAwv,
-        multi_kernel_awv::PyMultiKernelAwv, multi_kernel_awv::PyOmklGf, multi_kernel_awv::PyRaker,
-        nystrom_awv::PyNystromAwv, online_projection::PyOnlineProjection, pros_n_kons::PyProsNKons,
-        rff_awv::PyRffAwv, taylor_awv::PyTaylorAwv,
-    };
-    try_as!(
-        PyTaylorAwv => TaylorAwv,
-        PyKernelAwv => KernelAwv,
-        PyNystromAwv => NystromAwv,
-        PyRffAwv => RffAwv,
-        PyMultiKernelAwv => MultiKernelAwv,
-        PyRaker => Raker,
-        PyOmklGf => OmklGf,
-        PyFogd => Fogd,
-        PyNogd => Nogd,
-        PyProsNKons => ProsNKons,
-        PyOnlineProjection => OnlineProjection,
-        PyAveragedKernelSgd => AveragedKernelSgd,
-        PyMixture => Mixture,
-        PyAutoKernel => AutoKernel,
-    );
-    Err(PyErr::from(crate::KsError::Parameter(format!(
-        "an expert must be a kernelstream learner, got {}",
-        obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-    ))))
-}
+use pyo3::types::PyDict;
 
 /// The core rule inside a Python aggregator core object, copied.
 fn any_rule(obj: &Bound<'_, PyAny>) -> PyResult<AnyAggregator> {
@@ -123,16 +88,15 @@ pub struct PyMixture {
 #[pymethods]
 impl PyMixture {
     #[new]
-    #[pyo3(signature = (experts, rule, threads))]
+    #[pyo3(signature = (experts, rule, **kwargs))]
     fn new(
         experts: Vec<Bound<'_, PyAny>>,
         rule: &Bound<'_, PyAny>,
-        threads: usize,
+        kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
         let experts = experts.iter().map(any_learner).collect::<PyResult<Vec<_>>>()?;
-        let mut inner = Mixture::new(experts, any_rule(rule)?)?;
-        inner.set_threads(threads)?;
-        Ok(PyMixture { inner })
+        Ok(PyMixture { inner: Mixture::with_params(experts, any_rule(rule)?, &p)? })
     }
 
     #[getter]
@@ -176,51 +140,21 @@ pub struct PyAutoKernel {
 #[pymethods]
 impl PyAutoKernel {
     #[new]
-    #[pyo3(signature = (warmup, widths, lams, nystrom_widths, nystrom_lams, features, n_features, max_taylor_features, rule, seed, threads, discounts, discount_widths, discount_lams, linear, share))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        warmup: usize,
-        widths: Vec<f64>,
-        lams: Vec<f64>,
-        nystrom_widths: Vec<f64>,
-        nystrom_lams: Vec<f64>,
-        features: &str,
-        n_features: usize,
-        max_taylor_features: usize,
-        rule: String,
-        seed: u64,
-        threads: usize,
-        discounts: Vec<f64>,
-        discount_widths: Vec<f64>,
-        discount_lams: Vec<f64>,
-        linear: bool,
-        share: f64,
-    ) -> PyResult<Self> {
-        let features = ExpertFeatures::from_name(features)?;
-        let cfg = AutoKernelConfig {
-            warmup,
-            widths,
-            lams,
-            nystrom_widths,
-            nystrom_lams,
-            features,
-            n_features,
-            max_taylor_features,
-            rule,
-            seed,
-            threads,
-            discounts,
-            discount_widths,
-            discount_lams,
-            linear,
-            share,
-        };
-        Ok(PyAutoKernel { inner: AutoKernel::new(cfg)? })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyAutoKernel { inner: AutoKernel::new(&p)? })
     }
 
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
         self.inner.mixture().map(|m| PyArray1::from_vec(py, m.weights()))
+    }
+
+    /// `(changes declared, successors promoted, successor alive)`; None without restarts.
+    #[getter]
+    fn restart_events(&self) -> Option<(u64, u64, bool)> {
+        self.inner.restart().map(|r| (r.changes, r.promotions, r.successor().is_some()))
     }
 
     #[getter]
@@ -289,8 +223,3 @@ impl PyAutoKernel {
 }
 
 crate::learner_protocol!(PyAutoKernel, AutoKernel);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyMixture>()?;
-    m.add_class::<PyAutoKernel>()
-}

@@ -8,6 +8,7 @@
 mod aggregation;
 mod averaged_sgd;
 mod build_info;
+mod calibration;
 pub mod convert;
 pub mod errors;
 mod fogd;
@@ -19,8 +20,10 @@ mod multi_kernel_awv;
 pub mod multi_output;
 mod nystrom_awv;
 mod online_projection;
+pub mod params;
 mod pros_n_kons;
 pub mod protocol;
+mod registry;
 mod rff_awv;
 mod rng;
 mod taylor_awv;
@@ -57,18 +60,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SCALE_MAX", crate::limits::SCALE_MAX)?;
     rng::register(m)?;
     kernels::register(m)?;
-    taylor_awv::register(m)?;
-    kernel_awv::register(m)?;
     kors::register(m)?;
-    nystrom_awv::register(m)?;
-    rff_awv::register(m)?;
-    multi_kernel_awv::register(m)?;
     aggregation::register(m)?;
-    fogd::register(m)?;
-    pros_n_kons::register(m)?;
-    online_projection::register(m)?;
-    averaged_sgd::register(m)?;
-    mixture::register(m)?;
+    registry::register(m)?;
+    m.add_function(wrap_pyfunction!(registry::registry, m)?)?;
     build_info::register(m)?;
+    calibration::register(m)?;
     Ok(())
 }

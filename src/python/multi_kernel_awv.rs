@@ -1,11 +1,11 @@
 //! Bindings of [`crate::learners::MultiKernelAwv`], [`crate::learners::Raker`]
 //! and [`crate::learners::OmklGf`].
-use super::rff_awv::{kernels_from_specs, omega_array};
-use crate::aggregation::RuleParams;
-use crate::features::rff::{RandomFourier, RffVariant};
+use super::rff_awv::omega_array;
+use crate::features::rff::RandomFourier;
 use crate::learners::{MultiKernelAwv, OmklGf, Raker};
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 fn nth_map(maps: Option<&[RandomFourier]>, j: usize) -> PyResult<Option<&RandomFourier>> {
     match maps {
@@ -27,34 +27,10 @@ pub struct PyMultiKernelAwv {
 #[pymethods]
 impl PyMultiKernelAwv {
     #[new]
-    #[pyo3(signature = (kernels, n_features, lam, aggregator, clip, eta, gradient, features, ridge, meta_ridge, seed, block_size, threads, gamma, share))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        kernels: Vec<(String, Vec<f64>)>,
-        n_features: usize,
-        lam: f64,
-        aggregator: &str,
-        clip: Option<(f64, f64)>,
-        eta: f64,
-        gradient: bool,
-        features: &str,
-        ridge: bool,
-        meta_ridge: bool,
-        seed: u64,
-        block_size: Option<usize>,
-        threads: usize,
-        gamma: f64,
-        share: f64,
-    ) -> PyResult<Self> {
-        let ks = kernels_from_specs(kernels)?;
-        let rule = RuleParams { eta, gradient, ridge: meta_ridge, ..RuleParams::default() };
-        let v = RffVariant::from_name(features)?;
-        let inner =
-            MultiKernelAwv::new(ks, n_features, lam, v, ridge, aggregator, rule, clip, seed)?
-                .with_block_size(block_size)?
-                .with_threads(threads)?
-                .with_drift(gamma, share)?;
-        Ok(PyMultiKernelAwv { inner })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyMultiKernelAwv { inner: MultiKernelAwv::new(&p)? })
     }
 
     #[getter]
@@ -117,16 +93,10 @@ pub struct PyRaker {
 #[pymethods]
 impl PyRaker {
     #[new]
-    #[pyo3(signature = (kernels, n_features, lr, reg, seed))]
-    fn new(
-        kernels: Vec<(String, Vec<f64>)>,
-        n_features: usize,
-        lr: f64,
-        reg: f64,
-        seed: u64,
-    ) -> PyResult<Self> {
-        let ks = kernels_from_specs(kernels)?;
-        Ok(PyRaker { inner: Raker::new(ks, n_features, lr, reg, seed)? })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyRaker { inner: Raker::new(&p)? })
     }
 
     #[getter]
@@ -153,22 +123,10 @@ pub struct PyOmklGf {
 #[pymethods]
 impl PyOmklGf {
     #[new]
-    #[pyo3(signature = (kernels, n_features, lr, reg, n_samples, explore, graph_rounds, seed))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        kernels: Vec<(String, Vec<f64>)>,
-        n_features: usize,
-        lr: f64,
-        reg: f64,
-        n_samples: usize,
-        explore: f64,
-        graph_rounds: u64,
-        seed: u64,
-    ) -> PyResult<Self> {
-        let ks = kernels_from_specs(kernels)?;
-        Ok(PyOmklGf {
-            inner: OmklGf::new(ks, n_features, lr, reg, n_samples, explore, graph_rounds, seed)?,
-        })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyOmklGf { inner: OmklGf::new(&p)? })
     }
 
     #[getter]
@@ -192,9 +150,3 @@ impl PyOmklGf {
 }
 
 crate::learner_protocol!(PyOmklGf, OmklGf);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyMultiKernelAwv>()?;
-    m.add_class::<PyRaker>()?;
-    m.add_class::<PyOmklGf>()
-}

@@ -1,8 +1,6 @@
 //! Binding of [`crate::learners::NystromAwv`].
-use crate::kernels::Kernel;
 use crate::learners::{NystromAwv, OnlineLearner};
-use crate::samplers::KorsWeights;
-use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
+use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -14,48 +12,10 @@ pub struct PyNystromAwv {
 #[pymethods]
 impl PyNystromAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, lam, mu, eps, beta, kors_weights, seed, ridge, dictionary, max_dictionary, block_size))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        kernel_name: &str,
-        kernel_params: Vec<f64>,
-        lam: f64,
-        mu: f64,
-        eps: f64,
-        beta: f64,
-        kors_weights: &str,
-        seed: u64,
-        ridge: bool,
-        dictionary: Option<PyReadonlyArray2<'_, f64>>,
-        max_dictionary: Option<usize>,
-        block_size: Option<usize>,
-    ) -> PyResult<Self> {
-        let kernel = Kernel::from_spec(kernel_name, &kernel_params)?;
-        let dictionary_given = dictionary.is_some();
-        let mut inner = match dictionary {
-            Some(dict) => {
-                let (pts, _m, d) = crate::python::convert::mat2(&dict);
-                NystromAwv::with_dictionary(kernel, lam, &pts, d, ridge)?
-            }
-            None => {
-                let w = KorsWeights::from_name(kors_weights)?;
-                NystromAwv::new(kernel, lam, mu, eps, beta, w, seed, ridge)?
-            }
-        };
-        if dictionary_given && max_dictionary.is_some() {
-            return Err(PyErr::from(crate::KsError::Parameter(
-                "max_dictionary caps the KORS dictionary; it does not apply to a fixed dictionary"
-                    .into(),
-            )));
-        }
-        if max_dictionary == Some(0) {
-            return Err(PyErr::from(crate::KsError::Parameter(
-                "max_dictionary must be >= 1 (or None)".into(),
-            )));
-        }
-        inner.set_kors_budget(max_dictionary);
-        let inner = inner.with_block_size(block_size)?;
-        Ok(PyNystromAwv { inner })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyNystromAwv { inner: NystromAwv::new(&p)? })
     }
 
     /// Forecaster dictionary points `(m, d)`.
@@ -130,7 +90,4 @@ impl PyNystromAwv {
 }
 
 crate::learner_protocol!(PyNystromAwv, NystromAwv);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyNystromAwv>()
-}
+crate::multi_output_protocol!(PyNystromAwv);

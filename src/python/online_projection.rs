@@ -1,8 +1,8 @@
 //! Binding of [`crate::learners::OnlineProjection`] (Zhang and Simon, Algorithm 2).
-use crate::bases::Basis1D;
-use crate::learners::{OnlineProjection, ProjectionConfig};
+use crate::learners::OnlineProjection;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 #[pyclass(module = "kernelstream._core", name = "OnlineProjection")]
 pub struct PyOnlineProjection {
@@ -16,25 +16,10 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, p: usize) -> PyResult<Bound<'py, Py
 #[pymethods]
 impl PyOnlineProjection {
     #[new]
-    #[pyo3(signature = (basis, alpha, c, prefix_degree, additive, pairs, cos_first, a, eps, refresh, tol))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        basis: &str,
-        alpha: f64,
-        c: f64,
-        prefix_degree: Option<u32>,
-        additive: bool,
-        pairs: bool,
-        cos_first: bool,
-        a: f64,
-        eps: f64,
-        refresh: bool,
-        tol: f64,
-    ) -> PyResult<Self> {
-        let basis = Basis1D::from_spec(basis, cos_first, a, eps)?;
-        let cfg =
-            ProjectionConfig { basis, alpha, c, prefix_degree, additive, pairs, refresh, tol };
-        Ok(PyOnlineProjection { inner: OnlineProjection::new(cfg)? })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyOnlineProjection { inner: OnlineProjection::new(&p)? })
     }
 
     /// Coefficients `theta` of the active columns.
@@ -101,7 +86,3 @@ impl PyOnlineProjection {
 }
 
 crate::learner_protocol!(PyOnlineProjection, OnlineProjection);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyOnlineProjection>()
-}

@@ -1,8 +1,8 @@
 //! Binding of [`crate::learners::ProsNKons`] (PROS-N-KONS, CON-KONS, B-KONS).
-use crate::kernels::Kernel;
-use crate::learners::{Loss, OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
+use crate::learners::ProsNKons;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 #[pyclass(module = "kernelstream._core", name = "ProsNKons")]
 pub struct PyProsNKons {
@@ -20,44 +20,10 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, r: usize) -> PyResult<Bound<'py, Py
 #[pymethods]
 impl PyProsNKons {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, alpha, gamma, eps, beta, c, curvature, eta, loss, on_growth, budget, reset_timing, transport, kors_weights, seed))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        kernel_name: &str,
-        kernel_params: Vec<f64>,
-        alpha: f64,
-        gamma: f64,
-        eps: f64,
-        beta: f64,
-        c: f64,
-        curvature: Option<f64>,
-        eta: f64,
-        loss: &str,
-        on_growth: &str,
-        budget: Option<usize>,
-        reset_timing: &str,
-        transport: &str,
-        kors_weights: &str,
-        seed: u64,
-    ) -> PyResult<Self> {
-        let params = ProsNKonsParams {
-            kernel: Kernel::from_spec(kernel_name, &kernel_params)?,
-            alpha,
-            gamma,
-            eps,
-            beta,
-            c,
-            curvature,
-            eta,
-            loss: Loss::from_name(loss)?,
-            on_growth: OnGrowth::from_name(on_growth)?,
-            budget,
-            reset_timing: ResetTiming::from_name(reset_timing)?,
-            transport: Transport::from_name(transport)?,
-            kors_weights: crate::samplers::KorsWeights::from_name(kors_weights)?,
-            seed,
-        };
-        Ok(PyProsNKons { inner: ProsNKons::new(params)? })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyProsNKons { inner: ProsNKons::new(&p)? })
     }
 
     #[getter]
@@ -149,7 +115,3 @@ impl PyProsNKons {
 }
 
 crate::learner_protocol!(PyProsNKons, ProsNKons);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyProsNKons>()
-}

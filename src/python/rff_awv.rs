@@ -1,20 +1,15 @@
 //! Binding of [`crate::learners::RffAwv`].
-use crate::features::rff::{RandomFourier, RffVariant};
+use crate::features::rff::RandomFourier;
 use crate::features::FeatureMap;
-use crate::kernels::Kernel;
 use crate::learners::RffAwv;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// The drawn frequencies of a feature map as an `(m, d)` array.
 pub fn omega_array<'py>(py: Python<'py>, f: &RandomFourier) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let d = f.input_dim();
     crate::python::convert::matrix(py, f.omega().to_vec(), f.omega().len() / d.max(1), d)
-}
-
-/// Kernels received from Python as `[(name, [params]), ...]`.
-pub fn kernels_from_specs(specs: Vec<(String, Vec<f64>)>) -> crate::Result<Vec<Kernel>> {
-    specs.iter().map(|(n, p)| Kernel::from_spec(n, p)).collect()
 }
 
 #[pyclass(module = "kernelstream._core", name = "RFFAWV")]
@@ -25,25 +20,10 @@ pub struct PyRffAwv {
 #[pymethods]
 impl PyRffAwv {
     #[new]
-    #[pyo3(signature = (kernel_name, kernel_params, n_features, lam, features, ridge, seed, block_size, gamma))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        kernel_name: &str,
-        kernel_params: Vec<f64>,
-        n_features: usize,
-        lam: f64,
-        features: &str,
-        ridge: bool,
-        seed: u64,
-        block_size: Option<usize>,
-        gamma: f64,
-    ) -> PyResult<Self> {
-        let k = Kernel::from_spec(kernel_name, &kernel_params)?;
-        let v = RffVariant::from_name(features)?;
-        let inner = RffAwv::new(k, n_features, lam, v, ridge, seed)?
-            .with_block_size(block_size)?
-            .with_gamma(gamma)?;
-        Ok(PyRffAwv { inner })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyRffAwv { inner: RffAwv::new(&p)? })
     }
 
     /// Frequencies `(m, d)` (None before the first round).
@@ -77,7 +57,3 @@ impl PyRffAwv {
 
 crate::learner_protocol!(PyRffAwv, RffAwv);
 crate::multi_output_protocol!(PyRffAwv);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyRffAwv>()
-}

@@ -2,6 +2,7 @@
 use crate::learners::TaylorAwv;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 #[pyclass(module = "kernelstream._core", name = "TaylorAWV")]
 pub struct PyTaylorAwv {
@@ -11,19 +12,10 @@ pub struct PyTaylorAwv {
 #[pymethods]
 impl PyTaylorAwv {
     #[new]
-    #[pyo3(signature = (sigma, degree, lam, ridge, block_size, gamma))]
-    fn new(
-        sigma: f64,
-        degree: usize,
-        lam: f64,
-        ridge: bool,
-        block_size: Option<usize>,
-        gamma: f64,
-    ) -> PyResult<Self> {
-        let inner = TaylorAwv::new(sigma, degree, lam, ridge)?
-            .with_block_size(block_size)?
-            .with_gamma(gamma)?;
-        Ok(PyTaylorAwv { inner })
+    #[pyo3(signature = (**kwargs))]
+    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let p = crate::python::params::from_kwargs(kwargs)?;
+        Ok(PyTaylorAwv { inner: TaylorAwv::new(&p)? })
     }
 
     /// Taylor features `phi(x)` of one input.
@@ -51,7 +43,3 @@ impl PyTaylorAwv {
 
 crate::learner_protocol!(PyTaylorAwv, TaylorAwv);
 crate::multi_output_protocol!(PyTaylorAwv);
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyTaylorAwv>()
-}

@@ -24,12 +24,13 @@ from kernelstream.adapters import (  # noqa: E402
 
 # river's adapters get inputs reserved for features first seen after the first row, so
 # that check_emerging_features runs (without them it is skipped: the documented error)
-RIVER_MAX_FEATURES = 12
+# (the classifiers' multiclass stream, ImageSegments, has 18 features)
+RIVER_MAX_FEATURES = {"regressor": 12, "classifier": 24}
 
 
-def _kwargs(scale, river=False):
+def _kwargs(scale, river=None):
     kw = {} if scale is None else {"scale": scale}
-    return {**kw, "max_features": RIVER_MAX_FEATURES} if river else kw
+    return {**kw, "max_features": RIVER_MAX_FEATURES[river]} if river else kw
 
 
 PAIRS = [("regressor", name, *entry) for name, entry in ADAPTER_REGRESSION.items()] + [
@@ -46,13 +47,43 @@ def _sklearn_cases():
             yield pytest.param(est, check, id=f"{adapter.__name__}-{name}-{check_name}")
 
 
+# river's memory-growth check learns thousands of rows: by default it runs on one
+# learner per adapter (its defaults), on every learner under -m slow
+FAST_MEMORY_CHECK = "TaylorAWV-defaults"
+# river runs each dataset check on a binary stream (twice) and, for a multiclass
+# classifier, on ImageSegments (7 classes, the third run): one column per class, so the
+# learners that are not multi-output cost 8 learners there (7 columns and the spare).
+_SLOW_RIVER_CLASSIFIERS = {"AutoKernel-defaults"}  # 1.5-40 s per check under load
+_MULTICLASS_RUN = 2
+
+
+def _river_marks(kind, name, check_name, run):
+    memory = check_name.startswith("check_bounded_memory")
+    if kind == "classifier" and name == "CON-KONS-logistic" and run == _MULTICLASS_RUN:
+        if memory:  # 10 minutes: 23,100 rows x 8 learners
+            return (
+                pytest.mark.skip(reason="ten minutes; the same check runs on the binary streams"),
+            )
+        return (pytest.mark.slow,)
+    if kind == "classifier" and name in _SLOW_RIVER_CLASSIFIERS:
+        return (pytest.mark.slow,)
+    return (pytest.mark.slow,) if memory and name != FAST_MEMORY_CHECK else ()
+
+
 def _river_cases():
     for kind, name, make, scale in PAIRS:
         adapter = RiverRegressor if kind == "regressor" else RiverClassifier
-        model = adapter(make(), **_kwargs(scale, river=True))
+        model = adapter(make(), **_kwargs(scale, river=kind))
+        runs: dict = {}
         for check in river_checks.yield_checks(model):
             if check.__name__ not in model._unit_test_skips():
-                yield pytest.param(model, check, id=f"{adapter.__name__}-{name}-{check.__name__}")
+                run = runs[check.__name__] = runs.get(check.__name__, -1) + 1
+                yield pytest.param(
+                    model,
+                    check,
+                    id=f"{adapter.__name__}-{name}-{check.__name__}",
+                    marks=_river_marks(kind, name, check.__name__, run),
+                )
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -69,7 +100,9 @@ def test_river_check(model, check):
     check(model.clone())
 
 
-@pytest.mark.parametrize("adapter", [RiverRegressor, RiverClassifier])
+@pytest.mark.parametrize(
+    "adapter", [RiverRegressor, pytest.param(RiverClassifier, marks=pytest.mark.slow)]
+)
 def test_river_check_estimator_on_unit_test_params(adapter):
     """river's own entry point, on the adapters' ``_unit_test_params``."""
     for params in adapter._unit_test_params():

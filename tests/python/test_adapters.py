@@ -88,8 +88,7 @@ def test_river_adapters(rng):
     clf = RiverClassifier(ks.TaylorAWV(degree=2))
     clf.learn_one({"a": 0.5}, True)
     assert clf.predict_one({"a": 0.5}) is True
-    with pytest.raises(NotImplementedError, match="logistic"):
-        clf.predict_proba_one({"a": 0.1})  # squared loss: no probability
+    assert clf.predict_proba_one({"a": 0.1}) == {True: 1.0}  # one class seen
 
 
 def _blobs(rng, n=200):
@@ -99,49 +98,65 @@ def _blobs(rng, n=200):
 
 
 @pytest.mark.parametrize("labels", [("spam", "ham"), ("ham", "spam"), (3, 7), ("b", False)])
-def test_river_classifier_learns_any_two_hashable_labels(rng, labels):
+def test_river_classifier_learns_any_hashable_labels(rng, labels):
+    """Columns in first-seen order, each a learner on one-hot targets (1 on its class);
+    a third label is a new class, not an error."""
     X, y01 = _blobs(rng)
     clf = RiverClassifier(ks.TaylorAWV(degree=2), scale=False)
     for x, k in zip(X, y01):
         clf.learn_one({"u": x[0], "v": x[1]}, labels[k])
-    # The first label seen takes +1 unless it is a conventional negative (False, 0, -1).
-    first, second = labels[y01[0]], labels[1 - y01[0]]
-    pos, neg = (second, first) if first is False else (first, second)
-    assert clf.classes == {1: pos, -1: neg}
-    ref = ks.TaylorAWV(degree=2)
-    ref.learn_many(X, np.where([labels[k] == pos for k in y01], 1.0, -1.0))
+    assert clf.classes == [labels[y01[0]], labels[1 - y01[0]]]
+    refs = []
+    for label in clf.classes:
+        ref = ks.TaylorAWV(degree=2)
+        ref.learn_many(X, np.array([labels[k] == label for k in y01], dtype=float))
+        refs.append(ref.predict_many(X))
+    best = np.argmax(np.column_stack(refs), axis=1)
     preds = [clf.predict_one({"u": x[0], "v": x[1]}) for x in X]
-    assert preds == [pos if f >= 0 else neg for f in ref.predict_many(X)]
+    assert preds == [clf.classes[b] for b in best]
     assert np.mean([p == labels[k] for p, k in zip(preds, y01)]) > 0.9
-    with pytest.raises(ks.InputError, match="third label"):
-        clf.learn_one({"u": 0.0, "v": 0.0}, "other")
+    clf.learn_one({"u": 0.0, "v": 0.0}, "other")
+    assert clf.classes[-1] == "other" and clf.learner.n_outputs == 3  # one output per class
     with pytest.raises(ks.InputError, match="hashable"):
         clf.learn_one({"u": 0.0, "v": 0.0}, ["a"])
-    assert clf.learner.n_seen == len(X)  # refused labels left the learner untouched
+    assert clf.learner.n_seen == len(X) + 1  # the refused label left the learner untouched
 
 
-def test_river_classifier_before_both_classes():
+def test_river_classifier_before_any_class():
     clf = RiverClassifier(ks.TaylorAWV(degree=2))
-    assert clf.predict_one({"a": 0.1}) is True  # no class seen: the True/False convention
+    assert clf.predict_one({"a": 0.1}) is None and clf.predict_proba_one({"a": 0.1}) == {}
     clf.learn_one({"a": 0.1}, "spam")
     assert clf.predict_one({"a": -5.0}) == "spam"  # the one class seen
     clf.learn_one({"a": -0.1}, "ham")
-    assert set(clf.classes.values()) == {"spam", "ham"}
+    assert clf.classes == ["spam", "ham"]
 
 
-def test_river_classifier_probability_only_for_logistic_loss(rng):
+def test_river_classifier_probabilities_are_the_calibrated_scores(rng):
+    """predict_proba_one = the calibration layer on the columns' scores, the layer fitted
+    on the scores each row had before its label (the NumPy reference of the layer)."""
     from kernelstream.kernels import Gaussian
+    from kernelstream.reference.calibration import SoftmaxCalibrator as Reference
 
     X, y01 = _blobs(rng, 100)
-    learner = ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0)
-    clf = RiverClassifier(learner, scale=False)
+    clf = RiverClassifier(
+        ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0), scale=False
+    )
+    ref = Reference()
     for x, k in zip(X, y01):
-        clf.learn_one({"u": x[0], "v": x[1]}, bool(k))
-    for x in X[:10]:
-        p = clf.predict_proba_one({"u": x[0], "v": x[1]})
-        f = clf.learner.predict_one(x)
-        assert p[True] == pytest.approx(1 / (1 + np.exp(-f)), rel=1e-12)
-        assert p[True] + p[False] == pytest.approx(1.0, abs=1e-15)
+        d = {"u": x[0], "v": x[1]}
+        s = list(clf._column_predictions(x[None, :])[0]) if clf.classes else []
+        if len(clf.classes) == 2:
+            p = clf.predict_proba_one(d)
+            np.testing.assert_allclose(
+                [p[c] for c in clf.classes], ref.predict_proba(s), rtol=1e-12
+            )
+        if bool(k) not in clf.classes:  # a new class: its column is the never-seen one
+            s.append(clf.learner.predict_one(x))
+        if len(s) == 2:  # (with one class the layer's gradient is 0)
+            ref.learn(s, (clf.classes + [bool(k)]).index(bool(k)))
+        clf.learn_one(d, bool(k))
+    p = clf.predict_proba_one({"u": X[0, 0], "v": X[0, 1]})
+    assert p[True] + p[False] == pytest.approx(1.0, abs=1e-15)
 
 
 def test_river_clone_is_fresh(rng):
@@ -152,15 +167,16 @@ def test_river_clone_is_fresh(rng):
     assert c.learner.get_params() == reg.learner.get_params()
 
 
-def test_sklearn_classifier_refuses_three_classes_in_partial_fit(rng):
+def test_sklearn_classifier_partial_fit_with_three_classes(rng):
     X, y01 = _blobs(rng, 50)
     y = np.where(y01 == 1, "pos", "neg")
     est = SklearnClassifier(ks.TaylorAWV(degree=2))
-    with pytest.raises(ks.InputError, match="Only binary classification"):
-        est.partial_fit(X, y, classes=["a", "neg", "pos"])
-    assert not hasattr(est, "classes_") and not hasattr(est, "n_features_in_")
-    with pytest.raises(ks.InputError, match="Only binary classification"):
-        est.fit(X, np.append(y[:-1], "a"))
+    est.partial_fit(X, y, classes=["a", "neg", "pos"])
+    assert est.classes_.tolist() == ["a", "neg", "pos"]
+    assert est.decision_function(X).shape == (50, 3) and est.predict_proba(X).shape == (50, 3)
+    with pytest.raises(ks.InputError, match="not one of the classes"):
+        est.partial_fit(X, np.append(y[:-1], "b"))
+    assert est.learner_.n_seen == 50  # the refused batch changed nothing
 
 
 def test_sklearn_classifier_first_batch_with_one_class(rng):
@@ -181,20 +197,28 @@ def test_sklearn_classifier_first_batch_with_one_class(rng):
     assert est.learner_.n_seen == 60
 
 
-def test_sklearn_predict_proba_only_for_logistic_loss(rng):
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_sklearn_predict_proba_is_the_calibrated_score(rng, loss):
+    """Two classes: P(classes_[1]) = sigmoid(a f) with the layer's slope a, the layer
+    fitted on the progressive scores ((1 - f)/2, (1 + f)/2) (its NumPy reference)."""
     from kernelstream.kernels import Gaussian
+    from kernelstream.reference.calibration import SoftmaxCalibrator as Reference
 
     X, y = _blobs(rng, 100)
-    assert not hasattr(SklearnClassifier(ks.TaylorAWV()), "predict_proba")
-    est = SklearnClassifier(
-        ks.FOGD(Gaussian(1.0), n_features=20, loss="logistic", seed=0), scale=False
+    learner = ks.FOGD(Gaussian(1.0), n_features=20, loss=loss, seed=0)
+    est = SklearnClassifier(learner, scale=False).fit(X, y)
+    f_prog = type(learner)(**learner.get_params()).progressive_predict(
+        X, np.where(y == 1, 1.0, -1.0)
     )
-    est.fit(X, y)
-    f = est.learner_.predict_many(X)
+    ref = Reference()
+    ref.progressive_proba(np.column_stack([(1 - f_prog) / 2, (1 + f_prog) / 2]), y)
+    assert est.calibrator_.slope == pytest.approx(ref.a, rel=1e-12)
+    f = est.decision_function(X)
     p = est.predict_proba(X)
-    np.testing.assert_allclose(p[:, 1], 1 / (1 + np.exp(-f)), rtol=1e-12)
+    np.testing.assert_allclose(p[:, 1], 1 / (1 + np.exp(-ref.a * f)), rtol=1e-12)
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-15)
     np.testing.assert_allclose(np.exp(est.predict_log_proba(X)), p, rtol=1e-12)
+    np.testing.assert_array_equal(est.classes_[p.argmax(axis=1)], est.predict(X))
 
 
 def test_sklearn_errors_before_fit_and_on_bad_shapes(rng):
@@ -209,7 +233,10 @@ def test_sklearn_errors_before_fit_and_on_bad_shapes(rng):
     assert not hasattr(est, "decision_function")
 
 
-def test_nested_grid_search_in_pipeline_with_two_jobs(rng):
+# Two jobs: the learners cross process boundaries (pickled to the workers and back);
+# starting the workers takes seconds, so that case is slow.
+@pytest.mark.parametrize("n_jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_nested_grid_search_in_pipeline(rng, n_jobs):
     from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -218,7 +245,7 @@ def test_nested_grid_search_in_pipeline_with_two_jobs(rng):
     y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=120)
     pipe = make_pipeline(StandardScaler(), SklearnRegressor(ks.TaylorAWV(sigma=1.0, degree=1)))
     grid = {"sklearnregressor__learner__degree": [1, 4], "sklearnregressor__learner__lam": [0.5]}
-    search = GridSearchCV(pipe, grid, cv=2, n_jobs=2).fit(X, y)
+    search = GridSearchCV(pipe, grid, cv=2, n_jobs=n_jobs).fit(X, y)
     assert search.best_params_["sklearnregressor__learner__degree"] == 4
     best = search.best_estimator_[-1]
     assert best.learner.degree == 4 and best.learner_.degree == 4 and best.learner_.lam == 0.5
@@ -330,7 +357,7 @@ def test_river_scale_equals_sklearn_scale(rng):
 
 
 def test_sklearn_classifier_one_vs_rest_for_multiclass(rng):
-    """The binary adapter refuses 3 classes; scikit-learn's one-vs-rest wraps it for them."""
+    """scikit-learn's one-vs-rest still wraps the adapter: one binary learner per class."""
     from sklearn.multiclass import OneVsRestClassifier
 
     centers = np.array([[-2.0, 0.0], [2.0, 0.0], [0.0, 2.5]])

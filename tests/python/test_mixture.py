@@ -212,19 +212,21 @@ def test_autokernel_features_choice():
     X, y = stream(60, d=12, seed=6)
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X, y)
-    # C(3 + 12, 12) > 200; the defaults have no drift experts
-    assert [e["features"] for e in ak.experts] == ["rff-50"] * 12 + ["nystrom-20"] * 4
-    ak = ks.AutoKernel(warmup=20, discounts=(0.999, 0.99), linear=True, share=1e-4)
-    ak.learn_many(X, y)
+    # C(3 + 12, 12) > 200; then the drift experts: 2 discounts x 2 widths, 3 linear
+    # experts on (1, x)
     feats = [e["features"] for e in ak.experts]
-    # then 2 discounts x 2 widths, 3 linear experts on (1, x)
     assert feats == ["rff-50"] * 12 + ["nystrom-20"] * 4 + ["rff-50"] * 4 + ["linear-13"] * 3
+    assert [e["gamma"] for e in ak.experts][16:] == [0.999] * 2 + [0.99] * 2 + [1, 0.999, 0.99]
+    ak = ks.AutoKernel(warmup=20, discounts=(), linear=False, share=0, loss_window=0)
+    ak.learn_many(X, y)
+    # the stationary grid of the previous defaults
+    assert [e["features"] for e in ak.experts] == ["rff-50"] * 12 + ["nystrom-20"] * 4
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X[:, :4], y)
     # the largest degree M with C(M + 4, 4) <= 200 is 5 (126; M = 6 gives 210)
     assert math.comb(5 + 4, 4) <= 200 < math.comb(6 + 4, 4)
     assert [e["features"] for e in ak.experts][:12] == ["taylor-5"] * 12
-    assert ak.n_seen == 60 and ak.weights.shape == (16,)
+    assert ak.n_seen == 60 and ak.weights.shape == (23,)
 
 
 @pytest.mark.parametrize(
@@ -301,7 +303,11 @@ REGRESSION_DATA = [
 def test_autokernel_defaults_within_10_percent_of_best_expert(name):
     """The promise of AutoKernel: with no parameter, its progressive MSE is within 10% of the
     best single expert of its own grid in hindsight (each expert's predictions are read
-    from the same run; at round 1 the expert predicts 0 like every learner)."""
+    from the same run). The experts exist from the end of the warm-up on; before, every
+    one of them is the warm-up predictor, as the mixture is: their replayed warm-up
+    predictions use the scale of the whole warm-up (look-ahead no online learner has; on
+    naval the linear expert's replay knows the target's warm-up mean from round 2 on,
+    worth more than the 10% margin, docs/autokernel.md)."""
     import os
 
     try:
@@ -314,9 +320,9 @@ def test_autokernel_defaults_within_10_percent_of_best_expert(name):
     X, y = ks.datasets.shuffle(X, y, seed=0)
     ak = ks.AutoKernel()
     tr = ak.progressive_trace(X, y)
-    W = ak.warmup_expert_predictions
-    Z = np.vstack([W, tr.expert_predictions[W.shape[0] :]])
-    Z[0] = 0.0
+    w = ak.warmup_expert_predictions.shape[0]
+    Z = tr.expert_predictions.copy()
+    Z[:w] = tr.predictions[:w, None]
     best = np.min(np.mean((Z - y[:, None]) ** 2, axis=0))
     assert np.mean((tr.predictions - y) ** 2) <= 1.10 * best
 

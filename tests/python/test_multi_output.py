@@ -34,6 +34,14 @@ CASES = {
     "RFFAWV-discounted-blocked": lambda: ks.RFFAWV(
         Gaussian(0.7), n_features=40, gamma=0.95, seed=3, block_size=16
     ),
+    "NystromAWV": lambda: ks.NystromAWV(Gaussian(0.5), lam=0.5, seed=3, block_size=1),
+    "NystromAWV-blocked": lambda: ks.NystromAWV(Gaussian(0.5), lam=0.5, seed=3, block_size=16),
+    "NystromAWV-ridge-blocked": lambda: ks.NystromAWV(
+        Gaussian(0.6), ridge=True, seed=4, block_size=8
+    ),
+    "NystromAWV-fixed-blocked": lambda: ks.NystromAWV(
+        Gaussian(0.8), dictionary=np.random.default_rng(7).uniform(-1, 1, (15, 3)), block_size=8
+    ),
     "KernelAWV": lambda: ks.KernelAWV(Gaussian(0.8), lam=0.5),
     "KernelAWV-ridge": lambda: ks.KernelAWV(Laplacian(1.2), ridge=True, max_size=1000),
 }
@@ -59,6 +67,8 @@ def test_k_outputs_equal_k_single_output_learners(name):
     X, Y = data(150)
     multi = CASES[name]()
     P = multi.progressive_predict(X, Y)
+    if name.startswith("NystromAWV") and "fixed" not in name:
+        assert multi.stats["insertions"] >= 5  # insertions happen mid-stream
     assert P.shape == (150, K) and multi.n_outputs == K
     Xt = data(20, seed=1)[0]
     many = multi.predict_many(Xt)
@@ -104,7 +114,9 @@ def test_an_output_added_later_equals_one_with_zero_targets(name):
     assert_rel(late.predict_many(X[:10]), full.predict_many(X[:10]), rtol=1e-10)
 
 
-@pytest.mark.parametrize("name", ["TaylorAWV", "RFFAWV", "KernelAWV"])
+@pytest.mark.parametrize(
+    "name", ["TaylorAWV", "RFFAWV", "KernelAWV", "NystromAWV", "NystromAWV-fixed-blocked"]
+)
 def test_before_the_first_round(name):
     m = CASES[name]()
     assert m.n_outputs is None
@@ -117,7 +129,9 @@ def test_before_the_first_round(name):
     assert isinstance(m.predict_one(np.ones(3)), float)
 
 
-@pytest.mark.parametrize("name", ["TaylorAWV", "RFFAWV-ridge-blocked", "KernelAWV"])
+@pytest.mark.parametrize(
+    "name", ["TaylorAWV", "RFFAWV-ridge-blocked", "KernelAWV", "NystromAWV-blocked"]
+)
 def test_wrong_target_shapes_leave_the_learner_unchanged(name):
     X, Y = data(30)
     m = CASES[name]()
@@ -141,7 +155,9 @@ def test_wrong_target_shapes_leave_the_learner_unchanged(name):
     assert m.n_seen == 10
 
 
-@pytest.mark.parametrize("name", ["TaylorAWV-discounted-blocked", "RFFAWV", "KernelAWV-ridge"])
+@pytest.mark.parametrize(
+    "name", ["TaylorAWV-discounted-blocked", "RFFAWV", "KernelAWV-ridge", "NystromAWV-blocked"]
+)
 def test_pickle_carries_the_outputs(name):
     X, Y = data(80)
     a = CASES[name]()

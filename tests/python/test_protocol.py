@@ -283,3 +283,67 @@ def test_no_std_is_a_parameter_error_and_changes_nothing(name):
     with pytest.raises(ks.ParameterError):
         a.progressive_predict_std(X, y)
     assert a.n_seen == 0 and a.noise_std is None
+
+
+# -- multi-output (the AWV family: docs/choices.md, "Multi-output AWV") ---------------
+MULTI = [n for n in NAMES if isinstance(ZOO[n].factory(), ks.learners.MultiOutput)]
+
+
+def multi_stream(entry, n, k=3, seed=0):
+    X, y = stream(entry, n, seed)
+    return X, np.column_stack([y] + [np.cos((j + 1) * X[:, 0]) for j in range(k - 1)])
+
+
+def test_the_awv_family_is_multi_output():
+    assert {"TaylorAWV", "RFFAWV", "NystromAWV", "KernelAWV"} <= set(MULTI)
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_multi_output_progressive_equals_python_loop(name):
+    e = ZOO[name]
+    X, Y = multi_stream(e, 80)
+    fast, slow = e.factory(), e.factory()
+    p_fast = fast.progressive_predict(X, Y)
+    p_slow = [np.zeros(3)]
+    slow.learn_one(X[0], Y[0])
+    for x, yt in zip(X[1:], Y[1:]):
+        p_slow.append(slow.predict_one(x))
+        slow.learn_one(x, yt)
+    assert p_fast.shape == (80, 3) and fast.n_outputs == slow.n_outputs == 3
+    np.testing.assert_allclose(p_fast[1:], np.array(p_slow)[1:], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fast.predict_many(X[:5]), slow.predict_many(X[:5]), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_multi_output_learn_many_equals_loop_and_pickles(name):
+    e = ZOO[name]
+    X, Y = multi_stream(e, 60)
+    a, b = e.factory(), e.factory()
+    a.learn_many(X[:30], Y[:30])
+    for x, yt in zip(X[:30], Y[:30]):
+        b.learn_one(x, yt)
+    np.testing.assert_allclose(a.predict_many(X), b.predict_many(X), rtol=1e-10, atol=1e-12)
+    c = pickle.loads(pickle.dumps(a))
+    assert c.n_outputs == 3
+    np.testing.assert_array_equal(
+        a.progressive_predict(X[30:], Y[30:]), c.progressive_predict(X[30:], Y[30:])
+    )
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_multi_output_bad_targets_leave_learner_untouched(name):
+    e = ZOO[name]
+    X, Y = multi_stream(e, 20)
+    m = e.factory()
+    m.learn_many(X[:10], Y[:10])
+    before = pickle.dumps(m)
+    for call in (
+        lambda: m.learn_one(X[10], Y[10, :2]),
+        lambda: m.learn_one(X[10], 0.5),
+        lambda: m.learn_many(X[10:], Y[10:, :2]),
+        lambda: m.progressive_predict(X[10:], np.full((10, 3), np.nan)),
+        lambda: m.progressive_predict(X[10:], Y[10:, 0]),
+    ):
+        with pytest.raises(ks.InputError):
+            call()
+        assert pickle.dumps(m) == before

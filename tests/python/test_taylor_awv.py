@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import kernelstream as ks
@@ -182,18 +183,26 @@ def test_memory_is_flat_in_n():
     assert len(m._core._state_bytes()) == s1
 
 
+@functools.cache
+def _blocked_case(ridge):
+    """The stream of the blocked-rounds test and the reference's predictions on it (the
+    reference does not depend on the block size: computed once per ``ridge``)."""
+    rng = np.random.default_rng(12345)
+    X = rng.uniform(-1, 1, size=(300, 4))
+    y = np.cos(2 * X.sum(axis=1)) + 0.1 * rng.standard_normal(300)
+    kw = dict(sigma=1.2, degree=4, lam=0.5, ridge=ridge)
+    return X, y, kw, TaylorAWVReference(**kw).progressive_predict(X, y)
+
+
 @pytest.mark.parametrize("ridge", [False, True])
 @pytest.mark.parametrize("block_size", [None, 7, 64])
 def test_blocked_rounds_equal_single_rounds_and_reference(rng, ridge, block_size):
     # r = C(4 + 4, 4) = 70 features: blocks of rounds (Woodbury) against single
     # rounds and the NumPy reference; learn_many and predict_many agree too.
-    X = rng.uniform(-1, 1, size=(300, 4))
-    y = np.cos(2 * X.sum(axis=1)) + 0.1 * rng.standard_normal(300)
-    kw = dict(sigma=1.2, degree=4, lam=0.5, ridge=ridge)
+    X, y, kw, ref = _blocked_case(ridge)
     single = ks.TaylorAWV(**kw, block_size=1)
     blocked = ks.TaylorAWV(**kw, block_size=block_size)
     p1, pb = single.progressive_predict(X, y), blocked.progressive_predict(X, y)
-    ref = TaylorAWVReference(**kw).progressive_predict(X, y)
     assert blocked.dim == 70
     np.testing.assert_allclose(pb, p1, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(pb, ref, rtol=1e-9, atol=1e-10)

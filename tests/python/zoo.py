@@ -215,6 +215,30 @@ ZOO: dict[str, ZooEntry] = {
         lambda: ks.AutoKernel(warmup=20, lams=(0.1, 1.0), max_taylor_features=35),
         randomized=True,
     ),
+    "AutoKernel-previous-defaults": ZooEntry(
+        lambda: ks.AutoKernel(
+            warmup=20,
+            lams=(0.1, 1.0),
+            max_taylor_features=35,
+            discounts=(),
+            linear=False,
+            share=0.0,
+            loss_window=0,
+        ),  # fmt: skip
+        randomized=True,
+    ),
+    "AutoKernel-mlprod-window": ZooEntry(
+        lambda: ks.AutoKernel(
+            warmup=20,
+            widths=(0.5, 2.0),
+            max_taylor_features=35,
+            rule="mlprod",
+            discounts=(0.9,),
+            share=0.01,
+            loss_window=7,
+        ),  # fmt: skip
+        randomized=True,
+    ),
     "AutoKernel-rff-mlpoly": ZooEntry(
         lambda: ks.AutoKernel(
             warmup=25, widths=(0.5, 2.0), features="rff", n_features=8, rule="mlpoly", seed=4

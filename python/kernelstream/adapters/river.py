@@ -261,43 +261,28 @@ class RiverRegressor(_DictAdapter, _Regressor):
         return [float(v) for v in out]
 
 
-_UNSEEN = object()
-
-
-def _boolish(label) -> bool:
-    """True/False and the numbers 1, 0, -1: labels whose sign is conventional."""
-    if isinstance(label, (bool, np.bool_)):
-        return True
-    return isinstance(label, numbers.Real) and label in (1, 0, -1)
-
-
-def _preferred_sign(label) -> int:
-    if isinstance(label, (bool, np.bool_)):
-        return 1 if label else -1
-    if isinstance(label, numbers.Real) and label in (1, 0, -1):
-        return 1 if label == 1 else -1
-    return 0  # no preference
-
-
 class RiverClassifier(_DictAdapter, _Classifier):
-    """Binary classification on dict inputs; labels of any hashable type.
+    """Classification on dict inputs, any number of classes, labels of any hashable type.
 
-    The two classes get the learner's labels ``+1`` and ``-1`` when first seen: ``True``
-    and ``1`` are ``+1``; ``False``, ``0`` and ``-1`` are ``-1``; any other label takes
-    ``+1`` if it is free, else ``-1``. A third distinct label is an
-    :class:`~kernelstream.InputError`. The prediction is the ``+1`` class when the
-    learner's score is ``>= 0``. Until both classes are seen: with boolean-like labels the
-    unseen class is reported as ``True``/``False``; with other labels the one class seen
-    is predicted.
-
-    ``predict_proba_one`` is a real probability only for a logistic loss
-    (``P(+1 | x) = 1 / (1 + exp(-f(x)))``); for other learners it raises
-    ``NotImplementedError``, river's way of saying "labels only".
+    One score column per class (:mod:`kernelstream.adapters._columns`: targets ``1/0``,
+    least-squares classification, or ``+1/-1`` for learners with a classification
+    loss), in the order the classes were first seen (``classes``); the prediction is
+    the class of the highest score (``None`` before any label). A multi-output
+    learner (the AWV family) is trained in place with one output per class, and a
+    class first seen at round ``t`` is added by ``add_outputs``, which derives exactly
+    the column it would have had if it had been known from round 1 (past targets 0).
+    Any other learner is trained in place as the column of a class never seen (target
+    ``0``, or ``-1``, at every round), and a class first seen takes a copy of it, which
+    is that column by definition (``columns``: one learner per class).
+    ``predict_proba_one`` calibrates the scores online
+    (:class:`kernelstream.calibration.SoftmaxCalibrator`, fitted on the scores each
+    row had before its label); its most probable class is the predicted one.
 
     Parameters
     ----------
     learner : kernelstream learner
-        Trained in place on the ``+-1`` labels.
+        Trained in place (the column of the classes not seen yet); each class's column
+        starts as a copy of it.
     scale : bool, default True
         Standardize the features online (divided by ``sqrt(d)`` too); ``False`` passes
         them as they are.
@@ -310,15 +295,28 @@ class RiverClassifier(_DictAdapter, _Classifier):
     >>> from kernelstream import TaylorAWV
     >>> from kernelstream.adapters import RiverClassifier
     >>> clf = RiverClassifier(TaylorAWV(degree=2))
-    >>> for a, label in [(0.9, "spam"), (-0.8, "ham"), (0.7, "spam"), (-0.9, "ham")]:
+    >>> rows = [(0.9, "spam"), (-0.8, "ham"), (0.7, "spam"), (-0.9, "ham"), (0.0, "eggs")]
+    >>> for a, label in rows:
     ...     clf.learn_one({"a": a}, label)
     >>> clf.predict_one({"a": 0.8}), clf.predict_one({"a": -0.8}), clf.classes
-    ('spam', 'ham', {1: 'spam', -1: 'ham'})
+    ('spam', 'ham', ['spam', 'ham', 'eggs'])
+    >>> p = clf.predict_proba_one({"a": 0.8})
+    >>> sorted(p), round(sum(p.values()), 12)
+    (['eggs', 'ham', 'spam'], 1.0)
     """
 
+    _multiclass = True
+
     def __init__(self, learner, scale: bool = True, max_features: int | None = None):
+        from ..calibration import SoftmaxCalibrator
+        from ._columns import is_native, target_values
+
         super().__init__(learner, scale, max_features)
-        self.classes: dict = {}  # learner label (+1 / -1) -> user label
+        self.classes: list = []  # labels in column order
+        self.columns: list = []  # one learner per class
+        self.calibrator = SoftmaxCalibrator()
+        self._on, self._off = target_values(learner)
+        self._native = is_native(learner)
 
     @classmethod
     def _unit_test_params(cls):
@@ -328,61 +326,81 @@ class RiverClassifier(_DictAdapter, _Classifier):
         yield {
             "learner": FOGD(Gaussian(1.0), n_features=20, loss="logistic"),
             "scale": True,
-            "max_features": 12,
+            "max_features": 24,
         }
 
-    def _sign(self, y) -> float:
-        """The learner's label for ``y``, assigning a free sign to a new class."""
+    def _index(self, y):
+        """The column of ``y`` (``len(classes)`` for a new class)."""
         try:
             hash(y)
         except TypeError:
             raise InputError(f"a label must be hashable, got {type(y).__name__}") from None
-        for sign, label in self.classes.items():
+        for k, label in enumerate(self.classes):
             if label == y:
-                return float(sign)
-        if len(self.classes) == 2:
-            raise InputError(
-                f"RiverClassifier is binary: it has seen the labels {self.classes[1]!r} and "
-                f"{self.classes[-1]!r}, got a third label {y!r}"
-            )
-        sign = _preferred_sign(y) or (1 if 1 not in self.classes else -1)
-        if sign in self.classes:
-            sign = -sign
-        return float(sign)
+                return k
+        return len(self.classes)
+
+    def _native_scores(self, v: np.ndarray) -> np.ndarray:
+        if self.learner.n_outputs is None:
+            return np.zeros(0)
+        return np.atleast_1d(np.asarray(self.learner.predict_one(v), dtype=np.float64))
+
+    def _column_predictions(self, V: np.ndarray) -> np.ndarray:
+        """The ``(n, K)`` class scores of input rows as the learner sees them."""
+        if self._native:
+            return self.learner.predict_many(V).reshape(V.shape[0], len(self.classes))
+        return np.column_stack([c.predict_many(V) for c in self.columns])
 
     def learn_one(self, x: dict, y) -> None:
-        sign = self._sign(y)
-        self._learn_vector(x, sign)
-        self.classes.setdefault(int(sign), y)
+        k = self._index(y)
+        v, names = self._vector(x)
+        xs = None if self.scaler is None else self.scaler.copy()
+        if xs is not None:
+            v = self._standardize(xs, v, len(names), learn=True)
+        calibrator = copy.copy(self.calibrator)
+        new = k == len(self.classes)
+        if new and calibrator.n_classes:
+            calibrator.add_class()
+        if self._native:
+            scores = self._native_scores(v)  # before the label (and a check of v)
+            if new and self.learner.n_outputs is not None:
+                self.learner.add_outputs(1)  # exactly the column known from round 1
+                scores = self._native_scores(v)
+            elif new:
+                scores = np.zeros(1)
+            targets = np.full(scores.size, self._off)
+            targets[k] = self._on
+            self.learner.learn_one(v, targets)
+            columns = self.columns
+        else:
+            columns = list(self.columns)
+            if new:  # the never-seen column, as it is now
+                columns.append(copy.copy(self.learner))
+            scores = np.array([c.predict_one(v) for c in columns])  # before the label
+            # The never-seen column first: a refused row (bad values) stops here,
+            # unchanged; the columns then take the same row, which they accept likewise.
+            self.learner.learn_one(v, self._off)
+            for j, c in enumerate(columns):
+                c.learn_one(v, self._on if j == k else self._off)
+        calibrator.learn(scores[None, :], [k])
+        self.columns, self.calibrator, self.scaler = columns, calibrator, xs
+        if new:
+            self.classes.append(y)
+        self.feature_names = list(names)
 
-    def _labels(self):
-        neg, pos = self.classes.get(-1, _UNSEEN), self.classes.get(1, _UNSEEN)
-        if neg is _UNSEEN and (pos is _UNSEEN or _boolish(pos)):
-            neg = False
-        if pos is _UNSEEN and _boolish(neg):
-            pos = True
-        return neg, pos
+    def _current_scores(self, x: dict):
+        v = self._input(x)
+        if self._native:
+            return self._native_scores(v)
+        return np.array([c.predict_one(v) for c in self.columns])
 
     def predict_one(self, x: dict, **kwargs):
-        neg, pos = self._labels()
-        s = self._score(x)
-        if neg is _UNSEEN:
-            return pos
-        if pos is _UNSEEN:
-            return neg
-        return pos if s >= 0.0 else neg
+        if not self.classes:
+            return None
+        return self.classes[int(np.argmax(self._current_scores(x)))]
 
     def predict_proba_one(self, x: dict, **kwargs) -> dict:
-        if self.learner.get_params().get("loss") != "logistic":
-            raise NotImplementedError(
-                "predict_proba_one needs a probabilistic learner (loss='logistic'); "
-                f"{type(self.learner).__name__} gives labels only"
-            )
-        neg, pos = self._labels()
-        s = self._score(x)
-        if neg is _UNSEEN:
-            return {pos: 1.0}
-        if pos is _UNSEEN:
-            return {neg: 1.0}
-        p = 1.0 / (1.0 + np.exp(-s)) if s >= 0 else np.exp(s) / (1.0 + np.exp(s))
-        return {neg: float(1.0 - p), pos: float(p)}
+        if not self.classes:
+            return {}
+        p = self.calibrator.predict_proba(self._current_scores(x)[None, :])[0]
+        return {label: float(pk) for label, pk in zip(self.classes, p)}

@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any
 
@@ -38,7 +39,6 @@ from ._scaling import OnlineStandardizer
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-    from sklearn.utils.metaestimators import available_if
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
     from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as exc:  # pragma: no cover - scikit-learn is an optional dependency
@@ -189,24 +189,26 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
         return f, s
 
 
-def _is_probabilistic(est) -> bool:
-    return est.learner.get_params().get("loss") == "logistic"
-
-
 class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
-    """A binary scikit-learn classifier streaming the rows through ``learner``.
+    """A scikit-learn classifier (any number of classes) streaming the rows through
+    ``learner``.
 
-    The two classes (sorted, ``classes_``) are mapped to ``-1`` and ``+1``; the prediction
-    is ``classes_[1]`` where the learner's score is ``>= 0``. Binary only (tagged
-    ``multi_class=False``): more than two classes is a ``ValueError``, as scikit-learn
-    expects of binary classifiers (wrap it in ``sklearn.multiclass.OneVsRestClassifier``
-    for more). ``predict_proba`` exists only when the learner's loss is ``"logistic"``,
-    whose score is a log-odds: ``P(classes_[1] | x) = 1 / (1 + exp(-f(x)))``.
+    Two classes (sorted, ``classes_``) are mapped to ``-1`` and ``+1``: one learner, whose
+    score ``f`` is the ``decision_function``; the prediction is ``classes_[1]`` where
+    ``f >= 0``. With ``K > 2`` classes there is one score column per class
+    (:mod:`kernelstream.adapters._columns`: one-hot targets ``1/0``, least-squares
+    classification, or ``+1/-1`` for learners with a classification loss), the
+    ``decision_function`` is the ``(n, K)`` scores and the prediction the class of the
+    highest score. ``predict_proba`` comes from an online calibration of the scores
+    (:class:`kernelstream.calibration.SoftmaxCalibrator`), fitted on the scores each
+    row had before its label: ``softmax(a s)``, with ``s = ((1 - f)/2, (1 + f)/2)`` for
+    two classes. Its most probable class is always the predicted one
+    (``docs/classification.md``).
 
     Parameters
     ----------
     learner : kernelstream learner
-        The prototype; ``fit`` trains a fresh copy, ``learner_``.
+        The prototype; ``fit`` trains fresh copies.
     scale : bool, default True
         Standardize the features online (divided by ``sqrt(d)`` too), so that the
         learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`);
@@ -214,66 +216,114 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of the two labels
-    learner_ : the trained learner
+    classes_ : ndarray of the labels, sorted
+    learner_ : the trained learner (two classes), or the class columns (``K > 2``: a
+        :class:`~kernelstream.adapters._columns.Columns`, one learner per class)
+    calibrator_ : the fitted :class:`~kernelstream.calibration.SoftmaxCalibrator`
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from kernelstream import TaylorAWV
+    >>> from kernelstream.adapters import SklearnClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> order = np.random.default_rng(0).permutation(len(y))  # the file is sorted by class
+    >>> X, y = X[order], y[order]
+    >>> clf = SklearnClassifier(TaylorAWV(degree=3)).fit(X, y)
+    >>> clf.classes_.tolist(), clf.predict_proba(X[:2]).shape
+    ([0, 1, 2], (2, 3))
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     _y_numeric = False
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     @staticmethod
-    def _two_classes(y, what):
+    def _classes(y, what):
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type not in ("binary", "multiclass"):
             check_classification_targets(y)  # raises sklearn's "Unknown label type" error
-        classes = np.unique(y)
-        if classes.size > 2:
-            raise InputError(
-                "Only binary classification is supported. The type of the target is "
-                f"multiclass: {what} has {classes.size} classes."
-            )
-        return classes
+        return np.unique(y)
 
     def _start(self, y):
-        classes = self._two_classes(y, "y")
+        classes = self._classes(y, "y")
         if classes.size < 2:
             raise InputError(
                 f"SklearnClassifier needs two classes to fit, but y has only one class: {classes[0]!r}"
             )
         self.classes_ = classes
 
-    def _encode(self, y):
+    def _codes(self, y):
         bad = ~np.isin(y, self.classes_)
         if bad.any():
             raise InputError(
                 f"y contains label {y[bad][0]!r}, not one of the classes {self.classes_.tolist()}"
             )
-        return np.where(y == self.classes_[1], 1.0, -1.0)
+        return np.searchsorted(self.classes_, y)
+
+    @staticmethod
+    def _calibration_scores(raw):
+        """The calibrator's ``(n, K)`` scores from the learner's raw scores."""
+        if raw.shape[1] == 1:  # two classes, one -1/+1 learner: the one-hot equivalents
+            f = raw[:, 0]
+            return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
+        return raw
+
+    def _learn(self, X, y, first: bool):
+        """Stream ``(X, y)`` through the columns (fresh ones if ``first``), the online
+        scaler and the calibrator; the attributes change only when all accepted the rows."""
+        from ..calibration import SoftmaxCalibrator
+        from ._columns import Columns
+
+        codes = self._codes(y)
+        k = self.classes_.size
+        if first:
+            if not isinstance(self.scale, (bool, np.bool_)):
+                raise ParameterError(f"scale must be True or False, got {self.scale!r}")
+            columns = Columns(self.learner, 1 if k == 2 else k, spare=False, signed=k == 2)
+            xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if self.scale else None
+            calibrator = SoftmaxCalibrator()
+        else:
+            columns = self.columns_.copy()
+            xs = None if self.scaler_ is None else self.scaler_.copy()
+            calibrator = copy.copy(self.calibrator_)
+        if xs is not None:
+            X = xs.learn_transform(X)
+        # two classes: the one column is classes_[1]'s, with targets +1/-1
+        raw = columns.progressive(X, 1 - codes if k == 2 else codes)
+        probs = calibrator.progressive_proba(self._calibration_scores(raw), codes)
+        self.columns_: Any = columns
+        self.learner_: Any = columns.learners[0] if k == 2 else columns
+        self.scaler_: Any = xs
+        self.calibrator_: Any = calibrator
+        return probs
+
+    def _raw(self, X):
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        if self.scaler_ is not None:
+            X = self.scaler_.transform(X)
+        return self.columns_.predict(X)
 
     @_atomic
     def fit(self, X, y):
-        """Stream the rows of ``X`` once, in order, through a fresh learner."""
+        """Stream the rows of ``X`` once, in order, through fresh learners."""
         return self._fit(X, y)
 
     @_atomic
     def partial_fit(self, X, y, classes=None):
         """Continue the stream with the rows of ``X``.
 
-        ``classes`` (both labels) is required on the first call unless ``y`` already holds
-        both; afterwards it may be omitted, or must equal ``classes_``.
+        ``classes`` (all the labels) is required on the first call unless ``y`` already
+        holds them all; afterwards it may be omitted, or must equal ``classes_``.
         """
         first = not hasattr(self, "learner_")
         if classes is not None:
-            classes = self._two_classes(np.asarray(classes), "classes")
-            if classes.size != 2:
-                raise InputError(
-                    f"classes must hold the two labels of a binary problem, got {classes.tolist()}"
-                )
+            classes = self._classes(np.asarray(classes), "classes")
+            if classes.size < 2:
+                raise InputError(f"classes must hold at least two labels, got {classes.tolist()}")
             if not first and not np.array_equal(classes, self.classes_):
                 raise InputError(
                     f"classes={classes.tolist()} is not the same as on the first call to "
@@ -284,36 +334,52 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
             self._learn(X, y, first=False)
             return self
         if classes is None:
-            classes = self._two_classes(y, "y")
+            classes = self._classes(y, "y")
             if classes.size < 2:
                 raise InputError(
                     "the first call to partial_fit sees only one class "
-                    f"({classes[0]!r}): pass classes=[negative, positive]"
+                    f"({classes[0]!r}): pass classes=[all the labels]"
                 )
         self.classes_ = classes
         self._learn(X, y, first=True)
         return self
 
+    @_atomic
+    def progressive_predict_proba(self, X, y, classes=None):
+        """``partial_fit`` that returns each row's probabilities made before its label
+        (progressive validation): row ``t`` of the ``(n, len(classes_))`` result comes
+        from the learners and the calibration as they were after rows ``0..t-1``."""
+        first = not hasattr(self, "learner_")
+        if classes is not None or first:
+            cls = self._classes(np.asarray(classes if classes is not None else y), "classes")
+            if not first and not np.array_equal(cls, self.classes_):
+                raise InputError(
+                    f"classes={cls.tolist()} is not the same as on the first call, "
+                    f"was: {self.classes_.tolist()}"
+                )
+            if cls.size < 2:
+                raise InputError(f"classes must hold at least two labels, got {cls.tolist()}")
+        X, y = self._validate(X, y, reset=first)
+        if first:
+            self.classes_ = cls
+        return self._learn(X, y, first=first)
+
     def decision_function(self, X):
-        """The learner's score ``f(x)``: positive for ``classes_[1]``."""
-        return self._decision(X)
+        """The scores: ``f(x)`` (positive for ``classes_[1]``) with two classes, else
+        the ``(n, K)`` class columns."""
+        raw = self._raw(X)
+        return raw[:, 0] if raw.shape[1] == 1 else raw
 
     def predict(self, X):
-        s = self._decision(X)
-        return np.where(s >= 0, self.classes_[1], self.classes_[0])
+        raw = self._raw(X)
+        if raw.shape[1] == 1:
+            return np.where(raw[:, 0] >= 0, self.classes_[1], self.classes_[0])
+        return self.classes_[np.argmax(raw, axis=1)]
 
-    @available_if(_is_probabilistic)
     def predict_proba(self, X):
-        """``[P(classes_[0] | x), P(classes_[1] | x)]`` with ``P(+1 | x) = sigmoid(f(x))``
-        (logistic loss only)."""
-        from scipy.special import expit
+        """``P(classes_[k] | x)`` from the online calibration of the scores."""
+        scores = self._calibration_scores(self._raw(X))  # checks that it was fitted first
+        return self.calibrator_.predict_proba(scores)
 
-        p = expit(self._decision(X))
-        return np.column_stack([1.0 - p, p])
-
-    @available_if(_is_probabilistic)
     def predict_log_proba(self, X):
-        from scipy.special import log_expit
-
-        s = self._decision(X)
-        return np.column_stack([log_expit(-s), log_expit(s)])
+        return np.log(self.predict_proba(X))

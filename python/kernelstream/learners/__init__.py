@@ -1,5 +1,6 @@
 """Online learners, one module per algorithm (the class docstring cites the paper)."""
 
+from ._multi import MultiOutput
 from .autokernel import AutoKernel
 from .averaged_sgd import AveragedKernelSGD
 from .base import Learner
@@ -17,6 +18,7 @@ from .taylor_awv import TaylorAWV
 
 __all__ = [
     "Learner",
+    "MultiOutput",
     "KernelAWV",
     "NystromAWV",
     "TaylorAWV",

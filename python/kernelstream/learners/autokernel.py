@@ -47,7 +47,11 @@ class AutoKernel(Learner):
     Taylor features of the largest degree ``M`` with ``D <= max_taylor_features`` if
     ``M >= 3``, else ``D = 2 n_features`` random Fourier features) and ``N' =
     len(nystrom_widths) * len(nystrom_lams)`` Nystrom experts on ``m = warmup``
-    points; memory ``O(N D^2 + N' m^2)``, independent of the number of rounds.
+    points, plus ``O(N_g D^2 + N_l d^2)`` for the ``N_g = len(discounts) *
+    len(discount_widths) * len(discount_lams)`` discounted feature experts and the
+    ``N_l = 1 + len(discounts)`` linear ones, plus ``O(N + N' + N_g + N_l)`` for the
+    rule; memory ``O((N + N_g) D^2 + N' m^2 + N_l d^2)``, independent of the number of
+    rounds.
 
     Parameters
     ----------
@@ -71,24 +75,35 @@ class AutoKernel(Learner):
     threads : int, default 0
         Threads running the experts in whole-stream calls (0: one per core; the
         results do not depend on it).
-    discounts : sequence of float, default ()
+    discounts : sequence of float, default (0.999, 0.99)
         Forgetting factors in ``(0, 1)`` of the discounted experts (discounted VAW,
         Jacobsen and Cutkosky 2024): one per ``discounts x discount_widths x
         discount_lams``, so that some experts follow a stream that changes; empty:
         none.
     discount_widths : sequence of float, default (1.0, 2.0)
     discount_lams : sequence of float, default (0.1,)
-    linear : bool, default False
+    linear : bool, default True
         Linear experts: online ridge on ``(1, x)`` (standardised), one undiscounted and
         one per discount, so that trends extrapolate.
-    share : float, default 0.0
+    share : float or None, default None
         Fixed Share rate of the rule (Herbster and Warmuth 1998): the mixture can
-        switch to the expert that is best now. The defaults (no discounted or linear
-        expert, no sharing) are the AutoKernel of the stationary benchmark, bit for
-        bit; ``discounts=(0.999, 0.99), linear=True, share=1e-4`` is the configuration
-        for changing streams measured in ``docs/autokernel-benchmark.md`` (not the
-        default yet: on naval its mixture stays at the old error while its linear
-        expert halves it, so the "within 10% of the best expert" promise would break).
+        switch to the expert that is best now. None: ``1e-4``, or 0 for ``rule="vaw"``
+        (not an exponential-weights rule).
+    loss_window : int or None, default None
+        The rule sees each round's regrets divided by the discounted mean of the
+        mixture's own squared errors over about ``loss_window`` rounds, so that its
+        learning rates follow losses that shrink or jump (``docs/choices.md``,
+        "Relative regrets"); 0: the plain rule. None: 2000, or 0 for ``rule="vaw"``.
+    restarts : bool, default True
+        Restarts after an abrupt change: when the recent error (about 100 rounds) is
+        above twice the long-run one (about 2,000 rounds), a fresh AutoKernel of the same
+        parameters (its own warm-up and scale) starts as a successor, mixed in with
+        prior weight 0.01 by exponential weights, and replaces the learner once it
+        carries 95% of the weight (``docs/autokernel.md``, step 7). Costs at most
+        twice one AutoKernel, only while a successor lives.
+
+        ``discounts=(), linear=False, share=0, loss_window=0, restarts=False`` is the
+        AutoKernel of the stationary benchmark before these defaults, bit for bit.
 
     Examples
     --------
@@ -110,6 +125,8 @@ class AutoKernel(Learner):
         "discount_lams": (),
         "linear": False,
         "share": 0.0,
+        "loss_window": 0,
+        "restarts": False,
     }
 
     def __init__(
@@ -125,11 +142,13 @@ class AutoKernel(Learner):
         rule: str = "boa",
         seed: int = 0,
         threads: int = 0,
-        discounts=(),
+        discounts=(0.999, 0.99),
         discount_widths=(1.0, 2.0),
         discount_lams=(0.1,),
-        linear: bool = False,
-        share: float = 0.0,
+        linear: bool = True,
+        share=None,
+        loss_window=None,
+        restarts: bool = True,
     ):
         super().__init__(
             warmup=warmup,
@@ -148,6 +167,8 @@ class AutoKernel(Learner):
             discount_lams=discount_lams,
             linear=linear,
             share=share,
+            loss_window=loss_window,
+            restarts=restarts,
         )
 
     def _core_kwargs(self, p):
@@ -167,8 +188,23 @@ class AutoKernel(Learner):
             discount_widths=_numbers("discount_widths", p["discount_widths"]),
             discount_lams=_numbers("discount_lams", p["discount_lams"]),
             linear=flag("linear", p["linear"]),
-            share=real("share", p["share"]),
+            # None: the default of the rule (the core resolves it).
+            share=None if p["share"] is None else real("share", p["share"]),
+            loss_window=None
+            if p["loss_window"] is None
+            else whole("loss_window", p["loss_window"]),
+            restarts=flag("restarts", p["restarts"]),
         )
+
+    @property
+    def restart_events(self):
+        """``dict(changes, promotions, successor)``: changes declared so far, successors
+        that replaced the learner, and whether one is running now (None without
+        ``restarts``)."""
+        ev = self._core.restart_events
+        if ev is None:
+            return None
+        return dict(changes=int(ev[0]), promotions=int(ev[1]), successor=bool(ev[2]))
 
     @property
     def fitted(self) -> bool:

@@ -56,10 +56,8 @@ class AveragedKernelSGD(Learner):
         super().__init__(kernel=kernel, gamma0=gamma0, zeta=zeta)
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             gamma0=real("gamma0", p["gamma0"]),
             zeta=real("zeta", p["zeta"]),
         )

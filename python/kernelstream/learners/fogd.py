@@ -78,10 +78,8 @@ class FOGD(Learner):
         self.task = task_of(self._params["loss"])
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             n_features=whole("n_features", p["n_features"]),
             lr=real("lr", p["lr"]),
             loss=loss_name(p["loss"]),

@@ -60,10 +60,8 @@ class KernelAWV(MultiOutput):
         super().__init__(kernel=kernel, lam=lam, ridge=ridge, max_size=max_size)
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             lam=real("lam", p["lam"]),
             ridge=flag("ridge", p["ridge"]),
             max_size=whole("max_size", p["max_size"]),

@@ -6,8 +6,6 @@ for online multi-kernel learning*, sec. 3 (Theorems 2-3) and sec. 4 (``docs/choi
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import _core
@@ -28,28 +26,22 @@ def _keep_kernels(kernels):
     return list(kernels)
 
 
-def _kernel_specs(kernels):
+def _kernel_list(kernels):
+    """The kernels as a list (the core checks that there is at least one)."""
     if isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__"):
         raise ParameterError(f"kernels must be a list of kernels, got {kernels!r}")
-    kernels = list(kernels)
-    if not kernels:
-        raise ParameterError("kernels must hold at least one kernel")
-    return [as_kernel(k).spec for k in kernels]
+    return [as_kernel(k) for k in kernels]
 
 
 def _clip(clip):
+    """``clip`` as None or a pair of floats (the core checks the values)."""
     if clip is None:
         return None
     try:
         lo, hi = clip
     except (TypeError, ValueError):
         raise ParameterError(f"clip must be None or a pair (lo, hi), got {clip!r}") from None
-    for v in (lo, hi):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v):
-            raise ParameterError(f"clip must hold two finite numbers, got {clip!r}")
-    if not lo < hi:
-        raise ParameterError(f"clip needs lo < hi, got {clip!r}")
-    return (float(lo), float(hi))
+    return (real("clip", lo), real("clip", hi))
 
 
 class MultiKernelAWV(Learner):
@@ -169,28 +161,17 @@ class MultiKernelAWV(Learner):
         )
 
     def _core_kwargs(self, p):
-        agg = text("aggregator", p["aggregator"])
-        clip = _clip(p["clip"])
-        if agg == "aa" and clip is None:
-            raise ParameterError('aggregator="aa" needs the label range: pass clip=(lo, hi)')
-        ridge = flag("ridge", p["ridge"])
-        # None: online ridge at the meta level too when the meta level is VAW
-        meta_ridge = (
-            ridge and agg == "vaw"
-            if p["meta_ridge"] is None
-            else flag("meta_ridge", p["meta_ridge"])
-        )
         return dict(
-            kernels=_kernel_specs(p["kernels"]),
+            kernels=_kernel_list(p["kernels"]),
             n_features=whole("n_features", p["n_features"]),
             lam=real("lam", p["lam"]),
-            aggregator=agg,
-            clip=clip,
+            aggregator=text("aggregator", p["aggregator"]),
+            clip=_clip(p["clip"]),
             eta=real("eta", p["eta"]),
             gradient=flag("gradient", p["gradient"]),
             features=text("features", p["features"]),
-            ridge=ridge,
-            meta_ridge=meta_ridge,
+            ridge=flag("ridge", p["ridge"]),
+            meta_ridge=None if p["meta_ridge"] is None else flag("meta_ridge", p["meta_ridge"]),
             seed=whole("seed", p["seed"]),
             block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
             threads=whole("threads", p["threads"]),
@@ -278,7 +259,7 @@ class Raker(Learner):
 
     def _core_kwargs(self, p):
         return dict(
-            kernels=_kernel_specs(p["kernels"]),
+            kernels=_kernel_list(p["kernels"]),
             n_features=whole("n_features", p["n_features"]),
             lr=real("lr", p["lr"]),
             reg=real("reg", p["reg"]),
@@ -357,7 +338,7 @@ class OMKLGF(Learner):
 
     def _core_kwargs(self, p):
         return dict(
-            kernels=_kernel_specs(p["kernels"]),
+            kernels=_kernel_list(p["kernels"]),
             n_features=whole("n_features", p["n_features"]),
             lr=real("lr", p["lr"]),
             reg=real("reg", p["reg"]),

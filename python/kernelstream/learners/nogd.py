@@ -69,12 +69,10 @@ class NOGD(Learner):
         self.task = task_of(self._params["loss"])
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         budget = whole("budget", p["budget"])
         rank = None if p["rank"] is None else whole("rank", p["rank"])
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             budget=budget,
             rank=rank,
             lr=real("lr", p["lr"]),

@@ -27,25 +27,24 @@ from .._wrapped import _RenamedAttribute
 from ..errors import ParameterError
 from ..kernels import as_kernel
 from ..samplers import Dictionary
-from .base import Learner
+from ._multi import MultiOutput
 
 
 def _as_dictionary(dictionary):
-    """A fixed dictionary, validated, as a C-contiguous float64 ``(m, d)`` array."""
+    """A fixed dictionary as a C-contiguous float64 ``(m, d)`` array (the core checks that
+    it is non-empty and finite)."""
     if dictionary is None:
         return None
     try:
         arr = np.asarray(dictionary, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ParameterError(f"dictionary must be a numeric (m, d) array: {exc}") from None
-    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+    if arr.ndim != 2:
         raise ParameterError(f"dictionary must be a non-empty (m, d) array, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ParameterError("dictionary contains NaN or infinite values")
     return np.ascontiguousarray(arr)
 
 
-class NystromAWV(Learner):
+class NystromAWV(MultiOutput):
     """PKAWV with Nystrom projections on a dictionary grown by KORS.
 
     Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
@@ -128,11 +127,9 @@ class NystromAWV(Learner):
         )
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         dictionary = _as_dictionary(p["dictionary"])
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             lam=real("lam", p["lam"]),
             mu=real("mu", p["mu"]),
             eps=real("eps", p["eps"]),

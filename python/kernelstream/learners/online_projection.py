@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, choice, flag, real, text
+from .._validation import as_matrix, flag, real, text, whole
 from ..errors import ParameterError
 from .base import Learner
 
@@ -28,9 +28,7 @@ def _prefix_degree(prefix):
             f"prefix must be None, 'constant', 'linear', 'quadratic' or an int 0..10, got {prefix!r}"
         )
     if isinstance(prefix, numbers.Integral):
-        if not 0 <= prefix <= 10:
-            raise ParameterError(f"prefix degree must be in 0..10, got {prefix!r}")
-        return int(prefix)
+        return whole("prefix", prefix)  # the core checks the degree
     if isinstance(prefix, str) or prefix is None:
         if prefix not in _PREFIX:
             raise ParameterError(
@@ -141,9 +139,9 @@ class OnlineProjection(Learner):
             basis=text("basis", p["basis"]),
             alpha=real("alpha", p["alpha"]),
             c=real("c", p["c"]),
-            prefix_degree=_prefix_degree(p["prefix"]),
+            prefix=_prefix_degree(p["prefix"]),
             additive=flag("additive", p["additive"]),
-            pairs=choice("count", p["count"], {"function", "pair"}) == "pair",
+            count=text("count", p["count"]),
             cos_first=flag("cos_first", p["cos_first"]),
             a=real("a", p["a"]),
             eps=real("eps", p["eps"]),

@@ -139,15 +139,13 @@ class ProsNKons(Learner):
         self.task = task_of(self._params["loss"])
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             alpha=real("alpha", p["alpha"]),
             gamma=real("gamma", p["gamma"]),
             eps=real("eps", p["eps"]),
             beta=real("beta", p["beta"]),
-            c=real("C", p["C"]),
+            C=real("C", p["C"]),
             curvature=None if p["curvature"] is None else real("curvature", p["curvature"]),
             eta=real("eta", p["eta"]),
             loss=loss_name(p["loss"]),

@@ -99,10 +99,8 @@ class RFFAWV(MultiOutput):
         )
 
     def _core_kwargs(self, p):
-        name, params = as_kernel(p["kernel"]).spec
         return dict(
-            kernel_name=name,
-            kernel_params=params,
+            kernel=as_kernel(p["kernel"]),
             n_features=whole("n_features", p["n_features"]),
             lam=real("lam", p["lam"]),
             features=text("features", p["features"]),

@@ -1,0 +1,114 @@
+//! Learner parameters, each declared once.
+//!
+//! Every learner has a parameter struct (`TaylorAwvParams`, ...) declared with
+//! [`params!`](crate::params!) next to the learner: each field with its type, its
+//! default, its kind and its domain in words. The macro derives the struct
+//! (`Clone, Debug, PartialEq`, serde), its `Default` and its [`Params`] table; the
+//! learner writes `validate`, the one place that checks the values. The constructors
+//! take the struct, so a Rust caller writes
+//! `TaylorAwv::new(&TaylorAwvParams { sigma: 2.0, ..Default::default() })`. The Python
+//! bindings fill the struct from keyword arguments and `_core.registry()` reports the
+//! defaults by serialising `Default::default()`: the default is written once.
+
+use crate::error::Result;
+
+/// One parameter as `_core.registry()` reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamSpec {
+    /// The name (the Python keyword).
+    pub name: &'static str,
+    /// `"float"`, `"int"`, `"bool"`, `"str"`, `"seq"` or `"object"`.
+    pub kind: &'static str,
+    /// The accepted values in words (`"> 0"`, `"one of ('cos', 'cossin')"`).
+    pub domain: &'static str,
+    /// No usable default: the caller must pass it (a kernel, the experts).
+    pub required: bool,
+}
+
+/// A learner's parameter struct: defaults, the description of each field, one check.
+pub trait Params: Default + Clone + std::fmt::Debug + PartialEq {
+    /// The fields, in declaration order.
+    const SPECS: &'static [ParamSpec];
+    /// Every check of the values (the constructor calls it first).
+    fn check(&self) -> Result<()>;
+}
+
+/// A required parameter left unset (`None`) in a parameter struct.
+pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
+    match v {
+        Some(_) => Ok(()),
+        None => crate::param_err!("{learner} needs {name}"),
+    }
+}
+
+/// Declares a parameter struct: fields `name: Type = default => "kind", "domain";`
+/// (append `, required` for a field without a usable default, `as "Name"` after the
+/// field name when the Python keyword differs). The struct must also have an inherent
+/// `fn validate(&self) -> Result<()>`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! params {
+    (
+        $(#[$sm:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[$fm:meta])*
+                $field:ident $(as $py:literal)? : $ty:ty = $default:expr
+                    => $kind:literal, $domain:literal $(, $req:ident)?;
+            )*
+        }
+    ) => {
+        $(#[$sm])*
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        pub struct $name {
+            $( $(#[$fm])* pub $field: $ty, )*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name { $( $field: $default, )* }
+            }
+        }
+
+        impl $crate::params::Params for $name {
+            const SPECS: &'static [$crate::params::ParamSpec] = &[
+                $( $crate::params::ParamSpec {
+                    name: $crate::params!(@name $field $(, $py)?),
+                    kind: $kind,
+                    domain: $domain,
+                    required: $crate::params!(@req $($req)?),
+                }, )*
+            ];
+            fn check(&self) -> $crate::error::Result<()> {
+                self.validate()
+            }
+        }
+
+        #[cfg(feature = "python")]
+        impl $crate::python::params::PyParams for $name {
+            fn set(
+                &mut self,
+                key: &str,
+                v: &pyo3::Bound<'_, pyo3::PyAny>,
+            ) -> pyo3::PyResult<bool> {
+                $(
+                    if key == $crate::params!(@name $field $(, $py)?) {
+                        self.$field = $crate::python::params::extract(key, v)?;
+                        return Ok(true);
+                    }
+                )*
+                Ok(false)
+            }
+            fn values(
+                &self,
+                py: pyo3::Python<'_>,
+            ) -> pyo3::PyResult<Vec<pyo3::Py<pyo3::PyAny>>> {
+                Ok(vec![ $( $crate::python::params::PyParam::to_py(&self.$field, py)?, )* ])
+            }
+        }
+    };
+    (@name $field:ident) => { stringify!($field) };
+    (@name $field:ident, $py:literal) => { $py };
+    (@req) => { false };
+    (@req required) => { true };
+}

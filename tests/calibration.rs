@@ -1,0 +1,71 @@
+//! The online softmax calibration (src/calibration/softmax.rs): identities of its model
+//! and of its ONS update, and its input checks.
+use kernelstream::calibration::softmax::A_MIN;
+use kernelstream::calibration::SoftmaxCalibrator;
+
+fn stream(n: usize, k: usize) -> (Vec<f64>, Vec<usize>) {
+    // deterministic noisy one-hot scores: class t mod k, noise from a fixed recurrence
+    let mut s = Vec::with_capacity(n * k);
+    let mut labels = Vec::with_capacity(n);
+    let mut u: u64 = 12345;
+    for t in 0..n {
+        let label = (t * 7 + t / 3) % k;
+        labels.push(label);
+        for j in 0..k {
+            u = u.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let noise = ((u >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1.2;
+            s.push(if j == label { 1.0 } else { 0.0 } + noise);
+        }
+    }
+    (s, labels)
+}
+
+#[test]
+fn probabilities_sum_to_one_and_keep_the_highest_score() {
+    let (s, labels) = stream(500, 5);
+    let mut cal = SoftmaxCalibrator::new(0.1, 0.3).unwrap();
+    let mut out = Vec::new();
+    cal.progressive_into(&s, 5, &labels, &mut out).unwrap();
+    for (p, row) in out.chunks_exact(5).zip(s.chunks_exact(5)) {
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-14);
+        let argmax = |v: &[f64]| (0..5).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
+        assert_eq!(argmax(p), argmax(row));
+    }
+    assert!(cal.slope() > 1.0, "informative scores sharpen: slope {}", cal.slope());
+    assert_eq!(cal.n_seen(), 500);
+}
+
+#[test]
+fn one_round_is_the_ons_step() {
+    // (1)-(2) by hand for one round from the start: a = A_MIN, A_0 = lam
+    let (lam, gamma) = (0.5, 0.25);
+    let s = [0.2, 0.9, -0.1];
+    let mut cal = SoftmaxCalibrator::new(lam, gamma).unwrap();
+    let mut p = [0.0; 3];
+    cal.predict_learn(&s, 0, &mut p).unwrap();
+    let z: Vec<f64> = s.iter().map(|v| (A_MIN * v).exp()).collect();
+    let total: f64 = z.iter().sum();
+    let g = z.iter().zip(&s).map(|(e, v)| e / total * v).sum::<f64>() - s[0];
+    let curvature = lam + gamma * g * g;
+    assert!((cal.curvature() - curvature).abs() < 1e-15);
+    assert!((cal.slope() - (A_MIN - g / curvature).max(A_MIN)).abs() < 1e-15);
+}
+
+#[test]
+fn bad_input_changes_nothing() {
+    let (s, labels) = stream(50, 3);
+    let mut cal = SoftmaxCalibrator::new(0.1, 0.3).unwrap();
+    let mut out = Vec::new();
+    cal.progressive_into(&s, 3, &labels, &mut out).unwrap();
+    let before = format!("{cal:?}");
+    let mut bad = labels.clone();
+    bad[20] = 3;
+    assert!(cal.progressive_into(&s, 3, &bad, &mut out).is_err());
+    let mut nan = s.clone();
+    nan[40] = f64::NAN;
+    assert!(cal.progressive_into(&nan, 3, &labels, &mut out).is_err());
+    assert!(cal.progressive_into(&s[..100], 2, &labels, &mut out).is_err());
+    assert_eq!(format!("{cal:?}"), before);
+    assert!(SoftmaxCalibrator::new(0.0, 1.0).is_err());
+    assert!(SoftmaxCalibrator::new(1.0, f64::NAN).is_err());
+}

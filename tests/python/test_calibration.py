@@ -1,0 +1,146 @@
+"""The online softmax calibration layer (kernelstream.calibration) against its NumPy
+reference (reference/calibration.py, written from the ONS update formula), and its
+protocol: probabilities sum to one and are made before the label, all-or-nothing input
+checks, pickling mid-stream, a class added mid-stream."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from kernelstream.calibration import SoftmaxCalibrator
+from kernelstream.errors import InputError, ParameterError
+from kernelstream.reference.calibration import SoftmaxCalibrator as Reference
+
+
+def _stream(n=400, k=4, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    S = np.eye(k)[y] + 0.6 * rng.normal(size=(n, k))
+    return S, y
+
+
+@pytest.mark.parametrize(("k", "lam", "gamma"), [(2, 1.0, 0.3), (4, 0.1, 1.0), (10, 3.0, 0.05)])
+def test_equals_reference(k, lam, gamma):
+    S, y = _stream(k=k)
+    cal = SoftmaxCalibrator(lam=lam, gamma=gamma)
+    P = cal.progressive_proba(S, y)
+    ref = Reference(lam, gamma)
+    Q = ref.progressive_proba(S, y)
+    # scalar recursions on O(1) quantities: rounding stays near 1e-15 per round
+    np.testing.assert_allclose(P, Q, rtol=0, atol=1e-11)
+    assert cal.slope == pytest.approx(ref.a, rel=1e-11)
+
+
+def test_probabilities_sum_to_one_and_come_before_the_label():
+    S, y = _stream()
+    P = SoftmaxCalibrator().progressive_proba(S, y)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(P > 0)
+    y2 = y.copy()
+    y2[200] = (y[200] + 1) % 4
+    P2 = SoftmaxCalibrator().progressive_proba(S, y2)
+    np.testing.assert_array_equal(P2[:201], P[:201])  # row 200 did not see its label
+    assert not np.allclose(P2[201], P[201])
+
+
+def test_binary_is_platt_scaling_and_keeps_the_decisions():
+    """K = 2: P(class 1) = sigmoid(a (s_1 - s_0)); the most probable class is the
+    highest score's (a > 0), for any K."""
+    S, y = _stream(k=2)
+    cal = SoftmaxCalibrator()
+    cal.learn(S, y)
+    p = cal.predict_proba(S)[:, 1]
+    np.testing.assert_allclose(p, 1 / (1 + np.exp(-cal.slope * (S[:, 1] - S[:, 0]))), atol=1e-14)
+    S4, y4 = _stream(k=4)
+    P4 = SoftmaxCalibrator().progressive_proba(S4, y4)
+    np.testing.assert_array_equal(P4.argmax(axis=1), S4.argmax(axis=1))
+
+
+def test_learns_a_sharper_slope_on_informative_scores():
+    S, y = _stream(n=3000, k=3)
+    cal = SoftmaxCalibrator()
+    P = cal.progressive_proba(S, y)
+    late = -np.log(P[2000:][np.arange(1000), y[2000:]]).mean()
+    assert late < 0.6 * np.log(3)  # far better than the uniform distribution
+    assert cal.slope > 1.0
+
+
+def test_add_class_mid_stream_equals_reference():
+    S, y = _stream(n=300, k=4)
+    t = 100
+    y[:t] %= 3  # class 3 first seen at row t
+    y[t] = 3
+    cal, ref = SoftmaxCalibrator(), Reference()
+    P1 = cal.progressive_proba(S[:t, :3], y[:t])
+    Q1 = ref.progressive_proba(S[:t, :3], y[:t])
+    with pytest.raises(InputError, match="3 classes"):
+        cal.progressive_proba(S[t:], y[t:])
+    cal.add_class()
+    P2 = cal.progressive_proba(S[t:], y[t:])
+    Q2 = ref.progressive_proba(S[t:], y[t:])
+    np.testing.assert_allclose(P1, Q1, atol=1e-12)
+    np.testing.assert_allclose(P2, Q2, atol=1e-11)
+    assert cal.n_classes == 4
+
+
+def test_pickle_mid_stream_continues_identically():
+    S, y = _stream()
+    a = SoftmaxCalibrator()
+    a.learn(S[:150], y[:150])
+    b = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(
+        a.progressive_proba(S[150:], y[150:]), b.progressive_proba(S[150:], y[150:])
+    )
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda S, y: (S[:, :3], y),  # wrong width
+        lambda S, y: (S, np.where(np.arange(len(y)) == 50, 4, y)),  # label out of range
+        lambda S, y: (S, np.where(np.arange(len(y)) == 50, -1, y)),  # negative label
+        lambda S, y: (np.where(np.arange(len(y))[:, None] == 60, np.nan, S), y),
+        lambda S, y: (S, y[:-1]),  # lengths differ
+        lambda S, y: (S, y + 0.5),  # not indices
+    ],
+)
+def test_bad_input_leaves_the_state(bad):
+    S, y = _stream()
+    cal = SoftmaxCalibrator()
+    cal.learn(S[:100], y[:100])
+    before = pickle.dumps(cal)
+    with pytest.raises(InputError):
+        cal.progressive_proba(*bad(S[100:], y[100:]))
+    assert pickle.dumps(cal) == before
+
+
+@pytest.mark.parametrize("params", [{"lam": 0.0}, {"gamma": -1.0}, {"lam": float("nan")}])
+def test_bad_parameters(params):
+    with pytest.raises(ParameterError):
+        SoftmaxCalibrator(**params)
+
+
+def test_before_any_data_the_slope_is_the_floor():
+    P = SoftmaxCalibrator().predict_proba([[3.0, -1.0, 0.5]])
+    z = 1e-3 * np.array([3.0, -1.0, 0.5])
+    np.testing.assert_allclose(P[0], np.exp(z) / np.exp(z).sum(), rtol=1e-14)
+
+
+def test_a_corrupt_state_is_refused():
+    S, y = _stream()
+    cal = SoftmaxCalibrator()
+    cal.learn(S[:50], y[:50])
+    state = cal.__getstate__()
+    raw = bytearray(state["core"])
+    for bad in (bytes(raw[:-1]), bytes(raw) + b"\0", b"\x07\0\0\0" + bytes(raw[4:])):
+        fresh = SoftmaxCalibrator()
+        with pytest.raises(InputError):
+            fresh.__setstate__({**state, "core": bad})
+        assert fresh.n_seen == 0
+    # the slope below its floor (the f64 after lam, gamma and K): refused by validation
+    k = raw.index(np.float64(cal.slope).tobytes())
+    raw[k : k + 8] = np.float64(-1.0).tobytes()
+    with pytest.raises(InputError, match="slope"):
+        SoftmaxCalibrator().__setstate__({**state, "core": bytes(raw)})

@@ -1,0 +1,236 @@
+"""Classification benchmark: AutoKernel (defaults) through ``SklearnClassifier`` (native
+multiclass: one score column per class, calibrated probabilities) against river's
+classifiers with their defaults, on the same shuffled stream in the same run.
+
+Per set: progressive error (every round), progressive log loss (the probability of the
+true class made before its label, clipped at 1e-15, over the rounds whose class had been
+seen before, so that no learner is charged for a class nobody has seen), expected
+calibration error (top-label confidence, 10 equal-width bins) on sets of 5,000 rows or
+more, and seconds. Time: the native adapter's ``fit`` against scikit-learn's
+``OneVsRestClassifier`` around the same adapter (one binary AutoKernel per class),
+alternated ``--repeat`` times, ratio of the totals. Not a test; prints a markdown table
+and ``uptime``.
+
+Sets: scikit-learn's digits, wine, iris; river's ImageSegments; the binary sets of the
+data directory (``KERNELSTREAM_DATA``: cod-rna, ijcnn1), shuffled (seed 0) and cut to
+``--max-rows`` rows. river peers: ``LogisticRegression`` (one-vs-rest for more than two
+classes) and ``KNNClassifier`` behind river's ``StandardScaler`` (their documented use),
+``HoeffdingTreeClassifier`` and ``ARFClassifier`` on the raw rows; a peer is dropped
+from a set when its first 300 rounds project beyond ``--peer-budget`` seconds.
+
+    python tools/bench_classify.py [--sets digits,wine] [--max-rows 10000] [--repeat 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import time
+
+import kernelstream as ks
+import numpy as np
+from kernelstream.adapters import SklearnClassifier
+
+BIN_EDGES = np.linspace(0.0, 1.0, 11)
+CLIP = 1e-15
+
+
+def load_sets(names, max_rows, seed=0):
+    from sklearn import datasets as skd
+
+    out = {}
+    for name in names:
+        if name in ("digits", "wine", "iris"):
+            X, y = getattr(skd, f"load_{name}")(return_X_y=True)
+        elif name == "ImageSegments":
+            from river import datasets as rd
+
+            rows = list(rd.ImageSegments())
+            keys = sorted(rows[0][0])
+            X = np.array([[x[k] for k in keys] for x, _ in rows], dtype=float)
+            y = np.array([label for _, label in rows])
+        else:
+            X, y = ks.datasets.load(name)
+            y = (y > 0).astype(int)
+        order = np.random.default_rng(seed).permutation(len(y))[:max_rows]
+        out[name] = (np.asarray(X, dtype=float)[order], y[order])
+    return out
+
+
+def seen_before(y) -> np.ndarray:
+    seen, mask = set(), np.zeros(len(y), dtype=bool)
+    for t, label in enumerate(y):
+        mask[t] = label in seen
+        seen.add(label)
+    return mask
+
+
+def ece(conf, correct) -> float:
+    total = 0.0
+    for lo, hi in zip(BIN_EDGES[:-1], BIN_EDGES[1:]):
+        m = (conf > lo) & (conf <= hi) if lo > 0 else (conf >= lo) & (conf <= hi)
+        if m.any():
+            total += m.mean() * abs(correct[m].mean() - conf[m].mean())
+    return float(total)
+
+
+def summary(pred, p_true, conf, y, seconds):
+    mask = seen_before(y)
+    correct = pred == y
+    return {
+        "error": float(1.0 - correct.mean()),
+        "log_loss": float(-np.log(np.clip(p_true[mask], CLIP, 1.0)).mean()),
+        "ece": ece(conf, correct) if len(y) >= 5000 else None,
+        "seconds": seconds,
+    }
+
+
+def run_ours(X, y):
+    est = SklearnClassifier(ks.AutoKernel(), scale=False)
+    t0 = time.perf_counter()
+    P = est.progressive_predict_proba(X, y, classes=np.unique(y))
+    seconds = time.perf_counter() - t0
+    codes = np.searchsorted(est.classes_, y)
+    pred = est.classes_[P.argmax(axis=1)]
+    return summary(pred, P[np.arange(len(y)), codes], P.max(axis=1), y, seconds)
+
+
+def river_peers(k):
+    from river import forest, linear_model, multiclass, neighbors, preprocessing, tree
+
+    lr = linear_model.LogisticRegression()
+    return {
+        "LogisticRegression" + (" (OvR)" if k > 2 else ""): lambda: (
+            preprocessing.StandardScaler()
+            | (lr.clone() if k == 2 else multiclass.OneVsRestClassifier(lr.clone()))
+        ),
+        "KNN": lambda: preprocessing.StandardScaler() | neighbors.KNNClassifier(),
+        "HoeffdingTree": tree.HoeffdingTreeClassifier,
+        "ARF": lambda: forest.ARFClassifier(seed=0),
+    }
+
+
+def run_river(make, X, y, budget):
+    binary = len(np.unique(y)) == 2
+    labels = [bool(v) for v in y] if binary else list(y)
+    model = make()
+    n = len(y)
+    pred, p_true, conf = [], np.zeros(n), np.zeros(n)
+    t0 = time.perf_counter()
+    for t in range(n):
+        x = dict(enumerate(X[t]))
+        p = model.predict_proba_one(x)
+        if p:
+            best = max(p, key=p.get)
+            pred.append(best)
+            conf[t] = p[best]
+        else:
+            pred.append(None)
+        p_true[t] = p.get(labels[t], 0.0) if p else 0.0
+        model.learn_one(x, labels[t])
+        if t == 299 and (time.perf_counter() - t0) * n / 300 > budget:
+            return None
+    seconds = time.perf_counter() - t0
+    pred = np.array([(int(v) if binary and v is not None else v) for v in pred], dtype=object)
+    return summary(pred, p_true, conf, np.asarray(y, dtype=object), seconds)
+
+
+#: the learners timed native against one-vs-rest (AutoKernel takes its own scale;
+#: TaylorAWV, a multi-output learner, gets the adapter's online standardisation)
+TIMED = {
+    "AutoKernel": lambda: SklearnClassifier(ks.AutoKernel(), scale=False),
+    "TaylorAWV": lambda: SklearnClassifier(ks.TaylorAWV(degree=2)),
+}
+
+
+def time_ratio(X, y, repeat, make):
+    """(native seconds, one-vs-rest seconds), alternated ``repeat`` times, totals."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    native = ovr = 0.0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        make().fit(X, y)
+        native += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        OneVsRestClassifier(make()).fit(X, y)
+        ovr += time.perf_counter() - t0
+    return native, ovr
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", default="digits,wine,iris,ImageSegments,cod-rna,ijcnn1")
+    ap.add_argument("--max-rows", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--peer-budget", type=float, default=300.0)
+    ap.add_argument("--timed", default="AutoKernel", help="learners timed: " + ",".join(TIMED))
+    ap.add_argument("--time-only", action="store_true", help="only the fit-time ratios")
+    ap.add_argument("--json", default=None, help="also write the results here")
+    args = ap.parse_args(argv)
+    results = {}
+    for name, (X, y) in load_sets(args.sets.split(","), args.max_rows).items():
+        k = len(np.unique(y))
+        row: dict = {"rows": len(y), "classes": k}
+        if not args.time_only:
+            row["AutoKernel"] = run_ours(X, y)
+            for peer, make in river_peers(k).items():
+                row[peer] = run_river(make, X, y, args.peer_budget)
+        row["fit_seconds"] = {}
+        for learner in args.timed.split(","):
+            native, ovr = time_ratio(X, y, args.repeat, TIMED[learner])
+            row["fit_seconds"][learner] = {
+                "native": native,
+                "ovr": ovr,
+                "ovr_over_native": ovr / native,
+            }
+        results[name] = row
+        print(json.dumps({name: row}), flush=True)
+    print(table(results))
+    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    if args.json:
+        with open(args.json + ".tmp", "w") as f:
+            json.dump(results, f, indent=1)
+        os.replace(args.json + ".tmp", args.json)
+
+
+def _fmt(v, digits=3):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def table(results) -> str:
+    lines = [
+        "| set | rows | K | model | error | log loss | ECE | seconds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, row in results.items():
+        for model, r in row.items():
+            if model in ("rows", "classes", "fit_seconds"):
+                continue
+            if r is None:
+                lines.append(
+                    f"| {name} | {row['rows']} | {row['classes']} | {model} | over budget | | | |"
+                )
+                continue
+            lines.append(
+                f"| {name} | {row['rows']} | {row['classes']} | {model} | {_fmt(r['error'])} "
+                f"| {_fmt(r['log_loss'])} | {_fmt(r['ece'])} | {_fmt(r['seconds'], 1)} |"
+            )
+    lines += [
+        "",
+        "| set | learner | native fit (s) | one-vs-rest fit (s) | one-vs-rest / native |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in results.items():
+        for learner, f in row["fit_seconds"].items():
+            lines.append(
+                f"| {name} | {learner} | {f['native']:.2f} | {f['ovr']:.2f} "
+                f"| {f['ovr_over_native']:.2f} |"
+            )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
