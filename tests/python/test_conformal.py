@@ -92,7 +92,7 @@ def test_round_loop_equals_whole_stream():
     for t in range(len(y)):
         lo_t, centre, hi_t = loop.predict_interval_one(X[t])
         assert (lo_t, hi_t) == (lo[t], hi[t])
-        assert centre == loop.learner.predict_one(X[t])
+        assert centre == loop.learner_.predict_one(X[t])
         loop.learn_one(X[t], y[t])
     assert loop.alpha_t == whole.alpha_t and loop.coverage == whole.coverage
 

@@ -133,9 +133,24 @@ class Conformal:
         state = dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0)
         return dict(params), copy.copy(learner), state
 
+    _PARAMS = ("learner", "alpha", "gamma", "window", "normalize")
+
+    def __setattr__(self, name, value):
+        if name in self._PARAMS:
+            raise AttributeError(
+                f"{name} is a read-only hyperparameter of Conformal: use set_params before "
+                "learning, or build a new one"
+            )
+        super().__setattr__(name, value)
+
     @property
     def learner(self):
-        """The wrapped learner (its current state)."""
+        """The learner passed in (the prototype: a parameter, never trained here)."""
+        return self._params["learner"]
+
+    @property
+    def learner_(self):
+        """The wrapped learner, trained on the rounds seen (its current state)."""
         return self._learner
 
     @property
@@ -325,7 +340,10 @@ class Conformal:
         if unknown:
             raise ParameterError(f"Conformal has no parameter {unknown[0]!r}")
         if self.n_seen:
-            raise ParameterError("set_params on a Conformal that has seen data: build a new one")
+            raise ParameterError(
+                f"set_params on a Conformal that has seen {self.n_seen} rounds: parameters "
+                "can only change before learning (build a new one)"
+            )
         self._params, self._learner, self._state = self._build({**self._params, **params})
         return self
 
