@@ -164,24 +164,18 @@ macro_rules! learner_protocol {
                     let ys = $crate::python::convert::vec1(&y);
                     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
                     let inner = &mut self.inner;
-                    let (mut preds, mut stds, mut noises) = (Vec::new(), Vec::new(), Vec::new());
+                    let mut out = $crate::uncertainty::StdRounds::default();
                     let res = py.detach(|| {
                         $crate::uncertainty::progressive_predict_std_into(
-                            inner,
-                            xs,
-                            n,
-                            d,
-                            ys,
-                            &mut preds,
-                            &mut stds,
-                            &mut noises,
+                            inner, xs, n, d, ys, &mut out,
                         )
                     });
-                    $crate::python::errors::stream_result(py, res, preds.len(), Some(&preds))?;
+                    let done = out.preds.len();
+                    $crate::python::errors::stream_result(py, res, done, Some(&out.preds))?;
                     Ok((
-                        numpy::PyArray1::from_vec(py, preds),
-                        numpy::PyArray1::from_vec(py, stds),
-                        numpy::PyArray1::from_vec(py, noises),
+                        numpy::PyArray1::from_vec(py, out.preds),
+                        numpy::PyArray1::from_vec(py, out.stds),
+                        numpy::PyArray1::from_vec(py, out.noises),
                     ))
                 })
             }

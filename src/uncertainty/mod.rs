@@ -73,6 +73,15 @@ pub fn predict_std_many_into<L: OnlineLearner + ?Sized>(
     Ok(())
 }
 
+/// What [`progressive_predict_std_into`] gives for each round: the prediction, the
+/// predictive standard deviation and the noise level.
+#[derive(Clone, Debug, Default)]
+pub struct StdRounds {
+    pub preds: Vec<f64>,
+    pub stds: Vec<f64>,
+    pub noises: Vec<f64>,
+}
+
 /// The online protocol with standard deviations: for each row, the prediction, the
 /// predictive standard deviation and the noise level ([`OnlineLearner::noise_std`])
 /// before `y_t` is seen, then the round is learned.
@@ -84,9 +93,7 @@ pub fn progressive_predict_std_into<L: OnlineLearner + ?Sized>(
     n: usize,
     d: usize,
     y: &[f64],
-    preds: &mut Vec<f64>,
-    stds: &mut Vec<f64>,
-    noises: &mut Vec<f64>,
+    out: &mut StdRounds,
 ) -> Result<()> {
     crate::stream::validate(learner, x, n, d, Some(y))?;
     if learner.predict_std(&x[..d])?.is_none() {
@@ -100,9 +107,9 @@ pub fn progressive_predict_std_into<L: OnlineLearner + ?Sized>(
             None => return Err(no_std()),
         };
         let noise = learner.noise_std().unwrap_or(f64::NAN);
-        preds.push(learner.predict_learn(row, yt)?);
-        stds.push(s);
-        noises.push(noise);
+        out.preds.push(learner.predict_learn(row, yt)?);
+        out.stds.push(s);
+        out.noises.push(noise);
     }
     Ok(())
 }
