@@ -6,9 +6,9 @@ which is what adaptive conformal inference is for): every regression dataset of
 $KERNELSTREAM_DATA (rows with a missing target dropped, missing inputs imputed by the
 running mean of the rows before), river's bundled regression streams and synthetic
 Friedman streams, and the drift streams of ``tools/bench_autokernel_drift.py``. For
-AutoKernel and TaylorAWV (defaults, raw data), each with the scores normalised by the
-learner's predictive standard deviation (``normalize=True``, the default) and without,
-reports for the rounds after 200: the fraction of labels inside the 90% interval, the
+AutoKernel and TaylorAWV (defaults, raw data), each with studentized scores (the
+learner's predictive standard deviation over its noise level, ``normalize=True``, the
+default) and plain ones (``normalize=False``), reports for the rounds after 200: the fraction of labels inside the 90% interval, the
 mean width of the finite intervals, and the fraction of infinite intervals (adaptive
 conformal inference answers "anything" after a run of misses). Not a test: writes a
 markdown table.
