@@ -199,26 +199,37 @@ fn autokernel_round_by_round_equals_block_and_learns() {
 #[test]
 fn mixture_state_is_validated_as_a_whole() {
     // bincode is positional: these tuples have the fields of a Mixture (experts, rule,
+    // the rules of outputs 2..K with their loss scales, the rule as constructed, the
     // input dimension, rounds, threads, loss scale as (window, num, den)).
     let none: Option<(f64, f64, f64)> = None;
     let boa = |n| AnyAggregator::Boa(Boa::new(n, true).unwrap());
-    // a rule over 2 experts for 3 experts
-    let bad = (experts(), boa(2), Some(3usize), 0u64, 1usize, none);
-    let bytes = bincode::serialize(&bad).unwrap();
-    assert!(bincode::deserialize::<Mixture>(&bytes).is_err());
-    let good = (experts(), boa(3), Some(3usize), 0u64, 1usize, none);
-    let bytes = bincode::serialize(&good).unwrap();
-    let m: Mixture = bincode::deserialize(&bytes).unwrap();
+    type Extra = Vec<(AnyAggregator, Option<(f64, f64, f64)>)>;
+    let no_extra: Extra = Vec::new();
+    let state = |rule, extra: Extra, fresh, d: usize, ls| {
+        bincode::serialize(&(experts(), rule, extra, fresh, Some(d), 0u64, 1usize, ls)).unwrap()
+    };
+    // A rule over 2 experts for 3 experts, as the rule, an output's or the fresh one.
+    assert!(
+        bincode::deserialize::<Mixture>(&state(boa(2), no_extra.clone(), boa(3), 3, none)).is_err()
+    );
+    let extra2 = vec![(boa(2), none)];
+    assert!(bincode::deserialize::<Mixture>(&state(boa(3), extra2, boa(3), 3, none)).is_err());
+    assert!(
+        bincode::deserialize::<Mixture>(&state(boa(3), no_extra.clone(), boa(2), 3, none)).is_err()
+    );
+    let m: Mixture =
+        bincode::deserialize(&state(boa(3), no_extra.clone(), boa(3), 3, none)).unwrap();
     assert_eq!(m.n_experts(), 3);
-    let zero_d = (experts(), boa(3), Some(0usize), 0u64, 1usize, none);
-    assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&zero_d).unwrap()).is_err());
+    assert!(
+        bincode::deserialize::<Mixture>(&state(boa(3), no_extra.clone(), boa(3), 0, none)).is_err()
+    );
     // the loss scale: a window of at least one whole round, finite non-negative sums
-    let scaled = (experts(), boa(3), Some(3usize), 0u64, 1usize, Some((10.0, 0.5, 2.0)));
-    let m: Mixture = bincode::deserialize(&bincode::serialize(&scaled).unwrap()).unwrap();
+    let scaled = state(boa(3), no_extra.clone(), boa(3), 3, Some((10.0, 0.5, 2.0)));
+    let m: Mixture = bincode::deserialize(&scaled).unwrap();
     assert_eq!(m.loss_window(), Some(10));
     for ls in [(0.0, 0.0, 0.0), (2.5, 0.0, 0.0), (10.0, f64::NAN, 1.0), (10.0, 1.0, -1.0)] {
-        let bad = (experts(), boa(3), Some(3usize), 0u64, 1usize, Some(ls));
-        assert!(bincode::deserialize::<Mixture>(&bincode::serialize(&bad).unwrap()).is_err());
+        let bad = state(boa(3), no_extra.clone(), boa(3), 3, Some(ls));
+        assert!(bincode::deserialize::<Mixture>(&bad).is_err());
     }
 }
 

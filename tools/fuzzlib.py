@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import json
 import os
 import pickle
@@ -41,13 +42,25 @@ def catalog():
     import numpy as np
     from kernelstream import aggregation as agg
     from kernelstream.calibration import SoftmaxCalibrator
-    from kernelstream.kernels import Gaussian, Laplacian, Min
+    from kernelstream.kernels import Gaussian, Laplacian
+    from kernelstream.learners import _registry as registry
     from kernelstream.samplers import KORS
 
     fixed = np.random.default_rng(42).uniform(-1.0, 1.0, size=(6, 3))
     L = "learner"
-    return {
-        "TaylorAWV": (lambda: ks.TaylorAWV(sigma=1.0, degree=2, lam=0.5), L, 3, (-1, 1), "r"),
+    # Every learner the core registers, as its face's small example (kernelstream's
+    # learners/_registry.py), then other configurations, the aggregators and the sampler.
+    registered = {
+        name: (
+            functools.partial(registry.example, name),
+            L,
+            registry.face(name)._example_d,
+            registry.input_box(name),
+            "c" if registry.entry(name)["task"] == "classification" else "r",
+        )
+        for name in registry.names()
+    }
+    return registered | {
         "TaylorAWV-d3": (lambda: ks.TaylorAWV(sigma=0.8, degree=3, ridge=True), L, 3, (-1, 1), "r"),
         "TaylorAWV-discounted": (lambda: ks.TaylorAWV(degree=2, gamma=0.9), L, 3, (-1, 1), "r"),
         # -- multi-output (three target columns) --
@@ -73,6 +86,15 @@ def catalog():
             (-1, 1),
             "m",
         ),
+        "Mixture-multi": (
+            lambda: ks.Mixture(
+                [ks.TaylorAWV(degree=2), ks.NystromAWV(Gaussian(1.0), seed=1)], rule="boa"
+            ),
+            L,
+            3,
+            (-1, 1),
+            "m",
+        ),
         "NystromAWV-multi-fixed": (
             lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed, ridge=True),
             L,
@@ -87,18 +109,17 @@ def catalog():
             (-1, 1),
             "r",
         ),
-        "KernelAWV": (
-            lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5, max_size=200),
+        "NystromAWV-inverse": (
+            lambda: ks.NystromAWV(
+                Gaussian(1.0), kors_weights="inverse", beta=3.0, ridge=True, seed=1
+            ),
             L,
             3,
             (-1, 1),
             "r",
         ),
-        "NystromAWV": (lambda: ks.NystromAWV(Gaussian(0.8), lam=0.5, seed=3), L, 3, (-1, 1), "r"),
-        "NystromAWV-inverse": (
-            lambda: ks.NystromAWV(
-                Gaussian(1.0), kors_weights="inverse", beta=3.0, ridge=True, seed=1
-            ),
+        "NystromAWV-discounted": (
+            lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed, gamma=0.9),
             L,
             3,
             (-1, 1),
@@ -111,7 +132,6 @@ def catalog():
             (-1, 1),
             "r",
         ),
-        "ProsNKons": (lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, seed=4), L, 3, (-1, 1), "r"),
         "CON-KONS": (
             lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5),
             L,
@@ -125,22 +145,6 @@ def catalog():
             3,
             (-1, 1),
             "c",
-        ),
-        "FOGD": (lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, seed=2), L, 3, (-1, 1), "r"),
-        "NOGD": (
-            lambda: ks.NOGD(Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05),
-            L,
-            3,
-            (-1, 1),
-            "r",
-        ),
-        "RFFAWV": (lambda: ks.RFFAWV(Gaussian(0.7), n_features=20, seed=3), L, 3, (-1, 1), "r"),
-        "MultiKernelAWV": (
-            lambda: ks.MultiKernelAWV([Gaussian(0.3), Laplacian(1.0)], n_features=10, seed=1),
-            L,
-            3,
-            (-1, 1),
-            "r",
         ),
         "MultiKernelAWV-boa": (
             lambda: ks.MultiKernelAWV(
@@ -164,33 +168,6 @@ def catalog():
             (-1, 1),
             "r",
         ),
-        "Raker": (
-            lambda: ks.Raker([Gaussian(0.5), Laplacian(1.0)], n_features=10, seed=5),
-            L,
-            3,
-            (-1, 1),
-            "r",
-        ),
-        "OMKLGF": (
-            lambda: ks.OMKLGF(
-                [Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)],
-                n_features=10,
-                n_samples=2,
-                graph_rounds=5,
-                seed=6,
-            ),
-            L,
-            3,
-            (-1, 1),
-            "r",
-        ),
-        "OnlineProjection": (
-            lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5),
-            L,
-            1,
-            (0, 1),
-            "r",
-        ),
         "OnlineProjection-tensor": (
             lambda: ks.OnlineProjection(basis="trig", alpha=1.5, c=0.3, prefix="linear"),
             L,
@@ -202,16 +179,6 @@ def catalog():
             lambda: ks.OnlineProjection(basis="gaussian", alpha=1.0, c=1.0, a=1.0, eps=0.5),
             L,
             1,
-            (-1, 1),
-            "r",
-        ),
-        "AveragedKernelSGD": (lambda: ks.AveragedKernelSGD(Min(), gamma0=2.0), L, 2, (0, 1), "r"),
-        "Mixture": (
-            lambda: ks.Mixture(
-                [ks.TaylorAWV(sigma=1.0, degree=2), ks.RFFAWV(Gaussian(0.7), n_features=8, seed=3)]
-            ),
-            L,
-            3,
             (-1, 1),
             "r",
         ),
@@ -239,7 +206,7 @@ def catalog():
             "r",
         ),
         # warmup 5: the experts exist after the 6 training rows of the state fuzzer.
-        "AutoKernel": (
+        "AutoKernel-warmup5": (
             lambda: ks.AutoKernel(warmup=5, widths=(0.5, 2.0), lams=(0.1, 1.0)),
             L,
             3,

@@ -18,35 +18,24 @@ import sys
 from pathlib import Path
 
 from kernelstream.errors import KernelstreamError
+from kernelstream.learners import _registry
 
 
 class UsageError(KernelstreamError):
     """A mistake in the command line or in what it points to (exit status 2)."""
 
 
-#: CLI names of the learners (``--learner NAME``) and their classes in ``kernelstream``.
+#: CLI names of the learners (``--learner NAME``) and their classes in ``kernelstream``:
+#: every learner the core registers (``_core.registry()``), AutoKernel first (the default).
 LEARNERS = {
-    "auto-kernel": "AutoKernel",
-    "mixture": "Mixture",
-    "taylor-awv": "TaylorAWV",
-    "kernel-awv": "KernelAWV",
-    "nystrom-awv": "NystromAWV",
-    "pros-n-kons": "ProsNKons",
-    "fogd": "FOGD",
-    "nogd": "NOGD",
-    "rff-awv": "RFFAWV",
-    "multi-kernel-awv": "MultiKernelAWV",
-    "raker": "Raker",
-    "omkl-gf": "OMKLGF",
-    "online-projection": "OnlineProjection",
-    "averaged-sgd": "AveragedKernelSGD",
+    _registry.cli_name(n): n for n in sorted(_registry.names(), key=lambda n: n != "AutoKernel")
 }
 
 #: Learners that scale their data themselves (``--scale auto`` leaves their data raw).
-SELF_SCALING_LEARNERS = {"auto-kernel"}
+SELF_SCALING_LEARNERS = {c for c, n in LEARNERS.items() if _registry.face(n)._scales_itself}
 
 #: Learners whose basis lives on [0, 1]^d: their inputs are scaled to [0, 1] instead of [-1, 1].
-UNIT_CUBE_LEARNERS = {"online-projection", "averaged-sgd"}
+UNIT_CUBE_LEARNERS = {c for c, n in LEARNERS.items() if _registry.input_box(n) == (0.0, 1.0)}
 
 
 def _parse_value(text: str):

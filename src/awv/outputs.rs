@@ -75,3 +75,14 @@ pub fn check_outputs(k: usize) -> crate::Result<usize> {
     }
     Ok(k)
 }
+
+/// A row-major matrix of `k0` columns with `k` zero columns appended to each row
+/// (`add_outputs` of the learners that keep per-round target rows).
+pub(crate) fn widen_columns(v: &[f64], k0: usize, k: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(v.len() / k0.max(1) * (k0 + k));
+    for row in v.chunks_exact(k0) {
+        out.extend_from_slice(row);
+        out.extend(std::iter::repeat_n(0.0, k));
+    }
+    out
+}

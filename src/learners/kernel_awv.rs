@@ -589,12 +589,7 @@ impl crate::multi::MultiOutput for KernelAwv {
             &format!("KernelAWV with max_size = {} and {total} outputs", self.max_size),
             self.capacity_doubles(d, total),
         )?;
-        let widen = |v: &[f64]| -> Vec<f64> {
-            let pad = |r: &[f64]| {
-                r.iter().copied().chain(std::iter::repeat_n(0.0, k)).collect::<Vec<_>>()
-            };
-            v.chunks_exact(k0).flat_map(pad).collect()
-        };
+        let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.ys = widen(&self.ys);
         self.z = widen(&self.z);
         self.kept.clear();

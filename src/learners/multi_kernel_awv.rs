@@ -114,7 +114,7 @@ crate::params! {
         /// Ridge parameter `lambda` of the experts (and of a VAW meta level).
         lam: f64 = 1.0 => "float", "> 0";
         /// The meta rule, a name of [`crate::aggregation::RULES`].
-        aggregator: String = "vaw".into() => "str", "one of ('vaw', 'ewa', 'aa', 'boa', 'mlpoly', 'mlprod')";
+        aggregator: String = "vaw".into() => "str", "a rule of _core.aggregation_rules()";
         /// Label range `(lo, hi)` the expert predictions are clipped to (needed by "aa").
         clip: Option<(f64, f64)> = None => "seq", "None or a pair of finite numbers lo < hi";
         /// Seed of the frequencies.

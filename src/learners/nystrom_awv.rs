@@ -74,6 +74,8 @@ use crate::samplers::{Kors, KorsWeights};
 use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
+mod discount;
+
 /// Relative threshold on the Schur complement below which an insertion is refused.
 const INSERT_TOL: f64 = 1e-10;
 
@@ -129,6 +131,10 @@ pub struct NystromAwv {
     ys: Vec<f64>,
     /// Jitter added to `lam K_DD` of a fixed dictionary.
     fixed_jitter: f64,
+    /// Forgetting factor (1: none; fixed dictionary only, `discount.rs`).
+    gamma: f64,
+    /// The factor of `A_0 = lam K_DD`, dense row-major (`gamma < 1` only).
+    refill: Vec<f64>,
     n_seen: u64,
     stats: NystromStats,
     /// Noise level of the progressive residuals (the predictive std; one output).
@@ -238,6 +244,8 @@ crate::params! {
         max_dictionary: Option<usize> = None => "int", "None or >= 1 (KORS only)";
         /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
         block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+        /// Forgetting factor (1: none; < 1 needs a fixed dictionary).
+        gamma: f64 = 1.0 => "float", "in (0, 1]; < 1 with a fixed dictionary only";
     }
 }
 
@@ -270,7 +278,7 @@ impl NystromAwv {
             }
         };
         learner.set_kors_budget(p.max_dictionary);
-        learner.with_block_size(p.block_size)
+        learner.with_block_size(p.block_size)?.with_gamma(p.gamma)
     }
 
     /// The "features known beforehand" variant (PKAWV paper, Cor. 8): a fixed dictionary
@@ -348,6 +356,8 @@ impl NystromAwv {
             xs: Vec::new(),
             ys: Vec::new(),
             fixed_jitter: 0.0,
+            gamma: 1.0,
+            refill: Vec::new(),
             n_seen: 0,
             stats: NystromStats::default(),
             noise: NoiseLevel::default(),
@@ -368,6 +378,9 @@ impl NystromAwv {
 
     /// The block size used on a dictionary of `m` points.
     pub fn block_size(&self, m: usize) -> usize {
+        if self.gamma < 1.0 {
+            return 1; // discounted rounds run one at a time
+        }
         self.block_size.unwrap_or_else(|| auto_block_size(m))
     }
 
@@ -653,6 +666,9 @@ impl NystromAwv {
     fn keep(&mut self, x: &[f64], out: &mut [f64]) -> Result<()> {
         self.kept.clear();
         self.kept_plan = None;
+        if self.gamma < 1.0 {
+            return self.predict_into(x, out); // nothing kept: the round discounts first
+        }
         let mut sc = std::mem::take(&mut self.scratch);
         let mut krow = std::mem::take(&mut sc.krow);
         let plan = self.plan_with(x, &mut krow, &mut sc, out.len());
@@ -670,6 +686,9 @@ impl NystromAwv {
 
     /// The `K = out.len()` predictions for `x` as the next round (pure).
     fn predict_into(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
+        if self.gamma < 1.0 {
+            return self.discounted_predict(x, out);
+        }
         let mut sc = Scratch::default();
         self.plan(x, &mut sc, out)?;
         if out.iter().all(|p| p.is_finite()) {
@@ -712,6 +731,8 @@ impl NystromAwv {
         out: &mut [f64],
     ) -> Result<()> {
         let k = y.len();
+        // Discounted: A <- gamma A + refill, q <- gamma q before the prediction.
+        self.discount_step();
         let mut krow = std::mem::take(&mut sc.krow);
         let (ext, mut delta) = match planned {
             Some((ext, pred, delta)) => {
@@ -811,12 +832,14 @@ impl NystromAwv {
     }
 
     /// The fixed dictionary (row-major) and the width of a learner on a fixed
-    /// dictionary with the Gaussian kernel: its kernel rows are
+    /// dictionary of `d`-dimensional points with the Gaussian kernel: its kernel rows are
     /// `exp(-||x - c_j||^2 / (2 sigma^2))`, which a mixture may compute once for
     /// several such experts ([`Self::predict_learn_many_krows`]).
-    pub fn fixed_gaussian(&self) -> Option<(&[f64], f64)> {
+    pub fn fixed_gaussian(&self, d: usize) -> Option<(&[f64], f64)> {
         match self.kernel {
-            Kernel::Gaussian { sigma } if self.kors.is_none() && self.size() > 0 => {
+            Kernel::Gaussian { sigma }
+                if self.kors.is_none() && self.size() > 0 && self.centers_d == d =>
+            {
                 Some((&self.centers, sigma))
             }
             _ => None,
@@ -848,7 +871,7 @@ impl NystromAwv {
     /// kernel row `krow = k_D(x)` given: the same prediction and kept work, bit for
     /// bit. `None` for a KORS dictionary (nothing done).
     pub fn predict_keep_krow(&mut self, x: &[f64], krow: &[f64]) -> Option<Result<f64>> {
-        if self.kors.is_some() || krow.len() != self.size() {
+        if self.kors.is_some() || krow.len() != self.size() || self.gamma < 1.0 {
             return None;
         }
         if let Err(e) = self.one_output() {
@@ -1114,7 +1137,7 @@ impl OnlineLearner for NystromAwv {
     /// A fixed dictionary of `m` points: the points, `K_DD`, its copy and factor.
     fn memory_doubles(&self, d: usize) -> Option<u128> {
         let m = self.size() as u128;
-        Some(m * (d as u128 + 4) + 3 * m * m)
+        Some(m * (d as u128 + 4) + 3 * m * m + if self.gamma < 1.0 { m * m } else { 0 })
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
@@ -1275,12 +1298,7 @@ impl crate::multi::MultiOutput for NystromAwv {
             &format!("NystromAWV with {total} outputs"),
             Some((t + m) * total as u128),
         )?;
-        let widen = |v: &[f64]| -> Vec<f64> {
-            let pad = |r: &[f64]| {
-                r.iter().copied().chain(std::iter::repeat_n(0.0, k)).collect::<Vec<_>>()
-            };
-            v.chunks_exact(k0).flat_map(pad).collect()
-        };
+        let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.q = widen(&self.q);
         self.ys = widen(&self.ys);
         self.kept.clear();
@@ -1290,7 +1308,7 @@ impl crate::multi::MultiOutput for NystromAwv {
 }
 
 // The format version of a pickled NystromAwv: bump it when a serialised field changes.
-crate::state::state_version!(NystromAwv, 5);
+crate::state::state_version!(NystromAwv, 6);
 
 impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {
@@ -1312,6 +1330,7 @@ impl crate::state::ValidState for NystromAwv {
         let k = crate::multi::MultiOutput::n_outputs(self).unwrap_or(1);
         ensure((1..=crate::awv::outputs::MAX_OUTPUTS).contains(&k), || format!("{k} outputs"))?;
         len_is("q", self.q.len(), product("q", m, k)?)?;
+        self.validate_discount()?;
         finite("q", &self.q)?;
         finite("dictionary", &self.centers)?;
         ensure(self.fixed_jitter.is_finite() && self.fixed_jitter >= 0.0, || "bad jitter".into())?;
@@ -1355,7 +1374,7 @@ impl crate::state::ValidState for NystromAwv {
         }
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
-        crate::state::same_fields!(self, fresh; kernel, lam, ridge, centers_d)?;
+        crate::state::same_fields!(self, fresh; kernel, lam, ridge, centers_d, gamma)?;
         if self.kors.is_none() {
             crate::state::same_fields!(self, fresh; centers: "dictionary", fixed_jitter: "jitter")?;
         }

@@ -127,6 +127,11 @@ impl ColCholesky {
         }
     }
 
+    /// `L <- s L` (`L L^T <- s^2 L L^T`).
+    pub fn scale(&mut self, s: f64) {
+        self.cols.iter_mut().flatten().for_each(|v| *v *= s);
+    }
+
     /// Borders the factor: `r = L^{-1} c` (given) and pivot `rho > 0` make the new last row.
     pub fn extend(&mut self, r: &[f64], rho: f64) {
         for (col, &rk) in self.cols.iter_mut().zip(r) {

@@ -216,7 +216,7 @@ crate::params! {
         /// Largest Taylor feature count `C(M + d, d)` per expert.
         max_taylor_features: usize = 200 => "int", "in [1, 40000]";
         /// Aggregation rule.
-        rule: String = "boa".into() => "str", "one of ('vaw', 'ewa', 'boa', 'mlpoly', 'mlprod')";
+        rule: String = "boa".into() => "str", "a rule of _core.aggregation_rules() but 'aa'";
         /// Seed of the random features.
         seed: u64 = 0 => "int", ">= 0";
         /// Threads running the experts (0 = one per core); not part of the results.
@@ -237,8 +237,7 @@ crate::params! {
         /// Rounds of the running loss scale of the rule's regrets (None: 2000 for the
         /// exponential-weights rules, 0 for "vaw"; 0: the plain rule).
         loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
-        /// A change detector that starts a fresh successor and hands over to it
-        /// (docs/autokernel.md, "Changing streams").
+        /// Restarts after an abrupt change: a fresh AutoKernel as a successor.
         restarts: bool = true => "bool", "True or False";
     }
 }
@@ -1098,7 +1097,7 @@ impl OnlineLearner for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 7);
+crate::state::state_version!(AutoKernel, 8);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

@@ -27,14 +27,19 @@ const MIN_PARALLEL_ROWS: usize = 16;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "MixtureState")]
 pub struct Mixture {
-    experts: Vec<AnyLearner>,
-    rule: AnyAggregator,
-    d: Option<usize>,
-    n_seen: u64,
+    pub(super) experts: Vec<AnyLearner>,
+    pub(super) rule: AnyAggregator,
+    /// The rules of outputs `2..=K`, each with its loss scale (one weight vector per
+    /// output: `super::outputs`).
+    pub(super) extra_rules: Vec<(AnyAggregator, Option<LossScale>)>,
+    /// The rule as constructed, the start of an output added later.
+    pub(super) fresh_rule: AnyAggregator,
+    pub(super) d: Option<usize>,
+    pub(super) n_seen: u64,
     /// Threads of the blocked path (1 = the calling thread only, 0 = one per core).
     threads: usize,
     /// Regrets relative to the running loss scale (`with_loss_scale`; None: plain rule).
-    loss_scale: Option<LossScale>,
+    pub(super) loss_scale: Option<LossScale>,
     #[serde(skip)]
     z: Vec<f64>,
 }
@@ -45,6 +50,8 @@ pub struct Mixture {
 struct MixtureState {
     experts: Vec<AnyLearner>,
     rule: AnyAggregator,
+    extra_rules: Vec<(AnyAggregator, Option<LossScale>)>,
+    fresh_rule: AnyAggregator,
     d: Option<usize>,
     n_seen: u64,
     threads: usize,
@@ -60,6 +67,17 @@ impl TryFrom<MixtureState> for Mixture {
             ls.validate()?;
         }
         m.loss_scale = s.loss_scale;
+        let n = m.experts.len();
+        if let Some(r) = std::iter::once(&s.fresh_rule)
+            .chain(s.extra_rules.iter().map(|r| &r.0))
+            .find(|r| r.n_experts() != n)
+        {
+            return crate::input_err!(
+                "corrupt mixture state: a rule of {} experts, {n} experts",
+                r.n_experts()
+            );
+        }
+        (m.extra_rules, m.fresh_rule) = (s.extra_rules, s.fresh_rule);
         if let (Some(d), Some(e)) = (s.d, m.d) {
             if d != e {
                 return crate::input_err!(
@@ -111,7 +129,7 @@ pub const MIXTURE_ARGS: [(crate::params::ParamSpec, Option<&str>); 2] = [
         crate::params::ParamSpec {
             name: "rule",
             kind: "str",
-            domain: "one of ('vaw', 'ewa', 'aa', 'boa', 'mlpoly', 'mlprod')",
+            domain: "a rule of _core.aggregation_rules()",
             required: false,
         },
         Some("boa"),
@@ -163,7 +181,18 @@ impl Mixture {
             }
         }
         let n = experts.len();
-        Ok(Mixture { experts, rule, d, n_seen: 0, threads: 1, loss_scale: None, z: vec![0.0; n] })
+        let (extra_rules, fresh_rule) = (Vec::new(), rule.clone());
+        Ok(Mixture {
+            experts,
+            rule,
+            extra_rules,
+            fresh_rule,
+            d,
+            n_seen: 0,
+            threads: 1,
+            loss_scale: None,
+            z: vec![0.0; n],
+        })
     }
 
     pub fn n_experts(&self) -> usize {
@@ -444,7 +473,7 @@ impl OnlineLearner for Mixture {
 
 // The format version of a pickled Mixture: bump it when a serialised field changes, or an
 // expert's or rule's version (its state holds theirs).
-crate::state::state_version!(Mixture, 7);
+crate::state::state_version!(Mixture, 8);
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.
@@ -454,7 +483,13 @@ impl ValidState for Mixture {
         if let Some(ls) = &self.loss_scale {
             ls.validate()?;
         }
-        self.rule.validate()
+        self.rule.validate()?;
+        self.fresh_rule.validate()?;
+        self.extra_rules.iter().try_for_each(|(r, ls)| {
+            r.validate()?;
+            ls.as_ref().map_or(Ok(()), |ls| ls.validate())
+        })?;
+        super::outputs::validate(self)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("n_experts", &self.experts.len(), &fresh.experts.len())?;
@@ -462,6 +497,15 @@ impl ValidState for Mixture {
             a.check_config(b)?;
         }
         crate::state::same("loss_window", &self.loss_window(), &fresh.loss_window())?;
-        self.rule.check_config(&fresh.rule)
+        self.rule.check_config(&fresh.rule)?;
+        self.fresh_rule.check_config(&fresh.rule)?;
+        self.extra_rules.iter().try_for_each(|(r, ls)| {
+            crate::state::same(
+                "loss_window",
+                &ls.as_ref().map(LossScale::window),
+                &fresh.loss_window(),
+            )?;
+            r.check_config(&fresh.rule)
+        })
     }
 }

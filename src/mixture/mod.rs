@@ -7,6 +7,7 @@ pub mod any;
 pub mod autokernel;
 pub mod experts;
 pub mod loss_scale;
+mod outputs;
 pub mod restart;
 pub mod scale;
 mod shared_features;

@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::learners::OnlineLearner;
 
 /// Most doubles of kernel rows held for one block (above: no sharing).
-const MAX_SHARED_DOUBLES: usize = 1 << 22;
+const MAX_SHARED_DOUBLES: usize = 1 << 20;
 
 /// The shared kernel rows of one block: `krows[g]` (row-major `n x m`) for width
 /// group `g`; `group[j]` is expert `j`'s group.
@@ -35,10 +35,7 @@ impl Shared {
         let mut group = vec![None; experts.len()];
         for (j, e) in experts.iter().enumerate() {
             let AnyLearner::NystromAwv(l) = e else { continue };
-            let Some((c, sigma)) = l.fixed_gaussian() else { continue };
-            if c.len() % d != 0 {
-                continue;
-            }
+            let Some((c, sigma)) = l.fixed_gaussian(d) else { continue };
             match dict {
                 None => dict = Some(c),
                 Some(c0) if same_bits(c0, c) => {}

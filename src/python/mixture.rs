@@ -131,6 +131,7 @@ impl PyMixture {
 }
 
 crate::learner_protocol!(PyMixture, Mixture);
+crate::multi_output_protocol!(PyMixture);
 
 #[pyclass(module = "kernelstream._core", name = "AutoKernel")]
 pub struct PyAutoKernel {

@@ -23,6 +23,7 @@ def test_sklearn_multiclass_is_one_hot_columns_and_calibrated(rng):
     labels = np.array(["c", "a", "b"])[y]  # classes_ sorted: a, b, c
     est = SklearnClassifier(ks.TaylorAWV(degree=2), scale=False).fit(X, labels)
     assert est.classes_.tolist() == ["a", "b", "c"]
+    assert est.learner_.n_outputs == 3  # one multi-output learner, a column per class
     codes = np.searchsorted(est.classes_, labels)
     prog, final = [], []
     for k in range(3):

@@ -74,11 +74,13 @@ def test_k_outputs_equal_k_single_output_learners(name):
     many = multi.predict_many(Xt)
     one = multi.predict_one(Xt[0])
     assert many.shape == (20, K) and one.shape == (K,)
+    ones = []
     for j in range(K):
         single = CASES[name]()
         assert_rel(P[:, j], single.progressive_predict(X, Y[:, j]))
         assert_rel(many[:, j], single.predict_many(Xt))
-        assert_rel(one[j], single.predict_one(Xt[0]))
+        ones.append(single.predict_one(Xt[0]))
+    assert_rel(one, ones)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -194,3 +196,62 @@ def test_memory_of_the_outputs_is_checked_before_allocating():
         "assert m.n_outputs == 2\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+# -- mixtures: one rule (weight vector) per output ------------------------------------
+
+
+def _mixture(rule, blocked=True, **kw):
+    bs = None if blocked else 1
+    return ks.Mixture(
+        [
+            ks.TaylorAWV(sigma=1.0, degree=3, block_size=bs and 16),
+            ks.RFFAWV(Gaussian(0.7), n_features=30, gamma=0.97, seed=3, block_size=bs and 8),
+            ks.NystromAWV(Gaussian(0.6), seed=2, block_size=bs and 8),
+            ks.KernelAWV(Gaussian(0.9), ridge=True, max_size=1000),
+        ],
+        rule=rule,
+        threads=1,
+        **kw,
+    )
+
+
+@pytest.mark.parametrize("rule", ["boa", "ewa", "vaw", "mlpoly", "aa"])
+@pytest.mark.parametrize("blocked", [True, False])
+def test_a_mixture_of_k_outputs_equals_k_mixtures(rule, blocked):
+    X, Y = data(120)
+    multi = _mixture(rule, blocked)
+    P = multi.progressive_predict(X, Y)
+    assert P.shape == (120, K) and multi.n_outputs == K
+    one, ones = multi.predict_one(X[0]), []
+    for j in range(K):
+        single = _mixture(rule, blocked)
+        assert_rel(P[:, j], single.progressive_predict(X, Y[:, j]))
+        ones.append(single.predict_one(X[0]))
+    assert_rel(one, ones)
+
+
+@pytest.mark.parametrize("rule", ["boa", "vaw", "mlprod"])
+def test_an_output_added_to_a_mixture_equals_one_from_the_start(rule):
+    X, Y = data(100)
+    t0 = 37
+    Y[:t0, 2] = 0.0
+    full = _mixture(rule)
+    want = full.progressive_predict(X, Y)
+    late = _mixture(rule)
+    late.progressive_predict(X[:t0], Y[:t0, :2])
+    late.add_outputs(1)
+    assert_rel(late.progressive_predict(X[t0:], Y[t0:]), want[t0:], rtol=1e-10)
+    b = pickle.loads(pickle.dumps(late))
+    assert b.n_outputs == 3
+    np.testing.assert_array_equal(b.predict_many(X[:5]), late.predict_many(X[:5]))
+
+
+def test_a_mixture_with_a_single_output_expert_refuses_k_outputs():
+    X, Y = data(20)
+    m = ks.Mixture([ks.TaylorAWV(degree=2), ks.FOGD(Gaussian(0.8), n_features=8, seed=1)])
+    with pytest.raises(InputError, match="one output"):
+        m.learn_many(X, Y)
+    assert m.n_seen == 0 and m.n_outputs is None
+    m.learn_many(X, Y[:, 0])  # one output as before
+    assert m.n_outputs == 1

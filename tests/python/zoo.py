@@ -1,15 +1,18 @@
-"""Every learner class with small parameters: the shared battery in
-``test_protocol.py`` runs all protocol and bad-input checks on each entry.
-Adding a learner = adding one line here."""
+"""Every learner the core registers (``_core.registry()``), as its face's small example,
+and other configurations of them: the shared battery in ``test_protocol.py`` runs all
+protocol and bad-input checks on each entry. A registered learner is here without a
+line of its own."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
 import kernelstream as ks
 import numpy as np
 from kernelstream.kernels import Gaussian, Laplacian
+from kernelstream.learners import _registry as registry
 
 # A fixed Nystrom dictionary of 12 points in [-1, 1]^3 (for the NystromAWV-fixed entry).
 _FIXED_DICT = np.random.default_rng(42).uniform(-1.0, 1.0, size=(12, 3))
@@ -24,8 +27,23 @@ class ZooEntry:
     randomized: bool = False  # has a seed: same seed must give the same run
 
 
-ZOO: dict[str, ZooEntry] = {
-    "TaylorAWV": ZooEntry(lambda: ks.TaylorAWV(sigma=1.0, degree=3, lam=0.5)),
+def _registered(name: str) -> ZooEntry:
+    """A registered learner's entry: its face's small example, on rows of the face's
+    width in the learner's input box; the task (a learner of both tasks runs here as a
+    regressor) and whether it has a seed from the core's table."""
+    e = registry.entry(name)
+    return ZooEntry(
+        functools.partial(registry.example, name),
+        task="classification" if e["task"] == "classification" else "regression",
+        d=registry.face(name)._example_d,
+        domain=registry.input_box(name),
+        randomized=any(p["name"] == "seed" for p in e["params"]),
+    )
+
+
+# Other configurations of the learners (losses, rules, options), beside each learner's
+# example.
+VARIANTS: dict[str, ZooEntry] = {
     "TaylorAWV-ridge": ZooEntry(lambda: ks.TaylorAWV(sigma=0.8, degree=2, lam=1.0, ridge=True)),
     "TaylorAWV-discounted": ZooEntry(lambda: ks.TaylorAWV(sigma=1.0, degree=3, gamma=0.95)),
     "RFFAWV-discounted": ZooEntry(
@@ -33,11 +51,9 @@ ZOO: dict[str, ZooEntry] = {
         randomized=True,
     ),
     # -- kernel AWV and its Nystrom approximation (PKAWV paper) --
-    "KernelAWV": ZooEntry(lambda: ks.KernelAWV(Gaussian(1.0), lam=0.5)),
     "KernelAWV-ridge": ZooEntry(
         lambda: ks.KernelAWV(Laplacian(1.5), lam=1.0, ridge=True, max_size=5000)
     ),
-    "NystromAWV": ZooEntry(lambda: ks.NystromAWV(Gaussian(0.8), lam=0.5, seed=3), randomized=True),
     "NystromAWV-inverse-ridge": ZooEntry(
         lambda: ks.NystromAWV(Gaussian(1.0), kors_weights="inverse", beta=3.0, ridge=True, seed=1),
         randomized=True,
@@ -45,8 +61,10 @@ ZOO: dict[str, ZooEntry] = {
     "NystromAWV-fixed": ZooEntry(
         lambda: ks.NystromAWV(Gaussian(1.0), lam=1.0, dictionary=_FIXED_DICT)
     ),
+    "NystromAWV-discounted": ZooEntry(
+        lambda: ks.NystromAWV(Gaussian(1.0), lam=0.5, dictionary=_FIXED_DICT, gamma=0.95)
+    ),
     # -- PROS-N-KONS, FOGD, NOGD --
-    "ProsNKons": ZooEntry(lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, seed=4), randomized=True),
     "CON-KONS": ZooEntry(
         lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5),
         randomized=True,
@@ -63,29 +81,18 @@ ZOO: dict[str, ZooEntry] = {
         task="classification",
         randomized=True,
     ),
-    "FOGD": ZooEntry(
-        lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, seed=2), randomized=True
-    ),
     "FOGD-hinge": ZooEntry(
         lambda: ks.FOGD(Gaussian(0.8), n_features=20, lr=0.3, loss="hinge", seed=3),
         task="classification",
         randomized=True,
     ),
-    "NOGD": ZooEntry(lambda: ks.NOGD(Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05)),
     "NOGD-squared-hinge": ZooEntry(
         lambda: ks.NOGD(Gaussian(0.8), budget=10, lr=0.3, loss="squared_hinge"),
         task="classification",
     ),
     # -- random-feature and multi-kernel learners (VAW2 paper, Raker, OMKL-GF) --
-    "RFFAWV": ZooEntry(lambda: ks.RFFAWV(Gaussian(0.7), n_features=20, seed=3), randomized=True),
     "RFFAWV-cossin-laplacian": ZooEntry(
         lambda: ks.RFFAWV(Laplacian(1.5), n_features=15, lam=0.5, features="cossin", seed=4),
-        randomized=True,
-    ),
-    "MultiKernelAWV": ZooEntry(
-        lambda: ks.MultiKernelAWV(
-            [Gaussian(0.3), Gaussian(1.0), Laplacian(1.0)], n_features=10, seed=1
-        ),
         randomized=True,
     ),
     "RFFAWV-ridge": ZooEntry(
@@ -150,24 +157,7 @@ ZOO: dict[str, ZooEntry] = {
         ),
         randomized=True,
     ),
-    "Raker": ZooEntry(
-        lambda: ks.Raker([Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5),
-        randomized=True,
-    ),
-    "OMKLGF": ZooEntry(
-        lambda: ks.OMKLGF(
-            [Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)],
-            n_features=10,
-            n_samples=2,
-            graph_rounds=50,
-            seed=6,
-        ),
-        randomized=True,
-    ),
     # -- online projection estimator, averaged kernel SGD --
-    "OnlineProjection": ZooEntry(
-        lambda: ks.OnlineProjection(basis="sine", alpha=1.0, c=0.5), d=1, domain=(0.0, 1.0)
-    ),
     "OnlineProjection-tensor": ZooEntry(
         lambda: ks.OnlineProjection(basis="trig", alpha=1.5, c=0.3, prefix="linear"),
         d=2,
@@ -185,20 +175,7 @@ ZOO: dict[str, ZooEntry] = {
         d=1,
         domain=(-1.0, 1.0),
     ),
-    "AveragedKernelSGD": ZooEntry(
-        lambda: ks.AveragedKernelSGD(ks.kernels.Min(), gamma0=2.0), d=2, domain=(0.0, 1.0)
-    ),
     # -- Mixture, AutoKernel --
-    "Mixture": ZooEntry(
-        lambda: ks.Mixture(
-            [
-                ks.TaylorAWV(sigma=1.0, degree=3),
-                ks.RFFAWV(Gaussian(0.7), n_features=10, seed=3),
-                ks.FOGD(Gaussian(0.8), n_features=10, lr=0.3, seed=2),
-            ]
-        ),
-        randomized=True,
-    ),
     "Mixture-vaw-threads": ZooEntry(
         lambda: ks.Mixture(
             [ks.TaylorAWV(sigma=0.5, degree=2), ks.NystromAWV(Gaussian(1.0), seed=1)],
@@ -211,10 +188,6 @@ ZOO: dict[str, ZooEntry] = {
     # 35 Taylor features per expert: single rounds, so that the protocol's batch ==
     # round loop holds bit for bit (blocks of rounds agree up to rounding:
     # tests/mixture.rs).
-    "AutoKernel": ZooEntry(
-        lambda: ks.AutoKernel(warmup=20, lams=(0.1, 1.0), max_taylor_features=35),
-        randomized=True,
-    ),
     "AutoKernel-previous-defaults": ZooEntry(
         lambda: ks.AutoKernel(
             warmup=20,
@@ -258,6 +231,8 @@ ZOO: dict[str, ZooEntry] = {
         randomized=True,
     ),
 }
+
+ZOO: dict[str, ZooEntry] = {name: _registered(name) for name in registry.names()} | VARIANTS
 
 
 # Every aggregation rule with small parameters (test_vaw2.py pairs each with its NumPy reference).

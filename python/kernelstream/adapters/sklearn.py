@@ -217,7 +217,8 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
     Attributes
     ----------
     classes_ : ndarray of the labels, sorted
-    learner_ : the trained learner (two classes), or the class columns (``K > 2``: a
+    learner_ : the trained learner (two classes, or ``K > 2`` classes on a multi-output
+        learner, one output per class); otherwise the class columns (a
         :class:`~kernelstream.adapters._columns.Columns`, one learner per class)
     calibrator_ : the fitted :class:`~kernelstream.calibration.SoftmaxCalibrator`
     n_features_in_ : int
@@ -295,7 +296,7 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         raw = columns.progressive(X, 1 - codes if k == 2 else codes)
         probs = calibrator.progressive_proba(self._calibration_scores(raw), codes)
         self.columns_: Any = columns
-        self.learner_: Any = columns.learners[0] if k == 2 else columns
+        self.learner_: Any = columns.learners[0] if k == 2 or columns.native else columns
         self.scaler_: Any = xs
         self.calibrator_: Any = calibrator
         return probs

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_matrix, as_output_matrix, as_output_row, as_row, whole
+from .._validation import (
+    as_label,
+    as_matrix,
+    as_output_matrix,
+    as_output_row,
+    as_row,
+    as_targets,
+    whole,
+)
 from .base import _CHECKED, Learner
 
 
@@ -58,24 +66,30 @@ class MultiOutput(Learner):
 
     def learn_one(self, x, y) -> None:
         """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update."""
+        # Both paths call the scale check from here: its warning points at the caller.
         if np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
-            return super().learn_one(x, y)
-        x, Y = as_row(x), as_output_row(y)
-        self._core._learn_one_multi(x, Y)
+            x, y = as_row(x), as_label(y)
+            self._core.learn_one(x, y)
+            seen = np.array([y])
+        else:
+            x, Y = as_row(x), as_output_row(y)
+            self._core._learn_one_multi(x, Y)
+            seen = _largest(Y[None, :])
         if self._scale_rows is not _CHECKED:
-            self._watch_scale(x[None, :], _largest(Y[None, :]))
-        return None
+            self._watch_scale(x[None, :], seen)
 
     def progressive_predict(self, X, y) -> np.ndarray:
         """The online protocol over the rows of ``X``: ``y`` of shape ``(n,)`` gives
         ``(n,)`` predictions, ``Y`` of shape ``(n, K)`` gives ``(n, K)``."""
-        if np.ndim(y) != 2:
-            return super().progressive_predict(X, y)
         X = as_matrix(X)
-        Y = as_output_matrix(y, X.shape[0])
-        out = self._core._progressive_predict_multi(X, Y)
+        if np.ndim(y) != 2:
+            y = as_targets(y, X.shape[0])
+            out, seen = self._core.progressive_predict(X, y), y
+        else:
+            Y = as_output_matrix(y, X.shape[0])
+            out, seen = self._core._progressive_predict_multi(X, Y), _largest(Y)
         if self._scale_rows is not _CHECKED:
-            self._watch_scale(X, _largest(Y))
+            self._watch_scale(X, seen)
         return out
 
     def predict_many(self, X) -> np.ndarray:
@@ -86,14 +100,17 @@ class MultiOutput(Learner):
 
     def learn_many(self, X, y) -> None:
         """Learn the rows of ``X`` in order (``y`` of shape ``(n,)`` or ``(n, K)``)."""
-        if np.ndim(y) != 2:
-            return super().learn_many(X, y)
         X = as_matrix(X)
-        Y = as_output_matrix(y, X.shape[0])
-        self._core._learn_many_multi(X, Y)
+        if np.ndim(y) != 2:
+            y = as_targets(y, X.shape[0])
+            self._core.learn_many(X, y)
+            seen = y
+        else:
+            Y = as_output_matrix(y, X.shape[0])
+            self._core._learn_many_multi(X, Y)
+            seen = _largest(Y)
         if self._scale_rows is not _CHECKED:
-            self._watch_scale(X, _largest(Y))
-        return None
+            self._watch_scale(X, seen)
 
 
 __all__ = ["MultiOutput"]

@@ -119,6 +119,12 @@ class AutoKernel(Learner):
 
     _core_class = _core.AutoKernel
     has_predictive_std = True
+    _scales_itself = True
+
+    @classmethod
+    def _example(cls) -> dict:
+        return dict(warmup=20, lams=(0.1, 1.0), max_taylor_features=35)
+
     _absent_params = {
         "discounts": (),
         "discount_widths": (),

@@ -51,6 +51,14 @@ class AveragedKernelSGD(Learner):
     """
 
     _core_class = _core.AveragedKernelSGD
+    _cli_name = "averaged-sgd"
+    _example_d = 2
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Min
+
+        return dict(kernel=Min(), gamma0=2.0)
 
     def __init__(self, kernel, gamma0: float = 1.0, zeta: float = 0.5):
         super().__init__(kernel=kernel, gamma0=gamma0, zeta=zeta)

@@ -37,6 +37,24 @@ class Learner(CoreWrapper):
     #: mixtures: ``docs/uncertainty.md``)
     has_predictive_std = False
 
+    # -- what the readers of the core's learner table (``_core.registry()``: the command
+    #    line, the test zoo, the fuzzers, the benchmarks) need beyond it ------------------
+    #: the command line's ``--learner`` name (None: the class name in kebab case)
+    _cli_name: Any = None
+    #: the input width of the rows :meth:`_example` is run on
+    _example_d = 3
+    #: names of the learner's module documented beside it in the API reference
+    _doc_extras: tuple = ()
+    #: scales its data itself (the command line's ``--scale auto`` leaves it raw)
+    _scales_itself = False
+
+    @classmethod
+    def _example(cls) -> dict:
+        """Keyword arguments of a small instance (its required parameters, small sizes),
+        the one the test zoo, the fuzzers and the benchmarks build first; ``{}``: the
+        defaults."""
+        return {}
+
     # -- the protocol -------------------------------------------------------
     def predict_one(self, x, return_std: bool = False):
         """Prediction for ``x`` as the next round (pure: the state does not change).

@@ -63,6 +63,12 @@ class FOGD(Learner):
 
     _core_class = _core.FOGD
 
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.8), n_features=20, lr=0.3, seed=2)
+
     def __init__(
         self,
         kernel,

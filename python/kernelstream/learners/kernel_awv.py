@@ -56,6 +56,13 @@ class KernelAWV(MultiOutput):
     _core_class = _core.KernelAWV
     has_predictive_std = True
 
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        # a small cap: the fuzzers run in a bounded address space
+        return dict(kernel=Gaussian(1.0), lam=0.5, max_size=200)
+
     def __init__(self, kernel, lam: float = 1.0, ridge: bool = False, max_size: int = 20000):
         super().__init__(kernel=kernel, lam=lam, ridge=ridge, max_size=max_size)
 

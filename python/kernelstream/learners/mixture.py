@@ -15,6 +15,7 @@ from .. import _core
 from .. import aggregation as _aggregation
 from .._validation import as_matrix, as_row, as_targets, choice, whole
 from ..errors import ParameterError
+from ._multi import MultiOutput
 from .base import Learner
 
 #: The rules by name, read from the core's one table (``_core.aggregation_rules()``);
@@ -59,7 +60,7 @@ class MixtureTrace:
         return plot_weights(self.weights, labels=self.labels, ax=ax, title=title)
 
 
-class Mixture(Learner):
+class Mixture(MultiOutput):
     """Experts of any learner classes, combined online by an aggregation rule.
 
     Round t: every expert predicts ``z_{t,j}`` for ``x_t``; the rule predicts from
@@ -99,6 +100,22 @@ class Mixture(Learner):
     """
 
     _core_class = _core.Mixture
+    _doc_extras = ("MixtureTrace",)
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+        from .fogd import FOGD
+        from .rff_awv import RFFAWV
+        from .taylor_awv import TaylorAWV
+
+        return dict(
+            experts=[
+                TaylorAWV(sigma=1.0, degree=3),
+                RFFAWV(Gaussian(0.7), n_features=10, seed=3),
+                FOGD(Gaussian(0.8), n_features=10, lr=0.3, seed=2),
+            ]
+        )
 
     def _kernel_widths(self) -> list:
         # the scale check (ScaleWarning): the experts' widths together

@@ -122,6 +122,13 @@ class MultiKernelAWV(Learner):
 
     _core_class = _core.MultiKernelAWV
     has_predictive_std = True
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian, Laplacian
+
+        return dict(kernels=[Gaussian(0.3), Gaussian(1.0), Laplacian(1.0)], n_features=10, seed=1)
+
     _absent_params = {"gamma": 1.0, "share": 0.0}
 
     def __init__(
@@ -246,6 +253,12 @@ class Raker(Learner):
 
     _core_class = _core.Raker
 
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian, Laplacian
+
+        return dict(kernels=[Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5)
+
     def __init__(
         self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, seed: int = 0
     ):
@@ -313,6 +326,19 @@ class OMKLGF(Learner):
     """
 
     _core_class = _core.OMKLGF
+    _cli_name = "omkl-gf"
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian, Laplacian
+
+        return dict(
+            kernels=[Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)],
+            n_features=10,
+            n_samples=2,
+            graph_rounds=50,
+            seed=6,
+        )
 
     def __init__(
         self,

@@ -56,6 +56,12 @@ class NOGD(Learner):
 
     _core_class = _core.NOGD
 
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05)
+
     def __init__(
         self,
         kernel,

@@ -79,6 +79,12 @@ class NystromAWV(MultiOutput):
         same predictions and state as ``B`` single rounds up to rounding; ``None``
         chooses ``B`` from the dictionary size, ``1`` runs single rounds. A speed
         setting, not part of the state.
+    gamma : float, default 1.0
+        Forgetting factor in ``(0, 1]`` (discounted AWV, Jacobsen and Cutkosky 2024):
+        round ``s`` weighs ``gamma^(t-s)``, with the regulariser refilled as in
+        ``docs/choices.md`` ("Discounted AWV"); 1: none. Needs a fixed ``dictionary``
+        (a KORS insertion re-projects the whole past); discounted rounds run one at a
+        time, ``O(m^2 + m d)`` each.
 
     Examples
     --------
@@ -97,6 +103,13 @@ class NystromAWV(MultiOutput):
 
     _core_class = _core.NystromAWV
     has_predictive_std = True
+    _absent_params = {"gamma": 1.0}
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.8), lam=0.5, seed=3)
 
     def __init__(
         self,
@@ -111,6 +124,7 @@ class NystromAWV(MultiOutput):
         dictionary=None,
         max_dictionary=None,
         block_size: int | None = None,
+        gamma: float = 1.0,
     ):
         super().__init__(
             kernel=kernel,
@@ -124,6 +138,7 @@ class NystromAWV(MultiOutput):
             dictionary=dictionary,
             max_dictionary=max_dictionary,
             block_size=block_size,
+            gamma=gamma,
         )
 
     def _core_kwargs(self, p):
@@ -142,6 +157,7 @@ class NystromAWV(MultiOutput):
             if p["max_dictionary"] is None
             else whole("max_dictionary", p["max_dictionary"]),
             block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
+            gamma=real("gamma", p["gamma"]),
         )
 
     #: Deprecated name of :attr:`learned_dictionary` (``dictionary`` is a parameter).

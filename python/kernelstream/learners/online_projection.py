@@ -105,6 +105,11 @@ class OnlineProjection(Learner):
     """
 
     _core_class = _core.OnlineProjection
+    _example_d = 1
+
+    @classmethod
+    def _example(cls) -> dict:
+        return dict(basis="sine", alpha=1.0, c=0.5)
 
     def __init__(
         self,

@@ -100,6 +100,13 @@ class ProsNKons(Learner):
     """
 
     _core_class = _core.ProsNKons
+    _doc_extras = ("batch_comparator",)
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.7), gamma=0.05, seed=4)
 
     def __init__(
         self,

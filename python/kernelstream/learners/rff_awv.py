@@ -74,6 +74,14 @@ class RFFAWV(MultiOutput):
 
     _core_class = _core.RFFAWV
     has_predictive_std = True
+    _cli_name = "rff-awv"
+
+    @classmethod
+    def _example(cls) -> dict:
+        from ..kernels import Gaussian
+
+        return dict(kernel=Gaussian(0.7), n_features=20, seed=3)
+
     _absent_params = {"gamma": 1.0}
 
     def __init__(

@@ -67,6 +67,11 @@ class TaylorAWV(MultiOutput):
 
     _core_class = _core.TaylorAWV
     has_predictive_std = True
+
+    @classmethod
+    def _example(cls) -> dict:
+        return dict(sigma=1.0, degree=3, lam=0.5)
+
     _absent_params = {"gamma": 1.0}
     _taylor_basis = True
 
