@@ -791,7 +791,7 @@ impl NystromAwv {
             self.d = Some(x.len());
         }
         if let ([yt], [pt]) = (y, &*out) {
-            self.noise.observe(noise_discount(1.0), *yt, *pt, delta);
+            self.noise.observe(noise_discount(self.gamma), *yt, *pt, delta);
         }
         self.n_seen += 1;
         sc.krow = krow;
@@ -1067,7 +1067,7 @@ impl NystromAwv {
         for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k)).enumerate() {
             let krow = &krows[i * m..(i + 1) * m];
             if k == 1 {
-                self.noise.observe(noise_discount(1.0), yi[0], b.preds[i], b.deltas[i]);
+                self.noise.observe(noise_discount(self.gamma), yi[0], b.preds[i], b.deltas[i]);
             }
             add_to_q(&mut self.q, krow, yi);
             if self.kors.is_some() {
@@ -1160,6 +1160,13 @@ impl OnlineLearner for NystromAwv {
 
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         self.one_output()?;
+        if self.gamma < 1.0 {
+            // As `predict`: the next round's discount step first, on a copy.
+            let mut c = self.clone();
+            c.discount_step();
+            c.gamma = 1.0;
+            return c.predict_std(x);
+        }
         let mut sc = Scratch::default();
         let mut krow = Vec::new();
         let mut plan = self.plan_with(x, &mut krow, &mut sc, 1)?;
