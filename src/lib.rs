@@ -12,6 +12,7 @@
 //! * [`aggregation`]: expert-aggregation rules (VAW, EWA, AA, BOA, ML-Poly, ML-Prod);
 //! * [`bases`]: eigen-bases of the online projection estimator;
 //! * [`stream`]: validated whole-stream loops (the online protocol over an array);
+//! * [`uncertainty`]: predictive standard deviations (noise level, mixtures);
 //! * [`parallel`]: independent experts of a block of rounds on several threads;
 //! * [`state`], [`limits`]: validation of decoded state, the memory ceiling and
 //!   scale ranges of parameters.
@@ -45,6 +46,7 @@ pub mod samplers;
 pub(crate) mod simd;
 pub mod state;
 pub mod stream;
+pub mod uncertainty;
 
 #[cfg(feature = "python")]
 pub mod python;

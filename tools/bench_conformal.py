@@ -4,20 +4,26 @@ jackknife around river's best regressor on the same stream.
 Streams, in their natural order (no shuffling: the rows of a file are not exchangeable,
 which is what adaptive conformal inference is for): every regression dataset of
 $KERNELSTREAM_DATA (rows with a missing target dropped, missing inputs imputed by the
-running mean of the rows before), river's bundled regression streams, and river's
-synthetic Friedman streams with and without drift. Reports, for rounds after 200, the
-fraction of labels inside the 90% interval, the median width, and the fraction of
-infinite intervals (adaptive conformal inference answers "anything" after a run of
-misses). Not a test: writes a markdown table.
+running mean of the rows before), river's bundled regression streams and synthetic
+Friedman streams, and the drift streams of ``tools/bench_autokernel_drift.py``. For
+AutoKernel and TaylorAWV (defaults, raw data), each with studentized scores (the
+learner's predictive standard deviation over its noise level, ``normalize=True``, the
+default) and plain ones (``normalize=False``), reports for the rounds after 200: the fraction of labels inside the 90% interval, the
+mean width of the finite intervals, and the fraction of infinite intervals (adaptive
+conformal inference answers "anything" after a run of misses). Not a test: writes a
+markdown table.
 
     KERNELSTREAM_DATA=/path/to/data python tools/bench_conformal.py [--max-rows N] [--out F]
+        [--only NAME ...] [--no-river | --no-ours]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 import warnings
+from pathlib import Path
 
 import kernelstream as ks
 import numpy as np
@@ -55,6 +61,7 @@ def _lags(series, k):
 
 
 def streams(max_rows):
+    """``{name: (X, y, group)}``; group is "data", "river" or "drift"."""
     out = {}
     for name in REGRESSION:
         try:
@@ -63,36 +70,39 @@ def streams(max_rows):
             print(f"skipped {name}: {exc}")
             continue
         keep = ~np.isnan(y)
-        out[name] = (_impute_running_mean(X[keep])[:max_rows], y[keep][:max_rows])
+        out[name] = (_impute_running_mean(X[keep])[:max_rows], y[keep][:max_rows], "data")
     from river import datasets as rd
     from river.datasets import synth
 
-    out["river TrumpApproval"] = _river_rows(rd.TrumpApproval())
-    out["river ChickWeights"] = _river_rows(rd.ChickWeights())
-    out["river WaterFlow (lags 1-6)"] = _lags([r[1] for r in rd.WaterFlow()], 6)
-    out["river Friedman"] = _river_rows(synth.Friedman(seed=1), max_rows)
-    for mode, pos in [
-        ("lea", (5000, 10000, 15000)),
-        ("gra", (7000, 14000)),
-        ("gsg", (7000, 14000)),
-    ]:
-        ds = synth.FriedmanDrift(
-            drift_type=mode, position=pos, transition_window=0 if mode == "lea" else 1000, seed=2
-        )
-        out[f"river FriedmanDrift {mode}"] = _river_rows(ds, min(max_rows, 20000))
+    out["river TrumpApproval"] = (*_river_rows(rd.TrumpApproval()), "river")
+    out["river ChickWeights"] = (*_river_rows(rd.ChickWeights()), "river")
+    out["river WaterFlow (lags 1-6)"] = (*_lags([r[1] for r in rd.WaterFlow()], 6), "river")
+    out["river Friedman"] = (*_river_rows(synth.Friedman(seed=1), max_rows), "river")
+    out["river Planes2D"] = (*_river_rows(synth.Planes2D(seed=1), max_rows), "river")
+    out["river Mv"] = (*_river_rows(synth.Mv(seed=1), max_rows), "river")
+    # The drift benchmark's streams (those long enough to score rounds after 200).
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_autokernel_drift import STREAMS  # noqa: E402
+
+    for name, (make, _) in STREAMS.items():
+        X, y = make()
+        if len(y) > 2 * SKIP:
+            out[f"drift: {name}"] = (X[:max_rows], y[:max_rows], "drift")
     return out
 
 
 def _summary(y, lo, hi):
+    """Coverage, mean width of the finite intervals, fraction of infinite ones."""
     y, lo, hi = y[SKIP:], lo[SKIP:], hi[SKIP:]
     width = hi - lo
     finite = np.isfinite(width)
-    med = float(np.median(width[finite])) if finite.any() else float("inf")
-    return float(np.mean((lo <= y) & (y <= hi))), med, float(np.mean(~finite))
+    mean = float(np.mean(width[finite])) if finite.any() else float("inf")
+    return float(np.mean((lo <= y) & (y <= hi))), mean, float(np.mean(~finite))
 
 
-def ours(make, X, y):
-    _, lo, hi = ks.Conformal(make(), alpha=ALPHA).progressive_interval(X, y)
+def ours(make, X, y, normalize):
+    model = ks.Conformal(make(), alpha=ALPHA, normalize=normalize)
+    _, lo, hi = model.progressive_interval(X, y)
     return _summary(y, lo, hi)
 
 
@@ -114,7 +124,7 @@ def river_jackknife(X, y):
         for t in range(len(y)):
             x = {i: float(v) for i, v in enumerate(X[t])}
             iv = model.predict_one(x, with_interval=True)
-            lo[t], hi[t], p[t] = iv.lower, iv.upper, model.predict_one(x)
+            lo[t], hi[t], p[t] = iv.lower, iv.upper, model.regressor.predict_one(x)
             model.learn_one(x, float(y[t]))
         mse = float(np.mean((p - y) ** 2))
         if best is None or mse < best[0]:
@@ -122,27 +132,40 @@ def river_jackknife(X, y):
     return best[1], best[2]
 
 
+def _cell(r):
+    inf = f" ({r[2]:.1%} inf)" if r[2] > 0 else ""
+    return f"{r[0]:.3f} / {r[1]:.4g}{inf}"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-rows", type=int, default=20000)
     ap.add_argument("--out", default=None, help="write the markdown table here too")
+    ap.add_argument("--only", nargs="*", default=None, help="streams whose name contains one")
+    ap.add_argument("--no-river", action="store_true", help="leave river's jackknife out")
+    ap.add_argument("--no-ours", action="store_true", help="river's jackknife only")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
     lines = [
-        "| stream | n | AutoKernel: coverage / median width / infinite | "
-        "TaylorAWV: coverage / median width / infinite | river jackknife (best regressor): "
-        "coverage / median width |",
-        "|---|---|---|---|---|",
+        "| stream | n | AutoKernel, normalised | AutoKernel, plain | TaylorAWV, normalised | "
+        "TaylorAWV, plain | river jackknife (best regressor) |",
+        "|---|---|---|---|---|---|---|",
     ]
     print(lines[0], lines[1], sep="\n", flush=True)
-    for name, (X, y) in streams(args.max_rows).items():
-        a = ours(ks.AutoKernel, X, y)
-        t = ours(ks.TaylorAWV, X, y)
-        which, r = river_jackknife(X, y)
-        line = (
-            f"| {name} | {len(y)} | {a[0]:.3f} / {a[1]:.4g} / {a[2]:.3f} | "
-            f"{t[0]:.3f} / {t[1]:.4g} / {t[2]:.3f} | {r[0]:.3f} / {r[1]:.4g} ({which}) |"
-        )
+    for name, (X, y, _) in streams(args.max_rows).items():
+        if args.only and not any(o.lower() in name.lower() for o in args.only):
+            continue
+        cells = [
+            "-" if args.no_ours else _cell(ours(make, X, y, normalize))
+            for make in (ks.AutoKernel, ks.TaylorAWV)
+            for normalize in (True, False)
+        ]
+        if args.no_river:
+            river = "-"
+        else:
+            which, r = river_jackknife(X, y)
+            river = f"{_cell(r)} ({which})"
+        line = f"| {name} | {len(y)} | " + " | ".join(cells) + f" | {river} |"
         lines.append(line)
         print(line, flush=True)
     if args.out:

@@ -13,6 +13,7 @@ usable. An abort, a hang, a panic or another exception type is a failure.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import struct
@@ -84,6 +85,18 @@ def setup(cat):
         if siblings and rng.random() < 0.05:
             op = "params"
             state["params"] = states[rng.choice(siblings)]["params"]
+        elif "core" not in state:  # Conformal: its own numbers (its learner has its own entries)
+            key = rng.choice(["alpha_t", "sq", "n", "covered", "scores", "params"])
+            value = rng.choice(INTERESTING_F64)
+            if key == "scores":
+                state[key] = list(state[key]) + [value]
+            elif key == "params":
+                state[key] = {**state[key], rng.choice(sorted(state[key])): value}
+            else:
+                state[key] = (
+                    int(value) if key in ("n", "covered") and math.isfinite(value) else value
+                )
+            op = f"conformal {key}"
         else:
             op, state["core"] = mutate(state["core"], rng)
         return {"kind": "state", "name": name, "state": state}, op

@@ -268,6 +268,24 @@ def catalog():
         "MLProd-share": (lambda: agg.MLProd(3, share=0.02), "agg", 3, (-1, 1), "r"),
         "KORS": (lambda: KORS(Gaussian(0.7), mu=0.1, seed=2), "sampler", 3, (-1, 1), "r"),
         "SoftmaxCalibrator": (lambda: SoftmaxCalibrator(lam=0.5), "calib", 3, (-1, 2), "k"),
+        # Conformal intervals: a Python object around a learner (its state: the learner's
+        # pickle, the adaptive level and the window of scores).
+        "Conformal": (
+            lambda: ks.Conformal(ks.TaylorAWV(degree=2), window=8),
+            "conformal",
+            3,
+            (-1, 1),
+            "r",
+        ),
+        "Conformal-plain": (
+            lambda: ks.Conformal(
+                ks.AutoKernel(warmup=5, widths=(1.0,), lams=(0.5,)), alpha=0.3, normalize=False
+            ),
+            "conformal",
+            3,
+            (-1, 1),
+            "r",
+        ),
     }
 
 
@@ -287,7 +305,7 @@ def data(entry, n=12, seed=0):
 
 
 def train(obj, kind, X, y):
-    if kind == "learner":
+    if kind in ("learner", "conformal"):
         obj.learn_many(X, y)
     elif kind == "agg":
         obj.progressive_predict(X, y)
@@ -298,6 +316,8 @@ def train(obj, kind, X, y):
 
 
 def state_bytes(obj, kind):
+    if kind == "conformal":
+        return pickle.dumps(obj)
     return bytes(obj._core._state_bytes())
 
 
@@ -317,6 +337,20 @@ def exercise(obj, kind, X, y):
             obj.add_outputs(1)
             obj.learn_one(X[-1], np.append(y[-1], 1.0))
             finite &= bool(np.all(np.isfinite(obj.predict_many(X[:2]))))
+        if (
+            y.ndim == 1 and obj.has_predictive_std
+        ):  # NaN is legitimate before a noise estimate exists
+            obj.predict_std(X[6:8])
+            obj.progressive_predict_std(X[8:10], y[8:10])
+    elif kind == "conformal":
+        finite &= bool(np.isfinite(obj.predict_one(X[0])))
+        lo, hi = obj.predict_interval(X[6:8])
+        finite &= not bool(np.any(np.isnan(lo)) or np.any(np.isnan(hi)))
+        obj.learn_one(X[1], y[1])
+        p, lo, hi = obj.progressive_interval(X[2:6], y[2:6])
+        finite &= bool(np.all(np.isfinite(p))) and not bool(np.any(np.isnan(lo - hi)))
+        obj.get_params()
+        pickle.loads(pickle.dumps(obj)).predict_interval_one(X[0])
     elif kind == "agg":
         finite &= bool(np.isfinite(obj.predict(X[0])))
         obj.update(X[1], y[1])

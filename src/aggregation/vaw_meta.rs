@@ -61,7 +61,7 @@ impl Aggregator for VawMeta {
 }
 
 // The format version of a pickled VawMeta: bump it when a serialised field changes.
-crate::state::state_version!(VawMeta, 4);
+crate::state::state_version!(VawMeta, 5);
 
 impl crate::state::ValidState for VawMeta {
     fn validate(&self) -> Result<()> {

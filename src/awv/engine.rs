@@ -41,6 +41,7 @@ use crate::error::Result;
 use crate::limits::{check_doubles, scale};
 use crate::linalg::blas::{axpy, dot};
 use crate::linalg::upper;
+use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
@@ -75,7 +76,12 @@ pub struct LinearAwv {
     kept_pred: Vec<f64>,
     /// Scratch of discounted rounds (boxed: the undiscounted engine stays small).
     disc: Box<DiscScratch>,
+    /// Noise level of the progressive residuals (the predictive std: `variance.rs`).
+    noise: NoiseLevel,
 }
+
+#[path = "variance.rs"]
+mod variance;
 
 /// Scratch of discounted rounds: `g = A^{-1} e_k` and a block's `2n` rows.
 #[derive(Clone, Debug, Default)]
@@ -164,6 +170,7 @@ impl LinearAwv {
             kept: None,
             kept_pred: Vec::new(),
             disc: Box::default(),
+            noise: NoiseLevel::default(),
         }
     }
 
@@ -341,6 +348,12 @@ impl LinearAwv {
 
     /// [`Self::predict`] of the `K` outputs into `out` (length `K`).
     pub fn predict_multi(&self, v: &[f64], out: &mut [f64]) {
+        self.predict_multi_delta(v, out);
+    }
+
+    /// [`Self::predict_multi`], returning `delta = v^T A_{t-1}^{-1} v` (the next
+    /// round's matrix, discount step included) of its one mat-vec `h = A_{t-1}^{-1} v`.
+    pub fn predict_multi_delta(&self, v: &[f64], out: &mut [f64]) -> f64 {
         debug_assert_eq!(out.len(), self.k);
         let mut h = vec![0.0; self.r];
         self.apply(v, &mut h);
@@ -358,6 +371,7 @@ impl LinearAwv {
         }
         let delta = dot(v, &h);
         outputs::predictions(&h, &b, delta, self.ridge, out);
+        delta
     }
 
     /// Predictions for the `n` rows of row-major `x` (`n x r`) as the next round
@@ -453,7 +467,7 @@ impl LinearAwv {
         self.pending = 1.0 / (1.0 + delta);
         std::mem::swap(&mut self.h, &mut self.hp);
         outputs::add_round(&mut self.b, v, y, |yj| yj);
-        self.finish_round(delta, y);
+        self.finish_round(delta, y, out);
         true
     }
 
@@ -493,7 +507,7 @@ impl LinearAwv {
         self.pending = 1.0 / (1.0 + delta);
         std::mem::swap(&mut self.h, &mut self.hp);
         outputs::add_round(&mut self.b, v, y, |yj| yj);
-        self.finish_round(delta, y);
+        self.finish_round(delta, y, out);
     }
 
     /// [`Self::predict_learn`] in two passes over the triangle (the mat-vec,
@@ -512,11 +526,16 @@ impl LinearAwv {
         let pred = if self.ridge { hb } else { hb / (1.0 + delta) };
         upper::syr(&mut self.ainv, 1.0 / (1.0 + delta), &self.h);
         axpy(y, v, &mut self.b);
-        self.finish_round(delta, &[y]);
+        self.finish_round(delta, &[y], &[pred]);
         pred
     }
 
-    fn finish_round(&mut self, delta: f64, y: &[f64]) {
+    /// The end of a round with targets `y` and predictions `pred` (`K` each).
+    fn finish_round(&mut self, delta: f64, y: &[f64], pred: &[f64]) {
+        if let ([yt], [pt]) = (y, pred) {
+            // The noise level of a single output (the predictive std: variance.rs).
+            self.noise.observe(noise_discount(self.gamma), *yt, *pt, delta);
+        }
         // v^T A_t^{-1} v = delta - delta^2 / (1 + delta) = delta / (1 + delta).
         self.last_leverage = delta / (1.0 + delta);
         self.regret_term += outputs::sum_sq(y) * self.last_leverage;
@@ -557,7 +576,8 @@ impl LinearAwv {
             if ok {
                 outputs::add_rounds(&mut self.b, x, y, r, k);
                 for (i, yi) in y.chunks_exact(k).enumerate() {
-                    self.finish_round(self.deltas[i], yi);
+                    let pred = &out[start + i * k..start + (i + 1) * k];
+                    self.finish_round(self.deltas[i], yi, pred);
                 }
                 return true;
             }
@@ -628,7 +648,7 @@ impl LinearAwv {
                 // b_n = gamma^n b_0 + sum_t gamma^(n-t) y_t v_t.
                 outputs::add_round(&mut self.b, xi, yi, |yj| yj * gn * w);
                 let delta = self.deltas[2 * t + 1];
-                self.finish_round(delta, yi);
+                self.finish_round(delta, yi, &out[out.len() - k..]);
             }
         }
         *self.disc = DiscScratch { g, dx, dy, dout };
@@ -714,6 +734,7 @@ struct StoredRef<'a> {
     n_seen: u64,
     last_leverage: f64,
     regret_term: f64,
+    noise: &'a NoiseLevel,
 }
 
 #[derive(Deserialize)]
@@ -730,6 +751,7 @@ struct Stored {
     n_seen: u64,
     last_leverage: f64,
     regret_term: f64,
+    noise: NoiseLevel,
 }
 
 /// The forgetting factor of states saved before discounting existed.
@@ -767,6 +789,7 @@ impl Serialize for LinearAwv {
             n_seen: self.n_seen,
             last_leverage: self.last_leverage,
             regret_term: self.regret_term,
+            noise: &self.noise,
         }
         .serialize(s)
     }
@@ -791,6 +814,7 @@ impl<'de> Deserialize<'de> for LinearAwv {
         e.n_seen = s.n_seen;
         e.last_leverage = s.last_leverage;
         e.regret_term = s.regret_term;
+        e.noise = s.noise;
         Ok(e)
     }
 }
@@ -820,7 +844,8 @@ impl crate::state::ValidState for LinearAwv {
         })?;
         ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {
             "a diagnostic is NaN".into()
-        })
+        })?;
+        self.noise.validate()
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("lam", &self.lam, &fresh.lam)?;

@@ -263,6 +263,25 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         }
     }
 
+    fn noise_std(&self) -> Option<f64> {
+        Some(self.state.as_ref().map_or(f64::NAN, |st| st.engine.noise_std()))
+    }
+
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        match &self.state {
+            Some(st) if st.engine.n_outputs() > 1 => {
+                crate::multi::single_output_err(st.engine.n_outputs())
+            }
+            Some(st) => {
+                let v = st.features.map(x);
+                st.features.check_features(&v)?;
+                Ok(Some(st.engine.predict_std(&v)))
+            }
+            // No round yet: prediction 0, no noise estimate.
+            None => self.predict(x).map(|p| Some((p, f64::NAN))),
+        }
+    }
+
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         if self.outputs() > 1 {
             return crate::multi::single_output_err(self.outputs());

@@ -40,6 +40,7 @@ use super::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{dot, dot4};
+use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
 /// Column panel of the forward substitution (fixes the summation order).
@@ -69,6 +70,8 @@ pub struct KernelAwv {
     z: Vec<f64>,
     /// `sum_t y_t^2 phi_t^T A_t^{-1} phi_t` (regret diagnostic, P19 proof of Prop. 1).
     regret_term: f64,
+    /// Noise level of the progressive residuals (the predictive std).
+    noise: NoiseLevel,
     /// The input of [`OnlineLearner::predict_keep`] and its new factor row.
     #[serde(skip)]
     kept: super::Kept,
@@ -129,6 +132,7 @@ impl KernelAwv {
             chol: Vec::new(),
             z: Vec::new(),
             regret_term: 0.0,
+            noise: NoiseLevel::default(),
             kept: Default::default(),
             kept_row: None,
         })
@@ -267,6 +271,18 @@ impl KernelAwv {
         // phi_t^T A_t^{-1} phi_t = (s - lam) / s for the AWV covariance A_t = C_t + lam I
         // (A_t^{-1} phi_t leverage; equals 1 - lam/s by the Schur complement).
         self.regret_term += crate::awv::outputs::sum_sq(y) * (1.0 - self.lam / row.s);
+        if let ([yt], [pt]) = (y, &*out) {
+            // The noise level of a single output (the predictive std has one output).
+            let delta = self.delta(&row);
+            self.noise.observe(noise_discount(1.0), *yt, *pt, delta);
+        }
+    }
+
+    /// `delta = phi^T A_{t-1}^{-1} phi = (s - lam) / lam` in feature space, with
+    /// `A_{t-1} = lam I + sum_{s<t} phi_s phi_s^T` (Woodbury: `s - lam = kappa -
+    /// k^T (K + lam I)^{-1} k = lam phi^T A^{-1} phi`).
+    fn delta(&self, row: &NewRow) -> f64 {
+        (row.s - self.lam) / self.lam
     }
 
     /// Reserves room for `rows` rows of the factor without doubling past the capacity.
@@ -442,6 +458,16 @@ impl OnlineLearner for KernelAwv {
         Ok(self.prediction(&self.new_row(x)))
     }
 
+    fn noise_std(&self) -> Option<f64> {
+        Some(self.noise.variance().sqrt())
+    }
+
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        self.one_output()?;
+        let row = self.new_row(x);
+        Ok(Some((self.prediction(&row), self.noise.std(self.delta(&row)))))
+    }
+
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         self.one_output()?;
         let row = self.new_row(x);
@@ -573,13 +599,14 @@ impl crate::multi::MultiOutput for KernelAwv {
 }
 
 // The format version of a pickled KernelAwv: bump it when a serialised field changes.
-crate::state::state_version!(KernelAwv, 4);
+crate::state::state_version!(KernelAwv, 5);
 
 impl crate::state::ValidState for KernelAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
         let t = self.t();
         at_most("rounds stored", t, self.max_size)?;
+        self.noise.validate()?;
         match self.d {
             Some(d) => {
                 ensure(d >= 1, || "the input dimension is 0".into())?;

@@ -129,6 +129,20 @@ pub trait OnlineLearner {
         batch::predict_each(self, x, d, out)
     }
 
+    /// The prediction for `x` as the next round and its predictive standard deviation
+    /// (pure; docs/uncertainty.md). `None`: the learner has none (the default).
+    fn predict_std(&self, _x: &[f64]) -> Result<Option<(f64, f64)>> {
+        Ok(None)
+    }
+
+    /// The noise level `sigma_hat` behind [`OnlineLearner::predict_std`] (the same for
+    /// every input: `predict_std / noise_std` is the input-dependent factor,
+    /// `sqrt(1 + phi^T A^-1 phi)` for one learner). `None`: no predictive std; NaN:
+    /// no estimate yet.
+    fn noise_std(&self) -> Option<f64> {
+        None
+    }
+
     /// Rounds learned so far.
     fn n_seen(&self) -> u64;
 

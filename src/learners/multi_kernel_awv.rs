@@ -588,6 +588,29 @@ impl OnlineLearner for MultiKernelAwv {
         }
     }
 
+    /// `sqrt(sum_j pi_j sigma_j^2)` over the experts' noise levels
+    /// ([`crate::uncertainty::mixture_noise`]).
+    fn noise_std(&self) -> Option<f64> {
+        let Some(st) = &self.state else { return Some(f64::NAN) };
+        let s: Vec<f64> = st.experts.iter().map(|e| e.noise_std()).collect();
+        Some(crate::uncertainty::mixture_noise(&st.meta.weights(), &s))
+    }
+
+    /// The meta rule's mixture of the experts' predictive distributions
+    /// ([`crate::uncertainty::mixture_std`]).
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let Some(st) = &self.state else { return Ok(Some((self.predict(x)?, f64::NAN))) };
+        let (mut z, mut s) = (Vec::new(), Vec::new());
+        for (f, e) in st.features.iter().zip(&st.experts) {
+            let (m, sd) = e.predict_std(&f.map(x));
+            z.push(m);
+            s.push(sd);
+        }
+        self.clip_in_place(&mut z);
+        let p = st.meta.predict(&z);
+        Ok(Some((p, crate::uncertainty::mixture_std(&st.meta.weights(), &z, &s, p))))
+    }
+
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         self.kept.clear();
         let n_seen = self.n_seen();
@@ -696,7 +719,7 @@ impl OnlineLearner for MultiKernelAwv {
 }
 
 // The format version of a pickled MultiKernelAwv: bump it when a serialised field changes.
-crate::state::state_version!(MultiKernelAwv, 5);
+crate::state::state_version!(MultiKernelAwv, 6);
 
 impl crate::state::ValidState for MultiKernelAwv {
     fn validate(&self) -> Result<()> {

@@ -71,6 +71,7 @@ use crate::linalg::blas::{axpy, dot};
 use crate::linalg::cholesky::{self, ColCholesky};
 use crate::linalg::gemm::{gemm, View};
 use crate::samplers::{Kors, KorsWeights};
+use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
 mod discount;
@@ -136,6 +137,8 @@ pub struct NystromAwv {
     refill: Vec<f64>,
     n_seen: u64,
     stats: NystromStats,
+    /// Noise level of the progressive residuals (the predictive std; one output).
+    noise: NoiseLevel,
     /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic from
     /// the dictionary size; 1: single rounds). A run-time setting, not part of the state.
     #[serde(skip)]
@@ -160,6 +163,8 @@ struct Plan {
     added: bool,
     ext: Option<Extension>,
     pred: Vec<f64>,
+    /// `delta = w.w = krow^T A_{t-1}^{-1} krow` (the predictive variance's leverage).
+    delta: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -355,6 +360,7 @@ impl NystromAwv {
             refill: Vec::new(),
             n_seen: 0,
             stats: NystromStats::default(),
+            noise: NoiseLevel::default(),
             block_size: None,
             blocked_rounds: 0,
             scratch: Scratch::default(),
@@ -576,7 +582,8 @@ impl NystromAwv {
         }
         let mut pred = vec![0.0; k];
         self.predict_with(krow, ext.as_ref(), &mut scratch.w, &mut scratch.u, &mut pred);
-        Ok(Plan { added, ext, pred })
+        let delta = dot(&scratch.w, &scratch.w);
+        Ok(Plan { added, ext, pred, delta })
     }
 
     /// Refactorises `A_{t-1} = K^T K + lam K_DD` from the cache (with a jitter if needed).
@@ -651,7 +658,7 @@ impl NystromAwv {
         let added = added?;
         // KORS's step decides as its peek did (the same generator state).
         let plan = plan.filter(|p| p.added == added && p.pred.len() == y.len());
-        self.forecaster_round(x, y, added, plan.map(|p| (p.ext, p.pred)), sc, out)
+        self.forecaster_round(x, y, added, plan.map(|p| (p.ext, p.pred, p.delta)), sc, out)
     }
 
     /// [`OnlineLearner::predict_keep`] of the `K = out.len()` outputs: the plan of
@@ -719,7 +726,7 @@ impl NystromAwv {
         x: &[f64],
         y: &[f64],
         kors_added: bool,
-        planned: Option<(Option<Extension>, Vec<f64>)>,
+        planned: Option<(Option<Extension>, Vec<f64>, f64)>,
         sc: &mut Scratch,
         out: &mut [f64],
     ) -> Result<()> {
@@ -727,16 +734,16 @@ impl NystromAwv {
         // Discounted: A <- gamma A + refill, q <- gamma q before the prediction.
         self.discount_step();
         let mut krow = std::mem::take(&mut sc.krow);
-        let ext = match planned {
-            Some((ext, pred)) => {
+        let (ext, mut delta) = match planned {
+            Some((ext, pred, delta)) => {
                 out.copy_from_slice(&pred);
-                ext
+                (ext, delta)
             }
             None => {
                 let ext = if kors_added { self.extension(x, &krow, k) } else { None };
                 // 2-3. Prediction.
                 self.predict_with(&krow, ext.as_ref(), &mut sc.w, &mut sc.u, out);
-                ext
+                (ext, dot(&sc.w, &sc.w))
             }
         };
         // 4. Apply the insertion.
@@ -759,6 +766,7 @@ impl NystromAwv {
             self.refactorize()?;
             let m = self.size();
             self.predict_with(&krow[..m], None, &mut sc.w, &mut sc.u, out);
+            delta = dot(&sc.w, &sc.w);
             if !out.iter().all(|p| p.is_finite()) {
                 return Err(KsError::Numerical(
                     "NystromAWV: the prediction is not finite even after refactorising A".into(),
@@ -781,6 +789,9 @@ impl NystromAwv {
         }
         if self.d.is_none() {
             self.d = Some(x.len());
+        }
+        if let ([yt], [pt]) = (y, &*out) {
+            self.noise.observe(noise_discount(self.gamma), *yt, *pt, delta);
         }
         self.n_seen += 1;
         sc.krow = krow;
@@ -873,13 +884,14 @@ impl NystromAwv {
         sc.krow.extend_from_slice(krow);
         let mut pred = vec![0.0];
         self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u, &mut pred);
+        let delta = dot(&sc.w, &sc.w);
         self.scratch = sc;
         let p = pred[0];
         if !p.is_finite() {
             let mut out = [0.0];
             return Some(self.predict_into(x, &mut out).map(|()| out[0]));
         }
-        self.kept_plan = Some(Plan { added: false, ext: None, pred });
+        self.kept_plan = Some(Plan { added: false, ext: None, pred, delta });
         self.kept.set(x, self.n_seen);
         Some(Ok(p))
     }
@@ -1054,6 +1066,9 @@ impl NystromAwv {
         // q_t = q_{t-1} + krow_t y_t^T and the caches, row by row as single rounds.
         for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k)).enumerate() {
             let krow = &krows[i * m..(i + 1) * m];
+            if k == 1 {
+                self.noise.observe(noise_discount(self.gamma), yi[0], b.preds[i], b.deltas[i]);
+            }
             add_to_q(&mut self.q, krow, yi);
             if self.kors.is_some() {
                 for (col, &kj) in self.kcols.iter_mut().zip(krow) {
@@ -1137,6 +1152,31 @@ impl OnlineLearner for NystromAwv {
         let mut p = [0.0];
         self.keep(x, &mut p)?;
         Ok(p[0])
+    }
+
+    fn noise_std(&self) -> Option<f64> {
+        Some(if self.outputs() == 1 { self.noise.variance().sqrt() } else { f64::NAN })
+    }
+
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        self.one_output()?;
+        if self.gamma < 1.0 {
+            // As `predict`: the next round's discount step first, on a copy.
+            let mut c = self.clone();
+            c.discount_step();
+            c.gamma = 1.0;
+            return c.predict_std(x);
+        }
+        let mut sc = Scratch::default();
+        let mut krow = Vec::new();
+        let mut plan = self.plan_with(x, &mut krow, &mut sc, 1)?;
+        if !plan.pred.iter().all(|p| p.is_finite()) {
+            // As `predict`: the learning round would repair the factor first.
+            let mut copy = self.clone();
+            copy.refactorize()?;
+            plan = copy.plan_with(x, &mut krow, &mut sc, 1)?;
+        }
+        Ok(Some((plan.pred[0], self.noise.std(plan.delta))))
     }
 
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
@@ -1275,11 +1315,12 @@ impl crate::multi::MultiOutput for NystromAwv {
 }
 
 // The format version of a pickled NystromAwv: bump it when a serialised field changes.
-crate::state::state_version!(NystromAwv, 5);
+crate::state::state_version!(NystromAwv, 6);
 
 impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
+        self.noise.validate()?;
         let m = self.center_rounds.len();
         let t = usize::try_from(self.n_seen).map_err(|_| KsError::Input("bad n_seen".into()))?;
         ensure(self.n_seen <= i64::MAX as u64, || "the round counter is out of range".into())?;

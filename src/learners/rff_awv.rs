@@ -118,4 +118,4 @@ impl LazyFeatureMap for RandomFourier {
 }
 
 // The format version of a pickled RffAwv: bump it when a serialised field changes.
-crate::state::state_version!(RffAwv, 4);
+crate::state::state_version!(RffAwv, 5);

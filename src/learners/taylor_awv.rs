@@ -114,4 +114,4 @@ impl LazyFeatureMap for TaylorGaussian {
 }
 
 // The format version of a pickled TaylorAwv: bump it when a serialised field changes.
-crate::state::state_version!(TaylorAwv, 4);
+crate::state::state_version!(TaylorAwv, 5);

@@ -49,6 +49,12 @@ macro_rules! any_learner {
             fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
                 each!(self, [$($v)*], l => l.predict_keep(x))
             }
+            fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+                each!(self, [$($v)*], l => l.predict_std(x))
+            }
+            fn noise_std(&self) -> Option<f64> {
+                each!(self, [$($v)*], l => l.noise_std())
+            }
             fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
                 each!(self, [$($v)*], l => l.learn(x, y))
             }
@@ -142,8 +148,10 @@ mod tests {
             MlPoly::STATE_VERSION,
             MlProd::STATE_VERSION,
         ];
-        assert_eq!(experts, [4, 4, 5, 4, 5, 4, 4, 4, 4, 4, 4, 4]);
-        assert_eq!(rules, [4; 6]);
-        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (7, 8));
+        // TaylorAWV, KernelAWV, RFFAWV 5, NystromAWV and MultiKernelAWV 6: the AWV family
+        // keeps its noise level (the predictive std); VAWMeta's engine too.
+        assert_eq!(experts, [5, 5, 6, 5, 6, 4, 4, 4, 4, 4, 4, 4]);
+        assert_eq!(rules, [5, 4, 4, 4, 4, 4]);
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (9, 10));
     }
 }

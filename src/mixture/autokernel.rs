@@ -914,6 +914,23 @@ impl AutoKernel {
         }
     }
 
+    /// The mixture's noise level in the target's units (NaN during the warm-up).
+    fn core_noise_std(&self) -> Option<f64> {
+        match &self.fitted {
+            Some(f) => f.mixture.noise_std().map(|s| s * f.scaler.y_scale),
+            None => Some(f64::NAN),
+        }
+    }
+
+    /// The mixture's std on the standardised stream, in the target's units; during
+    /// the warm-up the prediction with a NaN std (no noise estimate yet).
+    fn core_predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let Some(f) = &self.fitted else { return Ok(Some((self.warm_predict(x), f64::NAN))) };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        Ok(f.mixture.predict_std(&q)?.map(|(m, s)| (f.scaler.y_back(m), s * f.scaler.y_scale)))
+    }
+
     fn core_predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         let n_seen = self.n_seen;
         match self.fitted.as_mut() {
@@ -1044,6 +1061,35 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
+    /// With a successor (a restart after a change), the two as a mixture of two
+    /// experts with the restart's weights ([`crate::uncertainty::mixture_std`]); a
+    /// successor still in its warm-up (NaN std) counts with the main learner's std.
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        self.one_output()?;
+        let Some((pm, sm)) = self.core_predict_std(x)? else { return Ok(None) };
+        let Some(r) = &self.restart else { return Ok(Some((pm, sm))) };
+        let Some(succ) = r.successor() else { return Ok(Some((pm, sm))) };
+        let Some((ps, ss)) = succ.predict_std(x)? else { return Ok(Some((pm, sm))) };
+        let ss = if ss.is_finite() { ss } else { sm };
+        let p = r.combine(pm, Some(ps));
+        Ok(Some((p, crate::uncertainty::mixture_std(&r.weights(), &[pm, ps], &[sm, ss], p))))
+    }
+
+    /// None with `K > 1` outputs (one noise level per output).
+    fn noise_std(&self) -> Option<f64> {
+        if self.k > 1 {
+            return None;
+        }
+        let nm = self.core_noise_std()?;
+        let Some(r) = &self.restart else { return Some(nm) };
+        match r.successor().and_then(|s| s.noise_std()) {
+            Some(ns) if ns.is_finite() => {
+                Some(crate::uncertainty::mixture_noise(&r.weights(), &[nm, ns]))
+            }
+            _ => Some(nm),
+        }
+    }
+
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
         self.one_output()?;
         let pm = self.core_predict_keep(x)?;
@@ -1102,7 +1148,7 @@ impl OnlineLearner for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 8);
+crate::state::state_version!(AutoKernel, 10);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

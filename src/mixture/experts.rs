@@ -379,6 +379,26 @@ impl OnlineLearner for Mixture {
         Ok(self.rule_predict(&mut self.expert_predictions(x)?))
     }
 
+    /// `sqrt(sum_j pi_j sigma_j^2)` over the experts' noise levels
+    /// ([`crate::uncertainty::mixture_noise`]); `None` if an expert has none.
+    fn noise_std(&self) -> Option<f64> {
+        let s = self.experts.iter().map(|e| e.noise_std()).collect::<Option<Vec<f64>>>()?;
+        Some(crate::uncertainty::mixture_noise(&self.rule.weights(), &s))
+    }
+
+    /// The rule's mixture of the experts' predictive distributions
+    /// ([`crate::uncertainty::mixture_std`]); `None` if an expert has no std.
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let (mut z, mut s) = (Vec::with_capacity(self.experts.len()), Vec::new());
+        for e in &self.experts {
+            let Some((m, sd)) = e.predict_std(x)? else { return Ok(None) };
+            z.push(m);
+            s.push(sd);
+        }
+        let p = self.rule.predict(&z);
+        Ok(Some((p, crate::uncertainty::mixture_std(&self.rule.weights(), &z, &s, p))))
+    }
+
     /// Every expert keeps its work; the following round's experts finish from it
     /// (their `predict_learn`), the rule's update is cheap.
     fn predict_keep(&mut self, x: &[f64]) -> Result<f64> {
@@ -453,7 +473,7 @@ impl OnlineLearner for Mixture {
 
 // The format version of a pickled Mixture: bump it when a serialised field changes, or an
 // expert's or rule's version (its state holds theirs).
-crate::state::state_version!(Mixture, 7);
+crate::state::state_version!(Mixture, 9);
 
 /// The experts and the rule were checked when the bytes were decoded (`MixtureState`);
 /// here each part checks its own invariants and configuration.

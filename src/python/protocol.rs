@@ -120,6 +120,66 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// `(means, stds)`: the prediction and predictive standard deviation of each
+            /// row as the next round (pure; a `ParameterError` if the learner has none).
+            #[allow(clippy::type_complexity)]
+            fn predict_std_many<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+            ) -> pyo3::PyResult<(
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+            )> {
+                $crate::python::errors::guard(|| {
+                    let (xs, n, d) = $crate::python::convert::mat2(&x);
+                    let xs: &[f64] = &xs;
+                    let inner = &self.inner;
+                    let (mut means, mut stds) = (Vec::new(), Vec::new());
+                    let res = py.detach(|| {
+                        $crate::uncertainty::predict_std_many_into(
+                            inner, xs, n, d, &mut means, &mut stds,
+                        )
+                    });
+                    $crate::python::errors::stream_result(py, res, means.len(), Some(&means))?;
+                    Ok((numpy::PyArray1::from_vec(py, means), numpy::PyArray1::from_vec(py, stds)))
+                })
+            }
+
+            /// `(predictions, stds, noise_stds)` of the online protocol: each made before
+            /// its label.
+            #[allow(clippy::type_complexity)]
+            fn progressive_predict_std<'py>(
+                &mut self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+                y: numpy::PyReadonlyArray1<'py, f64>,
+            ) -> pyo3::PyResult<(
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+                pyo3::Bound<'py, numpy::PyArray1<f64>>,
+            )> {
+                $crate::python::errors::guard(|| {
+                    let (xs, n, d) = $crate::python::convert::mat2(&x);
+                    let ys = $crate::python::convert::vec1(&y);
+                    let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let inner = &mut self.inner;
+                    let mut out = $crate::uncertainty::StdRounds::default();
+                    let res = py.detach(|| {
+                        $crate::uncertainty::progressive_predict_std_into(
+                            inner, xs, n, d, ys, &mut out,
+                        )
+                    });
+                    let done = out.preds.len();
+                    $crate::python::errors::stream_result(py, res, done, Some(&out.preds))?;
+                    Ok((
+                        numpy::PyArray1::from_vec(py, out.preds),
+                        numpy::PyArray1::from_vec(py, out.stds),
+                        numpy::PyArray1::from_vec(py, out.noises),
+                    ))
+                })
+            }
+
             fn learn_many<'py>(
                 &mut self,
                 py: pyo3::Python<'py>,
@@ -136,6 +196,13 @@ macro_rules! learner_protocol {
                     let done = $crate::learners::OnlineLearner::n_seen(&self.inner) - before;
                     $crate::python::errors::stream_result(py, res, done as usize, None)
                 })
+            }
+
+            /// The noise level behind the predictive std (None: the learner has none;
+            /// NaN: no estimate yet).
+            #[getter]
+            fn noise_std(&self) -> Option<f64> {
+                $crate::learners::OnlineLearner::noise_std(&self.inner)
             }
 
             #[getter]

@@ -14,20 +14,24 @@ import pytest
 from kernelstream.errors import InputError, ParameterError
 
 
-def aci_reference(p, y, alpha, gamma, window):
-    """Intervals p_t +- q_t with q_t the ceil((1 - alpha_t)(n + 1))-th smallest of the
-    last `window` scores |y_u - p_u| (inf past the last, 0 below the first), and
-    alpha_{t+1} = alpha_t + gamma (alpha - err_t) (Gibbs and Candes, eq. (2))."""
+def aci_reference(p, y, alpha, gamma, window, s=None):
+    """Intervals p_t +- q_t s_t with q_t the ceil((1 - alpha_t)(n + 1))-th smallest of the
+    last `window` scores |y_u - p_u| / s_u (inf past the last, 0 below the first), and
+    alpha_{t+1} = alpha_t + gamma (alpha - err_t) (Gibbs and Candes, eq. (2)). `s`: the
+    score scales (None: 1), a non-finite one replaced by 1."""
     alpha_t, scores, lo, hi = alpha, [], [], []
+    s = np.ones(len(p)) if s is None else np.array(s, dtype=float)
     for t in range(len(p)):
+        if not np.isfinite(s[t]) or s[t] <= 0:
+            s[t] = 1.0
         past = np.sort(np.array(scores[-window:])) if scores else np.array([])
         k = math.ceil((1 - alpha_t) * (len(past) + 1) - 1e-12)
         q = math.inf if k > len(past) else (0.0 if k < 1 else past[k - 1])
-        lo.append(p[t] - q)
-        hi.append(p[t] + q)
-        err = 0.0 if abs(y[t] - p[t]) <= q else 1.0
+        lo.append(p[t] - q * s[t])
+        hi.append(p[t] + q * s[t])
+        err = 0.0 if abs(y[t] - p[t]) <= q * s[t] else 1.0
         alpha_t += gamma * (alpha - err)
-        scores.append(abs(y[t] - p[t]))
+        scores.append(abs(y[t] - p[t]) / s[t])
     return np.array(lo), np.array(hi), alpha_t
 
 
@@ -41,15 +45,43 @@ def stream(n=3000, seed=0, shift=None):
 
 
 @pytest.mark.parametrize("window", [1, 7, 50, 1000])
-def test_intervals_equal_the_reference(window):
+@pytest.mark.parametrize("normalize", [False, True])
+def test_intervals_equal_the_reference(window, normalize):
     X, y = stream(1500)
-    model = ks.Conformal(ks.TaylorAWV(degree=3), alpha=0.2, gamma=0.01, window=window)
+    model = ks.Conformal(
+        ks.TaylorAWV(degree=3), alpha=0.2, gamma=0.01, window=window, normalize=normalize
+    )
     p, lo, hi = model.progressive_interval(X, y)
-    np.testing.assert_array_equal(p, ks.TaylorAWV(degree=3).progressive_predict(X, y))
-    ref_lo, ref_hi, ref_alpha = aci_reference(p, y, 0.2, 0.01, window)
-    np.testing.assert_array_equal(lo, ref_lo)
-    np.testing.assert_array_equal(hi, ref_hi)
+    plain, std, noise = ks.TaylorAWV(degree=3).progressive_predict_std(X, y, return_noise=True)
+    np.testing.assert_array_equal(p, plain)
+    assert np.isnan(std[0]) and np.all(std[1:] > 0)  # no noise estimate before round 1
+    # studentized scores: the std over the noise level, sqrt(1 + phi^T A^-1 phi)
+    rel = std / noise
+    assert np.all(rel[1:] >= 1.0)
+    ref_lo, ref_hi, ref_alpha = aci_reference(p, y, 0.2, 0.01, window, rel if normalize else None)
+    np.testing.assert_allclose(lo, ref_lo, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(hi, ref_hi, rtol=1e-12, atol=0)
     assert model.alpha_t == pytest.approx(ref_alpha, rel=0, abs=1e-12)
+
+
+def test_normalised_intervals_follow_the_learners_std():
+    """Where the learner has seen no data its std is large, and so is the interval (prior
+    variance sigma^2 / lam: with lam = 0.01 up to sqrt(1 + 1 / lam) ~ 10 noise stds)."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 0, size=(1000, 1))  # only the left half of [-1, 1] is seen
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=1000)
+
+    def make():
+        return ks.KernelAWV(ks.kernels.Gaussian(0.2), lam=0.01)
+
+    model = ks.Conformal(make())
+    model.progressive_interval(X, y)
+    lo, hi = model.predict_interval([[-0.5], [0.9]])
+    assert hi[1] - lo[1] > 5 * (hi[0] - lo[0])
+    flat = ks.Conformal(make(), normalize=False)
+    flat.progressive_interval(X, y)
+    lo, hi = flat.predict_interval([[-0.5], [0.9]])
+    assert hi[1] - lo[1] == pytest.approx(hi[0] - lo[0], rel=1e-12)
 
 
 def test_round_loop_equals_whole_stream():
@@ -60,7 +92,7 @@ def test_round_loop_equals_whole_stream():
     for t in range(len(y)):
         lo_t, centre, hi_t = loop.predict_interval_one(X[t])
         assert (lo_t, hi_t) == (lo[t], hi[t])
-        assert centre == loop.learner.predict_one(X[t])
+        assert centre == loop.learner_.predict_one(X[t])
         loop.learn_one(X[t], y[t])
     assert loop.alpha_t == whole.alpha_t and loop.coverage == whole.coverage
 
@@ -106,6 +138,7 @@ def test_the_learner_passed_in_is_not_changed():
         dict(gamma=0.0),
         dict(window=0),
         dict(window=1.5),
+        dict(normalize="yes"),
     ],
 )
 def test_bad_parameters(kwargs):

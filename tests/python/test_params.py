@@ -40,6 +40,8 @@ def _stream(e, n=30, seed=0):
 
 
 def _snapshot(obj):
+    if not hasattr(obj, "_core"):  # Conformal: a Python object around a learner
+        return pickle.dumps(obj.get_params()), pickle.dumps(obj)
     return pickle.dumps(obj.get_params()), bytes(obj._core._state_bytes())
 
 

@@ -21,6 +21,9 @@ def assert_same_params(a: dict, b: dict) -> None:
     for k in a:
         if isinstance(a[k], np.ndarray) or isinstance(b[k], np.ndarray):
             np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        elif isinstance(a[k], ks.learners.base.Learner):  # Conformal's learner: by value
+            assert type(a[k]) is type(b[k]), k
+            assert_same_params(a[k].get_params(), b[k].get_params())
         else:
             assert a[k] == b[k], k
 
@@ -229,6 +232,59 @@ def test_classification_rejects_labels_other_than_pm1(name):
         with pytest.raises(ks.InputError):
             a.learn_one(X[0], bad)
     assert a.n_seen == 20
+
+
+STD_NAMES = [n for n in NAMES if getattr(ZOO[n].factory(), "has_predictive_std", False)]
+
+
+@pytest.mark.parametrize("name", STD_NAMES)
+def test_progressive_std_equals_python_loop(name):
+    """Predictive stds: the whole-stream call equals a loop of predict_one(return_std)
+    and learn_one, predict_std is pure, and a pickle mid-stream carries the noise level."""
+    e = ZOO[name]
+    X, y = stream(e, 120, seed=11)
+    fast, slow = e.factory(), e.factory()
+    p_fast, s_fast, n_fast = fast.progressive_predict_std(X, y, return_noise=True)
+    p_slow, s_slow, n_slow = [], [], []
+    for x, yt in zip(X, y):
+        p, s = slow.predict_one(x, return_std=True)
+        # the mean of predict_std is the prediction (up to rounding: a mixture may
+        # share work between experts in predict_one, in another order)
+        assert p == pytest.approx(slow.predict_one(x), rel=1e-12, abs=1e-12)
+        p_slow.append(p)
+        s_slow.append(s)
+        n_slow.append(slow.noise_std)
+        slow.learn_one(x, yt)
+    np.testing.assert_allclose(n_fast, n_slow, rtol=1e-12, atol=0)
+    # the std is at least the noise level (1 + phi^T A^-1 phi >= 1; a mixture adds spread)
+    assert np.all(s_fast[-50:] >= n_fast[-50:] * (1 - 1e-12))
+    np.testing.assert_allclose(p_fast, p_slow, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(s_fast, s_slow, rtol=1e-12, atol=0)
+    # single rounds here; progressive_predict may run blocks (equal up to rounding)
+    np.testing.assert_allclose(p_fast, e.factory().progressive_predict(X, y), rtol=0, atol=1e-12)
+    assert np.all(np.isfinite(s_fast[-50:]) & (s_fast[-50:] > 0))
+    Xq, _ = stream(e, 10, seed=12)
+    means, stds = slow.predict_many_std(Xq)
+    np.testing.assert_array_equal(stds, slow.predict_std(Xq))
+    np.testing.assert_allclose(means, slow.predict_many(Xq), rtol=1e-12, atol=1e-12)
+    again = pickle.loads(pickle.dumps(slow))
+    np.testing.assert_array_equal(again.predict_std(Xq), stds)
+    assert slow.n_seen == 120
+
+
+NO_STD = [n for n in NAMES if n not in STD_NAMES and hasattr(ZOO[n].factory(), "predict_std")]
+
+
+@pytest.mark.parametrize("name", NO_STD)
+def test_no_std_is_a_parameter_error_and_changes_nothing(name):
+    e = ZOO[name]
+    X, y = stream(e, 20, seed=13)
+    a = e.factory()
+    with pytest.raises(ks.ParameterError):
+        a.predict_std(X)
+    with pytest.raises(ks.ParameterError):
+        a.progressive_predict_std(X, y)
+    assert a.n_seen == 0 and a.noise_std is None
 
 
 # -- multi-output (the AWV family: docs/choices.md, "Multi-output AWV") ---------------

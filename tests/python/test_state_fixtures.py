@@ -42,7 +42,10 @@ def test_there_are_fixtures():
 def test_every_zoo_entry_has_a_fixture():
     """A learner added to the zoo gets its fixture (``make_state_fixtures.py --missing``)."""
     have = {name for _, name, _ in (c.values for c in CASES)}
-    assert sorted(set(ZOO) - have) == []
+    # Conformal is a Python object around a learner (no core state of its own): its
+    # pickle carries its own format version (test_conformal.py).
+    core = {n for n in ZOO if getattr(type(ZOO[n].factory()), "_core_class", None) is not None}
+    assert sorted(core - have) == []
 
 
 @pytest.mark.parametrize("release, name, entry", CASES)

@@ -218,6 +218,18 @@ VARIANTS: dict[str, ZooEntry] = {
         ),
         randomized=True,
     ),
+    # -- Conformal intervals around a regressor (normalised by its std, or not) --
+    "Conformal": ZooEntry(lambda: ks.Conformal(ks.TaylorAWV(sigma=1.0, degree=3), window=30)),
+    "Conformal-plain-rff": ZooEntry(
+        lambda: ks.Conformal(
+            ks.RFFAWV(Gaussian(0.7), n_features=12, seed=2), alpha=0.2, normalize=False
+        ),
+        randomized=True,
+    ),
+    "Conformal-AutoKernel": ZooEntry(
+        lambda: ks.Conformal(ks.AutoKernel(warmup=20, lams=(0.1, 1.0), max_taylor_features=35)),
+        randomized=True,
+    ),
 }
 
 ZOO: dict[str, ZooEntry] = {name: _registered(name) for name in registry.names()} | VARIANTS

@@ -168,10 +168,25 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
         self._learn(X, y, first=False)
         return self
 
-    def predict(self, X):
-        """``predict_many``: each row's prediction by the current learner (state unchanged)."""
-        f = self._decision(X)
-        return f if self.target_scaler_ is None else self.target_scaler_.inverse(f)
+    def predict(self, X, return_std: bool = False):
+        """``predict_many``: each row's prediction by the current learner (state unchanged).
+
+        With ``return_std=True`` (as ``GaussianProcessRegressor.predict``), ``(mean, std)``:
+        the learner's predictive standard deviation too, in the target's units (learners
+        with ``has_predictive_std``; see ``docs/uncertainty.md``).
+        """
+        if not return_std:
+            f = self._decision(X)
+            return f if self.target_scaler_ is None else self.target_scaler_.inverse(f)
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        if self.scaler_ is not None:
+            X = self.scaler_.transform(X)
+        f, s = self.learner_.predict_many_std(X)
+        if self.target_scaler_ is not None:
+            ys = self.target_scaler_
+            f, s = ys.inverse(f), np.abs(ys.inverse(s) - ys.inverse(np.zeros_like(s)))
+        return f, s
 
 
 class SklearnClassifier(ClassifierMixin, _StreamingEstimator):

@@ -57,10 +57,11 @@ class MultiOutput(Learner):
         k = self._core.n_outputs
         return k is not None and k > 1
 
-    def predict_one(self, x):
-        """Prediction for ``x`` as the next round: a float, or ``K`` values when ``K > 1``."""
-        if not self._multi():
-            return super().predict_one(x)
+    def predict_one(self, x, return_std: bool = False):
+        """Prediction for ``x`` as the next round: a float, or ``K`` values when ``K > 1``
+        (``return_std``: with its predictive standard deviation, one output only)."""
+        if not self._multi() or return_std:
+            return super().predict_one(x, return_std=return_std)
         return self._core._predict_one_multi(as_row(x))
 
     def learn_one(self, x, y) -> None:

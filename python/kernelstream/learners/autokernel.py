@@ -118,6 +118,7 @@ class AutoKernel(MultiOutput):
     """
 
     _core_class = _core.AutoKernel
+    has_predictive_std = True
     _scales_itself = True
 
     @classmethod

@@ -33,6 +33,9 @@ class Learner(CoreWrapper):
     _scale_rows: Any = None
     #: the Taylor basis is centred at the origin: the scale check also looks at row norms
     _taylor_basis = False
+    #: whether :meth:`predict_std` is available (the AWV-family regressors and their
+    #: mixtures: ``docs/uncertainty.md``)
+    has_predictive_std = False
 
     # -- what the readers of the core's learner table (``_core.registry()``: the command
     #    line, the test zoo, the fuzzers, the benchmarks) need beyond it ------------------
@@ -53,9 +56,43 @@ class Learner(CoreWrapper):
         return {}
 
     # -- the protocol -------------------------------------------------------
-    def predict_one(self, x) -> float:
-        """Prediction for ``x`` as the next round (pure: the state does not change)."""
+    def predict_one(self, x, return_std: bool = False):
+        """Prediction for ``x`` as the next round (pure: the state does not change).
+
+        With ``return_std=True``, ``(prediction, std)``: the predictive standard deviation
+        too (learners with ``has_predictive_std``; NaN before any noise estimate).
+        """
+        if return_std:
+            mean, std = self._core.predict_std_many(as_row(x)[None, :])
+            return float(mean[0]), float(std[0])
         return self._core.predict_one(as_row(x))
+
+    def predict_std(self, X) -> np.ndarray:
+        """The predictive standard deviation of each row of ``X`` as the next round
+        (state unchanged): ``sigma_hat sqrt(1 + phi(x)^T A^-1 phi(x))``, see
+        ``docs/uncertainty.md``. A ``ParameterError`` for a learner without one."""
+        return self._core.predict_std_many(as_matrix(X))[1]
+
+    def predict_many_std(self, X) -> tuple:
+        """``(predictions, stds)`` of the rows of ``X`` as the next round (state unchanged)."""
+        return self._core.predict_std_many(as_matrix(X))
+
+    def progressive_predict_std(self, X, y, return_noise: bool = False) -> tuple:
+        """:meth:`progressive_predict` with the predictive standard deviation of each
+        round, made (like the prediction) before its label: ``(predictions, stds)``;
+        with ``return_noise``, the noise level of each round too (:attr:`noise_std`)."""
+        X = as_matrix(X)
+        y = as_targets(y, X.shape[0])
+        preds, stds, noise = self._core.progressive_predict_std(X, y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(X, y)
+        return (preds, stds, noise) if return_noise else (preds, stds)
+
+    @property
+    def noise_std(self) -> float:
+        """The noise level ``sigma_hat`` behind :meth:`predict_std` (the same for every
+        input; NaN before an estimate exists; ``None`` for a learner without one)."""
+        return self._core.noise_std
 
     def learn_one(self, x, y) -> None:
         """Reveal the label ``y`` of ``x`` and update."""

@@ -6,8 +6,10 @@ distribution shift*, NeurIPS 2021, sec. 2, eq. (2)): round ``t`` predicts the in
     C_t = [p_t - q_t s_t, p_t + q_t s_t],  q_t = Quantile_{1 - alpha_t}(S_{t-w..t-1}),
 
 where ``p_t`` is the wrapped learner's prediction, ``s_t`` its predictive standard
-deviation when it has one (else 1), ``S`` the normalised scores ``|y_u - p_u| / s_u`` of
-the last ``window`` rounds, and the quantile the ``ceil((1 - alpha_t)(n + 1))``-th
+deviation divided by its noise level when it has them and ``normalize`` is set (the
+studentized score: ``s_t = sqrt(1 + phi^T A^-1 phi)`` for one AWV learner; else 1, and 1
+while the learner has no noise estimate yet), ``S`` the normalised scores
+``|y_u - p_u| / s_u`` of the last ``window`` rounds, and the quantile the ``ceil((1 - alpha_t)(n + 1))``-th
 smallest of the ``n`` scores (split conformal's finite-sample rank; ``+inf`` when that
 rank exceeds ``n``). After ``y_t`` is seen, ``err_t = 1{y_t not in C_t}`` and
 
@@ -28,21 +30,24 @@ from collections import deque
 
 import numpy as np
 
-from .._validation import as_label, as_matrix, as_row, as_targets, real, whole
+from .._validation import as_label, as_matrix, as_row, as_targets, flag, real, whole
 from ..errors import InputError, ParameterError
 from .base import Learner
 
-_STATE_VERSION = 1
+_STATE_VERSION = 2
 
 
 def _rank_quantile(sorted_scores: list, level: float) -> float:
     """The ``ceil(level (n + 1))``-th smallest score (``+inf`` past the last, 0 below 1)."""
     n = len(sorted_scores)
-    k = math.ceil(level * (n + 1) - 1e-12)
-    if k > n:
+    # Compared before rounding: alpha_t is not bounded (a stream of exact predictions
+    # keeps raising it), and the rank of a huge level is no integer.
+    rank = level * (n + 1) - 1e-12
+    if rank > n:
         return math.inf
-    if k < 1:
+    if rank <= 0:
         return 0.0
+    k = math.ceil(rank)
     return sorted_scores[k - 1]
 
 
@@ -63,6 +68,11 @@ class Conformal:
     window : int, default 500
         Past scores kept for the quantile (memory and cost per round independent of
         the stream's length).
+    normalize : bool, default True
+        Divide the scores by the learner's predictive standard deviation relative to
+        its noise level when it has one (``has_predictive_std``): intervals then widen
+        where the learner is uncertain (far from its data, right after a covariate
+        shift); ``docs/uncertainty.md`` measures both.
 
     Attributes
     ----------
@@ -88,9 +98,16 @@ class Conformal:
 
     task = "regression"
 
-    def __init__(self, learner, alpha: float = 0.1, gamma: float = 0.015, window: int = 500):
+    def __init__(
+        self,
+        learner,
+        alpha: float = 0.1,
+        gamma: float = 0.015,
+        window: int = 500,
+        normalize: bool = True,
+    ):
         self._params, self._learner, self._state = self._build(
-            dict(learner=learner, alpha=alpha, gamma=gamma, window=window)
+            dict(learner=learner, alpha=alpha, gamma=gamma, window=window, normalize=normalize)
         )
 
     # -- construction ----------------------------------------------------------
@@ -112,12 +129,28 @@ class Conformal:
         window = whole("window", params["window"])
         if not 1 <= window <= 10**7:
             raise ParameterError(f"window must be in [1, 10^7], got {window}")
+        flag("normalize", params["normalize"])
         state = dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0)
         return dict(params), copy.copy(learner), state
 
+    _PARAMS = ("learner", "alpha", "gamma", "window", "normalize")
+
+    def __setattr__(self, name, value):
+        if name in self._PARAMS:
+            raise AttributeError(
+                f"{name} is a read-only hyperparameter of Conformal: use set_params before "
+                "learning, or build a new one"
+            )
+        super().__setattr__(name, value)
+
     @property
     def learner(self):
-        """The wrapped learner (its current state)."""
+        """The learner passed in (the prototype: a parameter, never trained here)."""
+        return self._params["learner"]
+
+    @property
+    def learner_(self):
+        """The wrapped learner, trained on the rounds seen (its current state)."""
         return self._learner
 
     @property
@@ -132,14 +165,27 @@ class Conformal:
     def window(self) -> int:
         return self._params["window"]
 
+    @property
+    def normalize(self) -> bool:
+        return bool(self._params["normalize"])
+
     # -- the interval of the next round ---------------------------------------
-    def _std(self, X: np.ndarray) -> np.ndarray:
-        """The learner's predictive standard deviations, or ones where it has none."""
-        predict_std = getattr(self._learner, "predict_std", None)
-        if predict_std is None:
-            return np.ones(X.shape[0])
-        s = np.asarray(predict_std(X), dtype=np.float64)
-        return np.where(np.isfinite(s) & (s > 0), s, 1.0)
+    def _uses_std(self) -> bool:
+        return bool(self._params["normalize"]) and bool(
+            getattr(self._learner, "has_predictive_std", False)
+        )
+
+    def _relative(self, s) -> np.ndarray:
+        """The scale of each score: the learner's std over its noise level (the same
+        for every input), 1 where that is not a positive number (no estimate yet)."""
+        rel = np.asarray(s, dtype=np.float64) / self._learner.noise_std
+        return np.where(np.isfinite(rel) & (rel > 0), rel, 1.0)
+
+    def _centres_and_scales(self, X: np.ndarray):
+        if self._uses_std():
+            p, s = self._learner.predict_many_std(X)
+            return p, self._relative(s)
+        return self._learner.predict_many(X), np.ones(X.shape[0])
 
     def _radius(self) -> float:
         return _rank_quantile(self._state["sorted"], 1.0 - self._state["alpha_t"])
@@ -154,8 +200,8 @@ class Conformal:
     def predict_interval(self, X):
         """``(lower, upper)`` for each row of ``X`` as the next round (state unchanged)."""
         X = as_matrix(X)
-        p = self._learner.predict_many(X)
-        half = self._radius() * self._std(X)
+        p, s = self._centres_and_scales(X)
+        half = self._radius() * s
         return p - half, p + half
 
     def predict_interval_one(self, x) -> tuple:
@@ -204,8 +250,7 @@ class Conformal:
         """Reveal ``y``: the interval made for ``x`` is scored, then the learner learns."""
         x = as_row(x)
         y = as_label(y)
-        s = self._std(x[None, :])
-        p = np.array([self._learner.predict_one(x)])
+        p, s = self._centres_and_scales(x[None, :])
         if not math.isfinite(p[0]):
             raise InputError("the learner's prediction is not finite")
         self._learner.learn_one(x, y)  # checks x and y before any change
@@ -225,34 +270,38 @@ class Conformal:
         y = as_targets(y, X.shape[0])
         n = X.shape[0]
         p, lo, hi = np.empty(n), np.empty(n), np.empty(n)
-        if getattr(self._learner, "predict_std", None) is not None:
-            # The std of round t comes from the state before round t: a round at a time.
-            for t in range(n):
-                lo_t, hi_t = np.empty(1), np.empty(1)
-                p[t] = self._learner.predict_one(X[t])
-                s = self._std(X[t : t + 1])
-                self._learner.learn_one(X[t], y[t])
-                self._close(p[t : t + 1], s, y[t : t + 1], lo_t, hi_t)
-                lo[t], hi[t] = lo_t[0], hi_t[0]
-            return p, lo, hi
-        ones = np.ones(n)
+        scale = np.ones(n)
+        use_std = self._uses_std()
         chunk = max(4096, self._params["window"])
         for start in range(0, n, chunk):
             stop = min(start + chunk, n)
             try:
-                p[start:stop] = self._learner.progressive_predict(X[start:stop], y[start:stop])
+                if use_std:
+                    # The std of round t comes from the state before round t (in Rust).
+                    got = self._learner.progressive_predict_std(
+                        X[start:stop], y[start:stop], return_noise=True
+                    )
+                    p[start:stop] = got[0]
+                    rel = got[1] / got[2]
+                    scale[start:stop] = np.where(np.isfinite(rel) & (rel > 0), rel, 1.0)
+                else:
+                    p[start:stop] = self._learner.progressive_predict(X[start:stop], y[start:stop])
             except KeyboardInterrupt as exc:
                 k = int(getattr(exc, "rounds_completed", 0))
                 got = getattr(exc, "predictions", None)
                 if got is not None:
                     p[start : start + k] = got[:k]
                     sl = slice(start, start + k)
-                    self._close(p[sl], ones[sl], y[sl], lo[sl], hi[sl])
+                    if use_std:
+                        # The interrupt carries no stds: those rounds are scored with
+                        # the unit scale.
+                        scale[sl] = 1.0
+                    self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
                 exc.rounds_completed = start + k
                 exc.predictions = p[: start + k].copy()
                 raise
             sl = slice(start, stop)
-            self._close(p[sl], ones[sl], y[sl], lo[sl], hi[sl])
+            self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
         return p, lo, hi
 
     def progressive_predict(self, X, y) -> np.ndarray:
@@ -291,7 +340,10 @@ class Conformal:
         if unknown:
             raise ParameterError(f"Conformal has no parameter {unknown[0]!r}")
         if self.n_seen:
-            raise ParameterError("set_params on a Conformal that has seen data: build a new one")
+            raise ParameterError(
+                f"set_params on a Conformal that has seen {self.n_seen} rounds: parameters "
+                "can only change before learning (build a new one)"
+            )
         self._params, self._learner, self._state = self._build({**self._params, **params})
         return self
 
@@ -316,6 +368,7 @@ class Conformal:
         return {
             "format_version": _STATE_VERSION,
             "params": {k: v for k, v in self._params.items() if k != "learner"},
+            "prototype": self._params["learner"],
             "learner": self._learner,
             "alpha_t": st["alpha_t"],
             "scores": list(st["scores"]),
@@ -328,9 +381,12 @@ class Conformal:
             raise InputError(f"unsupported pickled Conformal (this version reads {_STATE_VERSION})")
         try:
             params, learner, st = self._build({**state["params"], "learner": state["learner"]})
+            prototype = state["prototype"]
+            if type(prototype) is not type(learner):
+                raise TypeError("the prototype and the learner are of different classes")
             scores = [float(v) for v in state["scores"]]
             alpha_t, n, covered = float(state["alpha_t"]), int(state["n"]), int(state["covered"])
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise InputError(f"corrupt pickled Conformal: {exc}") from None
         if (
             len(scores) > params["window"]
@@ -341,7 +397,7 @@ class Conformal:
             raise InputError("corrupt pickled Conformal: scores, level or counts out of range")
         st.update(alpha_t=alpha_t, n=n, covered=covered, sorted=sorted(scores))
         st["scores"].extend(scores)
-        params["learner"] = state["learner"]
+        params["learner"] = prototype
         self._params, self._learner, self._state = params, state["learner"], st
 
     def __repr__(self):

@@ -54,6 +54,7 @@ class KernelAWV(MultiOutput):
     """
 
     _core_class = _core.KernelAWV
+    has_predictive_std = True
 
     @classmethod
     def _example(cls) -> dict:

@@ -121,6 +121,11 @@ class Mixture(MultiOutput):
         # the scale check (ScaleWarning): the experts' widths together
         return [w for e in self._params["experts"] for w in e._kernel_widths()]
 
+    @property
+    def has_predictive_std(self) -> bool:  # type: ignore[override]
+        """Whether every expert has a predictive standard deviation."""
+        return all(e.has_predictive_std for e in self._params["experts"])
+
     def __init__(self, experts, rule: str = "boa", threads: int = 0, **rule_params):
         if isinstance(experts, (list, tuple)) and not isinstance(experts, Experts):
             experts = Experts(experts)

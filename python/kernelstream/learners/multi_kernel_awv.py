@@ -121,6 +121,7 @@ class MultiKernelAWV(Learner):
     """
 
     _core_class = _core.MultiKernelAWV
+    has_predictive_std = True
 
     @classmethod
     def _example(cls) -> dict:

@@ -102,6 +102,7 @@ class NystromAWV(MultiOutput):
     """
 
     _core_class = _core.NystromAWV
+    has_predictive_std = True
     _absent_params = {"gamma": 1.0}
 
     @classmethod

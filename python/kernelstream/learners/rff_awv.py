@@ -73,6 +73,7 @@ class RFFAWV(MultiOutput):
     """
 
     _core_class = _core.RFFAWV
+    has_predictive_std = True
     _cli_name = "rff-awv"
 
     @classmethod

@@ -66,6 +66,7 @@ class TaylorAWV(MultiOutput):
     """
 
     _core_class = _core.TaylorAWV
+    has_predictive_std = True
 
     @classmethod
     def _example(cls) -> dict:

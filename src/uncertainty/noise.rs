@@ -1,0 +1,72 @@
+//! The online noise level behind every predictive standard deviation
+//! (docs/choices.md, "Predictive variance").
+//!
+//! In the Bayesian reading of ridge regression on features `phi` (noise variance
+//! `sigma^2`, prior `w ~ N(0, sigma^2 / lam I)`), the progressive residual of round
+//! `t` has variance `sigma^2 (1 + delta_t)`, `delta_t = phi_t^T A_{t-1}^{-1} phi_t`.
+//! So `e_t^2 / (1 + delta_t)` estimates `sigma^2`; the estimate is their discounted
+//! mean
+//! ```text
+//! sigma_hat_t^2 = sum_s rho^(t-s) e_s^2 / (1 + delta_s)  /  sum_s rho^(t-s)
+//! ```
+//! with `rho = min(gamma, NOISE_MEMORY)` (`gamma` the learner's forgetting factor):
+//! the weights are normalised, so the first rounds are not biased towards 0.
+
+use serde::{Deserialize, Serialize};
+
+/// Discount of the noise estimate of an undiscounted learner: an effective memory
+/// of `1 / (1 - 0.995) = 200` rounds, so that the estimate follows a learner whose
+/// residuals shrink as it learns (docs/choices.md, "Predictive variance").
+pub const NOISE_MEMORY: f64 = 0.995;
+
+/// The discount `rho` of the noise estimate of a learner with forgetting factor `gamma`.
+pub fn noise_discount(gamma: f64) -> f64 {
+    gamma.min(NOISE_MEMORY)
+}
+
+/// Discounted mean of the normalised squared residuals `e_t^2 / (1 + delta_t)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NoiseLevel {
+    /// `sum_s rho^(t-s) e_s^2 / (1 + delta_s)`.
+    num: f64,
+    /// `sum_s rho^(t-s)`.
+    den: f64,
+}
+
+impl NoiseLevel {
+    /// Records a round: prediction `pred`, label `y`, `delta = phi^T A_{t-1}^{-1} phi`
+    /// of the matrix the prediction used. A non-finite term (an overflowing
+    /// residual) is not recorded.
+    #[inline]
+    pub fn observe(&mut self, rho: f64, y: f64, pred: f64, delta: f64) {
+        let e = y - pred;
+        let term = e * e / (1.0 + delta.max(0.0));
+        if term.is_finite() {
+            self.num = rho * self.num + term;
+            self.den = rho * self.den + 1.0;
+        }
+    }
+
+    /// `sigma_hat^2` (NaN before any round).
+    pub fn variance(&self) -> f64 {
+        if self.den > 0.0 {
+            self.num / self.den
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// The predictive standard deviation `sigma_hat sqrt(1 + delta)` at a point of
+    /// leverage `delta = phi^T A^{-1} phi` (NaN before any round).
+    pub fn std(&self, delta: f64) -> f64 {
+        (self.variance() * (1.0 + delta.max(0.0))).sqrt()
+    }
+
+    /// Invariants of a decoded state: finite, non-negative sums.
+    pub fn validate(&self) -> crate::Result<()> {
+        crate::state::ensure(
+            self.num.is_finite() && self.den.is_finite() && self.num >= 0.0 && self.den >= 0.0,
+            || "the noise estimate is negative or not finite".into(),
+        )
+    }
+}
