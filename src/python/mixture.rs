@@ -132,7 +132,6 @@ impl PyMixture {
 
 crate::learner_protocol!(PyMixture, Mixture);
 crate::multi_output_protocol!(PyMixture);
-crate::multi_output_protocol!(PyAutoKernel);
 
 #[pyclass(module = "kernelstream._core", name = "AutoKernel")]
 pub struct PyAutoKernel {
@@ -225,3 +224,4 @@ impl PyAutoKernel {
 }
 
 crate::learner_protocol!(PyAutoKernel, AutoKernel);
+crate::multi_output_protocol!(PyAutoKernel);
