@@ -23,6 +23,10 @@ def pure_prediction(learner, x):
 
 
 def state(learner):
+    if not hasattr(learner, "_core"):  # Conformal: its learner's state and its own
+        st = learner.__getstate__()
+        own = (st["alpha_t"], st["scores"], st["n"], st["covered"])
+        return bytes(learner.learner_._core._state_bytes()), own
     return bytes(learner._core._state_bytes())
 
 
