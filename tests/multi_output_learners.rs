@@ -1,5 +1,6 @@
 //! Multi-output learners (`kernelstream::multi`): each of TaylorAWV, RFFAWV,
-//! NystromAWV (KORS dictionary with insertions, and a fixed one), KernelAWV and a
+//! NystromAWV (KORS dictionary with insertions, and a fixed one), KernelAWV, the
+//! linear AWV (as AutoKernel's linear experts) and a
 //! Mixture of them with `K` outputs equals `K` single-output learners run on the
 //! columns of the targets, to 1e-10 relative, in single rounds and in blocks; an
 //! output added later equals one with zero targets from the first round.
@@ -7,8 +8,8 @@ use kernelstream::aggregation::{AnyAggregator, Boa};
 use kernelstream::features::rff::RffVariant;
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{
-    KernelAwv, KernelAwvParams, NystromAwv, NystromAwvParams, OnlineLearner, RffAwv, RffAwvParams,
-    TaylorAwv, TaylorAwvParams,
+    KernelAwv, KernelAwvParams, LinearAwvLearner, NystromAwv, NystromAwvParams, OnlineLearner,
+    RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
 };
 use kernelstream::mixture::{AnyLearner, Mixture};
 use kernelstream::multi::{stream as multi, MultiOutput};
@@ -76,6 +77,11 @@ fn learners(block: Option<usize>) -> Vec<(&'static str, AnyLearner)> {
             ),
         ),
         ("KernelAWV", AnyLearner::KernelAwv(KernelAwv::new(&kernel).unwrap())),
+        ("LinearAWV", AnyLearner::Linear(LinearAwvLearner::new(1.0, true).unwrap())),
+        (
+            "LinearAWV-discounted",
+            AnyLearner::Linear(LinearAwvLearner::new(1.0, true).unwrap().with_gamma(0.9).unwrap()),
+        ),
     ]
 }
 

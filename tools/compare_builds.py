@@ -9,7 +9,8 @@ second of each (CPU time of the process, best run, and wall-clock time, best run
 their ratio, and the largest relative difference between the two builds' predictions.
 
     KERNELSTREAM_DATA=... python tools/compare_builds.py --base /path/to/old/python \\
-        --new /path/to/new/python [--threads 1] [--repeats 2] [--max-rows 10000]
+        --new /path/to/new/python [--threads 1] [--repeats 2] [--max-rows 10000] \\
+        [--params JSON] [--new-params JSON]
 
 Not a test: timings depend on the machine and its load.
 """
@@ -46,7 +47,11 @@ print(json.dumps({"n": len(y), "d": X.shape[1], "cpu": c1 - c0, "wall": w1 - w0}
 
 
 def run(python: str, name: str, args, out: Path) -> dict:
-    cmd = [python, "-c", WORKER, name, str(args.max_rows), str(args.threads), str(out), args.params]
+    params = json.loads(args.params)
+    if python == args.new:
+        params.update(json.loads(args.new_params))
+    cmd = [python, "-c", WORKER, name, str(args.max_rows), str(args.threads), str(out)]
+    cmd.append(json.dumps(params))
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     if res.returncode != 0:
         raise SystemExit(f"{python} failed on {name}: {res.stderr.strip().splitlines()[-1:]}")
@@ -62,6 +67,12 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--max-rows", type=int, default=10_000)
     ap.add_argument("--params", default="{}", help="AutoKernel parameters as JSON")
+    ap.add_argument(
+        "--new-params",
+        default="{}",
+        help="parameters of the new build only, as JSON (over --params): those the base "
+        "build does not know, e.g. to run the base build's expert grid",
+    )
     ap.add_argument("--timeout", type=float, default=1800.0)
     args = ap.parse_args(argv)
     import numpy as np

@@ -58,6 +58,9 @@ impl LazyFeatureMap for Affine {
         check_awv_memory(Self::LEARNER, d.saturating_add(1))?;
         Ok(Affine { d })
     }
+    fn feature_count(_: &AffineParams, d: usize) -> Option<usize> {
+        d.checked_add(1)
+    }
     fn memory_doubles(_: &AffineParams, d: usize) -> Option<u128> {
         let r = d.checked_add(1)?;
         Some(crate::awv::state_doubles(r) + r as u128)

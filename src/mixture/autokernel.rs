@@ -1097,7 +1097,7 @@ impl OnlineLearner for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 8);
+crate::state::state_version!(AutoKernel, 9);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

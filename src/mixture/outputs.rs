@@ -23,6 +23,7 @@ macro_rules! awv_or_single {
             AnyLearner::NystromAwv($l) => $multi,
             AnyLearner::KernelAwv($l) => $multi,
             AnyLearner::Mixture($l) => $multi,
+            AnyLearner::Linear($l) => $multi,
             _ => $single,
         }
     };
@@ -30,8 +31,8 @@ macro_rules! awv_or_single {
 
 fn one_output<T>() -> Result<T> {
     crate::input_err!(
-        "this expert learns one output (several: TaylorAWV, RFFAWV, NystromAWV, KernelAWV \
-         and mixtures of them)"
+        "this expert learns one output (several: TaylorAWV, RFFAWV, NystromAWV, KernelAWV, \
+         the linear AWV and mixtures of them)"
     )
 }
 
@@ -65,6 +66,7 @@ impl MultiOutput for AnyLearner {
             AnyLearner::NystromAwv(l) => l.predict_learn_multi(x, y, out),
             AnyLearner::KernelAwv(l) => l.predict_learn_multi(x, y, out),
             AnyLearner::Mixture(l) => l.predict_learn_multi(x, y, out),
+            AnyLearner::Linear(l) => l.predict_learn_multi(x, y, out),
             other => single(other, out),
         }
     }
@@ -82,6 +84,7 @@ impl MultiOutput for AnyLearner {
             AnyLearner::NystromAwv(l) => l.predict_learn_many_multi(x, d, y, out),
             AnyLearner::KernelAwv(l) => l.predict_learn_many_multi(x, d, y, out),
             AnyLearner::Mixture(l) => l.predict_learn_many_multi(x, d, y, out),
+            AnyLearner::Linear(l) => l.predict_learn_many_multi(x, d, y, out),
             other if y.len() * d == x.len() => other.predict_learn_many(x, d, y, out),
             _ => one_output(),
         }
@@ -94,6 +97,7 @@ impl MultiOutput for AnyLearner {
             AnyLearner::NystromAwv(l) => l.add_outputs(k),
             AnyLearner::KernelAwv(l) => l.add_outputs(k),
             AnyLearner::Mixture(l) => l.add_outputs(k),
+            AnyLearner::Linear(l) => l.add_outputs(k),
             _ => one_output(),
         }
     }

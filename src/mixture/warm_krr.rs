@@ -73,12 +73,33 @@ fn median_of(sq: &[f64]) -> f64 {
 /// `lam`: `k(x)^T (K + lam I)^{-1} y` (the mean of `ys` if `K + lam I` is not
 /// numerically positive definite; 0 without rows).
 pub fn predict(xs: &[f64], d: usize, ys: &[f64], x: &[f64], c: f64, lam: f64) -> f64 {
-    let n = ys.len();
+    let mut out = Vec::with_capacity(1);
+    predict_multi(xs, d, ys, 1, x, c, lam, &mut out);
+    out[0]
+}
+
+/// [`predict`] for the `k` target columns of row-major `ys` (`n x k`) at once, pushed
+/// onto `out`: one Gram matrix and one factorisation, then one solve per column
+/// (each column's value has the bits of [`predict`] on that column alone).
+#[allow(clippy::too_many_arguments)]
+pub fn predict_multi(
+    xs: &[f64],
+    d: usize,
+    ys: &[f64],
+    k: usize,
+    x: &[f64],
+    c: f64,
+    lam: f64,
+    out: &mut Vec<f64>,
+) {
+    let n = ys.len() / k.max(1);
     let sq = pairwise_sq(xs, d, n);
     let sigma = c * median_of(&sq);
     if n == 0 {
-        return 0.0;
+        out.extend(std::iter::repeat_n(0.0, k));
+        return;
     }
+    let column = |c: usize| ys.iter().skip(c).step_by(k).copied();
     // K + lam I (column-major, lower triangle: pair (i, k) at i (i - 1) / 2 + k); the
     // diagonal k(x, x) = exp(-0) = 1.
     let mut g = vec![0.0; n * n];
@@ -91,19 +112,24 @@ pub fn predict(xs: &[f64], d: usize, ys: &[f64], x: &[f64], c: f64, lam: f64) ->
         g[i * n + i] = gaussian_of_sq(0.0, sigma) + lam;
     }
     if !super::warm_cholesky::factor(&mut g, n) {
-        return ys.iter().sum::<f64>() / n as f64;
+        out.extend((0..k).map(|c| column(c).sum::<f64>() / n as f64));
+        return;
     }
     let ch = Cholesky::pack_dirty(DMatrix::from_vec(n, n, g));
-    let alpha = ch.solve(&DVector::from_column_slice(ys));
-    let kx = |i: usize| {
-        let mut s = 0.0;
-        for (a, b) in xs[i * d..(i + 1) * d].iter().zip(x) {
-            let t = a - b;
-            s += t * t;
-        }
-        gaussian_of_sq(s, sigma)
-    };
-    (0..n).map(|i| kx(i) * alpha[i]).sum()
+    let kx: Vec<f64> = (0..n)
+        .map(|i| {
+            let mut s = 0.0;
+            for (a, b) in xs[i * d..(i + 1) * d].iter().zip(x) {
+                let t = a - b;
+                s += t * t;
+            }
+            gaussian_of_sq(s, sigma)
+        })
+        .collect();
+    for c in 0..k {
+        let alpha = ch.solve(&DVector::from_iterator(n, column(c)));
+        out.push((0..n).map(|i| kx[i] * alpha[i]).sum());
+    }
 }
 
 #[cfg(test)]
@@ -158,5 +184,27 @@ mod tests {
             let (a, b) = (predict(&xs, d, &ys, &x, 1.4, 0.1), reference(&xs, d, &ys, &x, 1.4, 0.1));
             assert_eq!(a.to_bits(), b.to_bits());
         }
+    }
+
+    #[test]
+    fn every_column_has_the_bits_of_one_column_alone() {
+        let mut rng = crate::rng::Rng::new(11);
+        for (n, d, k) in [(0, 2, 3), (1, 3, 2), (40, 4, 5)] {
+            let xs: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+            let ys: Vec<f64> = (0..n * k).map(|_| rng.normal()).collect();
+            let x: Vec<f64> = (0..d).map(|_| rng.normal()).collect();
+            let mut out = Vec::new();
+            predict_multi(&xs, d, &ys, k, &x, 1.4, 0.1, &mut out);
+            assert_eq!(out.len(), k);
+            for (c, v) in out.iter().enumerate() {
+                let yc: Vec<f64> = ys.iter().skip(c).step_by(k).copied().collect();
+                assert_eq!(v.to_bits(), predict(&xs, d, &yc, &x, 1.4, 0.1).to_bits());
+            }
+        }
+        // A matrix that fails the factorisation: every column falls back to its mean.
+        let (xs, ys) = (vec![0.0; 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let mut out = Vec::new();
+        predict_multi(&xs, 1, &ys, 2, &[0.0], 1.0, -1.0, &mut out);
+        assert_eq!(out, vec![3.0, 4.0]);
     }
 }
