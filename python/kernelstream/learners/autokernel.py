@@ -42,6 +42,11 @@ class AutoKernel(MultiOutput):
     Predictions are in the original units. Multiplying the inputs or the targets by
     a constant changes nothing but rounding.
 
+    Targets of ``K`` columns (``y`` of ``K`` values, ``Y`` of shape ``(n, K)``) share
+    the scale of the inputs and the experts; each column has its own target scale and
+    weight vector, so output ``j`` is a single-output AutoKernel on column ``j`` until a
+    restart (shared by the outputs) is triggered (docs/choices.md, "Multi-output AWV").
+
     Cost per round after the warm-up: ``O(N (D^2 + D d) + N' (m^2 + m d))`` with
     ``N = len(widths) * len(lams)`` experts of ``D`` features (``D = C(M + d, d)``
     Taylor features of the largest degree ``M`` with ``D <= max_taylor_features`` if
