@@ -273,36 +273,57 @@ class Conformal:
         scale = np.ones(n)
         use_std = self._uses_std()
         chunk = max(4096, self._params["window"])
-        for start in range(0, n, chunk):
-            stop = min(start + chunk, n)
-            try:
-                if use_std:
-                    # The std of round t comes from the state before round t (in Rust).
-                    got = self._learner.progressive_predict_std(
-                        X[start:stop], y[start:stop], return_noise=True
-                    )
-                    p[start:stop] = got[0]
-                    rel = got[1] / got[2]
-                    scale[start:stop] = np.where(np.isfinite(rel) & (rel > 0), rel, 1.0)
-                else:
-                    p[start:stop] = self._learner.progressive_predict(X[start:stop], y[start:stop])
-            except KeyboardInterrupt as exc:
-                k = int(getattr(exc, "rounds_completed", 0))
-                got = getattr(exc, "predictions", None)
-                if got is not None:
-                    p[start : start + k] = got[:k]
-                    sl = slice(start, start + k)
-                    if use_std:
-                        # The interrupt carries no stds: those rounds are scored with
-                        # the unit scale.
-                        scale[sl] = 1.0
-                    self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
-                exc.rounds_completed = start + k
-                exc.predictions = p[: start + k].copy()
-                raise
-            sl = slice(start, stop)
-            self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
+        done = 0  # rounds learned by the learner and scored here
+        try:
+            for start in range(0, n, chunk):
+                stop = min(start + chunk, n)
+                self._chunk(X, y, start, stop, use_std, p, scale, lo, hi)
+                done = stop
+        except KeyboardInterrupt as exc:
+            done += getattr(exc, "_chunk_rounds", 0)
+            exc.rounds_completed = done
+            exc.predictions = p[:done].copy()
+            raise
         return p, lo, hi
+
+    def _chunk(self, X, y, start, stop, use_std, p, scale, lo, hi) -> None:
+        """Rows ``start:stop`` through the learner's own loop, then their intervals. On
+        Ctrl-C the learner and the intervals agree on the rounds seen: the rounds the
+        learner completed are scored (``_chunk_rounds`` on the exception), or, if the
+        signal landed after its loop so that their predictions were lost (or the scores
+        need stds the interrupt does not carry), the learner is put back as it was
+        before the chunk."""
+        before = self._learner.copy()
+        try:
+            if use_std:
+                # The std of round t comes from the state before round t (in Rust).
+                got = self._learner.progressive_predict_std(
+                    X[start:stop], y[start:stop], return_noise=True
+                )
+                p[start:stop] = got[0]
+                rel = got[1] / got[2]
+                scale[start:stop] = np.where(np.isfinite(rel) & (rel > 0), rel, 1.0)
+            else:
+                p[start:stop] = self._learner.progressive_predict(X[start:stop], y[start:stop])
+        except KeyboardInterrupt as exc:
+            k = int(getattr(exc, "rounds_completed", 0))
+            got = getattr(exc, "predictions", None)
+            # The interrupt carries no stds: with normalised scores the chunk's rounds
+            # are undone rather than scored on another scale.
+            if use_std or got is None or self._learner.n_seen != before.n_seen + k:
+                self._learner, k = before, 0
+            if k:
+                p[start : start + k] = got[:k]
+                sl = slice(start, start + k)
+                self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
+            exc._chunk_rounds = k  # type: ignore[attr-defined]
+            raise
+        sl = slice(start, stop)
+        try:
+            self._close(p[sl], scale[sl], y[sl], lo[sl], hi[sl])
+        except KeyboardInterrupt as exc:
+            exc._chunk_rounds = stop - start  # type: ignore[attr-defined]
+            raise
 
     def progressive_predict(self, X, y) -> np.ndarray:
         """The centres of :meth:`progressive_interval` (the learner's predictions)."""
