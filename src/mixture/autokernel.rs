@@ -28,7 +28,7 @@
 //! for the rule; memory `O(N D^2 + N' m^2)`. The warm-up costs `O(t^3 + t^2 d)` at
 //! round `t <= warmup`, once `O(warmup^2 d)` for the median.
 
-use super::restart::{Restart, CHECK};
+use super::restart::Restart;
 use super::scale::{median_distance, Scaler};
 use super::{AnyLearner, Mixture};
 use crate::aggregation::{AnyAggregator, RuleParams};
@@ -885,19 +885,7 @@ impl AutoKernel {
                 t.experts.extend(&tr.experts);
                 t.weights.extend(&tr.weights);
             }
-            if self.n_seen.is_multiple_of(CHECK) {
-                let cfg = self.successor_config();
-                let fitted = self.fitted.is_some();
-                if let Some(s) =
-                    r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))?
-                {
-                    // the successor becomes the learner (its warm-up, scale, experts)
-                    self.warm_x = s.warm_x;
-                    self.warm_y = s.warm_y;
-                    self.fitted = s.fitted;
-                    self.kept = Default::default();
-                }
-            }
+            self.check_restart(r)?;
             i += k;
         }
         Ok(())
@@ -964,21 +952,7 @@ impl AutoKernel {
             return Ok(p);
         }
         let p = if kept { self.kept_warm } else { self.warm_predict(x) };
-        if self.warm_y.len() + 1 >= self.cfg.warmup {
-            let mut wx = self.warm_x.clone();
-            wx.extend_from_slice(x);
-            let mut wy = self.warm_y.clone();
-            wy.push(y);
-            let f = self.fit(&wx, &wy, d)?;
-            self.fitted = Some(f);
-            self.warm_x = wx;
-            self.warm_y = wy;
-        } else {
-            self.warm_x.extend_from_slice(x);
-            self.warm_y.push(y);
-        }
-        self.d = Some(d);
-        self.n_seen += 1;
+        self.warm_round(x, &[y], self.warm_y.len() + 1 >= self.cfg.warmup)?;
         Ok(p)
     }
 

@@ -15,7 +15,7 @@
 //! detector's sums. `K = 1` runs the single-output code.
 
 use super::autokernel::AutoKernel;
-use super::restart::{Restart, CHECK};
+use super::restart::Restart;
 use super::scale::{location_spread, Scaler};
 use crate::error::Result;
 use crate::learners::OnlineLearner;
@@ -114,22 +114,8 @@ impl AutoKernel {
             return Ok(());
         }
         self.warm_predict_multi(x, out);
-        if self.warm_y.len() / self.k + 1 >= self.cfg.warmup {
-            let mut wx = self.warm_x.clone();
-            wx.extend_from_slice(x);
-            let mut wy = self.warm_y.clone();
-            wy.extend_from_slice(y);
-            let f = self.fit(&wx, &wy, d).inspect_err(|_| out.truncate(start))?;
-            self.fitted = Some(f);
-            self.warm_x = wx;
-            self.warm_y = wy;
-        } else {
-            self.warm_x.extend_from_slice(x);
-            self.warm_y.extend_from_slice(y);
-        }
-        self.d = Some(d);
-        self.n_seen += 1;
-        Ok(())
+        let full = self.warm_y.len() / self.k + 1 >= self.cfg.warmup;
+        self.warm_round(x, y, full).inspect_err(|_| out.truncate(start))
     }
 
     /// Rows through the current learner (no restarts): the warm-up round by round,
@@ -204,19 +190,7 @@ impl AutoKernel {
                 let s = with_succ.then(|| &ps[row.clone()]);
                 r.round_multi(&pm[row.clone()], s, &yc[row], out);
             }
-            if self.n_seen.is_multiple_of(CHECK) {
-                let cfg = self.successor_config();
-                let fitted = self.fitted.is_some();
-                if let Some(s) =
-                    r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))?
-                {
-                    // the successor becomes the learner (its warm-up, scale, experts)
-                    self.warm_x = s.warm_x;
-                    self.warm_y = s.warm_y;
-                    self.fitted = s.fitted;
-                    self.kept = Default::default();
-                }
-            }
+            self.check_restart(r)?;
             i += m;
         }
         Ok(())

@@ -1,0 +1,47 @@
+//! Steps [`AutoKernel`] takes the same way with one output and with `K`: a round
+//! added to the warm-up, and the restart detector's periodic check.
+
+use super::autokernel::AutoKernel;
+use super::restart::{Restart, CHECK};
+use crate::error::Result;
+
+impl AutoKernel {
+    /// Adds the round `(x, y)` (`y` holds its targets) to the warm-up; the round
+    /// that completes it (`full`) fits the mixture on the warm-up rows. Unchanged on error.
+    pub(super) fn warm_round(&mut self, x: &[f64], y: &[f64], full: bool) -> Result<()> {
+        let d = x.len();
+        if full {
+            let mut wx = self.warm_x.clone();
+            wx.extend_from_slice(x);
+            let mut wy = self.warm_y.clone();
+            wy.extend_from_slice(y);
+            let f = self.fit(&wx, &wy, d)?;
+            self.fitted = Some(f);
+            self.warm_x = wx;
+            self.warm_y = wy;
+        } else {
+            self.warm_x.extend_from_slice(x);
+            self.warm_y.extend_from_slice(y);
+        }
+        self.d = Some(d);
+        self.n_seen += 1;
+        Ok(())
+    }
+
+    /// Every `CHECK` rounds, asks the detector whether the successor replaces this
+    /// learner, and if so takes its warm-up, scale and experts.
+    pub(super) fn check_restart(&mut self, r: &mut Restart) -> Result<()> {
+        if self.n_seen.is_multiple_of(CHECK) {
+            let cfg = self.successor_config();
+            let fitted = self.fitted.is_some();
+            if let Some(s) = r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))? {
+                // the successor becomes the learner (its warm-up, scale, experts)
+                self.warm_x = s.warm_x;
+                self.warm_y = s.warm_y;
+                self.fitted = s.fitted;
+                self.kept = Default::default();
+            }
+        }
+        Ok(())
+    }
+}
