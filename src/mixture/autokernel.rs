@@ -856,17 +856,12 @@ impl AutoKernel {
                 }
                 false => self.core_predict_learn_many(xc, d, yc, &mut pm),
             };
-            let res = res.and_then(|()| match r.successor_mut() {
-                Some(s) => {
-                    ps.clear();
-                    s.predict_learn_many(xc, d, yc, &mut ps).map(|()| true)
-                }
-                None => Ok(false),
+            let res = super::autokernel_steps::successor_chunk(r, res, &mut ps, |s, ps| {
+                s.predict_learn_many(xc, d, yc, ps)
             });
             let with_succ = match res {
                 Ok(w) => w,
                 Err(e) => {
-                    r.drop_successor();
                     out.extend_from_slice(&pm);
                     if let Some(t) = trace.as_deref_mut() {
                         t.predictions.extend_from_slice(&pm);

@@ -45,3 +45,25 @@ impl AutoKernel {
         Ok(())
     }
 }
+
+/// After the learner's chunk (`res`), the successor's predictions of the same rows
+/// into `ps` by `run`: whether there is a successor; on an error of either, the
+/// successor is dropped and the error returned.
+pub(super) fn successor_chunk(
+    r: &mut Restart,
+    res: Result<()>,
+    ps: &mut Vec<f64>,
+    run: impl FnOnce(&mut AutoKernel, &mut Vec<f64>) -> Result<()>,
+) -> Result<bool> {
+    let res = res.and_then(|()| match r.successor_mut() {
+        Some(s) => {
+            ps.clear();
+            run(s, ps).map(|()| true)
+        }
+        None => Ok(false),
+    });
+    if res.is_err() {
+        r.drop_successor();
+    }
+    res
+}
