@@ -76,6 +76,19 @@ pub fn check_outputs(k: usize) -> crate::Result<usize> {
     Ok(k)
 }
 
+/// The output count after `add_outputs(k)` on `k0` outputs, checked, with the memory
+/// `size(total)` gives (what it is for, its doubles) within the input ceiling.
+pub(crate) fn check_added(
+    k0: usize,
+    k: usize,
+    size: impl FnOnce(usize) -> (String, Option<u128>),
+) -> crate::Result<usize> {
+    let total = check_outputs(k0.saturating_add(k))?;
+    let (what, doubles) = size(total);
+    crate::limits::check_input_doubles(&what, doubles)?;
+    Ok(total)
+}
+
 /// A row-major matrix of `k0` columns with `k` zero columns appended to each row
 /// (`add_outputs` of the learners that keep per-round target rows).
 pub(crate) fn widen_columns(v: &[f64], k0: usize, k: usize) -> Vec<f64> {

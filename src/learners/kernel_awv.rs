@@ -584,11 +584,10 @@ impl crate::multi::MultiOutput for KernelAwv {
         let (Some(k0), Some(d)) = (self.outputs(), self.d) else {
             return crate::multi::before_first_round();
         };
-        let total = crate::awv::outputs::check_outputs(k0.saturating_add(k))?;
-        crate::limits::check_input_doubles(
-            &format!("KernelAWV with max_size = {} and {total} outputs", self.max_size),
-            self.capacity_doubles(d, total),
-        )?;
+        crate::awv::outputs::check_added(k0, k, |total| {
+            let what = format!("KernelAWV with max_size = {} and {total} outputs", self.max_size);
+            (what, self.capacity_doubles(d, total))
+        })?;
         let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.ys = widen(&self.ys);
         self.z = widen(&self.z);

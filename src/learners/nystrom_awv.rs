@@ -1299,12 +1299,10 @@ impl crate::multi::MultiOutput for NystromAwv {
     /// (`sum_s 0 a_s = 0`).
     fn add_outputs(&mut self, k: usize) -> Result<()> {
         let Some(k0) = self.n_outputs() else { return crate::multi::before_first_round() };
-        let total = crate::awv::outputs::check_outputs(k0.saturating_add(k))?;
         let (t, m) = (self.t() as u128, self.size() as u128);
-        crate::limits::check_input_doubles(
-            &format!("NystromAWV with {total} outputs"),
-            Some((t + m) * total as u128),
-        )?;
+        crate::awv::outputs::check_added(k0, k, |total| {
+            (format!("NystromAWV with {total} outputs"), Some((t + m) * total as u128))
+        })?;
         let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.q = widen(&self.q);
         self.ys = widen(&self.ys);
