@@ -26,6 +26,23 @@ pub fn mat2<'a>(a: &'a PyReadonlyArray2<'_, f64>) -> (Cow<'a, [f64]>, usize, usi
     (data, n, d)
 }
 
+/// `X` and `Y` row-major with `(n, d, K)`.
+pub type XY<'a> = (Cow<'a, [f64]>, Cow<'a, [f64]>, usize, usize, usize);
+
+/// `X` (`n x d`) and `Y` (`n x K`) as row-major slices with `(n, d, K)`; refused
+/// when their numbers of rows differ.
+pub fn xy_mat2<'a>(
+    x: &'a PyReadonlyArray2<'_, f64>,
+    y: &'a PyReadonlyArray2<'_, f64>,
+) -> crate::Result<XY<'a>> {
+    let (xs, n, d) = mat2(x);
+    let (ys, ny, k) = mat2(y);
+    if ny != n {
+        return Err(crate::KsError::Input(format!("X has {n} rows but Y has {ny}")));
+    }
+    Ok((xs, ys, n, d, k))
+}
+
 /// A row-major buffer of `rows x cols` values as a 2-D NumPy array (the one way the
 /// bindings return matrices).
 pub fn matrix<'py>(

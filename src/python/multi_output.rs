@@ -45,14 +45,7 @@ macro_rules! multi_output_protocol {
                 y: numpy::PyReadonlyArray2<'py, f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray2<f64>>> {
                 $crate::python::errors::guard(|| {
-                    let (xs, n, d) = $crate::python::convert::mat2(&x);
-                    let (ys, ny, k) = $crate::python::convert::mat2(&y);
-                    if ny != n {
-                        return Err($crate::KsError::Input(format!(
-                            "X has {n} rows but Y has {ny}"
-                        ))
-                        .into());
-                    }
+                    let (xs, ys, n, d, k) = $crate::python::convert::xy_mat2(&x, &y)?;
                     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
                     let inner = &mut self.inner;
                     let mut out = Vec::new();
@@ -94,14 +87,7 @@ macro_rules! multi_output_protocol {
                 y: numpy::PyReadonlyArray2<'py, f64>,
             ) -> pyo3::PyResult<()> {
                 $crate::python::errors::guard(|| {
-                    let (xs, n, d) = $crate::python::convert::mat2(&x);
-                    let (ys, ny, k) = $crate::python::convert::mat2(&y);
-                    if ny != n {
-                        return Err($crate::KsError::Input(format!(
-                            "X has {n} rows but Y has {ny}"
-                        ))
-                        .into());
-                    }
+                    let (xs, ys, n, d, k) = $crate::python::convert::xy_mat2(&x, &y)?;
                     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
                     let inner = &mut self.inner;
                     let before = $crate::learners::OnlineLearner::n_seen(&*inner);
