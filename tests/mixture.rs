@@ -1,56 +1,23 @@
 //! Mixture and AutoKernel (src/mixture): the mixture is exactly "run every expert,
 //! feed its predictions to the rule"; threads change nothing; AutoKernel is
 //! equivariant to rescaling inputs and targets.
+mod common;
+
+use common::data;
 use kernelstream::aggregation::{
     self, AggregatingAlgorithm, AnyAggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
 };
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{KernelAwv, OnlineLearner, RffAwv, TaylorAwv};
+use kernelstream::learners::OnlineLearner;
 use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture};
-use kernelstream::rng::Rng;
 use kernelstream::stream;
-
-fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
-    let mut rng = Rng::new(seed);
-    let x: Vec<f64> = (0..n * d).map(|_| 2.0 * rng.uniform() - 1.0).collect();
-    let y = x.chunks(d).map(|r| (3.0 * r[0]).sin() * r[d - 1].cos() + 0.1 * rng.normal()).collect();
-    (x, y)
-}
 
 fn experts() -> Vec<AnyLearner> {
     vec![
-        AnyLearner::TaylorAwv(
-            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
-                sigma: 0.8,
-                degree: 3,
-                lam: 0.5,
-                ridge: false,
-                ..Default::default()
-            })
-            .unwrap(),
-        ),
-        AnyLearner::RffAwv(
-            RffAwv::new(&kernelstream::learners::RffAwvParams {
-                kernel: Some(Kernel::Gaussian { sigma: 0.5 }),
-                n_features: 20,
-                lam: 1.0,
-                features: RffVariant::CosSin,
-                ridge: false,
-                seed: 3,
-                ..Default::default()
-            })
-            .unwrap(),
-        ),
-        AnyLearner::KernelAwv(
-            KernelAwv::new(&kernelstream::learners::KernelAwvParams {
-                kernel: Some(Kernel::Laplacian { sigma: 1.0 }),
-                lam: 1.0,
-                ridge: true,
-                max_size: 10_000,
-            })
-            .unwrap(),
-        ),
+        AnyLearner::TaylorAwv(common::taylor(0.8, 3, 0.5, false)),
+        AnyLearner::RffAwv(common::rff(Kernel::Gaussian { sigma: 0.5 }, 20, RffVariant::CosSin)),
+        AnyLearner::KernelAwv(common::kernel_awv(Kernel::Laplacian { sigma: 1.0 }, 1.0, true)),
     ]
 }
 

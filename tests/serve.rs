@@ -7,31 +7,20 @@
 // Round i reads row i of x and y[i]: an index loop says it plainest.
 #![allow(clippy::needless_range_loop)]
 
+mod common;
+
+use common::{bits, data};
 use kernelstream::aggregation::{AnyAggregator, Boa, RuleParams, VawMeta};
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{
-    KernelAwv, MultiKernelAwv, NystromAwv, OnlineLearner, RffAwv, TaylorAwv,
-};
+use kernelstream::learners::{MultiKernelAwv, NystromAwv, OnlineLearner};
 use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture};
-use kernelstream::rng::Rng;
 use kernelstream::samplers::KorsWeights;
 use kernelstream::stream;
 use serde::{de::DeserializeOwned, Serialize};
 
-fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
-    let mut rng = Rng::new(seed);
-    let x: Vec<f64> = (0..n * d).map(|_| 2.0 * rng.uniform() - 1.0).collect();
-    let y = x.chunks(d).map(|r| (3.0 * r[0]).sin() * r[d - 1].cos() + 0.1 * rng.normal()).collect();
-    (x, y)
-}
-
 fn bytes<L: Serialize>(l: &L) -> Vec<u8> {
     bincode::serialize(l).unwrap()
-}
-
-fn bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|p| p.to_bits()).collect()
 }
 
 /// Plays the same rounds on a learner served with pure predictions (today's
@@ -106,73 +95,20 @@ where
 
 #[test]
 fn taylor_awv_kept_rounds_equal_pure_ones() {
-    same_as_pure(
-        || {
-            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
-                sigma: 0.8,
-                degree: 3,
-                lam: 0.5,
-                ridge: false,
-                ..Default::default()
-            })
-            .unwrap()
-        },
-        120,
-        4,
-    );
-    same_as_pure(
-        || {
-            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
-                sigma: 1.2,
-                degree: 2,
-                lam: 0.1,
-                ridge: true,
-                ..Default::default()
-            })
-            .unwrap()
-        },
-        60,
-        3,
-    );
+    same_as_pure(|| common::taylor(0.8, 3, 0.5, false), 120, 4);
+    same_as_pure(|| common::taylor(1.2, 2, 0.1, true), 60, 3);
 }
 
 #[test]
 fn rff_awv_kept_rounds_equal_pure_ones() {
     let k = Kernel::Gaussian { sigma: 0.7 };
-    same_as_pure(
-        || {
-            RffAwv::new(&kernelstream::learners::RffAwvParams {
-                kernel: Some(k),
-                n_features: 30,
-                lam: 1.0,
-                features: RffVariant::CosSin,
-                ridge: false,
-                seed: 3,
-                ..Default::default()
-            })
-            .unwrap()
-        },
-        100,
-        3,
-    );
+    same_as_pure(|| common::rff(k, 30, RffVariant::CosSin), 100, 3);
 }
 
 #[test]
 fn kernel_awv_kept_rounds_equal_pure_ones() {
     let k = Kernel::Laplacian { sigma: 1.0 };
-    same_as_pure(
-        || {
-            KernelAwv::new(&kernelstream::learners::KernelAwvParams {
-                kernel: Some(k),
-                lam: 0.5,
-                ridge: false,
-                max_size: 10_000,
-            })
-            .unwrap()
-        },
-        90,
-        3,
-    );
+    same_as_pure(|| common::kernel_awv(k, 0.5, false), 90, 3);
 }
 
 #[test]
@@ -231,37 +167,9 @@ fn mixture_kept_rounds_equal_pure_ones() {
     let make = || {
         let (dict, _) = data(20, 3, 5);
         let experts = vec![
-            AnyLearner::TaylorAwv(
-                TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
-                    sigma: 0.8,
-                    degree: 3,
-                    lam: 0.5,
-                    ridge: false,
-                    ..Default::default()
-                })
-                .unwrap(),
-            ),
-            AnyLearner::RffAwv(
-                RffAwv::new(&kernelstream::learners::RffAwvParams {
-                    kernel: Some(Kernel::Gaussian { sigma: 0.5 }),
-                    n_features: 20,
-                    lam: 1.0,
-                    features: RffVariant::Cos,
-                    ridge: false,
-                    seed: 3,
-                    ..Default::default()
-                })
-                .unwrap(),
-            ),
-            AnyLearner::KernelAwv(
-                KernelAwv::new(&kernelstream::learners::KernelAwvParams {
-                    kernel: Some(Kernel::Laplacian { sigma: 1.0 }),
-                    lam: 1.0,
-                    ridge: true,
-                    max_size: 10_000,
-                })
-                .unwrap(),
-            ),
+            AnyLearner::TaylorAwv(common::taylor(0.8, 3, 0.5, false)),
+            AnyLearner::RffAwv(common::rff(Kernel::Gaussian { sigma: 0.5 }, 20, RffVariant::Cos)),
+            AnyLearner::KernelAwv(common::kernel_awv(Kernel::Laplacian { sigma: 1.0 }, 1.0, true)),
             AnyLearner::NystromAwv(
                 NystromAwv::with_dictionary(Kernel::Gaussian { sigma: 0.6 }, 0.3, &dict, 3, false)
                     .unwrap(),
@@ -272,26 +180,8 @@ fn mixture_kept_rounds_equal_pure_ones() {
     same_as_pure(make, 90, 3);
     let make_vaw = || {
         let experts = vec![
-            AnyLearner::TaylorAwv(
-                TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
-                    sigma: 0.8,
-                    degree: 2,
-                    lam: 0.5,
-                    ridge: false,
-                    ..Default::default()
-                })
-                .unwrap(),
-            ),
-            AnyLearner::TaylorAwv(
-                TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
-                    sigma: 0.4,
-                    degree: 3,
-                    lam: 0.5,
-                    ridge: false,
-                    ..Default::default()
-                })
-                .unwrap(),
-            ),
+            AnyLearner::TaylorAwv(common::taylor(0.8, 2, 0.5, false)),
+            AnyLearner::TaylorAwv(common::taylor(0.4, 3, 0.5, false)),
         ];
         Mixture::new(experts, AnyAggregator::Vaw(VawMeta::new(2, 1.0, false).unwrap())).unwrap()
     };

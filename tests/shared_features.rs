@@ -1,19 +1,14 @@
 //! Experts of a mixture that share work (NystromAWV experts on one fixed Gaussian
 //! dictionary share their kernel rows, src/mixture/shared_features.rs) give, bit for
 //! bit, the predictions each expert gives alone, for any number of threads.
+mod common;
+
+use common::{bits, data};
 use kernelstream::aggregation::{AnyAggregator, Boa};
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{NystromAwv, OnlineLearner, TaylorAwv};
+use kernelstream::learners::{NystromAwv, OnlineLearner};
 use kernelstream::mixture::{AnyLearner, Mixture, Trace};
-use kernelstream::rng::Rng;
 use kernelstream::stream;
-
-fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
-    let mut rng = Rng::new(seed);
-    let x: Vec<f64> = (0..n * d).map(|_| 2.0 * rng.uniform() - 1.0).collect();
-    let y = x.chunks(d).map(|r| (3.0 * r[0]).sin() * r[d - 1].cos() + 0.1 * rng.normal()).collect();
-    (x, y)
-}
 
 /// Nystrom experts: two widths x two ridges on dictionary `a`, one on dictionary `b`,
 /// one Laplacian on `a` (not shared), and a Taylor expert.
@@ -24,26 +19,13 @@ fn experts(a: &[f64], b: &[f64], d: usize) -> Vec<AnyLearner> {
     let g = |sigma: f64| Kernel::Gaussian { sigma };
     vec![
         nys(g(0.7), 0.01, a),
-        AnyLearner::TaylorAwv(
-            TaylorAwv::new(&kernelstream::learners::TaylorAwvParams {
-                sigma: 0.8,
-                degree: 3,
-                lam: 0.5,
-                ridge: false,
-                ..Default::default()
-            })
-            .unwrap(),
-        ),
+        AnyLearner::TaylorAwv(common::taylor(0.8, 3, 0.5, false)),
         nys(g(0.7), 0.1, a),
         nys(g(1.4), 0.01, a),
         nys(g(1.4), 0.1, b),
         nys(Kernel::Laplacian { sigma: 1.0 }, 0.1, a),
         nys(g(1.4), 0.1, a),
     ]
-}
-
-fn bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits()).collect()
 }
 
 /// Expert predictions of a mixture of `experts` fed in calls of rows `0..1`, `1..300`,
