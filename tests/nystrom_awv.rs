@@ -237,30 +237,22 @@ fn same_seed_same_run_and_serde_continue() {
 #[test]
 fn bad_parameters_and_dimensions() {
     let k = Kernel::Gaussian { sigma: 1.0 };
-    assert!(NystromAwv::new(&kernelstream::learners::NystromAwvParams {
-        kernel: Some(k),
-        lam: 0.0,
-        mu: 1.0,
-        eps: 0.5,
-        beta: 1.0,
-        kors_weights: KorsWeights::Sqrt,
-        seed: 0,
-        ridge: false,
-        ..Default::default()
-    })
-    .is_err());
-    assert!(NystromAwv::new(&kernelstream::learners::NystromAwvParams {
-        kernel: Some(k),
-        lam: 1.0,
-        mu: -1.0,
-        eps: 0.5,
-        beta: 1.0,
-        kors_weights: KorsWeights::Sqrt,
-        seed: 0,
-        ridge: false,
-        ..Default::default()
-    })
-    .is_err());
+    let refused = |lam: f64, mu: f64| {
+        NystromAwv::new(&kernelstream::learners::NystromAwvParams {
+            kernel: Some(k),
+            lam,
+            mu,
+            eps: 0.5,
+            beta: 1.0,
+            kors_weights: KorsWeights::Sqrt,
+            seed: 0,
+            ridge: false,
+            ..Default::default()
+        })
+        .is_err()
+    };
+    assert!(refused(0.0, 1.0));
+    assert!(refused(1.0, -1.0));
     assert!(NystromAwv::with_dictionary(k, 1.0, &[], 2, false).is_err());
     assert!(NystromAwv::with_dictionary(k, 1.0, &[1.0, f64::NAN], 2, false).is_err());
     let mut f = NystromAwv::with_dictionary(k, 1.0, &[0.0, 0.0, 1.0, 1.0], 2, false).unwrap();

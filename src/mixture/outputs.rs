@@ -198,7 +198,7 @@ impl MultiOutput for Mixture {
         y: &[f64],
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        let k = y.len() / (x.len() / d).max(1);
+        let k = crate::multi::block_outputs(x, d, y);
         self.start_outputs(k)?;
         let mut cols = vec![Vec::new(); self.experts.len()];
         let mut z = Vec::new();

@@ -51,7 +51,7 @@ pub trait MultiOutput: OnlineLearner {
         y: &[f64],
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        let k = y.len() / (x.len() / d).max(1);
+        let k = block_outputs(x, d, y);
         for (row, yt) in x.chunks_exact(d).zip(y.chunks_exact(k.max(1))) {
             crate::interrupt::poll()?;
             self.predict_learn_multi(row, yt, out)?;
@@ -90,4 +90,10 @@ pub fn before_first_round<T>() -> Result<T> {
         "add_outputs before the first round: the number of outputs is fixed by the first \
          learn_one (the length of its y); learn first, or pass y with all the outputs"
     )
+}
+
+/// The number of outputs `K` of a block of rows: `x` holds `n` rows of `d`, `y` the
+/// `n x K` targets (`y`'s length while `n = 0`).
+pub fn block_outputs(x: &[f64], d: usize, y: &[f64]) -> usize {
+    y.len() / (x.len() / d).max(1)
 }
