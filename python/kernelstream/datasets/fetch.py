@@ -185,7 +185,9 @@ def _read(url: str, tmp: Path, tr: _Transfer, limits: Limits, bar) -> None:
     requests = require("requests", "downloading a dataset")
 
     try:
-        wait = min(TIMEOUT, limits.deadline)
+        # past the deadline, so that the watching thread, not the socket, ends a silent
+        # transfer (and names the deadline)
+        wait = min(TIMEOUT, limits.deadline + 1.0)
         with requests.get(url, stream=True, timeout=(wait, wait)) as r:
             r.raise_for_status()
             conn = getattr(r.raw, "connection", None)
@@ -214,6 +216,11 @@ def _read(url: str, tmp: Path, tr: _Transfer, limits: Limits, bar) -> None:
         tr.error = exc
 
 
+def _timed_out(exc: BaseException | None) -> bool:
+    """A socket timeout, as the standard library or requests raises it."""
+    return isinstance(exc, TimeoutError) or type(exc).__name__.endswith("Timeout")
+
+
 def _watch(url: str, tr: _Transfer, reader: threading.Thread, limits: Limits) -> None:
     """Waits for the reading thread; stops the transfer (closing its socket) when the
     deadline passes or the rate over the last :data:`RATE_WINDOW` s is below the minimum."""
@@ -238,6 +245,9 @@ def _watch(url: str, tr: _Transfer, reader: threading.Thread, limits: Limits) ->
                     )
             if reason:
                 break
+        if reason is None and _timed_out(tr.error) and time.monotonic() - start >= limits.deadline:
+            # the socket's own timeout (set to the deadline) fired before this thread looked
+            reason = f"not finished within the deadline of {limits.deadline:g} s"
     finally:
         if reader.is_alive():  # deadline, rate, or Ctrl-C: stop the reader
             tr.abort.set()
