@@ -171,17 +171,29 @@ def _impl_blocks(text: str, struct: str) -> str:
     return "\n\n".join(out)
 
 
+def _learner_classes() -> dict[str, str]:
+    """Rust variant -> Python class name, from the learner table (``src/learners/mod.rs``),
+    which generates those binding classes (``src/python/classes.rs``)."""
+    table = (ROOT / "src" / "learners" / "mod.rs").read_text()
+    return dict(re.findall(r'(?m)^\s*(\w+) \{\s*core:[^;]*?python: "(\w+)"', table))
+
+
 def _class_files() -> dict[str, str]:
     """Python class name -> the Rust text of its ``impl`` blocks (or its whole file)."""
     out = {}
+    generated = _learner_classes()
     for path in sorted(BINDINGS.glob("*.rs")):
         text = path.read_text()
         pattern = (
             r'#\[pyclass\([^)]*name\s*=\s*"(\w+)"[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*pub\s+struct\s+(\w+)'
         )
-        for m in re.finditer(pattern, text):
+        found = [(m.group(1), m.group(2)) for m in re.finditer(pattern, text)]
+        # a learner's generated class, extended here: `use super::classes::Variant as Alias;`
+        for m in re.finditer(r"use super::classes::(\w+)(?: as (\w+))?;", text):
+            found.append((generated[m.group(1)], m.group(2) or m.group(1)))
+        for name, struct in found:
             # the class's own impl blocks first, then its file (macros defined there)
-            out[m.group(1)] = _impl_blocks(text, m.group(2)) + "\n\n" + text
+            out[name] = _impl_blocks(text, struct) + "\n\n" + text
     return out
 
 

@@ -1,8 +1,8 @@
 """The learners as the core registers them: ``_core.registry()``, one entry per learner
-(``name``, the Python class; ``core_class``; ``task``: regression, classification or
-both; ``input_domain``; ``state_version``; ``mixture_expert``: whether a Mixture takes
-it as an expert; ``params``: each parameter's ``name``, ``default``, ``kind`` and
-``domain``).
+(``name``, the Python class; ``core_class``; ``module``, that of its Python face;
+``task``: regression, classification or both; ``input_domain``; ``state_version``;
+``mixture_expert``: whether a Mixture takes it as an expert; ``params``: each
+parameter's ``name``, ``default``, ``kind`` and ``domain``).
 
 Everything in the package that lists learners reads this table: the command line's
 ``--learner`` names, the benchmark cases, the test zoo, the fuzzers' catalog and the API
