@@ -13,6 +13,7 @@ class name in kebab case), ``_example()`` (a small instance's parameters) and
 
 from __future__ import annotations
 
+import importlib
 import re
 from functools import cache
 from typing import cast
@@ -40,10 +41,9 @@ def entry(name: str) -> dict:
 
 
 def face(name: str) -> type[Learner]:
-    """The learner's Python class (``kernelstream.learners.<name>``)."""
-    from .. import learners
-
-    return cast("type[Learner]", getattr(learners, name))
+    """The learner's Python class, from its module (the table's ``module``)."""
+    module = importlib.import_module(entry(name)["module"])
+    return cast("type[Learner]", getattr(module, name))
 
 
 def kebab(name: str) -> str:
