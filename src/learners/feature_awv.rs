@@ -439,14 +439,8 @@ impl<F: LazyFeatureMap> crate::multi::MultiOutput for FeatureAwv<F> {
         r
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(Rows { x, d, y }, Some(out))
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        self.run_rows(rows, Some(out))
     }
 
     fn predict_rows_multi(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {

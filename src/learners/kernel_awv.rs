@@ -559,13 +559,8 @@ impl crate::multi::MultiOutput for KernelAwv {
         self.block(x, x.len(), y, out)
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        let Rows { x, d, y } = rows;
         self.check_capacity(x.len() / d, d)?;
         self.rounds(x, d, y, out)
     }

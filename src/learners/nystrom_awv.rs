@@ -1269,16 +1269,10 @@ impl crate::multi::MultiOutput for NystromAwv {
         r
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
         // A first round that fails leaves `q` as it was (one output, all 0).
         let q0 = (self.n_seen == 0).then(|| self.q.clone());
-        let r = self.run_rows(Rows { x, d, y }, Some(out));
+        let r = self.run_rows(rows, Some(out));
         if let (Some(q0), 0) = (q0, self.n_seen) {
             self.q = q0;
         }
