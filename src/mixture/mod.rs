@@ -5,8 +5,6 @@
 
 pub mod any;
 pub mod autokernel;
-mod autokernel_outputs;
-mod autokernel_steps;
 pub mod experts;
 pub mod loss_scale;
 mod outputs;

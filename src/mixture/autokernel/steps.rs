@@ -1,9 +1,9 @@
 //! Steps [`AutoKernel`] takes the same way with one output and with `K`: a round
 //! added to the warm-up, and the restart detector's periodic check.
 
-use super::autokernel::AutoKernel;
-use super::restart::{Restart, CHECK};
+use super::AutoKernel;
 use crate::error::Result;
+use crate::mixture::restart::{Restart, CHECK};
 
 impl AutoKernel {
     /// Adds the round `(x, y)` (`y` holds its targets) to the warm-up; the round

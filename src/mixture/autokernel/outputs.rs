@@ -1,24 +1,24 @@
 //! AutoKernel with `K` outputs (docs/choices.md, "Multi-output AWV"), as the
-//! [`super::Mixture`] has them: the inputs' scale, `rho` and the experts are shared;
+//! [`crate::mixture::Mixture`] has them: the inputs' scale, `rho` and the experts are shared;
 //! each output has its own target location and spread (those of its column on the
 //! warm-up rows) and its own weight vector in the rule. The warm-up predicts the `K`
-//! columns by one kernel ridge factorisation ([`super::warm_krr::predict_multi`]).
-//! Restarts ([`super::restart`]) follow the squared errors summed over the outputs,
+//! columns by one kernel ridge factorisation ([`crate::mixture::warm_krr::predict_multi`]).
+//! Restarts ([`crate::mixture::restart`]) follow the squared errors summed over the outputs,
 //! and a successor learns all `K` columns.
 //!
 //! So `K` outputs equal `K` single-output AutoKernels on the columns, up to rounding,
 //! as long as no restart is triggered (a single-output learner's detector sees its own
 //! column only). An output added by `add_outputs` is exactly one that had all-zero
 //! targets from the first round: such a column's location and spread are `(0, 1)`
-//! ([`super::scale::location_spread`] of zeros), so its standardised targets are 0,
+//! ([`crate::mixture::scale::location_spread`] of zeros), so its standardised targets are 0,
 //! the experts' and the rule's predictions for it are 0, and it adds 0 to the restart
 //! detector's sums. `K = 1` runs the single-output code.
 
-use super::autokernel::AutoKernel;
-use super::restart::Restart;
-use super::scale::{location_spread, Scaler};
+use super::AutoKernel;
 use crate::error::Result;
-use crate::learners::OnlineLearner;
+use crate::learners::{OnlineLearner, Rows};
+use crate::mixture::restart::Restart;
+use crate::mixture::scale::{location_spread, Scaler};
 use crate::multi::MultiOutput;
 
 /// Rows per block of standardised copies (bounded extra memory).
@@ -84,7 +84,7 @@ impl AutoKernel {
         sc.x_into(x, &mut q);
         let (c, lam) = self.grid_centre();
         let start = out.len();
-        super::warm_krr::predict_multi(&xs, d, &ys, k, &q, c, lam, out);
+        crate::mixture::warm_krr::predict_multi(&xs, d, &ys, k, &q, c, lam, out);
         back(&sc, &extra, &mut out[start..]);
     }
 
@@ -144,7 +144,7 @@ impl AutoKernel {
             let start = out.len();
             // On an interrupt the mixture stops at a round boundary: count and convert
             // the rounds it completed before passing the error on.
-            let res = f.mixture.predict_learn_many_multi(&xs, d, &ys, out);
+            let res = f.mixture.predict_learn_many_multi(Rows { x: &xs, d, y: &ys }, out);
             back(&f.scaler, &f.y_extra, &mut out[start..]);
             self.n_seen += ((out.len() - start) / k) as u64;
             res?;
@@ -170,8 +170,8 @@ impl AutoKernel {
             let (xc, yc) = (&x[i * d..(i + m) * d], &y[i * k..(i + m) * k]);
             pm.clear();
             let res = self.core_predict_learn_many_multi(xc, d, yc, &mut pm);
-            let res = super::autokernel_steps::successor_chunk(r, res, &mut ps, |s, ps| {
-                s.predict_learn_many_multi(xc, d, yc, ps)
+            let res = super::steps::successor_chunk(r, res, &mut ps, |s, ps| {
+                s.predict_learn_many_multi(Rows { x: xc, d, y: yc }, ps)
             });
             let with_succ = match res {
                 Ok(w) => w,
@@ -281,16 +281,11 @@ impl MultiOutput for AutoKernel {
     }
 
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
-        self.predict_learn_many_multi(x, x.len(), y, out)
+        self.predict_learn_many_multi(Rows { x, d: x.len(), y }, out)
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        let Rows { x, d, y } = rows;
         let n = x.len() / d.max(1);
         if n == 0 {
             return Ok(());

@@ -1,0 +1,274 @@
+//! AutoKernel's parameters and its configuration: the expert grid, the rule and the drift options.
+
+use super::AutoKernel;
+use crate::aggregation::{AnyAggregator, RuleParams};
+use crate::error::{positive, Result};
+use crate::features::rff::MAX_RFF_FEATURES;
+use crate::features::taylor::MAX_TAYLOR_FEATURES;
+use serde::{Deserialize, Serialize};
+
+/// Ridge parameter of the linear experts (standardised inputs and targets).
+pub(super) const LINEAR_LAM: f64 = 1.0;
+/// Largest `loss_window` (a discount `1 - 1/window` still distinct from 1).
+const MAX_LOSS_WINDOW: usize = 1_000_000_000;
+
+/// Which feature map the experts use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExpertFeatures {
+    /// Taylor when a degree `>= 3` fits `max_taylor_features`, else random features.
+    Auto,
+    Taylor,
+    Rff,
+}
+
+impl ExpertFeatures {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ExpertFeatures::Auto => "auto",
+            ExpertFeatures::Taylor => "taylor",
+            ExpertFeatures::Rff => "rff",
+        }
+    }
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "auto" => Ok(ExpertFeatures::Auto),
+            "taylor" => Ok(ExpertFeatures::Taylor),
+            "rff" => Ok(ExpertFeatures::Rff),
+            _ => {
+                crate::param_err!("features must be \"auto\", \"taylor\" or \"rff\", got {name:?}")
+            }
+        }
+    }
+}
+
+/// The parameters of an [`AutoKernel`] (the Python class holds their defaults).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AutoKernelConfig {
+    /// Warm-up rounds before the scale is fixed (>= 3).
+    pub warmup: usize,
+    /// Kernel widths, as multiples of the median distance `rho`.
+    pub widths: Vec<f64>,
+    /// Ridge parameters of the experts (targets are standardised).
+    pub lams: Vec<f64>,
+    /// Widths (multiples of `rho`) of the Nystrom experts on the warm-up rows.
+    pub nystrom_widths: Vec<f64>,
+    /// Ridge parameters of the Nystrom experts.
+    pub nystrom_lams: Vec<f64>,
+    pub features: ExpertFeatures,
+    /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
+    pub n_features: usize,
+    /// Largest Taylor feature count `C(M + d, d)` per expert.
+    pub max_taylor_features: usize,
+    /// Aggregation rule: a name of [`crate::aggregation::RULES`] but "aa".
+    pub rule: String,
+    pub seed: u64,
+    /// Threads running the experts (0 = one per core).
+    pub threads: usize,
+    /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
+    /// "Changing streams"); empty: none (as before they existed).
+    #[serde(default)]
+    pub discounts: Vec<f64>,
+    /// Widths (multiples of `rho`) of the discounted feature experts.
+    #[serde(default)]
+    pub discount_widths: Vec<f64>,
+    /// Ridge parameters of the discounted feature experts.
+    #[serde(default)]
+    pub discount_lams: Vec<f64>,
+    /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
+    /// factor in `{1} + discounts`.
+    #[serde(default)]
+    pub linear: bool,
+    /// Fixed Share rate of the rule (EWA, BOA, ML-Poly, ML-Prod).
+    #[serde(default)]
+    pub share: f64,
+    /// Rounds of the running loss scale that the rule's regrets are divided by
+    /// ([`crate::mixture::loss_scale`]); 0: none (the plain rule).
+    #[serde(default)]
+    pub loss_window: usize,
+    /// Restarts after an abrupt change: a fresh AutoKernel as a successor
+    /// ([`crate::mixture::restart`]).
+    #[serde(default)]
+    pub restarts: bool,
+}
+
+impl AutoKernelConfig {
+    /// Every check of the values.
+    pub(super) fn check(&self) -> Result<()> {
+        let cfg = self;
+        if cfg.warmup < 3 || cfg.warmup > 5000 {
+            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
+        }
+        if cfg.widths.is_empty() || cfg.lams.is_empty() {
+            return crate::param_err!("widths and lams must each hold at least one value");
+        }
+        for &w in &cfg.widths {
+            positive("every width", w)?;
+        }
+        for &l in &cfg.lams {
+            positive("every lam", l)?;
+        }
+        for &w in &cfg.nystrom_widths {
+            positive("every nystrom width", w)?;
+        }
+        for &l in &cfg.nystrom_lams {
+            positive("every nystrom lam", l)?;
+        }
+        for &g in &cfg.discounts {
+            if !(g > 0.0 && g < 1.0) {
+                return crate::param_err!("every discount must be in (0, 1), got {g}");
+            }
+        }
+        for &w in &cfg.discount_widths {
+            positive("every discount width", w)?;
+        }
+        for &l in &cfg.discount_lams {
+            positive("every discount lam", l)?;
+        }
+        crate::aggregation::check_share(cfg.share)?;
+        if cfg.loss_window > 0 && cfg.rule == "vaw" {
+            return crate::param_err!(
+                "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+            );
+        }
+        if cfg.loss_window > MAX_LOSS_WINDOW {
+            return crate::param_err!(
+                "loss_window must be at most {MAX_LOSS_WINDOW} rounds, got {}",
+                cfg.loss_window
+            );
+        }
+        let n = AutoKernel::expert_count(cfg);
+        if n > 1000 {
+            return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
+        }
+        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
+            return crate::param_err!(
+                "n_features must be in [1, {}], got {}",
+                MAX_RFF_FEATURES / 2,
+                cfg.n_features
+            );
+        }
+        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
+            return crate::param_err!(
+                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
+                cfg.max_taylor_features
+            );
+        }
+        crate::parallel::check_threads(cfg.threads)?;
+        make_rule(&cfg.rule, n, cfg.share)?;
+        Ok(())
+    }
+}
+
+crate::params! {
+    /// The parameters of an [`AutoKernel`] (defaults: those of the Python class
+    /// `AutoKernel`); [`AutoKernelParams::config`] resolves the rule-dependent defaults.
+    pub struct AutoKernelParams {
+        /// Warm-up rounds before the scale is fixed.
+        warmup: usize = 200 => "int", "in [3, 5000]";
+        /// Kernel widths, as multiples of the median distance `rho`.
+        widths: Vec<f64> = vec![0.5, 1.0, 2.0, 4.0] => "seq", "non-empty, each > 0";
+        /// Ridge parameters of the experts (targets are standardised).
+        lams: Vec<f64> = vec![0.01, 0.1, 1.0] => "seq", "non-empty, each > 0";
+        /// Widths (multiples of `rho`) of the Nystrom experts on the warm-up rows.
+        nystrom_widths: Vec<f64> = vec![0.5, 1.0] => "seq", "each > 0";
+        /// Ridge parameters of the Nystrom experts.
+        nystrom_lams: Vec<f64> = vec![0.01, 0.1] => "seq", "each > 0";
+        /// The experts' feature map.
+        features: ExpertFeatures = ExpertFeatures::Auto => "str", "one of ('auto', 'taylor', 'rff')";
+        /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
+        n_features: usize = 50 => "int", "in [1, 10000]";
+        /// Largest Taylor feature count `C(M + d, d)` per expert.
+        max_taylor_features: usize = 200 => "int", "in [1, 40000]";
+        /// Aggregation rule.
+        rule: String = "boa".into() => "str", "a rule of _core.aggregation_rules() but 'aa'";
+        /// Seed of the random features.
+        seed: u64 = 0 => "int", ">= 0";
+        /// Threads running the experts (0 = one per core); not part of the results.
+        threads: usize = 0 => "int", ">= 0";
+        /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
+        /// "Changing streams").
+        discounts: Vec<f64> = vec![0.999, 0.99] => "seq", "each in (0, 1)";
+        /// Widths (multiples of `rho`) of the discounted feature experts.
+        discount_widths: Vec<f64> = vec![1.0, 2.0] => "seq", "each > 0";
+        /// Ridge parameters of the discounted feature experts.
+        discount_lams: Vec<f64> = vec![0.1] => "seq", "each > 0";
+        /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
+        /// factor in `{1} + discounts`.
+        linear: bool = true => "bool", "True or False";
+        /// Fixed Share rate of the rule (None: 1e-4 for the exponential-weights rules,
+        /// 0 for "vaw").
+        share: Option<f64> = None => "float", "None or in [0, 1] (0 for 'vaw')";
+        /// Rounds of the running loss scale of the rule's regrets (None: 2000 for the
+        /// exponential-weights rules, 0 for "vaw"; 0: the plain rule).
+        loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
+        /// Restarts after an abrupt change: a fresh AutoKernel as a successor.
+        restarts: bool = true => "bool", "True or False";
+    }
+}
+
+/// `share` and `loss_window` when left None: (exponential-weights rules, "vaw").
+const DEFAULT_SHARE: (f64, f64) = (1e-4, 0.0);
+const DEFAULT_LOSS_WINDOW: (usize, usize) = (2000, 0);
+
+impl AutoKernelParams {
+    pub fn validate(&self) -> Result<()> {
+        self.config().check()
+    }
+
+    /// The resolved configuration (the defaults that depend on the rule filled in).
+    pub fn config(&self) -> AutoKernelConfig {
+        let vaw = self.rule == "vaw";
+        let pick = |d: (f64, f64)| if vaw { d.1 } else { d.0 };
+        let pick_w = |d: (usize, usize)| if vaw { d.1 } else { d.0 };
+        AutoKernelConfig {
+            warmup: self.warmup,
+            widths: self.widths.clone(),
+            lams: self.lams.clone(),
+            nystrom_widths: self.nystrom_widths.clone(),
+            nystrom_lams: self.nystrom_lams.clone(),
+            features: self.features,
+            n_features: self.n_features,
+            max_taylor_features: self.max_taylor_features,
+            rule: self.rule.clone(),
+            seed: self.seed,
+            threads: self.threads,
+            discounts: self.discounts.clone(),
+            discount_widths: self.discount_widths.clone(),
+            discount_lams: self.discount_lams.clone(),
+            linear: self.linear,
+            share: self.share.unwrap_or(pick(DEFAULT_SHARE)),
+            loss_window: self.loss_window.unwrap_or(pick_w(DEFAULT_LOSS_WINDOW)),
+            restarts: self.restarts,
+        }
+    }
+}
+
+/// Which expert, in the units of the standardised stream.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct ExpertSpec {
+    pub taylor_degree: Option<usize>,
+    pub n_features: usize,
+    /// Dictionary size of a Nystrom expert (0: a feature expert).
+    pub dictionary: usize,
+    pub sigma: f64,
+    pub lam: f64,
+    /// Forgetting factor (1: none).
+    #[serde(default = "crate::awv::no_discount")]
+    pub gamma: f64,
+    /// A linear expert (online ridge on `(1, x)`; `sigma` is 0).
+    #[serde(default)]
+    pub linear: bool,
+}
+
+/// The rule by name from the one table ([`AnyAggregator::from_spec`]) with its default
+/// parameters and the Fixed Share rate `share`. "aa" is refused: it needs the label range,
+/// which the standardised stream does not fix.
+pub(super) fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
+    if name == "aa" {
+        return crate::param_err!(
+            "AutoKernel's rule cannot be \"aa\" (it needs a fixed label range), pick another of {}",
+            crate::aggregation::rule::rule_names()
+        );
+    }
+    AnyAggregator::from_spec(name, n, &RuleParams { share, ..RuleParams::default() })
+}

@@ -1,0 +1,276 @@
+//! The end of the warm-up: scales, the expert grid and the replay of the warm-up rows (steps 1-4 of the module docs).
+
+use super::config::{make_rule, ExpertFeatures, ExpertSpec, LINEAR_LAM};
+use super::{AutoKernel, Fitted};
+use crate::error::Result;
+use crate::features::rff::RffVariant;
+use crate::kernels::Kernel;
+use crate::learners::{
+    LinearAwvLearner, NystromAwv, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
+};
+use crate::mixture::scale::{median_distance, Scaler};
+use crate::mixture::{AnyLearner, Mixture};
+use crate::rng::Rng;
+
+/// `C(m + d, d)`, or `None` above `cap`.
+fn taylor_count(d: usize, m: usize, cap: usize) -> Option<usize> {
+    let mut c: u128 = 1;
+    for i in 1..=m as u128 {
+        c = c * (d as u128 + i) / i;
+        if c > cap as u128 {
+            return None;
+        }
+    }
+    Some(c as usize)
+}
+
+/// Largest Taylor degree whose feature count fits `cap` (at most 12).
+fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
+    (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
+}
+
+impl AutoKernel {
+    /// The Taylor degree the experts use for input dimension `d` (None: random features).
+    pub(super) fn degree_for(&self, d: usize) -> Result<Option<usize>> {
+        let m = taylor_degree(d, self.cfg.max_taylor_features);
+        match self.cfg.features {
+            ExpertFeatures::Rff => Ok(None),
+            ExpertFeatures::Auto => Ok(m.filter(|&m| m >= 3)),
+            ExpertFeatures::Taylor => match m {
+                Some(m) if m >= 1 => Ok(Some(m)),
+                _ => crate::input_err!(
+                    "Taylor features of degree 1 need {} features for d = {d}, more than max_taylor_features = {}",
+                    d + 1,
+                    self.cfg.max_taylor_features
+                ),
+            },
+        }
+    }
+
+    /// Geometric centres of the width and regularisation grids (the warm-up's choice).
+    pub(super) fn grid_centre(&self) -> (f64, f64) {
+        let centre = |v: &[f64]| {
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(0.0, f64::max);
+            (lo * hi).sqrt()
+        };
+        (centre(&self.cfg.widths), centre(&self.cfg.lams))
+    }
+
+    /// Warm-up prediction: kernel ridge regression on the standardised rows so far.
+    pub(super) fn warm_predict(&self, x: &[f64]) -> f64 {
+        let n = self.warm_y.len();
+        if n == 0 {
+            return 0.0;
+        }
+        let d = x.len();
+        let sc = Scaler::fit(&self.warm_x, d, &self.warm_y);
+        let mut xs = vec![0.0; n * d];
+        for (o, r) in xs.chunks_exact_mut(d).zip(self.warm_x.chunks_exact(d)) {
+            sc.x_into(r, o);
+        }
+        let ys: Vec<f64> = self.warm_y.iter().map(|&y| sc.y(y)).collect();
+        let mut q = vec![0.0; d];
+        sc.x_into(x, &mut q);
+        let (c, lam) = self.grid_centre();
+        sc.y_back(crate::mixture::warm_krr::predict(&xs, d, &ys, &q, c, lam))
+    }
+
+    /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.
+    pub(super) fn fit(&self, wx: &[f64], wy: &[f64], d: usize) -> Result<Fitted> {
+        let k = self.k;
+        let (scaler, y_extra) = super::outputs::scalers(wx, d, wy, k);
+        let sc = &scaler;
+        let extra = y_extra.iter().flat_map(|(l, s)| [l, s]);
+        if !sc
+            .x_loc
+            .iter()
+            .chain(&sc.x_scale)
+            .chain([&sc.y_loc, &sc.y_scale])
+            .chain(extra)
+            .all(|v| v.is_finite())
+            || !sc
+                .x_scale
+                .iter()
+                .chain([&sc.y_scale])
+                .chain(y_extra.iter().map(|e| &e.1))
+                .all(|v| *v > 0.0)
+        {
+            return Err(crate::KsError::Numerical(
+                "AutoKernel: the warm-up rows' location or spread overflows double precision \
+                 (inputs or targets too large); the learner is unchanged"
+                    .into(),
+            ));
+        }
+        let mut xs = vec![0.0; wx.len()];
+        for (o, r) in xs.chunks_exact_mut(d).zip(wx.chunks_exact(d)) {
+            scaler.x_into(r, o);
+        }
+        let ys = super::outputs::standardise_y(&scaler, &y_extra, wy);
+        let rho = median_distance(&xs, d);
+        let degree = self.degree_for(d)?;
+        let mut rng = Rng::new(self.cfg.seed);
+        let (mut experts, mut specs) = (Vec::new(), Vec::new());
+        for &c in &self.cfg.widths {
+            for &lam in &self.cfg.lams {
+                let sigma = c * rho;
+                let seed = rng.next_u64();
+                let (e, spec) = match degree {
+                    Some(m) => (
+                        // Blocks of rounds (block_size=None): a batch equals the
+                        // round loop up to rounding (docs/choices.md, AutoKernel).
+                        AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, 1.0))?),
+                        ExpertSpec {
+                            taylor_degree: Some(m),
+                            n_features: 0,
+                            dictionary: 0,
+                            sigma,
+                            lam,
+                            gamma: 1.0,
+                            linear: false,
+                        },
+                    ),
+                    None => (
+                        AnyLearner::RffAwv(RffAwv::new(&rff(
+                            sigma,
+                            self.cfg.n_features,
+                            lam,
+                            seed,
+                            1.0,
+                        ))?),
+                        ExpertSpec {
+                            taylor_degree: None,
+                            n_features: self.cfg.n_features,
+                            dictionary: 0,
+                            sigma,
+                            lam,
+                            gamma: 1.0,
+                            linear: false,
+                        },
+                    ),
+                };
+                experts.push(e);
+                specs.push(spec);
+            }
+        }
+        // PKAWV on the fixed Nystrom dictionary of the standardised warm-up rows.
+        let m = ys.len();
+        for &c in &self.cfg.nystrom_widths {
+            for &lam in &self.cfg.nystrom_lams {
+                let sigma = c * rho;
+                let e =
+                    NystromAwv::with_dictionary(Kernel::Gaussian { sigma }, lam, &xs, d, false)?;
+                experts.push(AnyLearner::NystromAwv(e));
+                specs.push(ExpertSpec {
+                    taylor_degree: None,
+                    n_features: 0,
+                    dictionary: m,
+                    sigma,
+                    lam,
+                    gamma: 1.0,
+                    linear: false,
+                });
+            }
+        }
+        // Discounted feature experts (drawn after the others: their seeds do not
+        // change the undiscounted experts').
+        for &gamma in &self.cfg.discounts {
+            for &c in &self.cfg.discount_widths {
+                for &lam in &self.cfg.discount_lams {
+                    let sigma = c * rho;
+                    let seed = rng.next_u64();
+                    let (e, taylor_degree, n_features) = match degree {
+                        Some(m) => (
+                            AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, gamma))?),
+                            Some(m),
+                            0,
+                        ),
+                        None => (
+                            AnyLearner::RffAwv(RffAwv::new(&rff(
+                                sigma,
+                                self.cfg.n_features,
+                                lam,
+                                seed,
+                                gamma,
+                            ))?),
+                            None,
+                            self.cfg.n_features,
+                        ),
+                    };
+                    experts.push(e);
+                    specs.push(ExpertSpec {
+                        taylor_degree,
+                        n_features,
+                        dictionary: 0,
+                        sigma,
+                        lam,
+                        gamma,
+                        linear: false,
+                    });
+                }
+            }
+        }
+        // Linear experts: online ridge on (1, x) (standardised), undiscounted and
+        // at every discount, so that trends extrapolate.
+        if self.cfg.linear {
+            for gamma in std::iter::once(1.0).chain(self.cfg.discounts.iter().copied()) {
+                let e = LinearAwvLearner::new(LINEAR_LAM, true)?.with_gamma(gamma)?;
+                experts.push(AnyLearner::Linear(e));
+                specs.push(ExpertSpec {
+                    taylor_degree: None,
+                    n_features: d + 1,
+                    dictionary: 0,
+                    sigma: 0.0,
+                    lam: LINEAR_LAM,
+                    gamma,
+                    linear: true,
+                });
+            }
+        }
+        let n = experts.len();
+        let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.share)?)?;
+        if self.cfg.loss_window > 0 {
+            mixture = mixture.with_loss_scale(self.cfg.loss_window)?;
+        }
+        mixture.set_threads(self.cfg.threads)?;
+        let warm_z = if k == 1 {
+            let mut trace = crate::mixture::Trace::default();
+            mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
+            trace.experts.iter().map(|&z| scaler.y_back(z)).collect()
+        } else {
+            let rows = crate::learners::Rows { x: &xs, d, y: &ys };
+            crate::multi::MultiOutput::predict_learn_many_multi(
+                &mut mixture,
+                rows,
+                &mut Vec::new(),
+            )?;
+            Vec::new()
+        };
+        Ok(Fitted { scaler, y_extra, rho, specs, mixture, warm_z, xs: vec![0.0; d] })
+    }
+
+    pub(super) fn standardise_block(
+        f: &Fitted,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+    ) -> (Vec<f64>, Vec<f64>) {
+        let mut xs = vec![0.0; x.len()];
+        for (o, r) in xs.chunks_exact_mut(d).zip(x.chunks_exact(d)) {
+            f.scaler.x_into(r, o);
+        }
+        (xs, y.iter().map(|&v| f.scaler.y(v)).collect())
+    }
+}
+
+/// A Taylor expert's parameters (blocks of rounds: `block_size` None).
+fn taylor(sigma: f64, degree: usize, lam: f64, gamma: f64) -> TaylorAwvParams {
+    TaylorAwvParams { sigma, degree, lam, gamma, ..Default::default() }
+}
+
+/// A random-feature expert's parameters ("cossin" features of a Gaussian kernel).
+fn rff(sigma: f64, n_features: usize, lam: f64, seed: u64, gamma: f64) -> RffAwvParams {
+    let kernel = Some(Kernel::Gaussian { sigma });
+    let features = RffVariant::CosSin;
+    RffAwvParams { kernel, n_features, lam, features, seed, gamma, ..Default::default() }
+}

@@ -1,0 +1,238 @@
+//! Rounds after the warm-up: through the mixture, and through the restart's successor ([`crate::mixture::restart`]).
+
+use super::AutoKernel;
+use crate::error::Result;
+use crate::learners::OnlineLearner;
+use crate::mixture::restart::Restart;
+
+impl AutoKernel {
+    /// Validated progressive run recording the mixture's trace in `t` (rows after the
+    /// warm-up only; warm-up rows get `NaN` expert predictions and weights) in
+    /// original units. On Ctrl-C it stops at a round boundary: `t` then holds
+    /// exactly the completed rounds, and `n_seen` counts them.
+    pub fn progressive_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        t: &mut crate::mixture::Trace,
+    ) -> Result<()> {
+        crate::stream::validate(self, x, n, d, Some(y))?;
+        self.one_output()?;
+        let Some(mut r) = self.restart.take() else { return self.core_trace(x, n, d, y, t) };
+        let res = self.restart_rows(&mut r, x, d, y, &mut Vec::with_capacity(n), Some(t));
+        self.restart = Some(r);
+        res
+    }
+
+    /// [`Self::progressive_trace`] of the current learner alone (validated rows).
+    pub(super) fn core_trace(
+        &mut self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        y: &[f64],
+        t: &mut crate::mixture::Trace,
+    ) -> Result<()> {
+        let mut i = 0;
+        while i < n && self.fitted.is_none() {
+            if let Err(e) = crate::interrupt::poll() {
+                Self::pad_warmup(t, i, self.n_experts());
+                return Err(e);
+            }
+            match self.core_predict_learn(&x[i * d..(i + 1) * d], y[i]) {
+                Ok(p) => t.predictions.push(p),
+                Err(e) => {
+                    Self::pad_warmup(t, i, self.n_experts());
+                    return Err(e);
+                }
+            }
+            i += 1;
+        }
+        let Some(f) = self.fitted.as_mut() else {
+            Self::pad_warmup(t, n, self.n_experts());
+            return Ok(());
+        };
+        Self::pad_warmup(t, i, f.mixture.n_experts());
+        if i < n {
+            let (xs, ys) = Self::standardise_block(f, &x[i * d..], d, &y[i..]);
+            let mut tr = crate::mixture::Trace::default();
+            // On an interrupt the mixture stops at a round boundary: keep and count
+            // the rounds it completed before passing the error on.
+            let res = f.mixture.progressive_trace(&xs, n - i, d, &ys, &mut tr);
+            t.predictions.extend(tr.predictions.iter().map(|&p| f.scaler.y_back(p)));
+            t.experts.extend(tr.experts.iter().map(|&p| f.scaler.y_back(p)));
+            t.weights.extend(tr.weights);
+            self.n_seen += tr.predictions.len() as u64;
+            res?;
+        }
+        Ok(())
+    }
+
+    /// `NaN` expert predictions and weights for the first `rows` (warm-up) rounds.
+    pub(super) fn pad_warmup(t: &mut crate::mixture::Trace, rows: usize, k: usize) {
+        t.experts.resize(rows * k, f64::NAN);
+        t.weights.resize(rows * k, f64::NAN);
+    }
+}
+impl AutoKernel {
+    /// Rows through the current learner and its successor ([`crate::mixture::restart`]), in
+    /// pieces that end on the rounds where the restart checks happen; with `trace`,
+    /// the current learner's experts and weights and the combined predictions. On an
+    /// error the successor is dropped (the rows the current learner completed are in
+    /// `out`, with its own predictions).
+    pub(super) fn restart_rows(
+        &mut self,
+        r: &mut Restart,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+        mut trace: Option<&mut crate::mixture::Trace>,
+    ) -> Result<()> {
+        let n = y.len();
+        let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
+        let mut tr = crate::mixture::Trace::default();
+        while i < n {
+            let k = Restart::chunk(self.n_seen, n - i);
+            let (xc, yc) = (&x[i * d..(i + k) * d], &y[i..i + k]);
+            pm.clear();
+            let res = match trace.is_some() {
+                true => {
+                    tr = crate::mixture::Trace::default();
+                    let r = self.core_trace(xc, k, d, yc, &mut tr);
+                    pm.extend_from_slice(&tr.predictions);
+                    r
+                }
+                false => self.core_predict_learn_many(xc, d, yc, &mut pm),
+            };
+            let res = super::steps::successor_chunk(r, res, &mut ps, |s, ps| {
+                s.predict_learn_many(xc, d, yc, ps)
+            });
+            let with_succ = match res {
+                Ok(w) => w,
+                Err(e) => {
+                    out.extend_from_slice(&pm);
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.predictions.extend_from_slice(&pm);
+                        t.experts.extend(&tr.experts);
+                        t.weights.extend(&tr.weights);
+                    }
+                    return Err(e);
+                }
+            };
+            let start = out.len();
+            for j in 0..k {
+                out.push(r.round(pm[j], with_succ.then(|| ps[j]), yc[j]));
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.predictions.extend_from_slice(&out[start..]);
+                t.experts.extend(&tr.experts);
+                t.weights.extend(&tr.weights);
+            }
+            self.check_restart(r)?;
+            i += k;
+        }
+        Ok(())
+    }
+
+    pub(super) fn core_predict(&self, x: &[f64]) -> Result<f64> {
+        match &self.fitted {
+            Some(f) => {
+                let mut q = vec![0.0; x.len()];
+                f.scaler.x_into(x, &mut q);
+                Ok(f.scaler.y_back(f.mixture.predict(&q)?))
+            }
+            None => Ok(self.warm_predict(x)),
+        }
+    }
+
+    /// The mixture's noise level in the target's units (NaN during the warm-up).
+    pub(super) fn core_noise_std(&self) -> Option<f64> {
+        match &self.fitted {
+            Some(f) => f.mixture.noise_std().map(|s| s * f.scaler.y_scale),
+            None => Some(f64::NAN),
+        }
+    }
+
+    /// The mixture's std on the standardised stream, in the target's units; during
+    /// the warm-up the prediction with a NaN std (no noise estimate yet).
+    pub(super) fn core_predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let Some(f) = &self.fitted else { return Ok(Some((self.warm_predict(x), f64::NAN))) };
+        let mut q = vec![0.0; x.len()];
+        f.scaler.x_into(x, &mut q);
+        Ok(f.mixture.predict_std(&q)?.map(|(m, s)| (f.scaler.y_back(m), s * f.scaler.y_scale)))
+    }
+
+    pub(super) fn core_predict_keep(&mut self, x: &[f64]) -> Result<f64> {
+        let n_seen = self.n_seen;
+        match self.fitted.as_mut() {
+            Some(f) => {
+                let mut q = std::mem::take(&mut f.xs);
+                q.resize(x.len(), 0.0);
+                f.scaler.x_into(x, &mut q);
+                let r = f.mixture.predict_keep(&q);
+                f.xs = q;
+                Ok(f.scaler.y_back(r?))
+            }
+            None => {
+                self.kept_warm = self.warm_predict(x);
+                self.kept.set(x, n_seen);
+                Ok(self.kept_warm)
+            }
+        }
+    }
+
+    pub(super) fn core_predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        let d = x.len();
+        let kept = self.kept.take(x, self.n_seen);
+        if let Some(f) = self.fitted.as_mut() {
+            let mut q = std::mem::take(&mut f.xs);
+            q.resize(d, 0.0);
+            f.scaler.x_into(x, &mut q);
+            let r = f.mixture.predict_learn(&q, f.scaler.y(y));
+            f.xs = q;
+            let p = f.scaler.y_back(r?);
+            self.n_seen += 1;
+            return Ok(p);
+        }
+        let p = if kept { self.kept_warm } else { self.warm_predict(x) };
+        self.warm_round(x, &[y], self.warm_y.len() + 1 >= self.cfg.warmup)?;
+        Ok(p)
+    }
+
+    pub(super) fn core_predict_learn_many(
+        &mut self,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let n = y.len();
+        let mut i = 0;
+        while i < n && self.fitted.is_none() {
+            out.push(self.core_predict_learn(&x[i * d..(i + 1) * d], y[i])?);
+            i += 1;
+        }
+        if i == n {
+            return Ok(());
+        }
+        let Some(f) = self.fitted.as_mut() else { return Ok(()) };
+        // Standardised copies of at most CHUNK rows at a time (bounded extra memory).
+        const CHUNK: usize = 8192;
+        for (xc, yc) in x[i * d..].chunks(CHUNK * d).zip(y[i..].chunks(CHUNK)) {
+            let (xs, ys) = Self::standardise_block(f, xc, d, yc);
+            let start = out.len();
+            // On an interrupt the mixture stops at a round boundary: count and convert
+            // the rounds it completed before passing the error on.
+            let res = f.mixture.predict_learn_many(&xs, d, &ys, out);
+            for p in &mut out[start..] {
+                *p = f.scaler.y_back(*p);
+            }
+            self.n_seen += (out.len() - start) as u64;
+            res?;
+        }
+        Ok(())
+    }
+}
