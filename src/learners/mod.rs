@@ -41,13 +41,14 @@
 //! `#[pymethods]` block on its generated class in a file of its own under `src/python/`.
 
 // Shared machinery of the learners.
-mod batch;
+pub(crate) mod batch;
 pub mod feature_awv;
 pub mod kept;
 pub mod linear_awv;
 pub mod losses;
 mod ogd_experts;
 
+pub use batch::Rows;
 pub use feature_awv::{FeatureAwv, LazyFeatureMap};
 pub use kept::Kept;
 pub use linear_awv::LinearAwvLearner;
@@ -236,10 +237,7 @@ pub trait OnlineLearner {
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64>;
 
     /// A run of full rounds over row-major `x` (`y.len()` rows of length `d`),
-    /// pushing each prediction onto `out`. Stops at a round boundary with
-    /// `Interrupted` when [`crate::interrupt::poll`] says so. The default loops
-    /// [`OnlineLearner::predict_learn`]; a learner may override it with a batched
-    /// path that must give the same results as that loop.
+    /// pushing each prediction onto `out`: [`OnlineLearner::run_rows`] with `out`.
     fn predict_learn_many(
         &mut self,
         x: &[f64],
@@ -247,20 +245,22 @@ pub trait OnlineLearner {
         y: &[f64],
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        for (row, &yt) in x.chunks_exact(d).zip(y) {
-            crate::interrupt::poll()?;
-            out.push(self.predict_learn(row, yt)?);
-        }
-        Ok(())
+        self.run_rows(Rows { x, d, y }, Some(out))
     }
 
-    /// Learns every row of `x` in order. The default loops [`OnlineLearner::learn`].
+    /// Learns every row of `x` in order: [`OnlineLearner::run_rows`] without `out`.
     fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        for (row, &yt) in x.chunks_exact(d).zip(y) {
-            crate::interrupt::poll()?;
-            self.learn(row, yt)?;
-        }
-        Ok(())
+        self.run_rows(Rows { x, d, y }, None)
+    }
+
+    /// The batched path of [`OnlineLearner::predict_learn_many`] and
+    /// [`OnlineLearner::learn_batch`] (the one a learner overrides): full rounds over
+    /// `rows`, each prediction pushed onto `out` when there is one. Stops at a round
+    /// boundary with `Interrupted` when [`crate::interrupt::poll`] says so. The default
+    /// loops [`OnlineLearner::predict_learn`] (with `out`) or [`OnlineLearner::learn`];
+    /// a batched override must give the same results as that loop.
+    fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
+        batch::each_round(self, rows, out)
     }
 
     /// Predictions for every row of row-major `x` as the next round (pure), pushed

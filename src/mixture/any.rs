@@ -3,7 +3,7 @@
 //! serialises them with serde (a `Box<dyn OnlineLearner>` could not be).
 
 use crate::error::Result;
-use crate::learners::{LinearAwvLearner, OnlineLearner};
+use crate::learners::{LinearAwvLearner, OnlineLearner, Rows};
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
 
@@ -64,17 +64,8 @@ macro_rules! any_learner {
             fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
                 each!(self, [$($v)*], l => l.predict_learn(x, y))
             }
-            fn predict_learn_many(
-                &mut self,
-                x: &[f64],
-                d: usize,
-                y: &[f64],
-                out: &mut Vec<f64>,
-            ) -> Result<()> {
-                each!(self, [$($v)*], l => l.predict_learn_many(x, d, y, out))
-            }
-            fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-                each!(self, [$($v)*], l => l.learn_batch(x, d, y))
+            fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
+                each!(self, [$($v)*], l => l.run_rows(rows, out))
             }
             fn n_seen(&self) -> u64 {
                 each!(self, [$($v)*], l => l.n_seen())
