@@ -1380,3 +1380,5 @@ impl crate::state::ValidState for NystromAwv {
         self.block_size = fresh.block_size;
     }
 }
+
+crate::state_params!(NystromAwv; kernel, lam, ridge, gamma);
