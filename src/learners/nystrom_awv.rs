@@ -908,11 +908,17 @@ impl NystromAwv {
                 self.fix_outputs(kk);
                 match pre {
                     Some(pre) => {
+                        // A plan kept for this row at this round (predict_keep_krow on
+                        // the same kernel row) finishes it: the numbers it would compute.
+                        let plan = self.kept_plan.take().filter(|p| {
+                            !p.added && p.ext.is_none() && p.pred.len() == kk
+                        });
+                        let plan = plan.filter(|_| self.kept.take(row(i), self.n_seen));
                         self.kept.clear();
-                        self.kept_plan = None;
                         sc.krow.clear();
                         sc.krow.extend_from_slice(&pre[i * m..(i + 1) * m]);
-                        self.forecaster_round(row(i), yr(i), false, None, sc, &mut p)?
+                        let planned = plan.map(|p| (p.ext, p.pred, p.delta));
+                        self.forecaster_round(row(i), yr(i), false, planned, sc, &mut p)?
                     }
                     None => self.round_with(row(i), yr(i), sc, &mut p)?,
                 };
