@@ -910,9 +910,10 @@ impl NystromAwv {
                     Some(pre) => {
                         // A plan kept for this row at this round (predict_keep_krow on
                         // the same kernel row) finishes it: the numbers it would compute.
-                        let plan = self.kept_plan.take().filter(|p| {
-                            !p.added && p.ext.is_none() && p.pred.len() == kk
-                        });
+                        let plan = self
+                            .kept_plan
+                            .take()
+                            .filter(|p| !p.added && p.ext.is_none() && p.pred.len() == kk);
                         let plan = plan.filter(|_| self.kept.take(row(i), self.n_seen));
                         self.kept.clear();
                         sc.krow.clear();
