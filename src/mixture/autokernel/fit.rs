@@ -238,11 +238,10 @@ impl AutoKernel {
             mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
             trace.experts.iter().map(|&z| scaler.y_back(z)).collect()
         } else {
+            let rows = crate::learners::Rows { x: &xs, d, y: &ys };
             crate::multi::MultiOutput::predict_learn_many_multi(
                 &mut mixture,
-                &xs,
-                d,
-                &ys,
+                rows,
                 &mut Vec::new(),
             )?;
             Vec::new()
