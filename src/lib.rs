@@ -40,7 +40,6 @@ pub mod mixture;
 pub mod multi;
 pub mod parallel;
 pub mod params;
-pub mod registry;
 pub mod rng;
 pub mod samplers;
 pub(crate) mod simd;

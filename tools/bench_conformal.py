@@ -14,7 +14,11 @@ conformal inference answers "anything" after a run of misses). Not a test: write
 markdown table.
 
     KERNELSTREAM_DATA=/path/to/data python tools/bench_conformal.py [--max-rows N] [--out F]
-        [--only NAME ...] [--no-river | --no-ours]
+        [--only NAME ...] [--no-river | --no-ours] [--heldout]
+
+``--heldout``: streams never used to choose the defaults (``heldout_streams``: river's
+synthetic generators and the Friedman drift streams with another seed, river's
+SP500Stocks).
 """
 
 from __future__ import annotations
@@ -91,6 +95,45 @@ def streams(max_rows):
     return out
 
 
+def heldout_streams(max_rows, seed=7):
+    """Streams not used to choose Conformal's defaults: river's synthetic regression
+    generators and the drift benchmark's Friedman swaps with another seed, river's
+    FriedmanDrift with another seed, and river's bundled SP500Stocks (AAPL's return
+    from the other stocks'). ``{name: (X, y, group)}`` as :func:`streams`."""
+    from river import datasets as rd
+    from river.datasets import synth
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_autokernel_drift import friedman_swap  # noqa: E402
+
+    out = {}
+    for s in (seed, seed + 1):
+        out[f"river Friedman (seed {s})"] = (
+            *_river_rows(synth.Friedman(seed=s), max_rows),
+            "river",
+        )
+    out[f"river Planes2D (seed {seed})"] = (
+        *_river_rows(synth.Planes2D(seed=seed), max_rows),
+        "river",
+    )
+    out[f"river Mv (seed {seed})"] = (*_river_rows(synth.Mv(seed=seed), max_rows), "river")
+    rows = list(rd.SP500Stocks())
+    keys = sorted(k for k in rows[0][0] if k != "AAPL")
+    X = np.array([[float(x[k]) for k in keys] for x, _ in rows])
+    out["river SP500Stocks (AAPL)"] = (X, np.array([float(x["AAPL"]) for x, _ in rows]), "river")
+    for kind, pos in (("lea", (5000, 10000, 15000)), ("gra", (7000, 14000))):
+        ds = synth.FriedmanDrift(drift_type=kind, position=pos, seed=seed)
+        out[f"drift: FriedmanDrift {kind} (seed {seed})"] = (
+            *_river_rows(ds, max_rows),
+            "drift",
+        )
+    X, y = friedman_swap(seed=seed)
+    out[f"drift: Friedman swap abrupt (seed {seed})"] = (X[:max_rows], y[:max_rows], "drift")
+    X, y = friedman_swap(width=4000, seed=seed)
+    out[f"drift: Friedman swap gradual (seed {seed})"] = (X[:max_rows], y[:max_rows], "drift")
+    return out
+
+
 def _summary(y, lo, hi):
     """Coverage, mean width of the finite intervals, fraction of infinite ones."""
     y, lo, hi = y[SKIP:], lo[SKIP:], hi[SKIP:]
@@ -144,6 +187,9 @@ def main(argv=None):
     ap.add_argument("--only", nargs="*", default=None, help="streams whose name contains one")
     ap.add_argument("--no-river", action="store_true", help="leave river's jackknife out")
     ap.add_argument("--no-ours", action="store_true", help="river's jackknife only")
+    ap.add_argument(
+        "--heldout", action="store_true", help="the held-out streams (heldout_streams) instead"
+    )
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
     lines = [
@@ -152,7 +198,8 @@ def main(argv=None):
         "|---|---|---|---|---|---|---|",
     ]
     print(lines[0], lines[1], sep="\n", flush=True)
-    for name, (X, y, _) in streams(args.max_rows).items():
+    load = heldout_streams if args.heldout else streams
+    for name, (X, y, _) in load(args.max_rows).items():
         if args.only and not any(o.lower() in name.lower() for o in args.only):
             continue
         cells = [

@@ -101,29 +101,14 @@ pub fn run(
 }
 
 /// The `n x n` recursion of a block (see the module documentation), shared by
-/// every learner that runs blocks of AWV rounds: from `G` (column-major `n x n`,
-/// `G_lk = x_l^T A_0^{-1} x_k`) and `pb = P^T b_0` (`pb_k = x_k^T A_0^{-1} b_0`),
-/// writes the `n` predictions into `out`, `delta_i = x_i^T A_{i-1}^{-1} x_i`
-/// into `deltas`, and `U` and `M = G U` (column-major) into `u` and `m`.
+/// every learner that runs blocks of AWV rounds on `k` outputs: from `G`
+/// (column-major `n x n`, `G_lk = x_l^T A_0^{-1} x_k`) and `pb = P^T B_0` (`n x k` by
+/// columns, `pb_k = x_k^T A_0^{-1} b_0` for one output) and the targets `y`
+/// (row-major `n x k`), writes the `n x k` predictions (row-major) into `out`,
+/// `delta_i = x_i^T A_{i-1}^{-1} x_i` into `deltas`, and `U` and `M = G U`
+/// (column-major) into `u` and `m`.
 /// Returns `false` when the recursion is too ill-conditioned
 /// (see [`MAX_CANCELLATION`]); `out` and `deltas` are then partly written.
-#[allow(clippy::too_many_arguments)]
-pub fn recursion(
-    g: &[f64],
-    pb: &[f64],
-    y: &[f64],
-    ridge: bool,
-    out: &mut [f64],
-    deltas: &mut [f64],
-    u: &mut Vec<f64>,
-    m: &mut Vec<f64>,
-) -> bool {
-    let pb = &pb[..y.len()];
-    recursion_multi(g, pb, y, 1, ridge, out, deltas, u, m)
-}
-
-/// [`recursion`] for `k` outputs: `pb` is `P^T B_0` (`n x k` by columns), `y`
-/// and `out` row-major `n x k`.
 #[allow(clippy::too_many_arguments)]
 pub fn recursion_multi(
     g: &[f64],

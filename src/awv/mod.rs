@@ -5,9 +5,7 @@ mod block;
 mod engine;
 pub mod outputs;
 
-pub use block::{
-    recursion as block_recursion, recursion_multi as block_recursion_multi, MAX_CANCELLATION,
-};
+pub use block::{recursion_multi as block_recursion_multi, MAX_CANCELLATION};
 pub use engine::{
     auto_block_size, check_block_size, check_gamma, no_discount, state_doubles, LinearAwv,
     MAX_BLOCK_SIZE,

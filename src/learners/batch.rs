@@ -2,27 +2,46 @@
 
 use crate::error::Result;
 
-/// `predict_learn_many` and `learn_batch` of a learner whose batch paths are one
-/// `run_rows(x, d, y, out, extra...)` (expanded inside its `impl OnlineLearner`;
-/// `out` is `Some` for the predictions, `None` to learn only).
-macro_rules! run_rows_batch_paths {
-    ($($extra:expr),*) => {
-        fn predict_learn_many(
-            &mut self,
-            x: &[f64],
-            d: usize,
-            y: &[f64],
-            out: &mut Vec<f64>,
-        ) -> Result<()> {
-            self.run_rows(x, d, y, Some(out) $(, $extra)*)
-        }
-
-        fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-            self.run_rows(x, d, y, None $(, $extra)*)
-        }
-    };
+/// A block of rounds: row-major `x` (rows of `d` inputs) and their targets `y`
+/// (one a row; `K` a row, row-major, for [`crate::multi::MultiOutput`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'a> {
+    pub x: &'a [f64],
+    pub d: usize,
+    pub y: &'a [f64],
 }
-pub(crate) use run_rows_batch_paths;
+
+/// The default [`super::OnlineLearner::run_rows`]: one
+/// [`super::OnlineLearner::predict_learn`] a row with its prediction pushed onto
+/// `out`, or one [`super::OnlineLearner::learn`] a row without `out`; polls Ctrl-C
+/// before each round.
+pub(crate) fn each_round<L: super::OnlineLearner + ?Sized>(
+    learner: &mut L,
+    rows: Rows<'_>,
+    mut out: Option<&mut Vec<f64>>,
+) -> Result<()> {
+    for (row, &yt) in rows.x.chunks_exact(rows.d).zip(rows.y) {
+        crate::interrupt::poll()?;
+        match out.as_deref_mut() {
+            Some(o) => o.push(learner.predict_learn(row, yt)?),
+            None => learner.learn(row, yt)?,
+        }
+    }
+    Ok(())
+}
+
+/// `out`, or else `scratch` with room for `n` predictions that nobody reads (the
+/// learning-only path of a learner that learns by predicting).
+pub(crate) fn or_scratch<'a>(
+    out: Option<&'a mut Vec<f64>>,
+    scratch: &'a mut Vec<f64>,
+    n: usize,
+) -> &'a mut Vec<f64> {
+    out.unwrap_or_else(|| {
+        scratch.reserve(n);
+        scratch
+    })
+}
 
 /// Predictions for every row of row-major `x`, one [`super::OnlineLearner::predict`]
 /// each, pushed onto `out`; polls Ctrl-C (the default `predict_rows`, and the

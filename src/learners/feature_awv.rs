@@ -7,7 +7,7 @@
 //! the dimension `d`; every round then runs the linear AWV engine on `phi(x_t)`
 //! (`b_0 = 0`: the first prediction is 0).
 
-use super::OnlineLearner;
+use super::{OnlineLearner, Rows};
 use crate::awv::{check_block_size, LinearAwv};
 use crate::error::Result;
 use crate::features::FeatureMap;
@@ -126,55 +126,6 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         check_block_size(block_size)?;
         self.block_size = block_size;
         Ok(self)
-    }
-
-    /// Full rounds over the rows (blocks of rounds on the AWV engine); the first
-    /// round of a fresh learner goes through [`OnlineLearner::predict_learn`],
-    /// which builds the map. The rows were screened by `check_row` beforehand.
-    /// `y` holds `K` targets per row (row-major); `K` is fixed already or by the
-    /// first row.
-    fn run_rows(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        mut out: Option<&mut Vec<f64>>,
-    ) -> Result<()> {
-        let (mut x, mut y) = (x, y);
-        let k = y.len() / (x.len() / d.max(1)).max(1);
-        let mut p = vec![0.0; k];
-        // One row after a kept prediction of it (the serving path through learn_many).
-        let kept_row =
-            |s: &Self| s.state.as_ref().is_some_and(|st| s.kept.matches(x, st.engine.n_seen()));
-        if !y.is_empty() && y.len() == k && kept_row(self) {
-            self.round(x, y, &mut p)?;
-            if let Some(o) = out.as_deref_mut() {
-                o.extend_from_slice(&p);
-            }
-            return Ok(());
-        }
-        if self.state.is_none() && !y.is_empty() {
-            crate::interrupt::poll()?;
-            self.round(&x[..d], &y[..k], &mut p)?;
-            if let Some(o) = out.as_deref_mut() {
-                o.extend_from_slice(&p);
-            }
-            (x, y) = (&x[d..], &y[k..]);
-        }
-        let Some(st) = self.state.as_mut() else { return Ok(()) };
-        let block = st.engine.block_size(self.block_size);
-        let features = &st.features;
-        st.engine.predict_learn_rows(
-            x,
-            d,
-            y,
-            block,
-            |row, f| {
-                features.map_into(row, f);
-                features.check_features(f)
-            },
-            out,
-        )
     }
 
     pub fn params(&self) -> &F::Params {
@@ -302,7 +253,48 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         Ok(p[0])
     }
 
-    super::batch::run_rows_batch_paths!();
+    /// Blocks of rounds on the AWV engine; the first
+    /// round of a fresh learner goes through [`OnlineLearner::predict_learn`],
+    /// which builds the map. The rows were screened by `check_row` beforehand.
+    /// `y` holds `K` targets per row (row-major); `K` is fixed already or by the
+    /// first row.
+    fn run_rows(&mut self, rows: Rows<'_>, mut out: Option<&mut Vec<f64>>) -> Result<()> {
+        let Rows { mut x, d, mut y } = rows;
+        let k = y.len() / (x.len() / d.max(1)).max(1);
+        let mut p = vec![0.0; k];
+        // One row after a kept prediction of it (the serving path through learn_many).
+        let kept_row =
+            |s: &Self| s.state.as_ref().is_some_and(|st| s.kept.matches(x, st.engine.n_seen()));
+        if !y.is_empty() && y.len() == k && kept_row(self) {
+            self.round(x, y, &mut p)?;
+            if let Some(o) = out.as_deref_mut() {
+                o.extend_from_slice(&p);
+            }
+            return Ok(());
+        }
+        if self.state.is_none() && !y.is_empty() {
+            crate::interrupt::poll()?;
+            self.round(&x[..d], &y[..k], &mut p)?;
+            if let Some(o) = out.as_deref_mut() {
+                o.extend_from_slice(&p);
+            }
+            (x, y) = (&x[d..], &y[k..]);
+        }
+        let Some(st) = self.state.as_mut() else { return Ok(()) };
+        let block = st.engine.block_size(self.block_size);
+        let features = &st.features;
+        st.engine.predict_learn_rows(
+            x,
+            d,
+            y,
+            block,
+            |row, f| {
+                features.map_into(row, f);
+                features.check_features(f)
+            },
+            out,
+        )
+    }
 
     /// One matrix-matrix product per chunk of rows ([`LinearAwv::predict_many`]) when
     /// the learner runs blocks; single predictions (bit for bit `predict`) otherwise.
@@ -447,14 +439,8 @@ impl<F: LazyFeatureMap> crate::multi::MultiOutput for FeatureAwv<F> {
         r
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run_rows(x, d, y, Some(out))
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        self.run_rows(rows, Some(out))
     }
 
     fn predict_rows_multi(&self, x: &[f64], d: usize, out: &mut Vec<f64>) -> Result<()> {

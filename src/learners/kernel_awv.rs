@@ -36,7 +36,7 @@
 //! `4 max_size^2` bytes (1.6 GB for the default 20000); a stream that would exceed
 //! `max_size` is refused before any state change.
 
-use super::OnlineLearner;
+use super::{OnlineLearner, Rows};
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{dot, dot4};
@@ -488,20 +488,11 @@ impl OnlineLearner for KernelAwv {
         Ok(self.push(x, y, row))
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.check_capacity(y.len(), d)?;
-        self.rounds(x, d, y, out)
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        let mut out = Vec::with_capacity(y.len());
-        self.predict_learn_many(x, d, y, &mut out)
+    fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
+        let mut scratch = Vec::new();
+        let out = super::batch::or_scratch(out, &mut scratch, rows.y.len());
+        self.check_capacity(rows.y.len(), rows.d)?;
+        self.rounds(rows.x, rows.d, rows.y, out)
     }
 
     fn n_seen(&self) -> u64 {
@@ -568,13 +559,8 @@ impl crate::multi::MultiOutput for KernelAwv {
         self.block(x, x.len(), y, out)
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        let Rows { x, d, y } = rows;
         self.check_capacity(x.len() / d, d)?;
         self.rounds(x, d, y, out)
     }

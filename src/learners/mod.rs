@@ -1,45 +1,187 @@
-//! Online learners. Every learner implements [`OnlineLearner`], the Rust side of
-//! the learner protocol of the API contract; [`crate::stream`] runs the online
-//! protocol over whole arrays for any of them.
+//! Online learners, and the one list of them.
+//!
+//! Every learner implements [`OnlineLearner`], the Rust side of the learner protocol of
+//! the API contract; [`crate::stream`] runs the online protocol over whole arrays for any
+//! of them.
+//!
+//! # The learner table
+//!
+//! A learner is declared in this file only: its module and exports (below, one block per
+//! learner) and its line in [`learners!`](crate::learners!) (further down). Everything
+//! that lists learners is generated from that table: the Mixture expert enum and its
+//! dispatch ([`crate::mixture::AnyLearner`]), the Python binding class of each learner
+//! (its constructor from keyword arguments and the whole protocol:
+//! `crate::python::classes`), their registration, the expert conversion of the bindings,
+//! and the table `_core.registry()` that the Python package (exports, CLI, test zoo,
+//! fuzzers, bench cases, API reference) reads. A learner's parameter struct
+//! ([`crate::params!`]) and state version (`state_version!`) sit in its own file.
+//!
+//! A line is
+//! `Variant { core: Type, held: Payload, params: ParamsType, python: "Name" in "module",
+//! task: "...", inputs: "...", expert: bool, multi_output: bool $(, args: PATH)? };`
+//! * `Variant` names the learner in [`crate::mixture::AnyLearner`] and its binding class
+//!   (`crate::python::classes::Variant`); the order of the lines is the serialised order
+//!   of that enum (a Mixture's pickled experts): append new learners at the end, never
+//!   reorder;
+//! * `core`: the learner type, with `pub fn new(&ParamsType) -> Result<Self>`;
+//!   `held`: the type the enum holds (`Box<_>` for the containers);
+//! * `params`: the parameter struct, whose defaults and domains the table reports;
+//! * `python`: the class name in `kernelstream` and `kernelstream._core`, and the module
+//!   of its Python face under `kernelstream.learners`;
+//! * `task`: `"regression"`, `"classification"` or `"both"` (by the loss);
+//!   `inputs`: `"real"` or `"unit_cube"` (inputs in `[0, 1]^d`);
+//! * `expert`: whether a Mixture takes it as an expert; `multi_output`: whether it
+//!   implements [`crate::multi::MultiOutput`] (the binding then has the multi-output
+//!   methods);
+//! * optionally `args`: the constructor arguments outside the parameter struct
+//!   (`[(ParamSpec, default)]`, given before the struct's keywords: a Mixture's experts
+//!   and rule). Such a learner writes its binding's `#[new]` itself.
+//!
+//! A binding that needs methods beyond the protocol (getters of learned state) adds a
+//! `#[pymethods]` block on its generated class in a file of its own under `src/python/`.
 
-pub mod averaged_sgd;
-mod batch;
+// Shared machinery of the learners.
+pub(crate) mod batch;
 pub mod feature_awv;
-pub mod fogd;
 pub mod kept;
-pub mod kernel_awv;
 pub mod linear_awv;
 pub mod losses;
-pub mod multi_kernel_awv;
-pub mod nogd;
-pub mod nystrom_awv;
 mod ogd_experts;
-pub mod omkl_gf;
-pub mod online_projection;
-pub mod pros_n_kons;
-pub mod raker;
-pub mod rff_awv;
-pub mod taylor_awv;
 
-pub use averaged_sgd::{AveragedKernelSgd, AveragedKernelSgdParams};
+pub use batch::Rows;
 pub use feature_awv::{FeatureAwv, LazyFeatureMap};
-pub use fogd::{Fogd, FogdParams};
 pub use kept::Kept;
-pub use kernel_awv::{KernelAwv, KernelAwvParams};
 pub use linear_awv::LinearAwvLearner;
 pub use losses::Loss;
-pub use multi_kernel_awv::{MultiKernelAwv, MultiKernelAwvParams};
-pub use nogd::{Nogd, NogdParams};
+
+// The learners, in table order.
+pub mod taylor_awv;
+pub use taylor_awv::{TaylorAwv, TaylorAwvParams, TaylorParams};
+
+pub mod kernel_awv;
+pub use kernel_awv::{KernelAwv, KernelAwvParams};
+
+pub mod nystrom_awv;
 pub use nystrom_awv::{
     auto_block_size as nystrom_auto_block_size, FixedDictionary, NystromAwv, NystromAwvParams,
     NystromStats,
 };
-pub use omkl_gf::{OmklGf, OmklGfParams};
-pub use online_projection::{OnlineProjection, OnlineProjectionParams, ProjectionConfig};
-pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
-pub use raker::{Raker, RakerParams};
+
+pub mod rff_awv;
 pub use rff_awv::{RffAwv, RffAwvParams, RffParams};
-pub use taylor_awv::{TaylorAwv, TaylorAwvParams, TaylorParams};
+
+pub mod multi_kernel_awv;
+pub use multi_kernel_awv::{MultiKernelAwv, MultiKernelAwvParams};
+
+pub mod raker;
+pub use raker::{Raker, RakerParams};
+
+pub mod omkl_gf;
+pub use omkl_gf::{OmklGf, OmklGfParams};
+
+pub mod fogd;
+pub use fogd::{Fogd, FogdParams};
+
+pub mod nogd;
+pub use nogd::{Nogd, NogdParams};
+
+pub mod pros_n_kons;
+pub use pros_n_kons::{OnGrowth, ProsNKons, ProsNKonsParams, ResetTiming, Transport};
+
+pub mod online_projection;
+pub use online_projection::{OnlineProjection, OnlineProjectionParams, ProjectionConfig};
+
+pub mod averaged_sgd;
+pub use averaged_sgd::{AveragedKernelSgd, AveragedKernelSgdParams};
+
+// Mixture and AutoKernel live in `crate::mixture`.
+
+/// Calls `$callback! { line; line; ... }` with the learner table (see the module docs).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! learners {
+    ($callback:ident) => {
+        $callback! {
+            TaylorAwv {
+                core: $crate::learners::TaylorAwv, held: $crate::learners::TaylorAwv,
+                params: $crate::learners::TaylorAwvParams, python: "TaylorAWV" in "taylor_awv",
+                task: "regression", inputs: "real", expert: true, multi_output: true,
+            };
+            KernelAwv {
+                core: $crate::learners::KernelAwv, held: $crate::learners::KernelAwv,
+                params: $crate::learners::KernelAwvParams, python: "KernelAWV" in "kernel_awv",
+                task: "regression", inputs: "real", expert: true, multi_output: true,
+            };
+            NystromAwv {
+                core: $crate::learners::NystromAwv, held: $crate::learners::NystromAwv,
+                params: $crate::learners::NystromAwvParams,
+                python: "NystromAWV" in "nystrom_awv",
+                task: "regression", inputs: "real", expert: true, multi_output: true,
+            };
+            RffAwv {
+                core: $crate::learners::RffAwv, held: $crate::learners::RffAwv,
+                params: $crate::learners::RffAwvParams, python: "RFFAWV" in "rff_awv",
+                task: "regression", inputs: "real", expert: true, multi_output: true,
+            };
+            MultiKernelAwv {
+                core: $crate::learners::MultiKernelAwv, held: $crate::learners::MultiKernelAwv,
+                params: $crate::learners::MultiKernelAwvParams,
+                python: "MultiKernelAWV" in "multi_kernel_awv",
+                task: "regression", inputs: "real", expert: true, multi_output: false,
+            };
+            Raker {
+                core: $crate::learners::Raker, held: $crate::learners::Raker,
+                params: $crate::learners::RakerParams, python: "Raker" in "multi_kernel_awv",
+                task: "regression", inputs: "real", expert: true, multi_output: false,
+            };
+            OmklGf {
+                core: $crate::learners::OmklGf, held: $crate::learners::OmklGf,
+                params: $crate::learners::OmklGfParams, python: "OMKLGF" in "multi_kernel_awv",
+                task: "regression", inputs: "real", expert: true, multi_output: false,
+            };
+            Fogd {
+                core: $crate::learners::Fogd, held: $crate::learners::Fogd,
+                params: $crate::learners::FogdParams, python: "FOGD" in "fogd",
+                task: "both", inputs: "real", expert: true, multi_output: false,
+            };
+            Nogd {
+                core: $crate::learners::Nogd, held: $crate::learners::Nogd,
+                params: $crate::learners::NogdParams, python: "NOGD" in "nogd",
+                task: "both", inputs: "real", expert: true, multi_output: false,
+            };
+            ProsNKons {
+                core: $crate::learners::ProsNKons, held: $crate::learners::ProsNKons,
+                params: $crate::learners::ProsNKonsParams, python: "ProsNKons" in "pros_n_kons",
+                task: "both", inputs: "real", expert: true, multi_output: false,
+            };
+            OnlineProjection {
+                core: $crate::learners::OnlineProjection,
+                held: $crate::learners::OnlineProjection,
+                params: $crate::learners::OnlineProjectionParams,
+                python: "OnlineProjection" in "online_projection",
+                task: "regression", inputs: "unit_cube", expert: true, multi_output: false,
+            };
+            AveragedKernelSgd {
+                core: $crate::learners::AveragedKernelSgd,
+                held: $crate::learners::AveragedKernelSgd,
+                params: $crate::learners::AveragedKernelSgdParams,
+                python: "AveragedKernelSGD" in "averaged_sgd",
+                task: "regression", inputs: "unit_cube", expert: true, multi_output: false,
+            };
+            Mixture {
+                core: $crate::mixture::Mixture, held: Box<$crate::mixture::Mixture>,
+                params: $crate::mixture::MixtureParams, python: "Mixture" in "mixture",
+                task: "regression", inputs: "real", expert: true, multi_output: true,
+                args: $crate::mixture::MIXTURE_ARGS,
+            };
+            AutoKernel {
+                core: $crate::mixture::AutoKernel, held: Box<$crate::mixture::AutoKernel>,
+                params: $crate::mixture::AutoKernelParams, python: "AutoKernel" in "autokernel",
+                task: "regression", inputs: "real", expert: true, multi_output: true,
+            };
+        }
+    };
+}
 
 use crate::error::Result;
 
@@ -95,10 +237,7 @@ pub trait OnlineLearner {
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64>;
 
     /// A run of full rounds over row-major `x` (`y.len()` rows of length `d`),
-    /// pushing each prediction onto `out`. Stops at a round boundary with
-    /// `Interrupted` when [`crate::interrupt::poll`] says so. The default loops
-    /// [`OnlineLearner::predict_learn`]; a learner may override it with a batched
-    /// path that must give the same results as that loop.
+    /// pushing each prediction onto `out`: [`OnlineLearner::run_rows`] with `out`.
     fn predict_learn_many(
         &mut self,
         x: &[f64],
@@ -106,20 +245,22 @@ pub trait OnlineLearner {
         y: &[f64],
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        for (row, &yt) in x.chunks_exact(d).zip(y) {
-            crate::interrupt::poll()?;
-            out.push(self.predict_learn(row, yt)?);
-        }
-        Ok(())
+        self.run_rows(Rows { x, d, y }, Some(out))
     }
 
-    /// Learns every row of `x` in order. The default loops [`OnlineLearner::learn`].
+    /// Learns every row of `x` in order: [`OnlineLearner::run_rows`] without `out`.
     fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        for (row, &yt) in x.chunks_exact(d).zip(y) {
-            crate::interrupt::poll()?;
-            self.learn(row, yt)?;
-        }
-        Ok(())
+        self.run_rows(Rows { x, d, y }, None)
+    }
+
+    /// The batched path of [`OnlineLearner::predict_learn_many`] and
+    /// [`OnlineLearner::learn_batch`] (the one a learner overrides): full rounds over
+    /// `rows`, each prediction pushed onto `out` when there is one. Stops at a round
+    /// boundary with `Interrupted` when [`crate::interrupt::poll`] says so. The default
+    /// loops [`OnlineLearner::predict_learn`] (with `out`) or [`OnlineLearner::learn`];
+    /// a batched override must give the same results as that loop.
+    fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
+        batch::each_round(self, rows, out)
     }
 
     /// Predictions for every row of row-major `x` as the next round (pure), pushed

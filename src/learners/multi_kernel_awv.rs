@@ -23,7 +23,7 @@
 //! meta level as blocks of its own engine). Equal to the round loop up to
 //! rounding (bit for bit with `block_size = 1`), for any number of threads.
 
-use super::OnlineLearner;
+use super::{OnlineLearner, Rows};
 use crate::aggregation::{Aggregator, AnyAggregator, RuleParams};
 use crate::awv::{auto_block_size, check_block_size, LinearAwv};
 use crate::error::{positive, Result};
@@ -401,7 +401,7 @@ impl MultiKernelAwv {
         crate::stream::validate(self, x, n, d, Some(y))?;
         crate::interrupt::start();
         let mut out = Vec::with_capacity(n * self.kernels.len());
-        self.run_rows(x, d, y, None, Some(&mut out))?;
+        self.rows_with_raw(Rows { x, d, y }, None, Some(&mut out))?;
         Ok(out)
     }
 
@@ -410,15 +410,13 @@ impl MultiKernelAwv {
     /// pushed onto `out`, raw expert predictions (row-major) onto `raw`. Polls
     /// Ctrl-C between chunks of whole blocks; a row that does not fit the drawn
     /// features stops the run after the rows before it, with the error.
-    fn run_rows(
+    fn rows_with_raw(
         &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
+        rows: Rows<'_>,
         mut out: Option<&mut Vec<f64>>,
         mut raw: Option<&mut Vec<f64>>,
     ) -> Result<()> {
-        let (mut x, mut y) = (x, y);
+        let Rows { mut x, d, mut y } = rows;
         if self.state.is_none() && !y.is_empty() {
             // The first round draws the features (keep the one Rng's draw order).
             crate::interrupt::poll()?;
@@ -668,7 +666,9 @@ impl OnlineLearner for MultiKernelAwv {
         Ok(meta.predict_update(z, y))
     }
 
-    super::batch::run_rows_batch_paths!(None);
+    fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
+        self.rows_with_raw(rows, out, None)
+    }
 
     /// The experts' predictions as matrix-matrix products ([`LinearAwv::predict_many`],
     /// experts in parallel) when the learner runs blocks; single predictions (bit for

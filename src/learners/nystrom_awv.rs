@@ -63,7 +63,7 @@
 //! `predict` is pure: the KORS decision it uses comes from a copy of the
 //! generator, so `predict(x)` followed by `learn(x, y)` makes the same decision.
 
-use super::OnlineLearner;
+use super::{OnlineLearner, Rows};
 use crate::awv::check_block_size;
 use crate::error::{positive, KsError, Result};
 use crate::kernels::Kernel;
@@ -814,23 +814,6 @@ fn add_to_q(q: &mut [f64], krow: &[f64], y: &[f64]) {
 }
 
 impl NystromAwv {
-    /// Full rounds over the rows (`n` rows of `d` inputs, already screened; `y`
-    /// row-major `n x K`): blocks between insertions (see the module documentation).
-    /// Polls Ctrl-C between blocks; after an error the rows before the failing one
-    /// are learned.
-    fn run_rows(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        mut out: Option<&mut Vec<f64>>,
-    ) -> Result<()> {
-        let mut sc = std::mem::take(&mut self.scratch);
-        let res = self.run_rows_with(x, d, y, &mut out, &mut sc, None);
-        self.scratch = sc;
-        res
-    }
-
     /// The fixed dictionary (row-major) and the width of a learner on a fixed
     /// dictionary of `d`-dimensional points with the Gaussian kernel: its kernel rows are
     /// `exp(-||x - c_j||^2 / (2 sigma^2))`, which a mixture may compute once for
@@ -1203,7 +1186,15 @@ impl OnlineLearner for NystromAwv {
         Ok(p[0])
     }
 
-    super::batch::run_rows_batch_paths!();
+    /// Blocks between insertions (see the module documentation) over rows already
+    /// screened (`y` row-major `n x K`). Polls Ctrl-C between blocks; after an error
+    /// the rows before the failing one are learned.
+    fn run_rows(&mut self, rows: Rows<'_>, mut out: Option<&mut Vec<f64>>) -> Result<()> {
+        let mut sc = std::mem::take(&mut self.scratch);
+        let res = self.run_rows_with(rows.x, rows.d, rows.y, &mut out, &mut sc, None);
+        self.scratch = sc;
+        res
+    }
 
     fn n_seen(&self) -> u64 {
         self.n_seen
@@ -1291,16 +1282,10 @@ impl crate::multi::MultiOutput for NystromAwv {
         r
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
         // A first round that fails leaves `q` as it was (one output, all 0).
         let q0 = (self.n_seen == 0).then(|| self.q.clone());
-        let r = self.run_rows(x, d, y, Some(out));
+        let r = self.run_rows(rows, Some(out));
         if let (Some(q0), 0) = (q0, self.n_seen) {
             self.q = q0;
         }

@@ -26,7 +26,7 @@
 //!   at each addition step `Phi` is recomputed as `G^-1` from the stored Gram matrix (Cholesky)
 //!   and `theta = Phi r`.
 
-use super::OnlineLearner;
+use super::{OnlineLearner, Rows};
 use crate::bases::design::{check_domain, Scratch};
 use crate::bases::{Basis1D, Design, LANES};
 use crate::error::{positive, Result};
@@ -705,24 +705,10 @@ impl OnlineLearner for OnlineProjection {
 
     /// The default loop, after refusing a schedule that would outrun the data within
     /// this call (before any change, instead of at that round).
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.check_schedule(d, self.n_seen() + 1, self.n_seen() + y.len() as u64)?;
-        for (row, &yt) in x.chunks_exact(d).zip(y) {
-            crate::interrupt::poll()?;
-            out.push(self.predict_learn(row, yt)?);
-        }
-        Ok(())
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        let mut out = Vec::with_capacity(y.len());
-        self.predict_learn_many(x, d, y, &mut out)
+    fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
+        let (t, n) = (self.n_seen(), rows.y.len() as u64);
+        self.check_schedule(rows.d, t + 1, t + n)?;
+        super::batch::each_round(self, rows, out)
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {

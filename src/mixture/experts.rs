@@ -14,7 +14,7 @@ use super::loss_scale::LossScale;
 use super::AnyLearner;
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
-use crate::learners::OnlineLearner;
+use crate::learners::{OnlineLearner, Rows};
 use crate::parallel::Workers;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
@@ -454,19 +454,10 @@ impl OnlineLearner for Mixture {
         Ok(p)
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        self.run(x, d, y, out, None)
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        let mut out = Vec::with_capacity(y.len());
-        self.run(x, d, y, &mut out, None)
+    fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
+        let mut scratch = Vec::new();
+        let out = crate::learners::batch::or_scratch(out, &mut scratch, rows.y.len());
+        self.run(rows.x, rows.d, rows.y, out, None)
     }
 
     fn n_seen(&self) -> u64 {

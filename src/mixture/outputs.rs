@@ -9,7 +9,7 @@ use super::loss_scale::LossScale;
 use super::{AnyLearner, Mixture};
 use crate::aggregation::{Aggregator, AnyAggregator};
 use crate::error::Result;
-use crate::learners::OnlineLearner;
+use crate::learners::{OnlineLearner, Rows};
 use crate::multi::MultiOutput;
 
 /// Rows per block of the experts' runs (as the single-output path).
@@ -71,20 +71,15 @@ impl MultiOutput for AnyLearner {
         }
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        let Rows { x, d, y } = rows;
         match self {
-            AnyLearner::TaylorAwv(l) => l.predict_learn_many_multi(x, d, y, out),
-            AnyLearner::RffAwv(l) => l.predict_learn_many_multi(x, d, y, out),
-            AnyLearner::NystromAwv(l) => l.predict_learn_many_multi(x, d, y, out),
-            AnyLearner::KernelAwv(l) => l.predict_learn_many_multi(x, d, y, out),
-            AnyLearner::Mixture(l) => l.predict_learn_many_multi(x, d, y, out),
-            AnyLearner::Linear(l) => l.predict_learn_many_multi(x, d, y, out),
+            AnyLearner::TaylorAwv(l) => l.predict_learn_many_multi(rows, out),
+            AnyLearner::RffAwv(l) => l.predict_learn_many_multi(rows, out),
+            AnyLearner::NystromAwv(l) => l.predict_learn_many_multi(rows, out),
+            AnyLearner::KernelAwv(l) => l.predict_learn_many_multi(rows, out),
+            AnyLearner::Mixture(l) => l.predict_learn_many_multi(rows, out),
+            AnyLearner::Linear(l) => l.predict_learn_many_multi(rows, out),
             other if y.len() * d == x.len() => other.predict_learn_many(x, d, y, out),
             _ => one_output(),
         }
@@ -191,13 +186,8 @@ impl MultiOutput for Mixture {
 
     /// Each expert runs a block of rows on its own (its blocked path), then the
     /// rules play the rows in order (as [`Mixture`]'s single-output blocks).
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        let Rows { x, d, y } = rows;
         let k = crate::multi::block_outputs(x, d, y);
         self.start_outputs(k)?;
         let mut cols = vec![Vec::new(); self.experts.len()];
@@ -207,7 +197,7 @@ impl MultiOutput for Mixture {
             crate::interrupt::uninterrupted(|| {
                 for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
                     c.clear();
-                    e.predict_learn_many_multi(xb, d, yb, c)?;
+                    e.predict_learn_many_multi(Rows { x: xb, d, y: yb }, c)?;
                 }
                 Ok(())
             })?;

@@ -15,7 +15,7 @@
 pub mod stream;
 
 use crate::error::Result;
-use crate::learners::OnlineLearner;
+use crate::learners::{OnlineLearner, Rows};
 
 /// A learner with `K` outputs sharing one state.
 pub trait MultiOutput: OnlineLearner {
@@ -41,16 +41,11 @@ pub trait MultiOutput: OnlineLearner {
     /// predictions made before `y` onto `out`.
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()>;
 
-    /// Full rounds over row-major `x` (`n` rows of `d`) and `y` (`n x K`), pushing
+    /// Full rounds over `rows` (row-major `x`: `n` rows of `d`; `y`: `n x K`), pushing
     /// the `n x K` predictions. The default loops [`MultiOutput::predict_learn_multi`]
     /// (polling Ctrl-C); a learner may batch it (same results as the loop).
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        let Rows { x, d, y } = rows;
         let k = block_outputs(x, d, y);
         for (row, yt) in x.chunks_exact(d).zip(y.chunks_exact(k.max(1))) {
             crate::interrupt::poll()?;

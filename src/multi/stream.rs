@@ -4,6 +4,7 @@
 
 use super::MultiOutput;
 use crate::error::Result;
+use crate::learners::Rows;
 
 /// Validates `n` rows of `x` and, when given, the targets `y` (`n x k`): finite,
 /// not too large, and `k` equal to the learner's `K` (or fitting in memory when
@@ -66,7 +67,7 @@ pub fn progressive_predict_into<L: MultiOutput + ?Sized>(
     validate(learner, x, n, d, Some((y, k)))?;
     crate::interrupt::start();
     out.reserve(y.len());
-    learner.predict_learn_many_multi(x, d, y, out)
+    learner.predict_learn_many_multi(Rows { x, d, y }, out)
 }
 
 /// Learns every row in order (a loop of [`learn_one`]).

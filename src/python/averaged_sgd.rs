@@ -1,23 +1,12 @@
-//! Binding of [`crate::learners::AveragedKernelSgd`] (projection paper, App. E.1).
-use crate::learners::AveragedKernelSgd;
+//! Python methods beyond the learner protocol for the binding of
+//! [`crate::learners::AveragedKernelSgd`] (projection paper, App. E.1); the class itself is
+//! generated (`super::classes`).
+use super::classes::AveragedKernelSgd as PyAveragedKernelSgd;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-
-#[pyclass(module = "kernelstream._core", name = "AveragedKernelSGD")]
-pub struct PyAveragedKernelSgd {
-    pub inner: AveragedKernelSgd,
-}
 
 #[pymethods]
 impl PyAveragedKernelSgd {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyAveragedKernelSgd { inner: AveragedKernelSgd::new(&p)? })
-    }
-
     /// Coefficients `a_i` of the un-averaged iterate.
     #[getter]
     fn coefficients<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
@@ -30,5 +19,3 @@ impl PyAveragedKernelSgd {
         Ok(self.inner.predict_last(&x)?)
     }
 }
-
-crate::learner_protocol!(PyAveragedKernelSgd, AveragedKernelSgd);

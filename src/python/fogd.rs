@@ -1,23 +1,12 @@
-//! Binding of [`crate::learners::Fogd`] and [`crate::learners::Nogd`].
-use crate::learners::{Fogd, Nogd};
+//! Python methods beyond the learner protocol for the binding of [`crate::learners::Fogd`]
+//! and [`crate::learners::Nogd`]; the class itself is generated (`super::classes`).
+use super::classes::Fogd as PyFogd;
+use super::classes::Nogd as PyNogd;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-
-#[pyclass(module = "kernelstream._core", name = "FOGD")]
-pub struct PyFogd {
-    pub inner: Fogd,
-}
 
 #[pymethods]
 impl PyFogd {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyFogd { inner: Fogd::new(&p)? })
-    }
-
     /// `z(x)` (None before the first call fixes `d`).
     fn features<'py>(
         &self,
@@ -39,22 +28,8 @@ impl PyFogd {
     }
 }
 
-crate::learner_protocol!(PyFogd, Fogd);
-
-#[pyclass(module = "kernelstream._core", name = "NOGD")]
-pub struct PyNogd {
-    pub inner: Nogd,
-}
-
 #[pymethods]
 impl PyNogd {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyNogd { inner: Nogd::new(&p)? })
-    }
-
     #[getter]
     fn n_support(&self) -> usize {
         self.inner.n_support()
@@ -70,5 +45,3 @@ impl PyNogd {
         self.inner.rank()
     }
 }
-
-crate::learner_protocol!(PyNogd, Nogd);

@@ -1,7 +1,11 @@
-//! Bindings of [`crate::mixture::Mixture`] and [`crate::mixture::AutoKernel`].
+//! The methods beyond the protocol of the bindings of [`crate::mixture::Mixture`] (its
+//! constructor too) and [`crate::mixture::AutoKernel`]; the classes are generated
+//! (`super::classes`).
 //! The experts arrive as the core objects of the Python learners (`learner._core`)
 //! and are copied, state included, into the Rust mixture.
 use super::aggregation::{PyAa, PyBoa, PyEwa, PyMlPoly, PyMlProd, PyVawMeta};
+use super::classes::AutoKernel as PyAutoKernel;
+use super::classes::Mixture as PyMixture;
 use super::registry::any_learner;
 use crate::aggregation::AnyAggregator;
 use crate::mixture::{AutoKernel, Mixture, Trace};
@@ -80,11 +84,6 @@ fn traced<'py, L: Send>(
     })
 }
 
-#[pyclass(module = "kernelstream._core", name = "Mixture")]
-pub struct PyMixture {
-    pub inner: Mixture,
-}
-
 #[pymethods]
 impl PyMixture {
     #[new]
@@ -130,23 +129,8 @@ impl PyMixture {
     }
 }
 
-crate::learner_protocol!(PyMixture, Mixture);
-crate::multi_output_protocol!(PyMixture);
-
-#[pyclass(module = "kernelstream._core", name = "AutoKernel")]
-pub struct PyAutoKernel {
-    pub inner: AutoKernel,
-}
-
 #[pymethods]
 impl PyAutoKernel {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyAutoKernel { inner: AutoKernel::new(&p)? })
-    }
-
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
         self.inner.mixture().map(|m| PyArray1::from_vec(py, m.weights()))
@@ -222,6 +206,3 @@ impl PyAutoKernel {
         traced(py, &mut self.inner, x, y, AutoKernel::progressive_trace, AutoKernel::n_experts)
     }
 }
-
-crate::learner_protocol!(PyAutoKernel, AutoKernel);
-crate::multi_output_protocol!(PyAutoKernel);

@@ -9,6 +9,7 @@ mod aggregation;
 mod averaged_sgd;
 mod build_info;
 mod calibration;
+mod classes;
 pub mod convert;
 pub mod errors;
 mod fogd;

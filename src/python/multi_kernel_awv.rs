@@ -1,11 +1,13 @@
-//! Bindings of [`crate::learners::MultiKernelAwv`], [`crate::learners::Raker`]
-//! and [`crate::learners::OmklGf`].
+//! Python methods beyond the learner protocol for the binding of
+//! [`crate::learners::MultiKernelAwv`], [`crate::learners::Raker`] and
+//! [`crate::learners::OmklGf`]; the class itself is generated (`super::classes`).
+use super::classes::MultiKernelAwv as PyMultiKernelAwv;
+use super::classes::OmklGf as PyOmklGf;
+use super::classes::Raker as PyRaker;
 use super::rff_awv::omega_array;
 use crate::features::rff::RandomFourier;
-use crate::learners::{MultiKernelAwv, OmklGf, Raker};
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 fn nth_map(maps: Option<&[RandomFourier]>, j: usize) -> PyResult<Option<&RandomFourier>> {
     match maps {
@@ -19,20 +21,8 @@ fn nth_map(maps: Option<&[RandomFourier]>, j: usize) -> PyResult<Option<&RandomF
     }
 }
 
-#[pyclass(module = "kernelstream._core", name = "MultiKernelAWV")]
-pub struct PyMultiKernelAwv {
-    pub inner: MultiKernelAwv,
-}
-
 #[pymethods]
 impl PyMultiKernelAwv {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyMultiKernelAwv { inner: MultiKernelAwv::new(&p)? })
-    }
-
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         Ok(PyArray1::from_vec(py, self.inner.weights()?))
@@ -83,22 +73,8 @@ impl PyMultiKernelAwv {
     }
 }
 
-crate::learner_protocol!(PyMultiKernelAwv, MultiKernelAwv);
-
-#[pyclass(module = "kernelstream._core", name = "Raker")]
-pub struct PyRaker {
-    pub inner: Raker,
-}
-
 #[pymethods]
 impl PyRaker {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyRaker { inner: Raker::new(&p)? })
-    }
-
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         PyArray1::from_vec(py, self.inner.weights())
@@ -113,22 +89,8 @@ impl PyRaker {
     }
 }
 
-crate::learner_protocol!(PyRaker, Raker);
-
-#[pyclass(module = "kernelstream._core", name = "OMKLGF")]
-pub struct PyOmklGf {
-    pub inner: OmklGf,
-}
-
 #[pymethods]
 impl PyOmklGf {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyOmklGf { inner: OmklGf::new(&p)? })
-    }
-
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         PyArray1::from_vec(py, self.inner.weights())
@@ -148,5 +110,3 @@ impl PyOmklGf {
         nth_map(self.inner.feature_maps(), j)?.map(|f| omega_array(py, f)).transpose()
     }
 }
-
-crate::learner_protocol!(PyOmklGf, OmklGf);

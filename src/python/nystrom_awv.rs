@@ -1,23 +1,13 @@
-//! Binding of [`crate::learners::NystromAwv`].
-use crate::learners::{NystromAwv, OnlineLearner};
+//! Python methods beyond the learner protocol for the binding of
+//! [`crate::learners::NystromAwv`]; the class itself is generated (`super::classes`).
+use super::classes::NystromAwv as PyNystromAwv;
+use crate::learners::OnlineLearner;
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-#[pyclass(module = "kernelstream._core", name = "NystromAWV")]
-pub struct PyNystromAwv {
-    pub inner: NystromAwv,
-}
-
 #[pymethods]
 impl PyNystromAwv {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyNystromAwv { inner: NystromAwv::new(&p)? })
-    }
-
     /// Forecaster dictionary points `(m, d)`.
     #[getter]
     fn dictionary_points<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
@@ -88,6 +78,3 @@ impl PyNystromAwv {
         PyArray1::from_vec(py, self.inner.alpha())
     }
 }
-
-crate::learner_protocol!(PyNystromAwv, NystromAwv);
-crate::multi_output_protocol!(PyNystromAwv);

@@ -1,13 +1,9 @@
-//! Binding of [`crate::learners::OnlineProjection`] (Zhang and Simon, Algorithm 2).
-use crate::learners::OnlineProjection;
+//! Python methods beyond the learner protocol for the binding of
+//! [`crate::learners::OnlineProjection`] (Zhang and Simon, Algorithm 2); the class itself
+//! is generated (`super::classes`).
+use super::classes::OnlineProjection as PyOnlineProjection;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-
-#[pyclass(module = "kernelstream._core", name = "OnlineProjection")]
-pub struct PyOnlineProjection {
-    pub inner: OnlineProjection,
-}
 
 fn square<'py>(py: Python<'py>, v: Vec<f64>, p: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
     crate::python::convert::matrix(py, v, p, p)
@@ -15,13 +11,6 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, p: usize) -> PyResult<Bound<'py, Py
 
 #[pymethods]
 impl PyOnlineProjection {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyOnlineProjection { inner: OnlineProjection::new(&p)? })
-    }
-
     /// Coefficients `theta` of the active columns.
     #[getter]
     fn coefficients<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
@@ -84,5 +73,3 @@ impl PyOnlineProjection {
         square(py, self.inner.gram_dense(), p)
     }
 }
-
-crate::learner_protocol!(PyOnlineProjection, OnlineProjection);

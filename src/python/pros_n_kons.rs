@@ -1,13 +1,9 @@
-//! Binding of [`crate::learners::ProsNKons`] (PROS-N-KONS, CON-KONS, B-KONS).
-use crate::learners::ProsNKons;
+//! Python methods beyond the learner protocol for the binding of
+//! [`crate::learners::ProsNKons`] (PROS-N-KONS, CON-KONS, B-KONS); the class itself is
+//! generated (`super::classes`).
+use super::classes::ProsNKons as PyProsNKons;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-
-#[pyclass(module = "kernelstream._core", name = "ProsNKons")]
-pub struct PyProsNKons {
-    pub inner: ProsNKons,
-}
 
 /// (points (m, d), 0-based round indices, probabilities, weights) of a KORS dictionary.
 type Dictionary<'py> =
@@ -19,13 +15,6 @@ fn square<'py>(py: Python<'py>, v: Vec<f64>, r: usize) -> PyResult<Bound<'py, Py
 
 #[pymethods]
 impl PyProsNKons {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyProsNKons { inner: ProsNKons::new(&p)? })
-    }
-
     #[getter]
     fn dictionary_size(&self) -> usize {
         self.inner.dictionary_size()
@@ -113,5 +102,3 @@ impl PyProsNKons {
         square(py, self.inner.ainv_dense(), r)
     }
 }
-
-crate::learner_protocol!(PyProsNKons, ProsNKons);

@@ -1,10 +1,10 @@
-//! Binding of [`crate::learners::RffAwv`].
+//! Python methods beyond the learner protocol for the binding of
+//! [`crate::learners::RffAwv`]; the class itself is generated (`super::classes`).
+use super::classes::RffAwv as PyRffAwv;
 use crate::features::rff::RandomFourier;
 use crate::features::FeatureMap;
-use crate::learners::RffAwv;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 /// The drawn frequencies of a feature map as an `(m, d)` array.
 pub fn omega_array<'py>(py: Python<'py>, f: &RandomFourier) -> PyResult<Bound<'py, PyArray2<f64>>> {
@@ -12,20 +12,8 @@ pub fn omega_array<'py>(py: Python<'py>, f: &RandomFourier) -> PyResult<Bound<'p
     crate::python::convert::matrix(py, f.omega().to_vec(), f.omega().len() / d.max(1), d)
 }
 
-#[pyclass(module = "kernelstream._core", name = "RFFAWV")]
-pub struct PyRffAwv {
-    pub inner: RffAwv,
-}
-
 #[pymethods]
 impl PyRffAwv {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyRffAwv { inner: RffAwv::new(&p)? })
-    }
-
     /// Frequencies `(m, d)` (None before the first round).
     #[getter]
     fn frequencies<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
@@ -54,6 +42,3 @@ impl PyRffAwv {
         self.inner.engine().map(|e| PyArray1::from_vec(py, e.weights()))
     }
 }
-
-crate::learner_protocol!(PyRffAwv, RffAwv);
-crate::multi_output_protocol!(PyRffAwv);

@@ -1,23 +1,11 @@
-//! Binding of [`crate::learners::TaylorAwv`].
-use crate::learners::TaylorAwv;
+//! Python methods beyond the learner protocol for the binding of
+//! [`crate::learners::TaylorAwv`]; the class itself is generated (`super::classes`).
+use super::classes::TaylorAwv as PyTaylorAwv;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-
-#[pyclass(module = "kernelstream._core", name = "TaylorAWV")]
-pub struct PyTaylorAwv {
-    pub inner: TaylorAwv,
-}
 
 #[pymethods]
 impl PyTaylorAwv {
-    #[new]
-    #[pyo3(signature = (**kwargs))]
-    fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let p = crate::python::params::from_kwargs(kwargs)?;
-        Ok(PyTaylorAwv { inner: TaylorAwv::new(&p)? })
-    }
-
     /// Taylor features `phi(x)` of one input.
     fn features<'py>(
         &self,
@@ -40,6 +28,3 @@ impl PyTaylorAwv {
         self.inner.engine().map_or(0.0, |e| e.regret_term())
     }
 }
-
-crate::learner_protocol!(PyTaylorAwv, TaylorAwv);
-crate::multi_output_protocol!(PyTaylorAwv);

@@ -53,8 +53,10 @@ FAST_MEMORY_CHECK = "TaylorAWV-defaults"
 # river runs each dataset check on a binary stream (twice) and, for a multiclass
 # classifier, on ImageSegments (7 classes, the third run): one column per class, so the
 # learners that are not multi-output cost 8 learners there (7 columns and the spare).
-# AutoKernel is multi-output: its 50 river checks (memory aside) take about 3 s in all.
+# AutoKernel is multi-output: its 50 river checks (memory aside) take about 3 s in all,
+# so by default only its multiclass run (the K-output path), all three under -m slow.
 _SLOW_RIVER_CLASSIFIERS: set[str] = set()
+_BINARY_RUNS_SLOW = {"AutoKernel-defaults"}
 _MULTICLASS_RUN = 2
 
 
@@ -68,6 +70,10 @@ def _river_marks(kind, name, check_name, run):
         return (pytest.mark.slow,)
     if kind == "classifier" and name in _SLOW_RIVER_CLASSIFIERS:
         return (pytest.mark.slow,)
+    if kind == "classifier" and name in _BINARY_RUNS_SLOW and run != _MULTICLASS_RUN:
+        return (pytest.mark.slow,)
+    if memory and kind == "classifier" and run not in (0, _MULTICLASS_RUN):
+        return (pytest.mark.slow,)  # by default the first binary and the multiclass stream
     return (pytest.mark.slow,) if memory and name != FAST_MEMORY_CHECK else ()
 
 

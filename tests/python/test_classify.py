@@ -130,3 +130,32 @@ def test_river_metrics_and_one_vs_rest_take_the_probabilities(rng):
     ovr = multiclass.OneVsRestClassifier(RiverClassifier(ks.TaylorAWV(degree=2)))
     evaluate.progressive_val_score(rows, ovr, ce + acc)
     assert acc.get() > 0.8 and np.isfinite(ce.get())
+
+
+def test_sklearn_two_classes_are_one_signed_learner_as_one_vs_rest_fits_it(rng):
+    """Two classes: one learner on -1/+1 targets (``classes_[1]`` is +1), exactly the
+    learner scikit-learn's one-vs-rest fits for two classes; the probabilities are the
+    calibration of the scores ((1 - f)/2, (1 + f)/2): Platt scaling ``sigmoid(a f)``."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, y = _three_blobs(rng, 200)
+    labels = np.array(["no", "yes"])[(y == 2).astype(int)]
+    make = lambda: ks.AutoKernel(warmup=40, widths=(1.0, 2.0), lams=(0.1,), nystrom_widths=())  # noqa: E731
+    est = SklearnClassifier(make(), scale=False).fit(X, labels)
+    assert est.learner_.n_outputs in (None, 1)  # one score column, not two
+    t = np.where(labels == "yes", 1.0, -1.0)
+    ref = make()
+    f_prog = ref.progressive_predict(X, t)
+    Q = rng.normal(size=(30, 2))
+    f = ref.predict_many(Q)
+    np.testing.assert_array_equal(est.decision_function(Q), f)
+    ovr = OneVsRestClassifier(SklearnClassifier(make(), scale=False)).fit(X, labels)
+    np.testing.assert_array_equal(ovr.decision_function(Q), f)
+    np.testing.assert_array_equal(est.predict(Q), ovr.predict(Q))
+    cal = Reference()
+    cal.progressive_proba(
+        np.column_stack([(1 - f_prog) / 2, (1 + f_prog) / 2]), (t > 0).astype(int)
+    )
+    p_yes = 1.0 / (1.0 + np.exp(-cal.a * f))
+    np.testing.assert_allclose(est.predict_proba(Q)[:, 1], p_yes, rtol=1e-12)
+    np.testing.assert_allclose(est.predict_proba(Q)[:, 0], 1.0 - p_yes, rtol=1e-12, atol=1e-15)

@@ -199,3 +199,21 @@ def test_river_adapter_gives_intervals_in_the_target_units():
     assert math.isfinite(iv["upper"] - iv["lower"])
     with pytest.raises(ParameterError, match="Conformal"):
         RiverRegressor(ks.TaylorAWV()).predict_one({0: 1.0}, with_interval=True)
+
+
+def test_coverage_after_a_burn_in_is_the_level_it_paid_back():
+    """Summing eq. (2) over rounds s+1..T: the coverage of those rounds is exactly
+    1 - alpha - (alpha_{s+1} - alpha_{T+1}) / (gamma (T - s)). Over-coverage before s
+    (alpha_t raised) is paid back after s: the reason a short stream whose learner's
+    errors shrink at first is under-covered after its burn-in."""
+    X, y = stream(1200, seed=4)
+    y[:300] += np.linspace(3.0, 0.0, 300) * np.random.default_rng(1).normal(size=300)
+    model = ks.Conformal(ks.TaylorAWV(degree=3), alpha=0.1, gamma=0.015)
+    s = 200
+    model.progressive_interval(X[:s], y[:s])
+    a_s = model.alpha_t
+    _, lo, hi = model.progressive_interval(X[s:], y[s:])
+    a_end = model.alpha_t
+    covered = np.mean((lo <= y[s:]) & (y[s:] <= hi))
+    assert covered == pytest.approx(0.9 - (a_s - a_end) / (0.015 * (len(y) - s)), abs=1e-12)
+    assert a_s != pytest.approx(0.1, abs=0.01)  # the burn-in did move the level

@@ -25,6 +25,7 @@ def test_registry_shape():
             "core_class",
             "task",
             "input_domain",
+            "module",
             "state_version",
             "mixture_expert",
             "params",
@@ -32,6 +33,7 @@ def test_registry_shape():
         assert getattr(_core, e["core_class"]).__name__ == e["core_class"]
         assert e["task"] in {"regression", "classification", "both"}
         assert e["input_domain"] in {"real", "unit_cube"}
+        assert e["module"].startswith("kernelstream.learners.")
         assert isinstance(e["state_version"], int) and e["state_version"] >= 1
         assert isinstance(e["mixture_expert"], bool)
         names = [p["name"] for p in e["params"]]

@@ -59,14 +59,14 @@ def test_cli_run_default_stream(capsys, tmp_path):
     model = tmp_path / "model.pkl"
     assert (
         main(
-            ["run", "--n", "3000", "--plot", str(plot), "--save-model", str(model), "--no-progress"]
+            ["run", "--n", "1000", "--plot", str(plot), "--save-model", str(model), "--no-progress"]
         )
         == 0
     )
     out = capsys.readouterr().out
-    assert "rounds" in out and "loss" in out and "3000 rounds" in out
+    assert "rounds" in out and "loss" in out and "1000 rounds" in out
     assert plot.stat().st_size > 1000
-    assert main(["run", "--n", "3000", "--resume", str(model), "--no-progress"]) == 0
+    assert main(["run", "--n", "1000", "--resume", str(model), "--no-progress"]) == 0
     assert "resumed" in capsys.readouterr().out
 
 

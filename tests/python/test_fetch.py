@@ -76,7 +76,10 @@ def server(tmp_path):
         ("127.0.0.1", 0), functools.partial(_Handler, directory=str(root))
     )
     httpd.root, httpd.requests = root, []
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # (a short poll: shutdown() waits for the serving loop to look, 0.5 s by default)
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     httpd.url = f"http://127.0.0.1:{httpd.server_address[1]}/"
     yield httpd
@@ -332,17 +335,17 @@ def _entries(home):
 def test_trickling_server_fails_within_the_deadline(server, tiny, tmp_path):
     # (the message is written only once the deadline has passed: no clock in the test)
     home = tmp_path / "home"
-    with pytest.raises(FetchError, match="deadline of 1.5 s"):
+    with pytest.raises(FetchError, match="deadline of 0.5 s"):
         datasets.fetch("tiny", home, base_url=server.url + "trickle/", progress=False,
-                       deadline=1.5, min_rate=0)  # fmt: skip
+                       deadline=0.5, min_rate=0)  # fmt: skip
     assert _entries(home) == []
 
 
 def test_silent_server_fails_within_the_deadline(server, tiny, tmp_path):
     """The deadline covers the wait for the response too, not only the body."""
-    with pytest.raises(FetchError, match="deadline of 1 s"):
+    with pytest.raises(FetchError, match="deadline of 0.4 s"):
         datasets.fetch("tiny", tmp_path / "home", base_url=server.url + "silent/",
-                       progress=False, deadline=1.0)  # fmt: skip
+                       progress=False, deadline=0.4)  # fmt: skip
 
 
 def test_slow_server_fails_at_the_minimum_rate(server, tiny, tmp_path, monkeypatch):
@@ -356,8 +359,8 @@ def test_slow_server_fails_at_the_minimum_rate(server, tiny, tmp_path, monkeypat
 def test_limits_from_the_environment_are_checked(server, tiny, tmp_path, monkeypatch, capsys):
     from kernelstream.cli import main
 
-    monkeypatch.setenv("KERNELSTREAM_FETCH_DEADLINE", "1.5")
-    with pytest.raises(FetchError, match="deadline of 1.5 s"):
+    monkeypatch.setenv("KERNELSTREAM_FETCH_DEADLINE", "0.5")
+    with pytest.raises(FetchError, match="deadline of 0.5 s"):
         datasets.fetch("tiny", tmp_path / "h", base_url=server.url + "trickle/", progress=False)
     for bad in ("abc", "0", "-3", "inf", "nan"):
         monkeypatch.setenv("KERNELSTREAM_FETCH_DEADLINE", bad)
@@ -374,9 +377,9 @@ def test_cli_deadline_option(server, tiny, tmp_path, capsys):
     from kernelstream.cli import main
 
     code = main(["data", "fetch", "tiny", "--data-home", str(tmp_path / "h"), "--base-url",
-                 server.url + "trickle/", "--deadline", "1", "--min-rate", "0"])  # fmt: skip
+                 server.url + "trickle/", "--deadline", "0.5", "--min-rate", "0"])  # fmt: skip
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "deadline of 1 s" in err[0]
+    assert code == 2 and len(err) == 1 and "deadline of 0.5 s" in err[0]
 
 
 def test_killed_fetch_leftovers_are_ignored_and_cleaned_next_time(server, tiny, tmp_path):

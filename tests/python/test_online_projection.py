@@ -58,15 +58,26 @@ def batch_every_n(design, X, y, n_min):
     return out
 
 
+# The basis grows with n: the default sizes pass several growths of each design, the
+# full sizes (under -m slow) several more.
+_SLOW = pytest.mark.slow
+
+
 @pytest.mark.parametrize(
     "example,n,refresh",
     [
-        ("example1", 20_000, True),
-        ("example2", 10_000, True),
-        ("example2", 10_000, False),
-        ("a1", 10_000, True),
-        ("a2", 10_000, True),
-        ("a2", 10_000, False),
+        ("example1", 5_000, True),
+        ("example2", 3_000, True),
+        ("example2", 3_000, False),
+        ("a1", 3_000, True),
+        ("a2", 3_000, True),
+        ("a2", 3_000, False),
+        pytest.param("example1", 20_000, True, marks=_SLOW),
+        pytest.param("example2", 10_000, True, marks=_SLOW),
+        pytest.param("example2", 10_000, False, marks=_SLOW),
+        pytest.param("a1", 10_000, True, marks=_SLOW),
+        pytest.param("a2", 10_000, True, marks=_SLOW),
+        pytest.param("a2", 10_000, False, marks=_SLOW),
     ],
 )
 def test_online_equals_batch_least_squares_at_every_n(example, n, refresh):

@@ -1,8 +1,8 @@
 """The learners as the core registers them: ``_core.registry()``, one entry per learner
-(``name``, the Python class; ``core_class``; ``task``: regression, classification or
-both; ``input_domain``; ``state_version``; ``mixture_expert``: whether a Mixture takes
-it as an expert; ``params``: each parameter's ``name``, ``default``, ``kind`` and
-``domain``).
+(``name``, the Python class; ``core_class``; ``module``, that of its Python face;
+``task``: regression, classification or both; ``input_domain``; ``state_version``;
+``mixture_expert``: whether a Mixture takes it as an expert; ``params``: each
+parameter's ``name``, ``default``, ``kind`` and ``domain``).
 
 Everything in the package that lists learners reads this table: the command line's
 ``--learner`` names, the benchmark cases, the test zoo, the fuzzers' catalog and the API
@@ -13,6 +13,7 @@ class name in kebab case), ``_example()`` (a small instance's parameters) and
 
 from __future__ import annotations
 
+import importlib
 import re
 from functools import cache
 from typing import cast
@@ -40,10 +41,9 @@ def entry(name: str) -> dict:
 
 
 def face(name: str) -> type[Learner]:
-    """The learner's Python class (``kernelstream.learners.<name>``)."""
-    from .. import learners
-
-    return cast("type[Learner]", getattr(learners, name))
+    """The learner's Python class, from its module (the table's ``module``)."""
+    module = importlib.import_module(entry(name)["module"])
+    return cast("type[Learner]", getattr(module, name))
 
 
 def kebab(name: str) -> str:

@@ -1,7 +1,7 @@
 //! AutoKernel's parameters and its configuration: the expert grid, the rule and the drift options.
 
-use super::fit::make_rule;
 use super::AutoKernel;
+use crate::aggregation::{AnyAggregator, RuleParams};
 use crate::error::{positive, Result};
 use crate::features::rff::MAX_RFF_FEATURES;
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
@@ -258,4 +258,17 @@ pub struct ExpertSpec {
     /// A linear expert (online ridge on `(1, x)`; `sigma` is 0).
     #[serde(default)]
     pub linear: bool,
+}
+
+/// The rule by name from the one table ([`AnyAggregator::from_spec`]) with its default
+/// parameters and the Fixed Share rate `share`. "aa" is refused: it needs the label range,
+/// which the standardised stream does not fix.
+pub(super) fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
+    if name == "aa" {
+        return crate::param_err!(
+            "AutoKernel's rule cannot be \"aa\" (it needs a fixed label range), pick another of {}",
+            crate::aggregation::rule::rule_names()
+        );
+    }
+    AnyAggregator::from_spec(name, n, &RuleParams { share, ..RuleParams::default() })
 }

@@ -1,8 +1,7 @@
 //! The end of the warm-up: scales, the expert grid and the replay of the warm-up rows (steps 1-4 of the module docs).
 
-use super::config::{ExpertFeatures, ExpertSpec, LINEAR_LAM};
+use super::config::{make_rule, ExpertFeatures, ExpertSpec, LINEAR_LAM};
 use super::{AutoKernel, Fitted};
-use crate::aggregation::{AnyAggregator, RuleParams};
 use crate::error::Result;
 use crate::features::rff::RffVariant;
 use crate::kernels::Kernel;
@@ -28,19 +27,6 @@ fn taylor_count(d: usize, m: usize, cap: usize) -> Option<usize> {
 /// Largest Taylor degree whose feature count fits `cap` (at most 12).
 fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
     (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
-}
-
-/// The rule by name from the one table ([`AnyAggregator::from_spec`]) with its default
-/// parameters and the Fixed Share rate `share`. "aa" is refused: it needs the label range,
-/// which the standardised stream does not fix.
-pub(super) fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregator> {
-    if name == "aa" {
-        return crate::param_err!(
-            "AutoKernel's rule cannot be \"aa\" (it needs a fixed label range), pick another of {}",
-            crate::aggregation::rule::rule_names()
-        );
-    }
-    AnyAggregator::from_spec(name, n, &RuleParams { share, ..RuleParams::default() })
 }
 
 impl AutoKernel {
@@ -252,11 +238,10 @@ impl AutoKernel {
             mixture.progressive_trace(&xs, ys.len(), d, &ys, &mut trace)?;
             trace.experts.iter().map(|&z| scaler.y_back(z)).collect()
         } else {
+            let rows = crate::learners::Rows { x: &xs, d, y: &ys };
             crate::multi::MultiOutput::predict_learn_many_multi(
                 &mut mixture,
-                &xs,
-                d,
-                &ys,
+                rows,
                 &mut Vec::new(),
             )?;
             Vec::new()

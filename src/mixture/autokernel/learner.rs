@@ -2,7 +2,7 @@
 
 use super::AutoKernel;
 use crate::error::Result;
-use crate::learners::OnlineLearner;
+use crate::learners::{OnlineLearner, Rows};
 
 impl OnlineLearner for AutoKernel {
     fn input_dim(&self) -> Option<usize> {
@@ -101,13 +101,10 @@ impl OnlineLearner for AutoKernel {
         res.map(|()| out[0])
     }
 
-    fn predict_learn_many(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
+        let Rows { x, d, y } = rows;
+        let mut scratch = Vec::new();
+        let out = crate::learners::batch::or_scratch(out, &mut scratch, y.len());
         self.one_output()?;
         let Some(mut r) = self.restart.take() else {
             return self.core_predict_learn_many(x, d, y, out);
@@ -116,11 +113,6 @@ impl OnlineLearner for AutoKernel {
         let res = self.restart_rows(&mut r, x, d, y, out, None);
         self.restart = Some(r);
         res.map(|_| debug_assert_eq!(out.len() - start, y.len()))
-    }
-
-    fn learn_batch(&mut self, x: &[f64], d: usize, y: &[f64]) -> Result<()> {
-        let mut out = Vec::with_capacity(y.len());
-        self.predict_learn_many(x, d, y, &mut out)
     }
 
     fn n_seen(&self) -> u64 {

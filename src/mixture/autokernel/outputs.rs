@@ -16,7 +16,7 @@
 
 use super::AutoKernel;
 use crate::error::Result;
-use crate::learners::OnlineLearner;
+use crate::learners::{OnlineLearner, Rows};
 use crate::mixture::restart::Restart;
 use crate::mixture::scale::{location_spread, Scaler};
 use crate::multi::MultiOutput;
@@ -144,7 +144,7 @@ impl AutoKernel {
             let start = out.len();
             // On an interrupt the mixture stops at a round boundary: count and convert
             // the rounds it completed before passing the error on.
-            let res = f.mixture.predict_learn_many_multi(&xs, d, &ys, out);
+            let res = f.mixture.predict_learn_many_multi(Rows { x: &xs, d, y: &ys }, out);
             back(&f.scaler, &f.y_extra, &mut out[start..]);
             self.n_seen += ((out.len() - start) / k) as u64;
             res?;
@@ -171,7 +171,7 @@ impl AutoKernel {
             pm.clear();
             let res = self.core_predict_learn_many_multi(xc, d, yc, &mut pm);
             let res = super::steps::successor_chunk(r, res, &mut ps, |s, ps| {
-                s.predict_learn_many_multi(xc, d, yc, ps)
+                s.predict_learn_many_multi(Rows { x: xc, d, y: yc }, ps)
             });
             let with_succ = match res {
                 Ok(w) => w,
@@ -281,16 +281,11 @@ impl MultiOutput for AutoKernel {
     }
 
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
-        self.predict_learn_many_multi(x, x.len(), y, out)
+        self.predict_learn_many_multi(Rows { x, d: x.len(), y }, out)
     }
 
-    fn predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        let Rows { x, d, y } = rows;
         let n = x.len() / d.max(1);
         if n == 0 {
             return Ok(());
