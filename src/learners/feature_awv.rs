@@ -481,3 +481,21 @@ impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
         self.block_size = fresh.block_size;
     }
 }
+
+#[cfg(feature = "python")]
+impl<F: LazyFeatureMap> crate::python::state_params::StateParams for FeatureAwv<F>
+where
+    F::Params: crate::python::state_params::StateParams,
+{
+    fn state_params(
+        &self,
+        py: pyo3::Python<'_>,
+    ) -> pyo3::PyResult<crate::python::state_params::Pairs> {
+        use crate::python::params::PyParam;
+        let mut out = self.params.state_params(py)?;
+        out.push(("lam", self.lam.to_py(py)?));
+        out.push(("ridge", self.ridge.to_py(py)?));
+        out.push(("gamma", self.gamma.to_py(py)?));
+        Ok(out)
+    }
+}

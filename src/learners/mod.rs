@@ -14,7 +14,7 @@
 //! `crate::python::classes`), their registration, the expert conversion of the bindings,
 //! and the table `_core.registry()` that the Python package (exports, CLI, test zoo,
 //! fuzzers, bench cases, API reference) reads. A learner's parameter struct
-//! ([`crate::params!`]) and state version (`state_version!`) sit in its own file.
+//! (`crate::params!`) and state version (`state_version!`) sit in its own file.
 //!
 //! A line is
 //! `Variant { core: Type, held: Payload, params: ParamsType, python: "Name" in "module",

@@ -829,6 +829,12 @@ impl NystromAwv {
         }
     }
 
+    /// Whether a kept prediction ([`OnlineLearner::predict_keep`]) finishes the next
+    /// round on `x` (then the round computes no kernel row).
+    pub fn has_kept(&self, x: &[f64]) -> bool {
+        self.kept_plan.is_some() && self.kept.matches(x, self.n_seen)
+    }
+
     /// [`OnlineLearner::predict_learn_many`] of a learner on a fixed dictionary of
     /// `m` points with the kernel rows `krows` (row-major `y.len() x m`, row `i` =
     /// `k_D(x_i)` as [`Kernel::row_into`] computes it) given: the same results, bit
@@ -1381,3 +1387,5 @@ impl crate::state::ValidState for NystromAwv {
         self.block_size = fresh.block_size;
     }
 }
+
+crate::state_params!(NystromAwv; kernel, lam, ridge, gamma);
