@@ -829,6 +829,12 @@ impl NystromAwv {
         }
     }
 
+    /// Whether a kept prediction ([`OnlineLearner::predict_keep`]) finishes the next
+    /// round on `x` (then the round computes no kernel row).
+    pub fn has_kept(&self, x: &[f64]) -> bool {
+        self.kept_plan.is_some() && self.kept.matches(x, self.n_seen)
+    }
+
     /// [`OnlineLearner::predict_learn_many`] of a learner on a fixed dictionary of
     /// `m` points with the kernel rows `krows` (row-major `y.len() x m`, row `i` =
     /// `k_D(x_i)` as [`Kernel::row_into`] computes it) given: the same results, bit
@@ -910,9 +916,10 @@ impl NystromAwv {
                     Some(pre) => {
                         // A plan kept for this row at this round (predict_keep_krow on
                         // the same kernel row) finishes it: the numbers it would compute.
-                        let plan = self.kept_plan.take().filter(|p| {
-                            !p.added && p.ext.is_none() && p.pred.len() == kk
-                        });
+                        let plan = self
+                            .kept_plan
+                            .take()
+                            .filter(|p| !p.added && p.ext.is_none() && p.pred.len() == kk);
                         let plan = plan.filter(|_| self.kept.take(row(i), self.n_seen));
                         self.kept.clear();
                         sc.krow.clear();

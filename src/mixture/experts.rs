@@ -42,6 +42,9 @@ pub struct Mixture {
     pub(super) loss_scale: Option<LossScale>,
     #[serde(skip)]
     z: Vec<f64>,
+    /// Scratch of the blocked path: expert j's predictions of a block in `cols[j]`.
+    #[serde(skip)]
+    cols: Vec<Vec<f64>>,
 }
 
 /// The serialised fields of a [`Mixture`], checked as a whole before a mixture is
@@ -192,6 +195,7 @@ impl Mixture {
             threads: 1,
             loss_scale: None,
             z: vec![0.0; n],
+            cols: Vec::new(),
         })
     }
 
@@ -300,7 +304,8 @@ impl Mixture {
         mut trace: Option<&mut Trace>,
     ) -> Result<()> {
         let n_exp = self.experts.len();
-        let mut cols = vec![Vec::new(); n_exp];
+        let mut cols = std::mem::take(&mut self.cols);
+        cols.resize_with(n_exp, Vec::new);
         let workers = match self.threads {
             _ if y.len() < MIN_PARALLEL_ROWS => Workers::Caller,
             t => Workers::new(t),
@@ -310,11 +315,17 @@ impl Mixture {
         for (xb, yb) in x.chunks(BLOCK_ROWS * d).zip(y.chunks(BLOCK_ROWS)) {
             // Ctrl-C between blocks: every completed round is in `out` and in the state.
             if let Err(e) = crate::interrupt::poll() {
-                self.z = z;
+                (self.z, self.cols) = (z, cols);
                 return Err(e);
             }
             // A block is one step: the experts' own polls are off inside it.
-            crate::interrupt::uninterrupted(|| self.experts_block(xb, d, yb, &mut cols, &workers))?;
+            let res = crate::interrupt::uninterrupted(|| {
+                self.experts_block(xb, d, yb, &mut cols, &workers)
+            });
+            if let Err(e) = res {
+                (self.z, self.cols) = (z, cols);
+                return Err(e);
+            }
             self.d = Some(d);
             for (i, &yt) in yb.iter().enumerate() {
                 for (zj, c) in z.iter_mut().zip(&cols) {
@@ -332,7 +343,7 @@ impl Mixture {
                 self.n_seen += 1;
             }
         }
-        self.z = z;
+        (self.z, self.cols) = (z, cols);
         Ok(())
     }
 

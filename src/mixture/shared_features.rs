@@ -35,6 +35,10 @@ impl Shared {
         let mut group = vec![None; experts.len()];
         for (j, e) in experts.iter().enumerate() {
             let AnyLearner::NystromAwv(l) = e else { continue };
+            // A round a kept prediction finishes needs no kernel row.
+            if l.has_kept(x) {
+                continue;
+            }
             let Some((c, sigma)) = l.fixed_gaussian(d) else { continue };
             match dict {
                 None => dict = Some(c),

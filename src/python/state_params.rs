@@ -19,28 +19,7 @@ pub trait StateParams {
     }
 }
 
-/// `state_params!(Type; field, field as "name", ...)`: [`StateParams`] of `Type` from
-/// its fields (each converted as the constructor's keyword of that name).
-#[macro_export]
-#[doc(hidden)]
-macro_rules! state_params {
-    ($t:ty; $($field:ident $(as $name:literal)?),+ $(,)?) => {
-        #[cfg(feature = "python")]
-        impl $crate::python::state_params::StateParams for $t {
-            fn state_params(
-                &self,
-                py: pyo3::Python<'_>,
-            ) -> pyo3::PyResult<$crate::python::state_params::Pairs> {
-                Ok(vec![$((
-                    $crate::state_params!(@name $field $(, $name)?),
-                    $crate::python::params::PyParam::to_py(&self.$field, py)?,
-                ),)+])
-            }
-        }
-    };
-    (@name $field:ident) => { stringify!($field) };
-    (@name $field:ident, $name:literal) => { $name };
-}
+// `crate::state_params!` (the macro) is in `crate::state`: learners invoke it in every build.
 
 /// Every field of a parameter struct (a state that keeps its whole struct).
 pub fn all_params<P: crate::python::params::PyParams>(p: &P, py: Python<'_>) -> PyResult<Pairs> {
