@@ -264,9 +264,9 @@ impl LinearAwv {
         let gamma = self.gamma;
         let mut g = std::mem::take(&mut self.disc.g);
         g.resize(self.r, 0.0);
-        let (k, cg) = (self.refill_index(), self.refill() / gamma);
-        let (c, hp) = (self.pending, &self.hp);
-        upper::syr_discount_symv(&mut self.ainv, c, hp, k, cg, gamma, &mut g, v, &mut self.h);
+        let step = upper::Discount { k: self.refill_index(), cg: self.refill() / gamma, gamma };
+        let pending = (self.pending, &self.hp[..]);
+        upper::syr_discount_symv(&mut self.ainv, pending, step, &mut g, v, &mut self.h);
         self.pending = 0.0;
         self.disc.g = g;
         self.b.iter_mut().for_each(|x| *x *= gamma);

@@ -119,26 +119,32 @@ crate::dispatch! {
 
 crate::dispatch! {
     /// The discount step of a discounted AWV round then its mat-vec, in one pass:
-    /// `A <- A - c hp hp^T` (the pending update, [`syr`]; none if `c = 0`), then
+    /// `A <- A - c hp hp^T` (`pending = (c, hp)`, [`syr`]; none if `c = 0`), then
     /// `A <- (A - q g g^T) / gamma` with `g` column `k` of that matrix (written into
-    /// `g`) and `q = cg / (1 + cg g_k)`, then `h = A v`. Bit for bit [`syr`], the
+    /// `g`) and `q = cg / (1 + cg g_k)` ([`Discount`]), then `h = A v`. Bit for bit [`syr`], the
     /// discount loop of `crate::awv::LinearAwv` and [`symv`] one after the other.
-    pub fn syr_discount_symv(a: &mut [f64], c: f64, hp: &[f64], k: usize, cg: f64, gamma: f64, g: &mut [f64], v: &[f64], h: &mut [f64]) => syr_discount_symv_impl, syr_discount_symv_on;
+    pub fn syr_discount_symv(a: &mut [f64], pending: (f64, &[f64]), step: Discount, g: &mut [f64], v: &[f64], h: &mut [f64]) => syr_discount_symv_impl, syr_discount_symv_on;
+}
+
+/// The discount step of [`syr_discount_symv`]: refilled coordinate `k`, refill over
+/// `gamma` `cg`, forgetting factor `gamma`.
+#[derive(Clone, Copy, Debug)]
+pub struct Discount {
+    pub k: usize,
+    pub cg: f64,
+    pub gamma: f64,
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn syr_discount_symv_impl<I: Lanes>(
     a: &mut [f64],
-    c: f64,
-    hp: &[f64],
-    k: usize,
-    cg: f64,
-    gamma: f64,
+    (c, hp): (f64, &[f64]),
+    step: Discount,
     g: &mut [f64],
     v: &[f64],
     h: &mut [f64],
 ) {
+    let Discount { k, cg, gamma } = step;
     let r = v.len();
     assert!(a.len() as u128 >= stored_len(r) && hp.len() >= r && g.len() >= r && k < r);
     // Column k after the pending update: entry (i, j), i <= j, is
