@@ -116,11 +116,7 @@ mod tests {
 
     /// The state versions of the table's learners, in table order.
     macro_rules! versions {
-        ($($v:ident {
-            core: $ty:ty, held: $pay:ty, params: $params:ty, python: $name:literal in $module:literal,
-            task: $task:literal, inputs: $domain:literal, expert: $expert:tt, multi_output: $multi:tt,
-            $(args: $args:path,)?
-        };)*) => {
+        ($($v:ident { core: $ty:ty, $($row:tt)* };)*) => {
             [$(<$ty as StateVersion>::STATE_VERSION),*]
         };
     }
