@@ -44,7 +44,10 @@ impl AutoKernel {
                 match k {
                     _ if y.is_empty() => {}
                     1 => s.predict_learn_many(x, d, y, &mut out)?,
-                    _ => s.predict_learn_many_multi(x, d, y, &mut out)?,
+                    _ => s.predict_learn_many_multi(
+                        crate::learners::batch::Rows { x, d, y },
+                        &mut out,
+                    )?,
                 }
                 Ok(s)
             };
