@@ -255,9 +255,20 @@ def test_finite_inputs_that_would_overflow_raise_before_any_change(make, warm, x
 # --- KERNELSTREAM_MEMORY_LIMIT -----------------------------------------------------------
 
 
+# Each syntax is parsed in limits::tests::parses_sizes; these check the variable's path
+# from the environment, two of each kind by default and all under -m slow.
+_SLOW = pytest.mark.slow
+
+
 @pytest.mark.parametrize(
     "text, value",
-    [("1.5G", 3 << 29), ("1e9", 10**9), ("512M", 512 << 20), ("2GiB", 2 << 30), ("4096", 4096)],
+    [
+        ("1.5G", 3 << 29),
+        ("1e9", 10**9),
+        pytest.param("512M", 512 << 20, marks=_SLOW),
+        pytest.param("2GiB", 2 << 30, marks=_SLOW),
+        pytest.param("4096", 4096, marks=_SLOW),
+    ],
 )
 def test_memory_limit_variable_is_parsed(text, value):
     res = _run(
@@ -266,7 +277,9 @@ def test_memory_limit_variable_is_parsed(text, value):
     assert res.returncode == 0 and int(res.stdout) == value, res.stderr[-800:]
 
 
-@pytest.mark.parametrize("text", ["0", "abc", "-1", "-2G", "1.5Q"])
+@pytest.mark.parametrize(
+    "text", ["abc", "-2G", *(pytest.param(t, marks=_SLOW) for t in ("0", "-1", "1.5Q"))]
+)
 def test_memory_limit_variable_that_is_not_a_size_is_refused(text):
     """Before: silently ignored (the 8 GiB default applied). After: the first use (a
     constructor, get_memory_limit) raises a one-line ParameterError quoting the value."""
