@@ -123,3 +123,26 @@ impl<T: ValidState> ValidState for Option<T> {
         }
     }
 }
+
+/// `state_params!(Type; field, field as "name", ...)`: `crate::python::state_params::StateParams` of `Type` from
+/// its fields (each converted as the constructor's keyword of that name).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! state_params {
+    ($t:ty; $($field:ident $(as $name:literal)?),+ $(,)?) => {
+        #[cfg(feature = "python")]
+        impl $crate::python::state_params::StateParams for $t {
+            fn state_params(
+                &self,
+                py: pyo3::Python<'_>,
+            ) -> pyo3::PyResult<$crate::python::state_params::Pairs> {
+                Ok(vec![$((
+                    $crate::state_params!(@name $field $(, $name)?),
+                    $crate::python::params::PyParam::to_py(&self.$field, py)?,
+                ),)+])
+            }
+        }
+    };
+    (@name $field:ident) => { stringify!($field) };
+    (@name $field:ident, $name:literal) => { $name };
+}

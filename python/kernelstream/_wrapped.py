@@ -1,8 +1,8 @@
 """The Python side shared by every object that wraps a Rust core object
 (learners and aggregators): construction from keyword parameters,
 ``get_params``/``set_params`` and read-only hyperparameter attributes, copying,
-and pickling as "constructor parameters + core state bytes + a format version"
-(the state is restored into a fresh core)."""
+and pickling as "core state bytes + the parameters the state does not hold + a
+format version" (``_pickled``; the state is restored into a fresh core)."""
 
 from __future__ import annotations
 
@@ -11,24 +11,70 @@ import inspect
 import warnings
 from typing import Any
 
+from . import _pickled
+from ._pickled import PICKLE_FORMAT_VERSION
 from .errors import InputError, KernelstreamError, ParameterError
 
-#: Version of the pickled Python-side envelope; the Rust state carries its own.
-PICKLE_FORMAT_VERSION = 1
+
+def _load(cls, state):
+    """Unpickles an object of envelope format 2 (its parameters come from the state)."""
+    params = _envelope_params(cls, state)
+    obj = _construct(cls, params)
+    obj._adopt_state(params, state)
+    return obj
 
 
 def _restore(cls, params, state):
+    """Unpickles an object of envelope format 1 (which names this function with the
+    parameters it held)."""
+    obj = _construct(cls, params)
+    obj.__setstate__(state)
+    return obj
+
+
+def _construct(cls, params):
     if not isinstance(params, dict):
         raise InputError(f"corrupt pickled {cls.__name__}: parameters are not a dict")
     _check_param_names(cls, params)
     try:
-        obj = cls(**params)
+        return cls(**params)
     except KernelstreamError as exc:
         raise InputError(f"corrupt pickled {cls.__name__} parameters: {exc}") from None
     except TypeError as exc:
         raise InputError(f"corrupt pickled {cls.__name__} parameters: {exc}") from None
-    obj.__setstate__(state)
-    return obj
+
+
+def _envelope_params(cls, state) -> dict:
+    """The constructor parameters of a pickled envelope (format 1: as stored; format 2:
+    those the core state holds, with the stored ones over them), in the signature's
+    order; an ``InputError`` for another format or a damaged envelope."""
+    from ._core import __version__
+
+    found = state.get("format_version") if isinstance(state, dict) else type(state).__name__
+    if found not in _pickled.READABLE:
+        raise InputError(
+            f"unsupported pickled {cls.__name__} format {found!r}; this kernelstream "
+            f"reads formats {', '.join(map(str, _pickled.READABLE))}"
+        )
+    if state.get("kernelstream_version") != __version__:
+        warnings.warn(
+            f"unpickling a {cls.__name__} saved by kernelstream {state.get('kernelstream_version')} "
+            f"with kernelstream {__version__}",
+            stacklevel=3,
+        )
+    params, core = state.get("params"), state.get("core")
+    if not isinstance(params, dict) or not isinstance(core, (bytes, bytearray)):
+        raise InputError(f"corrupt pickled {cls.__name__}: no params dict or core bytes")
+    if found == 2:
+        held = _pickled.held_params_of_state(cls._core_class, bytes(core))
+        params = {**held, **params}
+    # Parameters added after a state was saved take the value that state was made with.
+    params = {**cls._absent_params, **params}
+    order = _init_param_names(cls)
+    return {
+        **{k: params[k] for k in order if k in params},
+        **{k: v for k, v in params.items() if k not in order},
+    }
 
 
 def _check_param_names(cls, params: dict) -> None:
@@ -198,34 +244,22 @@ class CoreWrapper:
     def __getstate__(self):
         from ._core import __version__
 
+        core = bytes(self._core._state_bytes())
+        held = _pickled.held_params(self._core_class, self._core)
         return {
             "format_version": PICKLE_FORMAT_VERSION,
             "kernelstream_version": __version__,
-            "params": self.get_params(),
-            "core": bytes(self._core._state_bytes()),
+            "params": _pickled.unheld(self.get_params(), held),
+            "core": core,
             "extra": self._extra_state(),
         }
 
     def __setstate__(self, state):
-        from ._core import __version__
+        self._adopt_state(_envelope_params(type(self), state), state)
 
-        if not isinstance(state, dict) or state.get("format_version") != PICKLE_FORMAT_VERSION:
-            found = state.get("format_version") if isinstance(state, dict) else type(state).__name__
-            raise InputError(
-                f"unsupported pickled {type(self).__name__} format {found!r}; "
-                f"this kernelstream reads format {PICKLE_FORMAT_VERSION}"
-            )
-        if state.get("kernelstream_version") != __version__:
-            warnings.warn(
-                f"unpickling a {type(self).__name__} saved by kernelstream {state.get('kernelstream_version')} "
-                f"with kernelstream {__version__}",
-                stacklevel=2,
-            )
-        params = state.get("params")
-        if not isinstance(params, dict) or not isinstance(state.get("core"), (bytes, bytearray)):
-            raise InputError(f"corrupt pickled {type(self).__name__}: no params dict or core bytes")
-        # Parameters added after a state was saved take the value that state was made with.
-        params = {**self._absent_params, **params}
+    def _adopt_state(self, params: dict, state: dict) -> None:
+        """Takes ``params`` (of the envelope ``state``) and the state; on any error the
+        object is left as it was."""
         _check_param_names(type(self), params)
         # Build and fill a new core first: on any error self is untouched.
         try:
@@ -242,7 +276,7 @@ class CoreWrapper:
     _absent_params: dict = {}
 
     def __reduce__(self):
-        return (_restore, (type(self), self.get_params(), self.__getstate__()))
+        return (_load, (type(self), self.__getstate__()))
 
     def _extra_state(self):
         """Python-side state beyond the core (none by default)."""

@@ -157,3 +157,5 @@ impl crate::state::ValidState for AveragedKernelSgd {
         crate::state::same_fields!(self, fresh; kernel, gamma0, zeta)
     }
 }
+
+crate::state_params!(AveragedKernelSgd; kernel, gamma0, zeta);

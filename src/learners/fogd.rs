@@ -292,3 +292,5 @@ impl crate::state::ValidState for Fogd {
         crate::state::same_fields!(self, fresh; kernel, n_features, lr, loss, epsilon, seed)
     }
 }
+
+crate::state_params!(Fogd; kernel, n_features, lr, loss, epsilon, seed);

@@ -618,3 +618,5 @@ impl crate::state::ValidState for KernelAwv {
         crate::state::same_fields!(self, fresh; kernel, lam, ridge, max_size)
     }
 }
+
+crate::state_params!(KernelAwv; kernel, lam, ridge, max_size);

@@ -14,11 +14,11 @@
 //! `crate::python::classes`), their registration, the expert conversion of the bindings,
 //! and the table `_core.registry()` that the Python package (exports, CLI, test zoo,
 //! fuzzers, bench cases, API reference) reads. A learner's parameter struct
-//! ([`crate::params!`]) and state version (`state_version!`) sit in its own file.
+//! (`crate::params!`) and state version (`state_version!`) sit in its own file.
 //!
 //! A line is
 //! `Variant { core: Type, held: Payload, params: ParamsType, python: "Name" in "module",
-//! task: "...", inputs: "...", expert: bool, multi_output: bool $(, args: PATH)? };`
+//! task: "...", inputs: "...", expert: bool, multi_output: bool, [args: PATH,] };`
 //! * `Variant` names the learner in [`crate::mixture::AnyLearner`] and its binding class
 //!   (`crate::python::classes::Variant`); the order of the lines is the serialised order
 //!   of that enum (a Mixture's pickled experts): append new learners at the end, never
@@ -32,7 +32,8 @@
 //!   `inputs`: `"real"` or `"unit_cube"` (inputs in `[0, 1]^d`);
 //! * `expert`: whether a Mixture takes it as an expert; `multi_output`: whether it
 //!   implements [`crate::multi::MultiOutput`] (the binding then has the multi-output
-//!   methods);
+//!   methods; which experts learn several outputs inside a Mixture is still listed in
+//!   `crate::mixture::outputs`);
 //! * optionally `args`: the constructor arguments outside the parameter struct
 //!   (`[(ParamSpec, default)]`, given before the struct's keywords: a Mixture's experts
 //!   and rule). Such a learner writes its binding's `#[new]` itself.

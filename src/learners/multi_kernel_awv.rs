@@ -755,3 +755,5 @@ impl crate::state::ValidState for MultiKernelAwv {
         self.threads = fresh.threads;
     }
 }
+
+crate::state_params!(MultiKernelAwv; kernels, n_features, lam, variant as "features", ridge, clip, seed, gamma, share);

@@ -325,3 +325,5 @@ impl crate::state::ValidState for Nogd {
         crate::state::same_fields!(self, fresh; kernel, budget, rank, lr, loss, epsilon)
     }
 }
+
+crate::state_params!(Nogd; kernel, budget, rank, lr, loss, epsilon);

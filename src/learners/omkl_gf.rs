@@ -226,3 +226,5 @@ impl crate::state::ValidState for OmklGf {
             kernels, n_features, lr, reg, n_samples, explore, graph_rounds, seed)
     }
 }
+
+crate::state_params!(OmklGf; kernels, n_features, lr, reg, n_samples, explore, graph_rounds, seed);

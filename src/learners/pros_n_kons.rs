@@ -515,3 +515,13 @@ impl crate::state::ValidState for ProsNKons {
         Ok(())
     }
 }
+
+#[cfg(feature = "python")]
+impl crate::python::state_params::StateParams for ProsNKons {
+    fn state_params(
+        &self,
+        py: pyo3::Python<'_>,
+    ) -> pyo3::PyResult<crate::python::state_params::Pairs> {
+        crate::python::state_params::all_params(&self.params, py)
+    }
+}

@@ -125,3 +125,5 @@ impl crate::state::ValidState for Raker {
         crate::state::same_fields!(self, fresh; kernels, n_features, lr, reg, seed)
     }
 }
+
+crate::state_params!(Raker; kernels, n_features, lr, reg, seed);

@@ -119,3 +119,5 @@ impl LazyFeatureMap for RandomFourier {
 
 // The format version of a pickled RffAwv: bump it when a serialised field changes.
 crate::state::state_version!(RffAwv, 5);
+
+crate::state_params!(RffParams; kernel, n_features, variant as "features", seed);

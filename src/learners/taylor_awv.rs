@@ -115,3 +115,5 @@ impl LazyFeatureMap for TaylorGaussian {
 
 // The format version of a pickled TaylorAwv: bump it when a serialised field changes.
 crate::state::state_version!(TaylorAwv, 5);
+
+crate::state_params!(TaylorParams; sigma, degree);

@@ -1,25 +1,38 @@
-//! Restarts of [`AutoKernel`] after an abrupt change (docs/autokernel.md, step 7).
+//! Restarts of [`AutoKernel`] after a change (docs/autokernel.md, step 7).
 //!
 //! A learner that has seen a long stream before a change keeps its old data in its
 //! experts (the undiscounted ones) and its old scale; the discounted experts forget, but
 //! they remember only about `1 / (1 - gamma)` rounds, so from a few thousand rounds after
-//! the change an AutoKernel started fresh at the change is better than all of them. So:
+//! the change an AutoKernel started fresh at the change is better than all of them. Two
+//! sequential tests, each with its error rate controlled, decide:
 //!
-//! * **detector**: the discounted mean squared error of the prediction over about
-//!   [`SHORT`] rounds against the one over about [`LONG`] rounds; when the short one is
-//!   above [`KAPPA`] times the long one (checked every [`CHECK`] rounds, once the current
-//!   learner has seen `2 warmup` rounds), a change is declared;
+//! * **start** (a change of the error level): a one-sided CUSUM (Page 1954) on the
+//!   relative squared error `u_t = min(e_t / s_t, U_MAX)` of the prediction (`s_t`: the
+//!   discounted mean of `e` over about [`LONG`] rounds before `t`), for a rise of its mean
+//!   from 1 to [`RHO`]: `S_t = max(0, S_{t-1} + u_t - 1 - (RHO - 1)/2)`, a change declared
+//!   when `S_t > sigma h` (`sigma^2`: the discounted variance of `u`). The threshold `h`
+//!   gives an in-control average run length of [`ARL0`] rounds for increments
+//!   standardised by `sigma` (Siegmund's approximation, `ARL0 = (e^{2kb} - 1 - 2kb) /
+//!   (2k^2)`, `k = (RHO - 1) / (2 sigma)`, `b = h + 1.166`); a partial change that raises
+//!   the error by less than twice is found in a few hundred rounds;
+//!   The in-control level (`s` and `sigma` of the CUSUM) is that of the rounds since the
+//!   start or the last declared change; a change declared while a successor lives
+//!   replaces it (a second change before the first was settled);
 //! * **successor**: a fresh AutoKernel of the same configuration (its own warm-up, so its
-//!   own scale and median distance: the experts of the new stretch sit on its scale)
-//!   starts at the next round;
-//! * **top level**: while it lives, the prediction is `w_0 z_main + w_1 z_succ` with
-//!   exponential weights on the relative square loss, `log w_k -= ETA (z_k - y)^2 / s`
-//!   (`s`: the long mean above), prior `(1 - PRIOR, PRIOR)`, Fixed Share [`SHARE`];
-//! * **promotion**: after `max(PROMOTE_AGE, 2 warmup)` rounds, if `w_1 > PROMOTE_WEIGHT`,
-//!   the successor becomes the learner (the old one is dropped); after
-//!   `max(DROP_AGE, 5 warmup)` rounds with `w_1 < 1/2` the successor is dropped (a
-//!   false alarm). One successor at a time, so the cost is at most twice that of one
-//!   AutoKernel, and only while a successor lives.
+//!   own scale and median distance) that first learns the last rounds from the CUSUM's
+//!   estimate of the change point (the last round where `S` was 0, Page's estimate; at
+//!   most [`ROWS`] rounds are kept), so that it is the learner started at the change,
+//!   not at its detection;
+//! * **top level** while it lives: `w_0 z_main + w_1 z_succ` with exponential weights on
+//!   the relative square loss, `log w_k -= ETA (z_k - y)^2 / s`, prior `(1 - PRIOR,
+//!   PRIOR)`, Fixed Share [`SHARE`] (a successor that is worse costs the mixture about
+//!   `ln(1 / (1 - PRIOR)) / ETA` relative losses);
+//! * **replacement** (the irreversible step, so tested): `d_t = (e_main - e_succ) / s_t`
+//!   (clipped to `±U_MAX`), discounted over about [`ADV`] rounds, `T = D / sqrt(Q W2 / W)`
+//!   (`D = Σ β^i d`, `Q = Σ β^i d^2`, `W = Σ β^i`, `W2 = Σ β^{2i}`: a z-statistic of the
+//!   weighted mean advantage); after `max(PROMOTE_AGE, 2 warmup)` rounds, `T > Z` makes the
+//!   successor the learner; after `max(DROP_AGE, 5 warmup)` rounds, `T <= 0` drops it (a
+//!   false alarm: it cost only its compute while it lived). One successor at a time.
 //!
 //! Events happen only after rounds whose count is a multiple of [`CHECK`], so that a
 //! stream fed in any pieces, one round at a time or in blocks, takes the same path.
@@ -29,32 +42,54 @@ use crate::error::Result;
 use crate::learners::OnlineLearner;
 use serde::{Deserialize, Serialize};
 
-/// Rounds between two checks of the detector, promotion and drop.
+/// Rounds between two checks of the detector, replacement and drop.
 pub const CHECK: u64 = 50;
-/// Windows (rounds) of the short and long mean squared errors.
-const SHORT: f64 = 100.0;
+/// Window (rounds) of the error level `s` and of the variance of `u`.
 const LONG: f64 = 2000.0;
-/// A change: short mean above `KAPPA` times the long one.
-const KAPPA: f64 = 2.0;
+/// Most recent rounds kept for a successor's start.
+pub const ROWS: usize = 2000;
+/// The rise of the relative error the CUSUM is designed for.
+const RHO: f64 = 1.5;
+/// In-control average run length of the CUSUM (rounds between false alarms).
+const ARL0: f64 = 1e5;
+/// Clip of the relative errors (one outlier moves each statistic by at most this).
+const U_MAX: f64 = 100.0;
 /// Prior weight of a successor, learning rate and Fixed Share of the top level.
 const PRIOR: f64 = 0.01;
 const ETA: f64 = 0.5;
 const SHARE: f64 = 1e-4;
+/// Window (rounds) of the successor's advantage and the z-level that replaces.
+const ADV: f64 = 500.0;
+const Z: f64 = 3.0;
 const PROMOTE_AGE: u64 = 1000;
-const PROMOTE_WEIGHT: f64 = 0.95;
 const DROP_AGE: u64 = 5000;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Restart {
-    /// Discounted sums of the squared errors and of the weights, long and short.
+    /// Discounted sums of the squared errors and of the weights (window [`LONG`]): the
+    /// scale of the top level's relative losses.
     long: [f64; 2],
-    short: [f64; 2],
-    /// Rounds seen by the current learner (since the start or its promotion).
+    /// The CUSUM's in-control level since the start or the last change (discounted
+    /// sums, window [`LONG`], of `e` and of the weights), and the spread of `u` over the
+    /// whole stream (of `(u - 1)^2` and of its weights).
+    base: [f64; 4],
+    /// The CUSUM statistic `S_t` (in units of `u`).
+    cusum: f64,
+    /// Rounds since the start or the last declared change, and that count when `S`
+    /// was last 0.
     since: u64,
+    zero_at: u64,
+    /// The last rounds (at most [`ROWS`]): inputs (`d` each) and targets (`k` each).
+    rows_x: std::collections::VecDeque<f64>,
+    rows_y: std::collections::VecDeque<f64>,
+    rows_d: usize,
+    rows_k: usize,
     successor: Option<Box<AutoKernel>>,
     /// Top-level log-weights (main, successor) and the successor's age in rounds.
     logw: [f64; 2],
     age: u64,
+    /// The successor's discounted advantage `[D, Q, W, W2]`.
+    adv: [f64; 4],
     /// Changes declared, successors promoted (for reports).
     pub changes: u64,
     pub promotions: u64,
@@ -66,6 +101,27 @@ fn mean(s: &[f64; 2]) -> f64 {
     } else {
         0.0
     }
+}
+
+/// The CUSUM threshold `sigma h` in units of `u` for the standardised spread `sigma`:
+/// `b = h + 1.166` solves Siegmund's `(e^{2kb} - 1 - 2kb) / (2k^2) = ARL0` (bisection;
+/// the left side increases with `b`).
+pub fn threshold(sigma: f64) -> f64 {
+    let k = (RHO - 1.0) / (2.0 * sigma);
+    let arl = |b: f64| ((2.0 * k * b).exp_m1() - 2.0 * k * b) / (2.0 * k * k);
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while arl(hi) < ARL0 {
+        hi *= 2.0;
+    }
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if arl(mid) < ARL0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    sigma * (hi - 1.166).max(0.0)
 }
 
 impl Restart {
@@ -94,28 +150,60 @@ impl Restart {
         }
     }
 
-    /// One round's bookkeeping after `y`: returns the combined prediction.
-    pub fn round(&mut self, pm: f64, ps: Option<f64>, y: f64) -> f64 {
-        let p = self.combine(pm, ps);
-        if let Some(ps) = ps {
-            // relative square losses (the long mean of the rounds before)
-            let s = mean(&self.long).max(1e-300);
-            let s = if self.long[1] > 0.0 { s } else { 1.0 };
-            self.logw[0] -= ETA * (pm - y) * (pm - y) / s;
-            self.logw[1] -= ETA * (ps - y) * (ps - y) / s;
+    /// The advantage z-statistic `T` of the successor (0 before any round).
+    pub fn advantage(&self) -> f64 {
+        let [d, q, w, w2] = self.adv;
+        let v = q * w2 / w.max(1e-300);
+        if v > 0.0 {
+            d / v.sqrt()
+        } else {
+            0.0
+        }
+    }
+
+    /// The bookkeeping of one round: the learner's and the successor's squared errors
+    /// `em`, `es` (None without a successor) and the combined one `e`.
+    fn observe(&mut self, em: f64, es: Option<f64>, e: f64) {
+        // the error level of the rounds before
+        let s = if self.long[1] > 0.0 { mean(&self.long).max(1e-300) } else { 1.0 };
+        if let Some(es) = es {
+            self.logw[0] -= ETA * em / s;
+            self.logw[1] -= ETA * es / s;
             // Fixed Share on the two weights, in the log domain
             let w = self.weights();
             self.logw = [(1.0 - SHARE) * w[0] + SHARE / 2.0, (1.0 - SHARE) * w[1] + SHARE / 2.0]
                 .map(f64::ln);
+            let d = ((em - es) / s).clamp(-U_MAX, U_MAX);
+            if d.is_finite() {
+                let b = 1.0 - 1.0 / ADV;
+                let [a, q, w, w2] = self.adv;
+                self.adv = [b * a + d, b * q + d * d, b * w + 1.0, b * b * w2 + 1.0];
+            }
             self.age += 1;
         }
-        let e = (p - y) * (p - y);
-        if e.is_finite() {
-            let (bl, bs) = (1.0 - 1.0 / LONG, 1.0 - 1.0 / SHORT);
-            self.long = [bl * self.long[0] + e, bl * self.long[1] + 1.0];
-            self.short = [bs * self.short[0] + e, bs * self.short[1] + 1.0];
-        }
         self.since += 1;
+        if e.is_finite() {
+            let bl = 1.0 - 1.0 / LONG;
+            let b = &mut self.base;
+            if b[1] > 0.0 {
+                // CUSUM for a rise of the mean of u from 1 to RHO (reference (1 + RHO)/2)
+                let u = (e / (b[0] / b[1]).max(1e-300)).min(U_MAX);
+                self.cusum = (self.cusum + u - 0.5 * (1.0 + RHO)).max(0.0);
+                [b[2], b[3]] = [bl * b[2] + (u - 1.0) * (u - 1.0), bl * b[3] + 1.0];
+            }
+            [b[0], b[1]] = [bl * b[0] + e, bl * b[1] + 1.0];
+            self.long = [bl * self.long[0] + e, bl * self.long[1] + 1.0];
+        }
+        if self.cusum == 0.0 {
+            self.zero_at = self.since;
+        }
+    }
+
+    /// One round's bookkeeping after `y`: returns the combined prediction.
+    pub fn round(&mut self, pm: f64, ps: Option<f64>, y: f64) -> f64 {
+        let p = self.combine(pm, ps);
+        let sq = |a: f64| (a - y) * (a - y);
+        self.observe(sq(pm), ps.map(sq), sq(p));
         p
     }
 
@@ -124,50 +212,118 @@ impl Restart {
         self.age = 0;
     }
 
+    /// Keeps the rows of a chunk of rounds (`d` inputs, `y.len() / rows` targets each)
+    /// among the last [`ROWS`]; rows of another shape replace the kept ones.
+    pub fn remember(&mut self, x: &[f64], d: usize, y: &[f64]) {
+        let n = x.len() / d.max(1);
+        if n == 0 {
+            return;
+        }
+        let k = y.len() / n;
+        if (d, k) != (self.rows_d, self.rows_k) {
+            self.rows_x.clear();
+            self.rows_y.clear();
+            (self.rows_d, self.rows_k) = (d, k);
+        }
+        let keep = n.min(ROWS);
+        self.rows_x.extend(&x[(n - keep) * d..]);
+        self.rows_y.extend(&y[(n - keep) * k..]);
+        let over = (self.rows_y.len() / k).saturating_sub(ROWS);
+        self.rows_x.drain(..over * d);
+        self.rows_y.drain(..over * k);
+    }
+
     pub fn successor_mut(&mut self) -> Option<&mut AutoKernel> {
         self.successor.as_deref_mut()
     }
 
-    /// The checks after a round whose count is a multiple of [`CHECK`]: promotion or
-    /// drop of the successor, or a new one. Returns the successor to promote.
+    /// Pads the kept rows with `kk` zero targets each (outputs added later had zero
+    /// targets from the first round).
+    pub fn push_outputs(&mut self, kk: usize) {
+        let (k, n) = (self.rows_k, self.rows_y.len() / self.rows_k.max(1));
+        if k == 0 {
+            return;
+        }
+        let old: Vec<f64> = self.rows_y.drain(..).collect();
+        for row in old.chunks_exact(k) {
+            self.rows_y.extend(row);
+            self.rows_y.extend(std::iter::repeat_n(0.0, kk));
+        }
+        self.rows_k = k + kk;
+        debug_assert_eq!(self.rows_y.len(), n * self.rows_k);
+    }
+
+    /// The checks after a round whose count is a multiple of [`CHECK`]: replacement or
+    /// drop of the successor, then the CUSUM. `fresh(x, y)` is a new successor that has
+    /// learned the rows `x`, `y` (the kept rows after the estimated change point).
+    /// Returns the successor to promote.
     pub fn check(
         &mut self,
         fitted: bool,
         warmup: usize,
-        fresh: impl FnOnce() -> Result<AutoKernel>,
+        fresh: impl FnOnce(&[f64], &[f64]) -> Result<AutoKernel>,
     ) -> Result<Option<AutoKernel>> {
         let warmup = warmup as u64;
+        let mut promoted = None;
         if self.successor.is_some() {
-            let w1 = self.weights()[1];
-            if self.age >= PROMOTE_AGE.max(2 * warmup) && w1 > PROMOTE_WEIGHT {
-                let s = self.successor.take().map(|b| *b);
+            let t = self.advantage();
+            if self.age >= PROMOTE_AGE.max(2 * warmup) && t > Z {
+                promoted = self.successor.take().map(|b| *b);
                 self.promotions += 1;
-                self.since = self.age;
                 self.age = 0;
-                return Ok(s);
+            } else if self.age >= DROP_AGE.max(5 * warmup) && t <= 0.0 {
+                self.drop_successor();
             }
-            if self.age >= DROP_AGE.max(5 * warmup) && w1 < 0.5 {
-                self.successor = None;
-                self.age = 0;
-            }
-            return Ok(None);
         }
-        if fitted
-            && self.since >= 2 * warmup
-            && self.short[1] > 0.0
-            && mean(&self.short) > KAPPA * mean(&self.long)
-        {
-            self.successor = Some(Box::new(fresh()?));
+        if !fitted || self.since < 2 * warmup {
+            // too few rounds for an in-control level (the warm-up's errors are none)
+            self.cusum = 0.0;
+            self.zero_at = self.since;
+            return Ok(promoted);
+        }
+        if self.cusum > threshold((self.base[2] / self.base[3]).sqrt().max(1e-3)) {
+            if self.successor.is_some() && self.advantage() > 0.0 {
+                // a second change before the first was settled: the successor, better
+                // so far, becomes the learner
+                promoted = self.successor.take().map(|b| *b);
+                self.promotions += 1;
+            }
+            let n = self.rows_y.len() / self.rows_k.max(1);
+            let back = ((self.since - self.zero_at) as usize).min(n);
+            let (d, k) = (self.rows_d, self.rows_k);
+            let x: Vec<f64> = self.rows_x.iter().skip((n - back) * d).copied().collect();
+            let y: Vec<f64> = self.rows_y.iter().skip((n - back) * k).copied().collect();
+            self.successor = Some(Box::new(fresh(&x, &y)?));
             self.logw = [(1.0 - PRIOR).ln(), PRIOR.ln()];
             self.age = 0;
+            self.adv = [0.0; 4];
+            // a new error level; the spread of u (a shape, without units) is kept
+            [self.base[0], self.base[1]] = [0.0, 0.0];
+            (self.cusum, self.since, self.zero_at) = (0.0, 0, 0);
             self.changes += 1;
         }
-        Ok(None)
+        Ok(promoted)
     }
 
     /// Invariants of a decoded state (the successor checked itself when decoded).
     pub fn validate(&self) -> Result<()> {
-        let ok = self.long.iter().chain(&self.short).all(|v| v.is_finite() && *v >= 0.0)
+        let (d, k) = (self.rows_d, self.rows_k);
+        let n = self.rows_y.len() / k.max(1);
+        let rows_ok = n <= ROWS
+            && self.rows_y.len() == n * k
+            && self.rows_x.len() == n * d
+            && (n == 0 || d > 0 && k > 0)
+            && self.rows_x.iter().chain(&self.rows_y).all(|v| v.is_finite());
+        let ok = rows_ok
+            && self.zero_at <= self.since
+            && self
+                .long
+                .iter()
+                .chain(&self.base)
+                .chain([&self.cusum])
+                .chain(&self.adv[1..])
+                .all(|v| v.is_finite() && *v >= 0.0)
+            && self.adv[0].is_finite()
             && (self.successor.is_none() || self.logw.iter().all(|v| v.is_finite() && *v <= 0.0));
         crate::state::ensure(ok, || "corrupt AutoKernel restart state".into())?;
         match &self.successor {
@@ -190,9 +346,9 @@ impl Restart {
 impl Restart {
     /// [`Restart::round`] for `K` outputs (row `pm`, `ps`, `y` of `K` values each), the
     /// combined predictions pushed onto `out`: every output is combined with the same
-    /// two weights, and the weights and the change detector follow the squared errors
-    /// summed over the outputs. An output whose predictions and targets are all 0
-    /// adds nothing to those sums (what `add_outputs` relies on).
+    /// two weights, and the weights and the tests follow the squared errors summed over
+    /// the outputs. An output whose predictions and targets are all 0 adds nothing to
+    /// those sums (what `add_outputs` relies on).
     pub fn round_multi(&mut self, pm: &[f64], ps: Option<&[f64]>, y: &[f64], out: &mut Vec<f64>) {
         let sq = |p: &[f64]| p.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
         let start = out.len();
@@ -200,22 +356,7 @@ impl Restart {
             Some(ps) => out.extend(pm.iter().zip(ps).map(|(&a, &b)| self.combine(a, Some(b)))),
             None => out.extend_from_slice(pm),
         }
-        if let Some(ps) = ps {
-            let s = mean(&self.long).max(1e-300);
-            let s = if self.long[1] > 0.0 { s } else { 1.0 };
-            self.logw[0] -= ETA * sq(pm) / s;
-            self.logw[1] -= ETA * sq(ps) / s;
-            let w = self.weights();
-            self.logw = [(1.0 - SHARE) * w[0] + SHARE / 2.0, (1.0 - SHARE) * w[1] + SHARE / 2.0]
-                .map(f64::ln);
-            self.age += 1;
-        }
         let e = sq(&out[start..]);
-        if e.is_finite() {
-            let (bl, bs) = (1.0 - 1.0 / LONG, 1.0 - 1.0 / SHORT);
-            self.long = [bl * self.long[0] + e, bl * self.long[1] + 1.0];
-            self.short = [bs * self.short[0] + e, bs * self.short[1] + 1.0];
-        }
-        self.since += 1;
+        self.observe(sq(pm), ps.map(sq), e);
     }
 }

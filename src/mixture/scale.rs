@@ -76,6 +76,14 @@ pub fn median_distance(x: &[f64], d: usize) -> f64 {
             dist.push(s.sqrt());
         }
     }
+    // The mean over the pairs as the median's selection left them.
+    median_width(&mut dist, |dist| dist.iter().sum::<f64>() / dist.len() as f64)
+}
+
+/// A width from pairwise distances: their median (the upper one of an even count;
+/// `dist` is reordered), else `mean(dist)` if the median is 0 or not finite, else 1
+/// (also without distances).
+pub(super) fn median_width(dist: &mut [f64], mean: impl FnOnce(&[f64]) -> f64) -> f64 {
     if dist.is_empty() {
         return 1.0;
     }
@@ -85,7 +93,7 @@ pub fn median_distance(x: &[f64], d: usize) -> f64 {
     if med > 0.0 && med.is_finite() {
         return med;
     }
-    let mean = dist.iter().sum::<f64>() / dist.len() as f64;
+    let mean = mean(dist);
     if mean > 0.0 && mean.is_finite() {
         mean
     } else {

@@ -50,22 +50,9 @@ fn pairwise_sq(x: &[f64], d: usize, n: usize) -> Vec<f64> {
 /// is 0): [`super::scale::median_distance`] on the same pairs.
 fn median_of(sq: &[f64]) -> f64 {
     let mut dist: Vec<f64> = sq.iter().map(|s| s.sqrt()).collect();
-    if dist.is_empty() {
-        return 1.0;
-    }
-    let m = dist.len() / 2;
-    let (_, med, _) = dist.select_nth_unstable_by(m, |a, b| a.total_cmp(b));
-    let med = *med;
-    if med > 0.0 && med.is_finite() {
-        return med;
-    }
     // The mean over the pairs in their original order.
-    let mean = sq.iter().map(|s| s.sqrt()).sum::<f64>() / sq.len() as f64;
-    if mean > 0.0 && mean.is_finite() {
-        mean
-    } else {
-        1.0
-    }
+    let mean = |_: &[f64]| sq.iter().map(|s| s.sqrt()).sum::<f64>() / sq.len() as f64;
+    super::scale::median_width(&mut dist, mean)
 }
 
 /// Kernel ridge regression on rows `xs` (row-major, length `d`) and targets `ys` at

@@ -27,6 +27,17 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVer
     bytes: &[u8],
     fresh: &T,
 ) -> crate::Result<T> {
+    let mut value = decode::<T>(bytes)?;
+    value.check_config(fresh)?;
+    value.adopt_settings(fresh);
+    Ok(value)
+}
+
+/// Decodes a core state: no trailing bytes, the format version, the invariants of the
+/// state (its configuration is not compared with anything: [`load`] does that).
+pub fn decode<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVersion>(
+    bytes: &[u8],
+) -> crate::Result<T> {
     use bincode::Options;
     // The version first: a state of another layout would not decode at all.
     let Some(head) = bytes.get(..4) else {
@@ -45,12 +56,10 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVer
         .with_fixint_encoding()
         .reject_trailing_bytes()
         .with_limit(bytes.len() as u64);
-    let (_, mut value): (u32, T) = opts
+    let (_, value): (u32, T) = opts
         .deserialize(bytes)
         .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
     value.validate()?;
-    value.check_config(fresh)?;
-    value.adopt_settings(fresh);
     Ok(value)
 }
 
@@ -236,6 +245,34 @@ macro_rules! learner_protocol {
                 $crate::python::errors::guard(|| {
                     self.inner = $crate::python::protocol::load::<$core_ty>(data, &self.inner)?;
                     Ok(())
+                })
+            }
+
+            /// `{name: value}` of the constructor parameters this learner's state holds
+            /// (`python::state_params`).
+            fn _params<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyDict>> {
+                $crate::python::errors::guard(|| {
+                    let pairs =
+                        $crate::python::state_params::StateParams::state_params(&self.inner, py)?;
+                    pyo3::types::IntoPyDict::into_py_dict(pairs, py)
+                })
+            }
+
+            /// [`Self::_params`] of a state given as bytes (its version and invariants
+            /// checked; an `InputError` otherwise).
+            #[staticmethod]
+            fn _params_of_state<'py>(
+                py: pyo3::Python<'py>,
+                data: &[u8],
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyDict>> {
+                $crate::python::errors::guard(|| {
+                    let value = $crate::python::protocol::decode::<$core_ty>(data)?;
+                    let pairs =
+                        $crate::python::state_params::StateParams::state_params(&value, py)?;
+                    pyo3::types::IntoPyDict::into_py_dict(pairs, py)
                 })
             }
 

@@ -60,23 +60,26 @@ class MultiOutput(Learner):
     def predict_one(self, x, return_std: bool = False):
         """Prediction for ``x`` as the next round: a float, or ``K`` values when ``K > 1``
         (``return_std``: with its predictive standard deviation, one output only)."""
-        if not self._multi() or return_std:
-            return super().predict_one(x, return_std=return_std)
+        if return_std:
+            return super().predict_one(x, return_std=True)
+        if not self._multi():
+            return self._core.predict_one(as_row(x))  # (Learner's, without a second call)
         return self._core._predict_one_multi(as_row(x))
 
     def learn_one(self, x, y) -> None:
         """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update."""
         # Both paths call the scale check from here: its warning points at the caller.
-        if np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
+        # (A Python number, the serving loop's case, is told apart without np.ndim.)
+        if isinstance(y, (float, int)) or np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
             x, y = as_row(x), as_label(y)
             self._core.learn_one(x, y)
-            seen = np.array([y])
+            if self._scale_rows is not _CHECKED:
+                self._watch_scale(x[None, :], np.array([y]))
         else:
             x, Y = as_row(x), as_output_row(y)
             self._core._learn_one_multi(x, Y)
-            seen = _largest(Y[None, :])
-        if self._scale_rows is not _CHECKED:
-            self._watch_scale(x[None, :], seen)
+            if self._scale_rows is not _CHECKED:
+                self._watch_scale(x[None, :], _largest(Y[None, :]))
 
     def progressive_predict(self, X, y) -> np.ndarray:
         """The online protocol over the rows of ``X``: ``y`` of shape ``(n,)`` gives

@@ -109,50 +109,14 @@ impl AutoKernel {
         let ys = super::outputs::standardise_y(&scaler, &y_extra, wy);
         let rho = median_distance(&xs, d);
         let degree = self.degree_for(d)?;
-        let mut rng = Rng::new(self.cfg.seed);
+        let mut grid = FeatureGrid {
+            rho,
+            degree,
+            n_features: self.cfg.n_features,
+            rng: Rng::new(self.cfg.seed),
+        };
         let (mut experts, mut specs) = (Vec::new(), Vec::new());
-        for &c in &self.cfg.widths {
-            for &lam in &self.cfg.lams {
-                let sigma = c * rho;
-                let seed = rng.next_u64();
-                let (e, spec) = match degree {
-                    Some(m) => (
-                        // Blocks of rounds (block_size=None): a batch equals the
-                        // round loop up to rounding (docs/choices.md, AutoKernel).
-                        AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, 1.0))?),
-                        ExpertSpec {
-                            taylor_degree: Some(m),
-                            n_features: 0,
-                            dictionary: 0,
-                            sigma,
-                            lam,
-                            gamma: 1.0,
-                            linear: false,
-                        },
-                    ),
-                    None => (
-                        AnyLearner::RffAwv(RffAwv::new(&rff(
-                            sigma,
-                            self.cfg.n_features,
-                            lam,
-                            seed,
-                            1.0,
-                        ))?),
-                        ExpertSpec {
-                            taylor_degree: None,
-                            n_features: self.cfg.n_features,
-                            dictionary: 0,
-                            sigma,
-                            lam,
-                            gamma: 1.0,
-                            linear: false,
-                        },
-                    ),
-                };
-                experts.push(e);
-                specs.push(spec);
-            }
-        }
+        grid.push(&self.cfg.widths, &self.cfg.lams, 1.0, &mut experts, &mut specs)?;
         // PKAWV on the fixed Nystrom dictionary of the standardised warm-up rows.
         let m = ys.len();
         for &c in &self.cfg.nystrom_widths {
@@ -161,54 +125,14 @@ impl AutoKernel {
                 let e =
                     NystromAwv::with_dictionary(Kernel::Gaussian { sigma }, lam, &xs, d, false)?;
                 experts.push(AnyLearner::NystromAwv(e));
-                specs.push(ExpertSpec {
-                    taylor_degree: None,
-                    n_features: 0,
-                    dictionary: m,
-                    sigma,
-                    lam,
-                    gamma: 1.0,
-                    linear: false,
-                });
+                specs.push(ExpertSpec::nystrom(m, sigma, lam));
             }
         }
         // Discounted feature experts (drawn after the others: their seeds do not
         // change the undiscounted experts').
         for &gamma in &self.cfg.discounts {
-            for &c in &self.cfg.discount_widths {
-                for &lam in &self.cfg.discount_lams {
-                    let sigma = c * rho;
-                    let seed = rng.next_u64();
-                    let (e, taylor_degree, n_features) = match degree {
-                        Some(m) => (
-                            AnyLearner::TaylorAwv(TaylorAwv::new(&taylor(sigma, m, lam, gamma))?),
-                            Some(m),
-                            0,
-                        ),
-                        None => (
-                            AnyLearner::RffAwv(RffAwv::new(&rff(
-                                sigma,
-                                self.cfg.n_features,
-                                lam,
-                                seed,
-                                gamma,
-                            ))?),
-                            None,
-                            self.cfg.n_features,
-                        ),
-                    };
-                    experts.push(e);
-                    specs.push(ExpertSpec {
-                        taylor_degree,
-                        n_features,
-                        dictionary: 0,
-                        sigma,
-                        lam,
-                        gamma,
-                        linear: false,
-                    });
-                }
-            }
+            let (widths, lams) = (&self.cfg.discount_widths, &self.cfg.discount_lams);
+            grid.push(widths, lams, gamma, &mut experts, &mut specs)?;
         }
         // Linear experts: online ridge on (1, x) (standardised), undiscounted and
         // at every discount, so that trends extrapolate.
@@ -216,15 +140,7 @@ impl AutoKernel {
             for gamma in std::iter::once(1.0).chain(self.cfg.discounts.iter().copied()) {
                 let e = LinearAwvLearner::new(LINEAR_LAM, true)?.with_gamma(gamma)?;
                 experts.push(AnyLearner::Linear(e));
-                specs.push(ExpertSpec {
-                    taylor_degree: None,
-                    n_features: d + 1,
-                    dictionary: 0,
-                    sigma: 0.0,
-                    lam: LINEAR_LAM,
-                    gamma,
-                    linear: true,
-                });
+                specs.push(ExpertSpec::linear(d, gamma));
             }
         }
         let n = experts.len();
@@ -266,6 +182,77 @@ impl AutoKernel {
 /// A Taylor expert's parameters (blocks of rounds: `block_size` None).
 fn taylor(sigma: f64, degree: usize, lam: f64, gamma: f64) -> TaylorAwvParams {
     TaylorAwvParams { sigma, degree, lam, gamma, ..Default::default() }
+}
+
+/// The feature experts (Taylor of degree `degree`, else random features) of grids of
+/// widths (times `rho`) and ridges; one seed drawn from `rng` per expert, in order (a
+/// Taylor expert does not use it).
+struct FeatureGrid {
+    rho: f64,
+    degree: Option<usize>,
+    n_features: usize,
+    rng: Rng,
+}
+
+impl FeatureGrid {
+    /// One expert per width and ridge (widths outer) at forgetting factor `gamma`,
+    /// appended to `experts` with its spec.
+    fn push(
+        &mut self,
+        widths: &[f64],
+        lams: &[f64],
+        gamma: f64,
+        experts: &mut Vec<AnyLearner>,
+        specs: &mut Vec<ExpertSpec>,
+    ) -> Result<()> {
+        for &c in widths {
+            for &lam in lams {
+                let sigma = c * self.rho;
+                let seed = self.rng.next_u64();
+                let (e, taylor_degree, n_features) = match self.degree {
+                    // Blocks of rounds (block_size=None): a batch equals the
+                    // round loop up to rounding (docs/choices.md, AutoKernel).
+                    Some(m) => {
+                        let e = TaylorAwv::new(&taylor(sigma, m, lam, gamma))?;
+                        (AnyLearner::TaylorAwv(e), Some(m), 0)
+                    }
+                    None => {
+                        let n = self.n_features;
+                        let e = RffAwv::new(&rff(sigma, n, lam, seed, gamma))?;
+                        (AnyLearner::RffAwv(e), None, n)
+                    }
+                };
+                experts.push(e);
+                specs.push(ExpertSpec::feature(taylor_degree, n_features, sigma, lam, gamma));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ExpertSpec {
+    /// A Taylor (`taylor_degree`) or random-feature (`n_features`) AWV expert.
+    fn feature(
+        taylor_degree: Option<usize>,
+        n_features: usize,
+        sigma: f64,
+        lam: f64,
+        gamma: f64,
+    ) -> Self {
+        ExpertSpec { taylor_degree, n_features, dictionary: 0, sigma, lam, gamma, linear: false }
+    }
+
+    /// PKAWV on a fixed dictionary of `m` points, undiscounted.
+    fn nystrom(m: usize, sigma: f64, lam: f64) -> Self {
+        let (taylor_degree, n_features, gamma, linear) = (None, 0, 1.0, false);
+        ExpertSpec { taylor_degree, n_features, dictionary: m, sigma, lam, gamma, linear }
+    }
+
+    /// Online ridge on `(1, x)` for `d`-dimensional `x` (`sigma` 0).
+    fn linear(d: usize, gamma: f64) -> Self {
+        let (taylor_degree, dictionary, sigma, lam) = (None, 0, 0.0, LINEAR_LAM);
+        ExpertSpec { taylor_degree, n_features: d + 1, dictionary, sigma, lam, gamma, linear: true }
+    }
 }
 
 /// A random-feature expert's parameters ("cossin" features of a Gaussian kernel).

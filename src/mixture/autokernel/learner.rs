@@ -96,23 +96,22 @@ impl OnlineLearner for AutoKernel {
         self.one_output()?;
         let Some(mut r) = self.restart.take() else { return self.core_predict_learn(x, y) };
         let mut out = Vec::with_capacity(1);
-        let res = self.restart_rows(&mut r, x, x.len(), &[y], &mut out, None);
+        let res = self.restart_rows(&mut r, Rows { x, d: x.len(), y: &[y] }, &mut out, None);
         self.restart = Some(r);
         res.map(|()| out[0])
     }
 
     fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
-        let Rows { x, d, y } = rows;
         let mut scratch = Vec::new();
-        let out = crate::learners::batch::or_scratch(out, &mut scratch, y.len());
+        let out = crate::learners::batch::or_scratch(out, &mut scratch, rows.y.len());
         self.one_output()?;
         let Some(mut r) = self.restart.take() else {
-            return self.core_predict_learn_many(x, d, y, out);
+            return self.core_predict_learn_many(rows, out);
         };
         let start = out.len();
-        let res = self.restart_rows(&mut r, x, d, y, out, None);
+        let res = self.restart_rows(&mut r, rows, out, None);
         self.restart = Some(r);
-        res.map(|_| debug_assert_eq!(out.len() - start, y.len()))
+        res.map(|_| debug_assert_eq!(out.len() - start, rows.y.len()))
     }
 
     fn n_seen(&self) -> u64 {

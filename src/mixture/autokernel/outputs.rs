@@ -120,13 +120,8 @@ impl AutoKernel {
 
     /// Rows through the current learner (no restarts): the warm-up round by round,
     /// then standardised blocks through the mixture's blocked path.
-    fn core_predict_learn_many_multi(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
+    fn core_predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        let Rows { x, d, y } = rows;
         let k = self.k;
         let n = y.len() / k;
         let mut i = 0;
@@ -157,21 +152,20 @@ impl AutoKernel {
     fn restart_rows_multi(
         &mut self,
         r: &mut Restart,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
+        rows: Rows<'_>,
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        let k = self.k;
+        let (Rows { x, d, y }, k) = (rows, self.k);
         let n = y.len() / k;
         let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
         while i < n {
             let m = Restart::chunk(self.n_seen, n - i);
             let (xc, yc) = (&x[i * d..(i + m) * d], &y[i * k..(i + m) * k]);
             pm.clear();
-            let res = self.core_predict_learn_many_multi(xc, d, yc, &mut pm);
+            let chunk = Rows { x: xc, d, y: yc };
+            let res = self.core_predict_learn_many_multi(chunk, &mut pm);
             let res = super::steps::successor_chunk(r, res, &mut ps, |s, ps| {
-                s.predict_learn_many_multi(Rows { x: xc, d, y: yc }, ps)
+                s.predict_learn_many_multi(chunk, ps)
             });
             let with_succ = match res {
                 Ok(w) => w,
@@ -185,6 +179,7 @@ impl AutoKernel {
                 let s = with_succ.then(|| &ps[row.clone()]);
                 r.round_multi(&pm[row.clone()], s, &yc[row], out);
             }
+            r.remember(xc, d, yc);
             self.check_restart(r)?;
             i += m;
         }
@@ -209,6 +204,9 @@ impl AutoKernel {
     /// Appends `kk` outputs with all-zero past targets (no checks, may be interrupted
     /// in the mixture's replay: call it on a copy).
     fn push_outputs(&mut self, kk: usize) -> Result<()> {
+        if let Some(r) = self.restart.as_mut() {
+            r.push_outputs(kk);
+        }
         if let Some(s) = self.restart.as_mut().and_then(|r| r.successor_mut()) {
             if s.n_seen > 0 {
                 s.push_outputs(kk)?;
@@ -299,9 +297,9 @@ impl MultiOutput for AutoKernel {
         }
         let res = y.chunks_exact(self.k).try_for_each(|yt| self.check_targets(yt));
         let res = res.and_then(|()| match self.restart.take() {
-            None => self.core_predict_learn_many_multi(x, d, y, out),
+            None => self.core_predict_learn_many_multi(rows, out),
             Some(mut r) => {
-                let res = self.restart_rows_multi(&mut r, x, d, y, out);
+                let res = self.restart_rows_multi(&mut r, rows, out);
                 self.restart = Some(r);
                 res
             }

@@ -2,7 +2,7 @@
 
 use super::AutoKernel;
 use crate::error::Result;
-use crate::learners::OnlineLearner;
+use crate::learners::{OnlineLearner, Rows};
 use crate::mixture::restart::Restart;
 
 impl AutoKernel {
@@ -20,8 +20,8 @@ impl AutoKernel {
     ) -> Result<()> {
         crate::stream::validate(self, x, n, d, Some(y))?;
         self.one_output()?;
-        let Some(mut r) = self.restart.take() else { return self.core_trace(x, n, d, y, t) };
-        let res = self.restart_rows(&mut r, x, d, y, &mut Vec::with_capacity(n), Some(t));
+        let Some(mut r) = self.restart.take() else { return self.core_trace(Rows { x, d, y }, t) };
+        let res = self.restart_rows(&mut r, Rows { x, d, y }, &mut Vec::with_capacity(n), Some(t));
         self.restart = Some(r);
         res
     }
@@ -29,12 +29,11 @@ impl AutoKernel {
     /// [`Self::progressive_trace`] of the current learner alone (validated rows).
     pub(super) fn core_trace(
         &mut self,
-        x: &[f64],
-        n: usize,
-        d: usize,
-        y: &[f64],
+        rows: Rows<'_>,
         t: &mut crate::mixture::Trace,
     ) -> Result<()> {
+        let Rows { x, d, y } = rows;
+        let n = y.len();
         let mut i = 0;
         while i < n && self.fitted.is_none() {
             if let Err(e) = crate::interrupt::poll() {
@@ -85,12 +84,11 @@ impl AutoKernel {
     pub(super) fn restart_rows(
         &mut self,
         r: &mut Restart,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
+        rows: Rows<'_>,
         out: &mut Vec<f64>,
         mut trace: Option<&mut crate::mixture::Trace>,
     ) -> Result<()> {
+        let Rows { x, d, y } = rows;
         let n = y.len();
         let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
         let mut tr = crate::mixture::Trace::default();
@@ -101,11 +99,11 @@ impl AutoKernel {
             let res = match trace.is_some() {
                 true => {
                     tr = crate::mixture::Trace::default();
-                    let r = self.core_trace(xc, k, d, yc, &mut tr);
+                    let r = self.core_trace(Rows { x: xc, d, y: yc }, &mut tr);
                     pm.extend_from_slice(&tr.predictions);
                     r
                 }
-                false => self.core_predict_learn_many(xc, d, yc, &mut pm),
+                false => self.core_predict_learn_many(Rows { x: xc, d, y: yc }, &mut pm),
             };
             let res = super::steps::successor_chunk(r, res, &mut ps, |s, ps| {
                 s.predict_learn_many(xc, d, yc, ps)
@@ -131,6 +129,7 @@ impl AutoKernel {
                 t.experts.extend(&tr.experts);
                 t.weights.extend(&tr.weights);
             }
+            r.remember(xc, d, yc);
             self.check_restart(r)?;
             i += k;
         }
@@ -204,11 +203,10 @@ impl AutoKernel {
 
     pub(super) fn core_predict_learn_many(
         &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
+        rows: Rows<'_>,
         out: &mut Vec<f64>,
     ) -> Result<()> {
+        let Rows { x, d, y } = rows;
         let n = y.len();
         let mut i = 0;
         while i < n && self.fitted.is_none() {

@@ -1,0 +1,61 @@
+//! The parameters a learner's state holds, read back for pickling (`_params()`,
+//! `_params_of_state(bytes)`): a pickle keeps each parameter once, in the core state
+//! when the state holds it in the form it was given, else beside it in the Python
+//! envelope (`python/kernelstream/_wrapped.py`).
+//!
+//! A learner lists the fields of its state that are constructor parameters with
+//! [`state_params!`](crate::state_params!) (`name` or `field as "name"`); a learner
+//! that lists none (the default) leaves every parameter to the envelope.
+use pyo3::prelude::*;
+
+/// `(name, value in the constructor's form)` of each parameter the state holds.
+pub type Pairs = Vec<(&'static str, Py<PyAny>)>;
+
+pub trait StateParams {
+    /// The parameters held by the state (serialised fields only, so that a decoded
+    /// state reports what the state it was written from reported).
+    fn state_params(&self, _py: Python<'_>) -> PyResult<Pairs> {
+        Ok(Vec::new())
+    }
+}
+
+// `crate::state_params!` (the macro) is in `crate::state`: learners invoke it in every build.
+
+/// Every field of a parameter struct (a state that keeps its whole struct).
+pub fn all_params<P: crate::python::params::PyParams>(p: &P, py: Python<'_>) -> PyResult<Pairs> {
+    Ok(P::SPECS.iter().map(|s| s.name).zip(p.values(py)?).collect())
+}
+
+// Learners whose states keep their configuration in derived forms (a projection's
+// basis, a Mixture's experts and rule): every parameter stays in the envelope.
+impl StateParams for crate::learners::OnlineProjection {}
+impl StateParams for crate::mixture::Mixture {}
+
+/// AutoKernel's resolved configuration: `share` and `loss_window` as the rule resolved
+/// them (a pickle of `None` keeps the `None` beside the state).
+impl StateParams for crate::mixture::AutoKernel {
+    fn state_params(&self, py: Python<'_>) -> PyResult<Pairs> {
+        use crate::python::params::PyParam;
+        let c = self.config();
+        Ok(vec![
+            ("warmup", c.warmup.to_py(py)?),
+            ("widths", c.widths.to_py(py)?),
+            ("lams", c.lams.to_py(py)?),
+            ("nystrom_widths", c.nystrom_widths.to_py(py)?),
+            ("nystrom_lams", c.nystrom_lams.to_py(py)?),
+            ("features", c.features.to_py(py)?),
+            ("n_features", c.n_features.to_py(py)?),
+            ("max_taylor_features", c.max_taylor_features.to_py(py)?),
+            ("rule", c.rule.to_py(py)?),
+            ("seed", c.seed.to_py(py)?),
+            ("threads", c.threads.to_py(py)?),
+            ("discounts", c.discounts.to_py(py)?),
+            ("discount_widths", c.discount_widths.to_py(py)?),
+            ("discount_lams", c.discount_lams.to_py(py)?),
+            ("linear", c.linear.to_py(py)?),
+            ("share", c.share.to_py(py)?),
+            ("loss_window", c.loss_window.to_py(py)?),
+            ("restarts", c.restarts.to_py(py)?),
+        ])
+    }
+}
