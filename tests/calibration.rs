@@ -23,7 +23,7 @@ fn stream(n: usize, k: usize) -> (Vec<f64>, Vec<usize>) {
 #[test]
 fn probabilities_sum_to_one_and_keep_the_highest_score() {
     let (s, labels) = stream(500, 5);
-    let mut cal = SoftmaxCalibrator::new(0.1, 0.3).unwrap();
+    let mut cal = SoftmaxCalibrator::new(0.1, 0.3, false).unwrap();
     let mut out = Vec::new();
     cal.progressive_into(&s, 5, &labels, &mut out).unwrap();
     for (p, row) in out.chunks_exact(5).zip(s.chunks_exact(5)) {
@@ -40,7 +40,7 @@ fn one_round_is_the_ons_step() {
     // (1)-(2) by hand for one round from the start: a = A_MIN, A_0 = lam
     let (lam, gamma) = (0.5, 0.25);
     let s = [0.2, 0.9, -0.1];
-    let mut cal = SoftmaxCalibrator::new(lam, gamma).unwrap();
+    let mut cal = SoftmaxCalibrator::new(lam, gamma, false).unwrap();
     let mut p = [0.0; 3];
     cal.predict_learn(&s, 0, &mut p).unwrap();
     let z: Vec<f64> = s.iter().map(|v| (A_MIN * v).exp()).collect();
@@ -54,7 +54,7 @@ fn one_round_is_the_ons_step() {
 #[test]
 fn bad_input_changes_nothing() {
     let (s, labels) = stream(50, 3);
-    let mut cal = SoftmaxCalibrator::new(0.1, 0.3).unwrap();
+    let mut cal = SoftmaxCalibrator::new(0.1, 0.3, false).unwrap();
     let mut out = Vec::new();
     cal.progressive_into(&s, 3, &labels, &mut out).unwrap();
     let before = format!("{cal:?}");
@@ -66,6 +66,6 @@ fn bad_input_changes_nothing() {
     assert!(cal.progressive_into(&nan, 3, &labels, &mut out).is_err());
     assert!(cal.progressive_into(&s[..100], 2, &labels, &mut out).is_err());
     assert_eq!(format!("{cal:?}"), before);
-    assert!(SoftmaxCalibrator::new(0.0, 1.0).is_err());
-    assert!(SoftmaxCalibrator::new(1.0, f64::NAN).is_err());
+    assert!(SoftmaxCalibrator::new(0.0, 1.0, false).is_err());
+    assert!(SoftmaxCalibrator::new(1.0, f64::NAN, false).is_err());
 }
