@@ -215,7 +215,9 @@ impl TopLabelBinning {
         let k = p.len() as f64;
         for i in 0..self.log_weights.len() {
             let qi = self.model(i, &r, k);
-            self.log_weights[i] += if hit { qi.ln() } else { (1.0 - qi).ln() }; // (5)
+            // (5); the first stage's 1 - c is o, exact where c rounds to 1
+            let miss = if i == 0 { r.o } else { 1.0 - qi };
+            self.log_weights[i] += if hit { qi.ln() } else { miss.ln() };
         }
         let top = self.log_weights.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         for lw in self.log_weights.iter_mut() {

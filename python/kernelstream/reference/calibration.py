@@ -124,8 +124,10 @@ class TopLabelBinning:
     def learn(self, p, label: int) -> None:
         if np.size(p) == 1:
             return
-        _, _, j, _, _, v = self._round(p)
+        _, _, j, _, o, v = self._round(p)
         hit = label == j
         q = self.models(p)
-        self.evidence *= q if hit else 1.0 - q
+        miss = 1.0 - q
+        miss[0] = o  # the first stage's 1 - c, as the sum of the other classes
+        self.evidence *= q if hit else miss
         self.history.append((v, hit))
