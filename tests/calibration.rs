@@ -69,3 +69,32 @@ fn bad_input_changes_nothing() {
     assert!(SoftmaxCalibrator::new(0.0, 1.0, false).is_err());
     assert!(SoftmaxCalibrator::new(1.0, f64::NAN, false).is_err());
 }
+
+#[test]
+fn binning_stage_keeps_sums_order_and_bounds_and_its_state_validates() {
+    use kernelstream::calibration::binning::WIDTHS;
+    use kernelstream::state::ValidState;
+    let (s, labels) = stream(3000, 4);
+    // scores far beyond the softmax's range: the first stage rounds to 0 and 1
+    let s: Vec<f64> = s.iter().map(|v| 400.0 * v).collect();
+    let mut cal = SoftmaxCalibrator::new(0.1, 0.3, true).unwrap();
+    let mut out = Vec::new();
+    cal.progressive_into(&s, 4, &labels, &mut out).unwrap();
+    for (p, row) in out.chunks_exact(4).zip(s.chunks_exact(4)) {
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-14);
+        assert!(p.iter().all(|&v| v > 0.0 && v < 1.0), "{p:?}");
+        let argmax = |v: &[f64]| (0..4).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
+        assert_eq!(argmax(p), argmax(row));
+    }
+    let b = cal.binning().unwrap();
+    assert_eq!(b.n_seen(), 3000);
+    for i in 0..WIDTHS.len() {
+        assert_eq!(b.bins(i).iter().map(|x| x.n).sum::<u64>(), 3000);
+    }
+    assert!((b.weights().iter().sum::<f64>() - 1.0).abs() < 1e-14);
+    cal.validate().unwrap();
+    // constant scores: ties stay ties (the uniform distribution), no NaN
+    let mut p = [0.0; 4];
+    cal.predict_learn(&[0.3; 4], 2, &mut p).unwrap();
+    assert!(p.iter().all(|&v| (v - 0.25).abs() < 1e-15), "{p:?}");
+}
