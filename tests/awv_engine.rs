@@ -229,3 +229,21 @@ fn pending_update_is_applied_for_every_reader() {
     assert!(bincode::deserialize::<LinearAwv>(&bad).is_err());
     let _ = c.predict_learn(v, 0.2);
 }
+
+#[test]
+fn discounted_round_in_one_pass_is_bitwise_the_three_passes() {
+    // The discounted single round folds the pending update, the discount step and the
+    // mat-vec into one pass; the two-pass reference runs them apart (flush, discount,
+    // mat-vec, update). Orders around and across the 4-column groups and the panels.
+    for (r, gamma) in [(1, 0.9), (7, 0.99), (9, 0.999), (130, 0.95), (133, 0.99)] {
+        let (vs, ys) = random_stream(3 * r + 40, r, 5 + r as u64);
+        let mut a = LinearAwv::new(r, 0.3, false).unwrap().with_gamma(gamma).unwrap();
+        let mut b = a.clone();
+        for (v, &y) in vs.iter().zip(&ys) {
+            let (p, q) = (a.predict_learn(v, y), b.predict_learn_two_pass(v, y));
+            assert_eq!(p.to_bits(), q.to_bits(), "r = {r}, gamma = {gamma}");
+        }
+        assert_eq!(a.ainv_packed(), b.ainv_packed());
+        assert_eq!(a.b(), b.b());
+    }
+}

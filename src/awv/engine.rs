@@ -258,6 +258,20 @@ impl LinearAwv {
         self.b.iter_mut().for_each(|v| *v *= gamma);
     }
 
+    /// [`Self::discount`] then `h = A^{-1} v` in one pass over the triangle (the
+    /// pending update folded in), bit for bit the two steps.
+    fn discount_symv(&mut self, v: &[f64]) {
+        let gamma = self.gamma;
+        let mut g = std::mem::take(&mut self.disc.g);
+        g.resize(self.r, 0.0);
+        let step = upper::Discount { k: self.refill_index(), cg: self.refill() / gamma, gamma };
+        let pending = (self.pending, &self.hp[..]);
+        upper::syr_discount_symv(&mut self.ainv, pending, step, &mut g, v, &mut self.h);
+        self.pending = 0.0;
+        self.disc.g = g;
+        self.b.iter_mut().for_each(|x| *x *= gamma);
+    }
+
     pub fn dim(&self) -> usize {
         self.r
     }
@@ -492,10 +506,9 @@ impl LinearAwv {
     pub fn predict_learn_multi(&mut self, v: &[f64], y: &[f64], out: &mut [f64]) {
         debug_assert!(y.len() == self.k && out.len() == self.k);
         self.ensure_scratch();
-        if self.gamma < 1.0 {
-            self.discount();
-        }
-        if self.pending != 0.0 {
+        if self.gamma < 1.0 && self.r > 0 {
+            self.discount_symv(v);
+        } else if self.pending != 0.0 {
             upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
         } else {
             upper::symv(&self.ainv, v, &mut self.h);

@@ -197,15 +197,8 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
     }
 
     fn predict(&self, x: &[f64]) -> Result<f64> {
-        match &self.state {
-            Some(st) if st.engine.n_outputs() > 1 => {
-                crate::multi::single_output_err(st.engine.n_outputs())
-            }
-            Some(st) => {
-                let v = st.features.map(x);
-                st.features.check_features(&v)?;
-                Ok(st.engine.predict(&v))
-            }
+        match self.single_output_features(x)? {
+            Some((st, v)) => Ok(st.engine.predict(&v)),
             // b_0 = 0: the first prediction is 0.
             None => {
                 self.check_input_dim(x.len())?;
@@ -219,15 +212,8 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
     }
 
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
-        match &self.state {
-            Some(st) if st.engine.n_outputs() > 1 => {
-                crate::multi::single_output_err(st.engine.n_outputs())
-            }
-            Some(st) => {
-                let v = st.features.map(x);
-                st.features.check_features(&v)?;
-                Ok(Some(st.engine.predict_std(&v)))
-            }
+        match self.single_output_features(x)? {
+            Some((st, v)) => Ok(Some(st.engine.predict_std(&v))),
             // No round yet: prediction 0, no noise estimate.
             None => self.predict(x).map(|p| Some((p, f64::NAN))),
         }
@@ -318,6 +304,22 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
 }
 
 impl<F: LazyFeatureMap> FeatureAwv<F> {
+    /// The built state and `phi(x)` for a single-output prediction (`None` before the
+    /// first round): an error with `K > 1` outputs or when the map refuses `phi(x)`.
+    fn single_output_features(&self, x: &[f64]) -> Result<Option<(&State<F>, Vec<f64>)>> {
+        match &self.state {
+            Some(st) if st.engine.n_outputs() > 1 => {
+                crate::multi::single_output_err(st.engine.n_outputs())
+            }
+            Some(st) => {
+                let v = st.features.map(x);
+                st.features.check_features(&v)?;
+                Ok(Some((st, v)))
+            }
+            None => Ok(None),
+        }
+    }
+
     /// `K` (1 before the first round).
     fn outputs(&self) -> usize {
         self.state.as_ref().map_or(1, |s| s.engine.n_outputs())

@@ -661,11 +661,16 @@ impl NystromAwv {
         self.forecaster_round(x, y, added, plan.map(|p| (p.ext, p.pred, p.delta)), sc, out)
     }
 
+    /// Forgets the kept prediction and its plan.
+    fn forget_kept(&mut self) {
+        self.kept.clear();
+        self.kept_plan = None;
+    }
+
     /// [`OnlineLearner::predict_keep`] of the `K = out.len()` outputs: the plan of
     /// `x`, kept with its kernel row.
     fn keep(&mut self, x: &[f64], out: &mut [f64]) -> Result<()> {
-        self.kept.clear();
-        self.kept_plan = None;
+        self.forget_kept();
         if self.gamma < 1.0 {
             return self.predict_into(x, out); // nothing kept: the round discounts first
         }
@@ -866,8 +871,7 @@ impl NystromAwv {
         if let Err(e) = self.one_output() {
             return Some(Err(e));
         }
-        self.kept.clear();
-        self.kept_plan = None;
+        self.forget_kept();
         let mut sc = std::mem::take(&mut self.scratch);
         sc.krow.clear();
         sc.krow.extend_from_slice(krow);
@@ -1304,8 +1308,7 @@ impl crate::multi::MultiOutput for NystromAwv {
         let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.q = widen(&self.q);
         self.ys = widen(&self.ys);
-        self.kept.clear();
-        self.kept_plan = None;
+        self.forget_kept();
         Ok(())
     }
 }

@@ -299,6 +299,35 @@ pub(crate) fn syr_symv<I: Lanes, Lay: Layout>(
     }
 }
 
+/// `upd(j, column j)` (rows `0..=j`) for every column, then `h = A v` of the updated
+/// matrix, in one pass: bit for bit the update over the whole triangle, then [`symv`]
+/// (each group of columns is updated, then multiplied while it is in cache).
+#[inline(always)]
+pub(crate) fn update_symv<I: Lanes, Lay: Layout>(
+    lay: Lay,
+    a: &mut [f64],
+    mut upd: impl FnMut(usize, &mut [f64]),
+    v: &[f64],
+    h: &mut [f64],
+) {
+    let r = v.len();
+    h[..r].iter_mut().for_each(|x| *x = 0.0);
+    let mut j = 0;
+    while j < r {
+        let n = if j + G <= r { G } else { 1 };
+        for k in j..j + n {
+            let s = lay.off(k);
+            upd(k, &mut a[s..=s + k]);
+        }
+        if n == G {
+            group::<I, G>(a, offsets(lay, j, 0), j, v, h);
+        } else {
+            group::<I, 1>(a, [lay.off(j)], j, v, h);
+        }
+        j += n;
+    }
+}
+
 /// [`syr_symv`] without writing `a`: each group's columns are updated in
 /// `scratch` (bit for bit the same `h`).
 #[inline(always)]

@@ -117,6 +117,57 @@ crate::dispatch! {
     pub fn syr_symv_peek(a: &[f64], c: f64, hp: &[f64], v: &[f64], h: &mut [f64], scratch: &mut Vec<f64>) => syr_symv_peek_impl, syr_symv_peek_on;
 }
 
+crate::dispatch! {
+    /// The discount step of a discounted AWV round then its mat-vec, in one pass:
+    /// `A <- A - c hp hp^T` (`pending = (c, hp)`, [`syr`]; none if `c = 0`), then
+    /// `A <- (A - q g g^T) / gamma` with `g` column `k` of that matrix (written into
+    /// `g`) and `q = cg / (1 + cg g_k)` ([`Discount`]), then `h = A v`. Bit for bit [`syr`], the
+    /// discount loop of `crate::awv::LinearAwv` and [`symv`] one after the other.
+    pub fn syr_discount_symv(a: &mut [f64], pending: (f64, &[f64]), step: Discount, g: &mut [f64], v: &[f64], h: &mut [f64]) => syr_discount_symv_impl, syr_discount_symv_on;
+}
+
+/// The discount step of [`syr_discount_symv`]: refilled coordinate `k`, refill over
+/// `gamma` `cg`, forgetting factor `gamma`.
+#[derive(Clone, Copy, Debug)]
+pub struct Discount {
+    pub k: usize,
+    pub cg: f64,
+    pub gamma: f64,
+}
+
+#[inline(always)]
+fn syr_discount_symv_impl<I: Lanes>(
+    a: &mut [f64],
+    (c, hp): (f64, &[f64]),
+    step: Discount,
+    g: &mut [f64],
+    v: &[f64],
+    h: &mut [f64],
+) {
+    let Discount { k, cg, gamma } = step;
+    let r = v.len();
+    assert!(a.len() as u128 >= stored_len(r) && hp.len() >= r && g.len() >= r && k < r);
+    // Column k after the pending update: entry (i, j), i <= j, is
+    // fma(-c hp_j, hp_i, A_ij) as triangle::syr_col computes it.
+    for (i, gi) in g[..r].iter_mut().enumerate() {
+        let (row, col) = if i <= k { (i, k) } else { (k, i) };
+        let aij = a[col_off(r, col).0 + row];
+        *gi = if c != 0.0 { I::mul_add(-c * hp[col], hp[row], aij) } else { aij };
+    }
+    let q = cg / (1.0 + cg * g[k]);
+    let ig = 1.0 / gamma;
+    let g = &*g;
+    let upd = |j: usize, col: &mut [f64]| {
+        if c != 0.0 {
+            let alpha = -c * hp[j];
+            col.iter_mut().zip(&hp[..=j]).for_each(|(e, x)| *e = I::mul_add(alpha, *x, *e));
+        }
+        let qj = q * g[j];
+        col.iter_mut().zip(&g[..=j]).for_each(|(e, x)| *e = (*e - qj * x) * ig);
+    };
+    triangle::update_symv::<I, _>(Panels(r), a, upd, v, h);
+}
+
 /// Panel storage as a [`triangle::Layout`] (order `r`).
 #[derive(Clone, Copy)]
 struct Panels(usize);

@@ -3,7 +3,7 @@
 
 use super::AutoKernel;
 use crate::error::Result;
-use crate::learners::OnlineLearner;
+use crate::learners::{OnlineLearner, Rows};
 use crate::mixture::restart::{Restart, CHECK};
 use crate::multi::MultiOutput;
 
@@ -44,10 +44,7 @@ impl AutoKernel {
                 match k {
                     _ if y.is_empty() => {}
                     1 => s.predict_learn_many(x, d, y, &mut out)?,
-                    _ => s.predict_learn_many_multi(
-                        crate::learners::batch::Rows { x, d, y },
-                        &mut out,
-                    )?,
+                    _ => s.predict_learn_many_multi(Rows { x, d, y }, &mut out)?,
                 }
                 Ok(s)
             };
