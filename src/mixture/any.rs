@@ -152,6 +152,6 @@ mod tests {
         // keeps its noise level (the predictive std); VAWMeta's engine too.
         assert_eq!(experts, [5, 5, 6, 5, 6, 4, 4, 4, 4, 4, 4, 4]);
         assert_eq!(rules, [5, 4, 4, 4, 4, 4]);
-        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (9, 10));
+        assert_eq!((Mixture::STATE_VERSION, AutoKernel::STATE_VERSION), (9, 11));
     }
 }
