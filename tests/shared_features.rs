@@ -7,7 +7,7 @@ use common::{bits, data};
 use kernelstream::aggregation::{AnyAggregator, Boa};
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::{NystromAwv, OnlineLearner};
-use kernelstream::mixture::{AnyLearner, Mixture, Trace};
+use kernelstream::mixture::{AnyLearner, Mixture, Trace, Traced};
 use kernelstream::stream;
 
 /// Nystrom experts: two widths x two ridges on dictionary `a`, one on dictionary `b`,

@@ -71,3 +71,17 @@ pub(crate) fn sized(buf: &mut Vec<f64>, n: usize) {
         *buf = vec![0.0; n];
     }
 }
+
+/// Public accessors that return a copy of the field of the same name (inside an
+/// `impl`): `copy_getters!(lam: f64, ridge: bool)`.
+macro_rules! copy_getters {
+    ($($(#[$m:meta])* $field:ident: $ty:ty),+ $(,)?) => {
+        $(
+            $(#[$m])*
+            pub fn $field(&self) -> $ty {
+                self.$field
+            }
+        )+
+    };
+}
+pub(crate) use copy_getters;

@@ -138,21 +138,13 @@ impl KernelAwv {
         })
     }
 
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-    pub fn lam(&self) -> f64 {
-        self.lam
-    }
-    pub fn ridge(&self) -> bool {
-        self.ridge
-    }
-    pub fn max_size(&self) -> usize {
-        self.max_size
-    }
-    pub fn regret_term(&self) -> f64 {
-        self.regret_term
-    }
+    super::batch::copy_getters!(
+        kernel: Kernel,
+        lam: f64,
+        ridge: bool,
+        max_size: usize,
+        regret_term: f64,
+    );
     fn t(&self) -> usize {
         self.d.map_or(0, |d| self.xs.len() / d.max(1))
     }

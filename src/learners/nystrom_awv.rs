@@ -390,15 +390,7 @@ impl NystromAwv {
     }
 
     // ---- accessors -------------------------------------------------------
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-    pub fn lam(&self) -> f64 {
-        self.lam
-    }
-    pub fn ridge(&self) -> bool {
-        self.ridge
-    }
+    super::batch::copy_getters!(kernel: Kernel, lam: f64, ridge: bool);
     /// The KORS sampler (None for a fixed dictionary).
     pub fn kors(&self) -> Option<&Kors> {
         self.kors.as_ref()

@@ -24,6 +24,28 @@ pub(crate) struct OgdExperts {
     pub logw: Vec<f64>,
 }
 
+/// Declares a learner's parameter struct ([`crate::params!`]) whose first fields are
+/// the four both learners share (checked by [`check_ogd_params`]), then its own.
+macro_rules! ogd_params {
+    ($(#[$m:meta])* pub struct $name:ident { $($own:tt)* }) => {
+        $crate::params! {
+            $(#[$m])*
+            pub struct $name {
+                /// The kernels, one expert each (shift-invariant: random features).
+                kernels: Vec<$crate::kernels::Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+                /// Frequencies per kernel (`2m` features each).
+                n_features: usize = 50 => "int", "in [1, 20000]";
+                /// Step size of the experts and of the exponential weights.
+                lr: f64 = 0.1 => "float", "> 0";
+                /// Ridge penalty of the experts' gradient steps.
+                reg: f64 = 1e-3 => "float", ">= 0";
+                $($own)*
+            }
+        }
+    };
+}
+pub(crate) use ogd_params;
+
 /// The parameter checks of both learners.
 pub(crate) fn check_ogd_params(
     kernels: &[Kernel],

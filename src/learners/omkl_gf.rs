@@ -62,17 +62,9 @@ struct State {
     v: Vec<f64>,
 }
 
-crate::params! {
+super::ogd_experts::ogd_params! {
     /// The parameters of [`OmklGf`] (defaults: those of the Python class `OMKLGF`).
     pub struct OmklGfParams {
-        /// The kernels, one expert each (shift-invariant: random features).
-        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
-        /// Frequencies per kernel (`2m` features each).
-        n_features: usize = 50 => "int", "in [1, 20000]";
-        /// Step size of the experts and of the exponential weights.
-        lr: f64 = 0.1 => "float", "> 0";
-        /// Ridge penalty of the experts' gradient steps.
-        reg: f64 = 1e-3 => "float", ">= 0";
         /// Draws per feedback graph.
         n_samples: usize = 10 => "int", "in [1, 100000]";
         /// Exploration probability of the graph draw.

@@ -40,17 +40,9 @@ struct State {
     p: Vec<f64>,
 }
 
-crate::params! {
+super::ogd_experts::ogd_params! {
     /// The parameters of [`Raker`] (defaults: those of the Python class `Raker`).
     pub struct RakerParams {
-        /// The kernels, one expert each (shift-invariant: random features).
-        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
-        /// Frequencies per kernel (`2m` features each).
-        n_features: usize = 50 => "int", "in [1, 20000]";
-        /// Step size of the experts and of the exponential weights.
-        lr: f64 = 0.1 => "float", "> 0";
-        /// Ridge penalty of the experts' gradient steps.
-        reg: f64 = 1e-3 => "float", ">= 0";
         /// Seed of the frequencies.
         seed: u64 = 0 => "int", ">= 0";
     }

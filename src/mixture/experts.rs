@@ -97,7 +97,7 @@ impl TryFrom<MixtureState> for Mixture {
     }
 }
 
-/// What [`Mixture::progressive_trace`] records: per round, the expert predictions
+/// What [`super::Traced::progressive_trace`] records: per round, the expert predictions
 /// and the rule's weights at prediction time (both row-major `n x N`).
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
@@ -346,21 +346,14 @@ impl Mixture {
         (self.z, self.cols) = (z, cols);
         Ok(())
     }
+}
 
-    /// Validated progressive run that also records the expert predictions and the
-    /// weights of every round in `trace`. On Ctrl-C it stops between blocks: `trace`
-    /// then holds exactly the completed rounds, which are in the state.
-    pub fn progressive_trace(
-        &mut self,
-        x: &[f64],
-        n: usize,
-        d: usize,
-        y: &[f64],
-        trace: &mut Trace,
-    ) -> Result<()> {
-        crate::stream::validate(self, x, n, d, Some(y))?;
-        let mut out = Vec::with_capacity(n);
-        self.run(x, d, y, &mut out, Some(trace))
+/// The expert predictions and the weights of every round; on Ctrl-C the run stops
+/// between blocks.
+impl super::Traced for Mixture {
+    fn trace_rows(&mut self, rows: Rows<'_>, trace: &mut Trace) -> Result<()> {
+        let mut out = Vec::with_capacity(rows.y.len());
+        self.run(rows.x, rows.d, rows.y, &mut out, Some(trace))
     }
 }
 

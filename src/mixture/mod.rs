@@ -11,9 +11,11 @@ mod outputs;
 pub mod restart;
 pub mod scale;
 mod shared_features;
+pub mod traced;
 mod warm_cholesky;
 mod warm_krr;
 
 pub use any::AnyLearner;
 pub use autokernel::{AutoKernel, AutoKernelConfig, AutoKernelParams, ExpertFeatures, ExpertSpec};
 pub use experts::{Mixture, MixtureParams, Trace, MIXTURE_ARGS};
+pub use traced::Traced;

@@ -8,7 +8,7 @@ use super::classes::AutoKernel as PyAutoKernel;
 use super::classes::Mixture as PyMixture;
 use super::registry::any_learner;
 use crate::aggregation::AnyAggregator;
-use crate::mixture::{AutoKernel, Mixture, Trace};
+use crate::mixture::{AutoKernel, Mixture, Trace, Traced};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

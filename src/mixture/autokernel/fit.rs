@@ -9,7 +9,7 @@ use crate::learners::{
     LinearAwvLearner, NystromAwv, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
 };
 use crate::mixture::scale::{median_distance, Scaler};
-use crate::mixture::{AnyLearner, Mixture};
+use crate::mixture::{AnyLearner, Mixture, Traced};
 use crate::rng::Rng;
 
 /// `C(m + d, d)`, or `None` above `cap`.

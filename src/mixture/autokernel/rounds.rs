@@ -4,29 +4,24 @@ use super::AutoKernel;
 use crate::error::Result;
 use crate::learners::{OnlineLearner, Rows};
 use crate::mixture::restart::Restart;
+use crate::mixture::Traced;
 
-impl AutoKernel {
-    /// Validated progressive run recording the mixture's trace in `t` (rows after the
-    /// warm-up only; warm-up rows get `NaN` expert predictions and weights) in
-    /// original units. On Ctrl-C it stops at a round boundary: `t` then holds
-    /// exactly the completed rounds, and `n_seen` counts them.
-    pub fn progressive_trace(
-        &mut self,
-        x: &[f64],
-        n: usize,
-        d: usize,
-        y: &[f64],
-        t: &mut crate::mixture::Trace,
-    ) -> Result<()> {
-        crate::stream::validate(self, x, n, d, Some(y))?;
+/// The mixture's trace (rows after the warm-up only; warm-up rows get `NaN` expert
+/// predictions and weights) in original units, with `n_seen` counting the completed
+/// rounds after Ctrl-C.
+impl Traced for AutoKernel {
+    fn trace_rows(&mut self, rows: Rows<'_>, t: &mut crate::mixture::Trace) -> Result<()> {
         self.one_output()?;
-        let Some(mut r) = self.restart.take() else { return self.core_trace(Rows { x, d, y }, t) };
-        let res = self.restart_rows(&mut r, Rows { x, d, y }, &mut Vec::with_capacity(n), Some(t));
+        let Some(mut r) = self.restart.take() else { return self.core_trace(rows, t) };
+        let out = &mut Vec::with_capacity(rows.y.len());
+        let res = self.restart_rows(&mut r, rows, out, Some(t));
         self.restart = Some(r);
         res
     }
+}
 
-    /// [`Self::progressive_trace`] of the current learner alone (validated rows).
+impl AutoKernel {
+    /// [`Traced::progressive_trace`] of the current learner alone (validated rows).
     pub(super) fn core_trace(
         &mut self,
         rows: Rows<'_>,
@@ -129,7 +124,6 @@ impl AutoKernel {
                 t.experts.extend(&tr.experts);
                 t.weights.extend(&tr.weights);
             }
-            r.remember(xc, d, yc);
             self.check_restart(r)?;
             i += k;
         }
