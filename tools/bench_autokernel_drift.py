@@ -11,6 +11,7 @@ segment's length if it never does; and the largest ratio of AutoKernel's rolling
 the fresh one's from ``c + 2000`` on. Not a test; prints a markdown table.
 
     python tools/bench_autokernel_drift.py [--skip-knn-above N] [--held-out]
+    python tools/bench_autokernel_drift.py --autokernel-only [--held-out]  # with the held-out streams
 """
 
 from __future__ import annotations
@@ -159,11 +160,47 @@ def rolling(e, w=500):
     return np.convolve(e, np.ones(w) / w, "valid")
 
 
+def fresh_ratios(X, y, changes, p):
+    """The largest ratio of the rolling error of ``p`` to that of an AutoKernel started
+    fresh at each change point, over the windows ending 2,000 or more rounds after it."""
+    e, out = (p - y) ** 2, []
+    for i, c in enumerate(changes):
+        end = changes[i + 1] if i + 1 < len(changes) else len(y)
+        fresh = ks.AutoKernel().progressive_predict(X[c:end], y[c:end])
+        r_ak, r_f = rolling(e[c:end]), rolling((fresh - y[c:end]) ** 2)
+        out.append(f"{np.max(r_ak[1501:] / r_f[1501:]):.3f}" if len(r_f) > 1501 else "-")
+    return out
+
+
+def main_autokernel_only(streams):
+    """AutoKernel alone (no peers): MSE, restart events, rounds per second and the
+    largest ratio to a fresh AutoKernel from c + 2000 on."""
+    import time
+
+    print("| stream | n | AutoKernel MSE | changes, promotions | rounds/s | max ratio to fresh |")
+    print("|---|---|---|---|---|---|")
+    for name, (load, changes) in streams.items():
+        X, y = load()
+        ak = ks.AutoKernel()
+        t = time.perf_counter()
+        p = ak.progressive_predict(X, y)
+        rate = len(y) / (time.perf_counter() - t)
+        ev = ak.restart_events
+        print(
+            f"| {name} | {len(y)} | {mse(p, y):.4g} | {ev['changes']}, {ev['promotions']} | "
+            f"{rate:.0f} | {', '.join(fresh_ratios(X, y, changes, p)) or '-'} |",
+            flush=True,
+        )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--skip-knn-above", type=int, default=5000)
     ap.add_argument("--held-out", action="store_true", help="the held-out streams")
+    ap.add_argument("--autokernel-only", action="store_true", help="no peers (faster)")
     args = ap.parse_args(argv)
+    if args.autokernel_only:
+        return main_autokernel_only({**STREAMS, **HELD_OUT} if args.held_out else STREAMS)
     print(
         "| stream | n | AutoKernel | previous | best peer | ratio | windows after changes "
         "| recovery vs peer | recovery vs fresh | max ratio to fresh from c+2000 |"

@@ -268,6 +268,13 @@ def catalog():
         "MLProd-share": (lambda: agg.MLProd(3, share=0.02), "agg", 3, (-1, 1), "r"),
         "KORS": (lambda: KORS(Gaussian(0.7), mu=0.1, seed=2), "sampler", 3, (-1, 1), "r"),
         "SoftmaxCalibrator": (lambda: SoftmaxCalibrator(lam=0.5), "calib", 3, (-1, 2), "k"),
+        "SoftmaxCalibrator-plain": (
+            lambda: SoftmaxCalibrator(lam=0.5, binning=False),
+            "calib",
+            3,
+            (-1, 2),
+            "k",
+        ),
         # Conformal intervals: a Python object around a learner (its state: the learner's
         # pickle, the adaptive level and the window of scores).
         "Conformal": (

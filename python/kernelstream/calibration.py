@@ -8,7 +8,9 @@ Online Newton Step (Hazan, Agarwal and Kale 2007): each row's probabilities are 
 before its label is used. It runs in Rust (``src/calibration/softmax.rs``); the
 classifier adapters (:mod:`kernelstream.adapters`) use it for ``predict_proba`` and
 ``predict_proba_one``. The model, the step and the measured calibration are in
-``docs/classification.md``.
+``docs/classification.md``. With ``binning=True`` (the default) a second stage refines
+the top-label confidence: a Bayesian average of histogram binnings, each bin's frequency
+shrunk toward the first stage's probability (``src/calibration/binning.rs``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 from . import _core
 from ._validation import _to_float_array, real
 from ._wrapped import CoreWrapper
-from .errors import InputError
+from .errors import InputError, ParameterError
 
 
 def _scores(S) -> np.ndarray:
@@ -53,6 +55,17 @@ class SoftmaxCalibrator(CoreWrapper):
     ``a <- max(a - g_t / A_t, 0.001)``. The number of classes is fixed by the first
     call and grows by :meth:`add_class`.
 
+    The second stage (``binning``) takes ``p`` and its top class ``j``: with ``eps =
+    1 / (2 (n + 1))`` it floors ``p~ = (1 - eps) p + eps / K``, takes ``c = p~_j`` and the
+    log-odds ``v = ln(c (K - 1) / (1 - c))``, and averages six models of the event
+    "label = j": the first stage (``c``) and five histograms of ``v`` (bin widths 2, 1,
+    0.5, 0.25 and 0.125 up to 12, the last bin open), whose bin of ``n_b`` rounds, ``k_b``
+    of them with label ``j``, predicts ``(k_b + 2 c) / (n_b + 2)`` (Zadrozny and Elkan's
+    m-estimate, here toward the first stage); the models are weighted by the product of
+    their past predictive probabilities (an online Bayesian average over binnings, as in
+    Naeini, Cooper and Hauskrecht's BBQ). The top class gets the average ``q``, the others
+    share ``1 - q`` in proportion to ``p~``. No probability is 0 or 1.
+
     Parameters
     ----------
     lam : float, default 0.1
@@ -60,6 +73,8 @@ class SoftmaxCalibrator(CoreWrapper):
     gamma : float, default 0.3
         The ONS parameter: the step is ``1 / gamma`` in the metric ``A_t``.
         The defaults were chosen as ``docs/classification.md`` says.
+    binning : bool, default True
+        Add the second stage (no parameter of its own).
 
     Examples
     --------
@@ -78,11 +93,18 @@ class SoftmaxCalibrator(CoreWrapper):
 
     _core_class = _core.SoftmaxCalibrator
 
-    def __init__(self, lam=0.1, gamma=0.3):
-        super().__init__(lam=lam, gamma=gamma)
+    def __init__(self, lam=0.1, gamma=0.3, binning=True):
+        super().__init__(lam=lam, gamma=gamma, binning=binning)
 
     def _core_kwargs(self, params: dict) -> dict:
-        return {"lam": real("lam", params["lam"]), "gamma": real("gamma", params["gamma"])}
+        binning = params.get("binning", True)
+        if not isinstance(binning, (bool, np.bool_)):
+            raise ParameterError(f"binning must be True or False, got {binning!r}")
+        return {
+            "lam": real("lam", params["lam"]),
+            "gamma": real("gamma", params["gamma"]),
+            "binning": bool(binning),
+        }
 
     def predict_proba(self, S) -> np.ndarray:
         """Probabilities for each row of scores ``S`` (``(n, K)``); state unchanged."""
@@ -115,6 +137,13 @@ class SoftmaxCalibrator(CoreWrapper):
     def slope(self) -> float:
         """The slope ``a``."""
         return float(self._core.slope)
+
+    @property
+    def model_weights(self):
+        """The second stage's normalised model weights (the first stage, then the bin
+        widths 2, 1, 0.5, 0.25, 0.125), or ``None`` without it."""
+        w = self._core.model_weights
+        return None if w is None else np.asarray(w)
 
 
 __all__ = ["SoftmaxCalibrator"]

@@ -36,6 +36,9 @@ pub struct Scratch {
     m: Vec<f64>,
     pb: Vec<f64>,
     tile: Vec<f64>,
+    /// The dense rows of a block with coordinate rows ([`run_units`]) and their `P`.
+    xd: Vec<f64>,
+    pd: Vec<f64>,
 }
 
 /// Runs the block on the upper triangle `ainv` (order `r > 0`) and `b` (`r x K`
@@ -54,6 +57,26 @@ pub fn run(
     deltas: &mut [f64],
     sc: &mut Scratch,
 ) -> bool {
+    run_units(ainv, r, b, ridge, x, y, out, deltas, sc, &[])
+}
+
+/// [`run`] on rows of which those listed in `units` (ascending `(l, k)`) are
+/// coordinate rows `x_l = s e_k`: their columns `P_l = s S e_k` are read off the
+/// triangle instead of multiplied, the same numbers (in `S x_l` every other product
+/// is an exact zero, so each entry is the one product `S_ik s`, rounded once).
+#[allow(clippy::too_many_arguments)]
+pub fn run_units(
+    ainv: &mut [f64],
+    r: usize,
+    b: &[f64],
+    ridge: bool,
+    x: &[f64],
+    y: &[f64],
+    out: &mut [f64],
+    deltas: &mut [f64],
+    sc: &mut Scratch,
+    units: &[(usize, usize)],
+) -> bool {
     let k = b.len() / r;
     let n = deltas.len();
     assert!(x.len() == n * r && y.len() == n * k && out.len() == n * k && b.len() == r * k);
@@ -63,7 +86,11 @@ pub fn run(
     sc.g.resize(n * n, 0.0);
     sc.pb.resize(n * k, 0.0);
     // P = S X^T, G = X P (column-major, G_lk at k n + l).
-    upper::symm_rows(ainv, r, x, n, &mut sc.p, &mut sc.tile);
+    if units.is_empty() {
+        upper::symm_rows(ainv, r, x, n, &mut sc.p, &mut sc.tile);
+    } else {
+        unit_columns(ainv, r, x, n, units, sc);
+    }
     let xv = View { rows: n, cols: r, off: 0, rs: r, cs: 1 };
     gemm(
         1.0,
@@ -98,6 +125,40 @@ pub fn run(
     }
     upper::rank_update(ainv, r, -1.0, &sc.p, &sc.h, n);
     true
+}
+
+/// `P = S X^T` (into `sc.p`) for the `n` rows of `x` of which `units` are coordinate
+/// rows ([`run_units`]): the dense rows by one product, the others from the triangle.
+fn unit_columns(
+    ainv: &[f64],
+    r: usize,
+    x: &[f64],
+    n: usize,
+    units: &[(usize, usize)],
+    sc: &mut Scratch,
+) {
+    sc.xd.clear();
+    let mut next = units.iter().peekable();
+    for (l, row) in x.chunks_exact(r).enumerate().take(n) {
+        if next.next_if(|u| u.0 == l).is_none() {
+            sc.xd.extend_from_slice(row);
+        }
+    }
+    let nd = sc.xd.len() / r;
+    sc.pd.resize(r * nd, 0.0);
+    upper::symm_rows(ainv, r, &sc.xd, nd, &mut sc.pd, &mut sc.tile);
+    let (mut next, mut dense) = (units.iter().peekable(), sc.pd.chunks_exact(r));
+    for (l, pl) in sc.p.chunks_exact_mut(r).enumerate().take(n) {
+        match next.next_if(|u| u.0 == l) {
+            Some(&(_, c)) => {
+                let s = x[l * r + c];
+                for (i, p) in pl.iter_mut().enumerate() {
+                    *p = upper::get(ainv, r, i, c) * s;
+                }
+            }
+            None => pl.copy_from_slice(dense.next().expect("one P column per dense row")),
+        }
+    }
 }
 
 /// The `n x n` recursion of a block (see the module documentation), shared by
@@ -160,4 +221,42 @@ pub fn recursion_multi(
         deltas[i] = delta;
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coordinate_rows_give_the_dense_block_bit_for_bit() {
+        let mut rng = crate::rng::Rng::new(11);
+        for (r, n) in [(5, 6), (130, 16), (165, 64)] {
+            // A^{-1} of lam I + a few random rows (a positive definite triangle).
+            let mut a = upper::scaled_identity(r, 2.0);
+            let h: Vec<f64> = (0..r).map(|_| 0.3 * rng.normal()).collect();
+            upper::syr(&mut a, 0.5, &h);
+            let b: Vec<f64> = (0..r).map(|_| rng.normal()).collect();
+            let (mut x, mut y, mut units) = (vec![0.0; n * r], Vec::new(), Vec::new());
+            for l in 0..n {
+                if l % 2 == 0 {
+                    let c = (7 * l + 3) % r;
+                    x[l * r + c] = 0.1 + rng.normal().abs();
+                    units.push((l, c));
+                    y.push(0.0);
+                } else {
+                    x[l * r..(l + 1) * r].iter_mut().for_each(|v| *v = rng.normal());
+                    y.push(rng.normal());
+                }
+            }
+            let (mut a1, mut o0, mut o1) = (a.clone(), vec![0.0; n], vec![0.0; n]);
+            let (mut d0, mut d1) = (vec![0.0; n], vec![0.0; n]);
+            let mut sc = Scratch::default();
+            assert!(run(&mut a, r, &b, false, &x, &y, &mut o0, &mut d0, &mut sc));
+            assert!(run_units(&mut a1, r, &b, false, &x, &y, &mut o1, &mut d1, &mut sc, &units));
+            let bits = |v: &[f64]| v.iter().map(|z| z.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&o0), bits(&o1), "r = {r}");
+            assert_eq!(bits(&d0), bits(&d1));
+            assert_eq!(bits(&a), bits(&a1));
+        }
+    }
 }

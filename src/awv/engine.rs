@@ -637,7 +637,10 @@ impl LinearAwv {
             dx[(2 * t + 1) * r..(2 * t + 2) * r].iter_mut().zip(xi).for_each(|(a, v)| *a = sw * v);
             dy.extend(yi.iter().map(|v| sw * v));
         }
-        let ok = block::run(
+        // The refill rows are coordinate rows (their products come off the triangle).
+        let units: Vec<(usize, usize)> =
+            (0..n).map(|t| (2 * t, ((self.n_seen + t as u64) % r as u64) as usize)).collect();
+        let ok = block::run_units(
             &mut self.ainv,
             r,
             &self.b,
@@ -647,6 +650,7 @@ impl LinearAwv {
             &mut dout,
             &mut self.deltas,
             &mut self.blk,
+            &units,
         );
         if ok {
             let gn = gamma.powi(n as i32);

@@ -24,6 +24,11 @@
 //! projection onto `a >= A_MIN` in the metric `A_t` is the clamp in one dimension).
 //! The number of classes is fixed by the first call and grows by
 //! [`SoftmaxCalibrator::add_class`]; no parameter is per class.
+//!
+//! With `binning`, the probabilities `p` go through a second stage,
+//! [`TopLabelBinning`] (`binning.rs`), that refines the top-label confidence; the
+//! slope's update (1)-(2) still uses the first stage's `p`.
+use super::binning::TopLabelBinning;
 use crate::error::Result;
 use crate::state::{ensure, finite, same, ValidState};
 use serde::{Deserialize, Serialize};
@@ -39,9 +44,11 @@ pub struct SoftmaxCalibrator {
     /// `A_t` of (2).
     curvature: f64,
     n_seen: u64,
+    /// The second stage (`None`: off).
+    binning: Option<TopLabelBinning>,
 }
 
-crate::state::state_version!(SoftmaxCalibrator, 1);
+crate::state::state_version!(SoftmaxCalibrator, 2);
 
 /// At most this many classes (far beyond any use; a bound on the scores' width).
 pub const MAX_CLASSES: usize = 1 << 20;
@@ -51,11 +58,17 @@ pub const MAX_CLASSES: usize = 1 << 20;
 pub const A_MIN: f64 = 1e-3;
 
 impl SoftmaxCalibrator {
-    /// `lam > 0` the prior curvature `A_0`, `gamma > 0` the ONS parameter of (2).
-    pub fn new(lam: f64, gamma: f64) -> Result<Self> {
+    /// `lam > 0` the prior curvature `A_0`, `gamma > 0` the ONS parameter of (2);
+    /// `binning` adds the second stage.
+    pub fn new(lam: f64, gamma: f64, binning: bool) -> Result<Self> {
         let lam = crate::error::positive("lam", lam)?;
         let gamma = crate::error::positive("gamma", gamma)?;
-        Ok(Self { lam, gamma, n_classes: 0, slope: A_MIN, curvature: lam, n_seen: 0 })
+        let binning = binning.then(TopLabelBinning::new);
+        Ok(Self { lam, gamma, n_classes: 0, slope: A_MIN, curvature: lam, n_seen: 0, binning })
+    }
+
+    pub fn binning(&self) -> Option<&TopLabelBinning> {
+        self.binning.as_ref()
     }
 
     pub fn lam(&self) -> f64 {
@@ -140,15 +153,24 @@ impl SoftmaxCalibrator {
             return crate::input_err!("{} outputs for {} scores", out.len(), s.len());
         }
         self.probs(s, out);
+        if let Some(b) = &self.binning {
+            let p = out.to_vec();
+            b.predict(&p, out);
+        }
         Ok(())
     }
 
     /// A round: the probabilities before the label (into `out`), then the update (1)-(2).
     pub fn predict_learn(&mut self, s: &[f64], label: usize, out: &mut [f64]) -> Result<()> {
-        self.predict(s, out)?;
+        self.check_width(s.len())?;
+        Self::check_scores(s)?;
+        if out.len() != s.len() {
+            return crate::input_err!("{} outputs for {} scores", out.len(), s.len());
+        }
         if label >= s.len() {
             return crate::input_err!("label {label} is not a class index below {}", s.len());
         }
+        self.probs(s, out);
         // (1)
         let g = out.iter().zip(s).map(|(p, sk)| p * sk).sum::<f64>() - s[label];
         // (2)
@@ -161,6 +183,11 @@ impl SoftmaxCalibrator {
         }
         self.curvature = curvature;
         self.slope = (self.slope - g / curvature).max(A_MIN);
+        if let Some(b) = &mut self.binning {
+            let p = out.to_vec();
+            b.predict(&p, out);
+            b.learn(&p, label);
+        }
         self.n_seen += 1;
         Ok(())
     }
@@ -205,11 +232,13 @@ impl ValidState for SoftmaxCalibrator {
         ensure(self.slope >= A_MIN, || format!("slope {} below {A_MIN}", self.slope))?;
         ensure(self.curvature >= self.lam, || {
             format!("curvature {} below lam {}", self.curvature, self.lam)
-        })
+        })?;
+        self.binning.as_ref().map_or(Ok(()), TopLabelBinning::validate)
     }
 
     fn check_config(&self, fresh: &Self) -> Result<()> {
         same("lam", &self.lam.to_bits(), &fresh.lam.to_bits())?;
-        same("gamma", &self.gamma.to_bits(), &fresh.gamma.to_bits())
+        same("gamma", &self.gamma.to_bits(), &fresh.gamma.to_bits())?;
+        same("binning", &self.binning.is_some(), &fresh.binning.is_some())
     }
 }

@@ -8,21 +8,18 @@
 //!
 //! * **start** (a change of the error level): a one-sided CUSUM (Page 1954) on the
 //!   relative squared error `u_t = min(e_t / s_t, U_MAX)` of the prediction (`s_t`: the
-//!   discounted mean of `e` over about [`LONG`] rounds before `t`), for a rise of its mean
+//!   discounted mean of `e` over about [`LONG`] rounds before `t`, since the start or the
+//!   last declared change), for a rise of its mean
 //!   from 1 to [`RHO`]: `S_t = max(0, S_{t-1} + u_t - 1 - (RHO - 1)/2)`, a change declared
 //!   when `S_t > sigma h` (`sigma^2`: the discounted variance of `u`). The threshold `h`
 //!   gives an in-control average run length of [`ARL0`] rounds for increments
 //!   standardised by `sigma` (Siegmund's approximation, `ARL0 = (e^{2kb} - 1 - 2kb) /
 //!   (2k^2)`, `k = (RHO - 1) / (2 sigma)`, `b = h + 1.166`); a partial change that raises
-//!   the error by less than twice is found in a few hundred rounds;
-//!   The in-control level (`s` and `sigma` of the CUSUM) is that of the rounds since the
-//!   start or the last declared change; a change declared while a successor lives
-//!   replaces it (a second change before the first was settled);
+//!   the error by less than twice is found in a few hundred rounds. A change declared
+//!   while a successor lives (a second change before the first was settled) promotes it
+//!   if `T > 0` below, drops it otherwise, and starts a new one;
 //! * **successor**: a fresh AutoKernel of the same configuration (its own warm-up, so its
-//!   own scale and median distance) that first learns the last rounds from the CUSUM's
-//!   estimate of the change point (the last round where `S` was 0, Page's estimate; at
-//!   most [`ROWS`] rounds are kept), so that it is the learner started at the change,
-//!   not at its detection;
+//!   own scale and median distance) starts at the next round;
 //! * **top level** while it lives: `w_0 z_main + w_1 z_succ` with exponential weights on
 //!   the relative square loss, `log w_k -= ETA (z_k - y)^2 / s`, prior `(1 - PRIOR,
 //!   PRIOR)`, Fixed Share [`SHARE`] (a successor that is worse costs the mixture about
@@ -46,8 +43,6 @@ use serde::{Deserialize, Serialize};
 pub const CHECK: u64 = 50;
 /// Window (rounds) of the error level `s` and of the variance of `u`.
 const LONG: f64 = 2000.0;
-/// Most recent rounds kept for a successor's start.
-pub const ROWS: usize = 2000;
 /// The rise of the relative error the CUSUM is designed for.
 const RHO: f64 = 1.5;
 /// In-control average run length of the CUSUM (rounds between false alarms).
@@ -75,15 +70,8 @@ pub struct Restart {
     base: [f64; 4],
     /// The CUSUM statistic `S_t` (in units of `u`).
     cusum: f64,
-    /// Rounds since the start or the last declared change, and that count when `S`
-    /// was last 0.
+    /// Rounds since the start or the last declared change.
     since: u64,
-    zero_at: u64,
-    /// The last rounds (at most [`ROWS`]): inputs (`d` each) and targets (`k` each).
-    rows_x: std::collections::VecDeque<f64>,
-    rows_y: std::collections::VecDeque<f64>,
-    rows_d: usize,
-    rows_k: usize,
     successor: Option<Box<AutoKernel>>,
     /// Top-level log-weights (main, successor) and the successor's age in rounds.
     logw: [f64; 2],
@@ -194,9 +182,6 @@ impl Restart {
             [b[0], b[1]] = [bl * b[0] + e, bl * b[1] + 1.0];
             self.long = [bl * self.long[0] + e, bl * self.long[1] + 1.0];
         }
-        if self.cusum == 0.0 {
-            self.zero_at = self.since;
-        }
     }
 
     /// One round's bookkeeping after `y`: returns the combined prediction.
@@ -212,56 +197,17 @@ impl Restart {
         self.age = 0;
     }
 
-    /// Keeps the rows of a chunk of rounds (`d` inputs, `y.len() / rows` targets each)
-    /// among the last [`ROWS`]; rows of another shape replace the kept ones.
-    pub fn remember(&mut self, x: &[f64], d: usize, y: &[f64]) {
-        let n = x.len() / d.max(1);
-        if n == 0 {
-            return;
-        }
-        let k = y.len() / n;
-        if (d, k) != (self.rows_d, self.rows_k) {
-            self.rows_x.clear();
-            self.rows_y.clear();
-            (self.rows_d, self.rows_k) = (d, k);
-        }
-        let keep = n.min(ROWS);
-        self.rows_x.extend(&x[(n - keep) * d..]);
-        self.rows_y.extend(&y[(n - keep) * k..]);
-        let over = (self.rows_y.len() / k).saturating_sub(ROWS);
-        self.rows_x.drain(..over * d);
-        self.rows_y.drain(..over * k);
-    }
-
     pub fn successor_mut(&mut self) -> Option<&mut AutoKernel> {
         self.successor.as_deref_mut()
     }
 
-    /// Pads the kept rows with `kk` zero targets each (outputs added later had zero
-    /// targets from the first round).
-    pub fn push_outputs(&mut self, kk: usize) {
-        let (k, n) = (self.rows_k, self.rows_y.len() / self.rows_k.max(1));
-        if k == 0 {
-            return;
-        }
-        let old: Vec<f64> = self.rows_y.drain(..).collect();
-        for row in old.chunks_exact(k) {
-            self.rows_y.extend(row);
-            self.rows_y.extend(std::iter::repeat_n(0.0, kk));
-        }
-        self.rows_k = k + kk;
-        debug_assert_eq!(self.rows_y.len(), n * self.rows_k);
-    }
-
     /// The checks after a round whose count is a multiple of [`CHECK`]: replacement or
-    /// drop of the successor, then the CUSUM. `fresh(x, y)` is a new successor that has
-    /// learned the rows `x`, `y` (the kept rows after the estimated change point).
-    /// Returns the successor to promote.
+    /// drop of the successor, then the CUSUM. Returns the successor to promote.
     pub fn check(
         &mut self,
         fitted: bool,
         warmup: usize,
-        fresh: impl FnOnce(&[f64], &[f64]) -> Result<AutoKernel>,
+        fresh: impl FnOnce() -> Result<AutoKernel>,
     ) -> Result<Option<AutoKernel>> {
         let warmup = warmup as u64;
         let mut promoted = None;
@@ -278,7 +224,6 @@ impl Restart {
         if !fitted || self.since < 2 * warmup {
             // too few rounds for an in-control level (the warm-up's errors are none)
             self.cusum = 0.0;
-            self.zero_at = self.since;
             return Ok(promoted);
         }
         if self.cusum > threshold((self.base[2] / self.base[3]).sqrt().max(1e-3)) {
@@ -288,18 +233,13 @@ impl Restart {
                 promoted = self.successor.take().map(|b| *b);
                 self.promotions += 1;
             }
-            let n = self.rows_y.len() / self.rows_k.max(1);
-            let back = ((self.since - self.zero_at) as usize).min(n);
-            let (d, k) = (self.rows_d, self.rows_k);
-            let x: Vec<f64> = self.rows_x.iter().skip((n - back) * d).copied().collect();
-            let y: Vec<f64> = self.rows_y.iter().skip((n - back) * k).copied().collect();
-            self.successor = Some(Box::new(fresh(&x, &y)?));
+            self.successor = Some(Box::new(fresh()?));
             self.logw = [(1.0 - PRIOR).ln(), PRIOR.ln()];
             self.age = 0;
             self.adv = [0.0; 4];
             // a new error level; the spread of u (a shape, without units) is kept
             [self.base[0], self.base[1]] = [0.0, 0.0];
-            (self.cusum, self.since, self.zero_at) = (0.0, 0, 0);
+            (self.cusum, self.since) = (0.0, 0);
             self.changes += 1;
         }
         Ok(promoted)
@@ -307,22 +247,13 @@ impl Restart {
 
     /// Invariants of a decoded state (the successor checked itself when decoded).
     pub fn validate(&self) -> Result<()> {
-        let (d, k) = (self.rows_d, self.rows_k);
-        let n = self.rows_y.len() / k.max(1);
-        let rows_ok = n <= ROWS
-            && self.rows_y.len() == n * k
-            && self.rows_x.len() == n * d
-            && (n == 0 || d > 0 && k > 0)
-            && self.rows_x.iter().chain(&self.rows_y).all(|v| v.is_finite());
-        let ok = rows_ok
-            && self.zero_at <= self.since
-            && self
-                .long
-                .iter()
-                .chain(&self.base)
-                .chain([&self.cusum])
-                .chain(&self.adv[1..])
-                .all(|v| v.is_finite() && *v >= 0.0)
+        let ok = self
+            .long
+            .iter()
+            .chain(&self.base)
+            .chain([&self.cusum])
+            .chain(&self.adv[1..])
+            .all(|v| v.is_finite() && *v >= 0.0)
             && self.adv[0].is_finite()
             && (self.successor.is_none() || self.logw.iter().all(|v| v.is_finite() && *v <= 0.0));
         crate::state::ensure(ok, || "corrupt AutoKernel restart state".into())?;
@@ -358,5 +289,43 @@ impl Restart {
         }
         let e = sq(&out[start..]);
         self.observe(sq(pm), ps.map(sq), e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_solves_siegmunds_run_length() {
+        for sigma in [0.5, 1.0, 2f64.sqrt(), 3.0, 10.0] {
+            let (k, b) = ((RHO - 1.0) / (2.0 * sigma), threshold(sigma) / sigma + 1.166);
+            let arl = ((2.0 * k * b).exp_m1() - 2.0 * k * b) / (2.0 * k * k);
+            assert!((arl / ARL0 - 1.0).abs() < 1e-9, "sigma {sigma}: {arl}");
+        }
+        // heavier tails (a larger spread) need a larger threshold
+        assert!(threshold(1.0) < threshold(2.0) && threshold(2.0) < threshold(4.0));
+    }
+
+    #[test]
+    fn the_cusum_adds_up_a_small_persistent_rise() {
+        // errors alternating 0.5 and 1.5 (mean 1, sigma of u about 0.5), then 1.3 times
+        // larger: a short-over-long ratio never reaches 2, the CUSUM declares the change
+        let mut r = Restart::default();
+        let mut declared = None;
+        for t in 0..20_000u64 {
+            let e: f64 = if t % 2 == 0 { 0.5 } else { 1.5 } * if t >= 10_000 { 1.3 } else { 1.0 };
+            r.round(e.sqrt(), None, 0.0);
+            if (t + 1) % CHECK == 0 {
+                let p = crate::mixture::AutoKernelParams::default();
+                r.check(true, 200, || AutoKernel::new(&p)).unwrap();
+                if r.changes > 0 && declared.is_none() {
+                    declared = Some(t + 1);
+                }
+            }
+        }
+        let t = declared.expect("declared");
+        assert!((10_000..11_000).contains(&t), "declared at {t}");
+        assert_eq!(r.changes, 1);
     }
 }

@@ -26,9 +26,9 @@ fn labels(l: &PyReadonlyArray1<'_, i64>) -> crate::Result<Vec<usize>> {
 #[pymethods]
 impl PySoftmaxCalibrator {
     #[new]
-    #[pyo3(signature = (lam, gamma))]
-    fn new(lam: f64, gamma: f64) -> PyResult<Self> {
-        Ok(Self { inner: SoftmaxCalibrator::new(lam, gamma)? })
+    #[pyo3(signature = (lam, gamma, binning))]
+    fn new(lam: f64, gamma: f64, binning: bool) -> PyResult<Self> {
+        Ok(Self { inner: SoftmaxCalibrator::new(lam, gamma, binning)? })
     }
 
     /// The probabilities for each row of scores (state unchanged).
@@ -88,6 +88,13 @@ impl PySoftmaxCalibrator {
     #[getter]
     fn slope(&self) -> f64 {
         self.inner.slope()
+    }
+
+    /// The second stage's model weights (the first stage, then the binnings; `None`
+    /// without the stage).
+    #[getter]
+    fn model_weights(&self) -> Option<Vec<f64>> {
+        self.inner.binning().map(|b| b.weights())
     }
 
     /// `A_t`, the accumulated curvature.

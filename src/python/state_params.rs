@@ -26,10 +26,25 @@ pub fn all_params<P: crate::python::params::PyParams>(p: &P, py: Python<'_>) -> 
     Ok(P::SPECS.iter().map(|s| s.name).zip(p.values(py)?).collect())
 }
 
-// Learners whose states keep their configuration in derived forms (a projection's
-// basis, a Mixture's experts and rule): every parameter stays in the envelope.
-impl StateParams for crate::learners::OnlineProjection {}
+// A Mixture's state holds its experts and rule, not the Python objects its parameters
+// are: every parameter stays in the envelope.
 impl StateParams for crate::mixture::Mixture {}
+
+/// OnlineProjection's plain settings (the basis, the count and the prefix are held in
+/// derived forms: the basis' functions, a pairs flag, a prefix degree).
+impl StateParams for crate::learners::OnlineProjection {
+    fn state_params(&self, py: Python<'_>) -> PyResult<Pairs> {
+        use crate::python::params::PyParam;
+        let c = self.config();
+        Ok(vec![
+            ("alpha", c.alpha.to_py(py)?),
+            ("c", c.c.to_py(py)?),
+            ("additive", c.additive.to_py(py)?),
+            ("refresh", c.refresh.to_py(py)?),
+            ("tol", c.tol.to_py(py)?),
+        ])
+    }
+}
 
 /// AutoKernel's resolved configuration: `share` and `loss_window` as the rule resolved
 /// them (a pickle of `None` keeps the `None` beside the state).

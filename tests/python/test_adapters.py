@@ -199,8 +199,10 @@ def test_sklearn_classifier_first_batch_with_one_class(rng):
 
 @pytest.mark.parametrize("loss", ["logistic", "squared"])
 def test_sklearn_predict_proba_is_the_calibrated_score(rng, loss):
-    """Two classes: P(classes_[1]) = sigmoid(a f) with the layer's slope a, the layer
-    fitted on the progressive scores ((1 - f)/2, (1 + f)/2) (its NumPy reference)."""
+    """Two classes: P(classes_[1]) is the layer on the scores ((1 - f)/2, (1 + f)/2),
+    the layer fitted on the progressive scores (its NumPy reference); without the
+    binning stage it is sigmoid(a f) with the layer's slope a."""
+    from kernelstream.calibration import SoftmaxCalibrator
     from kernelstream.kernels import Gaussian
     from kernelstream.reference.calibration import SoftmaxCalibrator as Reference
 
@@ -215,7 +217,15 @@ def test_sklearn_predict_proba_is_the_calibrated_score(rng, loss):
     assert est.calibrator_.slope == pytest.approx(ref.a, rel=1e-12)
     f = est.decision_function(X)
     p = est.predict_proba(X)
-    np.testing.assert_allclose(p[:, 1], 1 / (1 + np.exp(-ref.a * f)), rtol=1e-12)
+    expected = np.array([ref.predict_proba([(1 - v) / 2, (1 + v) / 2])[1] for v in f])
+    np.testing.assert_allclose(p[:, 1], expected, rtol=1e-12)
+    plain = SoftmaxCalibrator(binning=False)
+    plain.learn(np.column_stack([(1 - f_prog) / 2, (1 + f_prog) / 2]), y)
+    np.testing.assert_allclose(
+        plain.predict_proba(np.column_stack([(1 - f) / 2, (1 + f) / 2]))[:, 1],
+        1 / (1 + np.exp(-ref.a * f)),
+        rtol=1e-12,
+    )
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-15)
     np.testing.assert_allclose(np.exp(est.predict_log_proba(X)), p, rtol=1e-12)
     np.testing.assert_array_equal(est.classes_[p.argmax(axis=1)], est.predict(X))

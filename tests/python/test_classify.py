@@ -135,7 +135,8 @@ def test_river_metrics_and_one_vs_rest_take_the_probabilities(rng):
 def test_sklearn_two_classes_are_one_signed_learner_as_one_vs_rest_fits_it(rng):
     """Two classes: one learner on -1/+1 targets (``classes_[1]`` is +1), exactly the
     learner scikit-learn's one-vs-rest fits for two classes; the probabilities are the
-    calibration of the scores ((1 - f)/2, (1 + f)/2): Platt scaling ``sigmoid(a f)``."""
+    calibration of the scores ((1 - f)/2, (1 + f)/2): Platt scaling ``sigmoid(a f)`` and
+    the binning stage (the NumPy reference of both)."""
     from sklearn.multiclass import OneVsRestClassifier
 
     X, y = _three_blobs(rng, 200)
@@ -156,6 +157,6 @@ def test_sklearn_two_classes_are_one_signed_learner_as_one_vs_rest_fits_it(rng):
     cal.progressive_proba(
         np.column_stack([(1 - f_prog) / 2, (1 + f_prog) / 2]), (t > 0).astype(int)
     )
-    p_yes = 1.0 / (1.0 + np.exp(-cal.a * f))
-    np.testing.assert_allclose(est.predict_proba(Q)[:, 1], p_yes, rtol=1e-12)
+    p_yes = np.array([cal.predict_proba([(1 - v) / 2, (1 + v) / 2])[1] for v in f])
+    np.testing.assert_allclose(est.predict_proba(Q)[:, 1], p_yes, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(est.predict_proba(Q)[:, 0], 1.0 - p_yes, rtol=1e-12, atol=1e-15)

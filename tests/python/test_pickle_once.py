@@ -31,10 +31,11 @@ NOT_IN_STATE = {
     "NystromAWV": {"mu", "eps", "beta", "kors_weights", "seed", "dictionary"}
     | {"max_dictionary", "block_size"},
     "MultiKernelAWV": {"aggregator", "eta", "gradient", "meta_ridge", "block_size", "threads"},
+    "OnlineProjection": {"basis", "prefix", "count", "cos_first", "a", "eps"},
 }
-#: The learners whose core reports no parameter (their states keep derived forms: a
-#: projection's basis, a Mixture's experts and rule); their envelopes hold every parameter.
-REPORTS_NONE = {"OnlineProjection", "Mixture"}
+#: The learners whose core reports no parameter (a Mixture's state holds its experts and
+#: rule, not the Python objects its parameters are); their envelopes hold every parameter.
+REPORTS_NONE = {"Mixture"}
 
 
 def _trained(name, n=60):

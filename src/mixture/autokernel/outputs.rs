@@ -179,7 +179,6 @@ impl AutoKernel {
                 let s = with_succ.then(|| &ps[row.clone()]);
                 r.round_multi(&pm[row.clone()], s, &yc[row], out);
             }
-            r.remember(xc, d, yc);
             self.check_restart(r)?;
             i += m;
         }
@@ -204,9 +203,6 @@ impl AutoKernel {
     /// Appends `kk` outputs with all-zero past targets (no checks, may be interrupted
     /// in the mixture's replay: call it on a copy).
     fn push_outputs(&mut self, kk: usize) -> Result<()> {
-        if let Some(r) = self.restart.as_mut() {
-            r.push_outputs(kk);
-        }
         if let Some(s) = self.restart.as_mut().and_then(|r| r.successor_mut()) {
             if s.n_seen > 0 {
                 s.push_outputs(kk)?;

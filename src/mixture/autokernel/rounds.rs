@@ -124,7 +124,6 @@ impl AutoKernel {
                 t.experts.extend(&tr.experts);
                 t.weights.extend(&tr.weights);
             }
-            r.remember(xc, d, yc);
             self.check_restart(r)?;
             i += k;
         }

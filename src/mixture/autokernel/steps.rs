@@ -3,9 +3,7 @@
 
 use super::AutoKernel;
 use crate::error::Result;
-use crate::learners::{OnlineLearner, Rows};
 use crate::mixture::restart::{Restart, CHECK};
-use crate::multi::MultiOutput;
 
 impl AutoKernel {
     /// Adds the round `(x, y)` (`y` holds its targets) to the warm-up; the round
@@ -36,19 +34,7 @@ impl AutoKernel {
         if self.n_seen.is_multiple_of(CHECK) {
             let cfg = self.successor_config();
             let fitted = self.fitted.is_some();
-            let k = self.k;
-            let fresh = |x: &[f64], y: &[f64]| {
-                // a successor that has learned the rows since the estimated change
-                let mut s = AutoKernel::with_config(cfg)?;
-                let (d, mut out) = (x.len() / (y.len() / k).max(1), Vec::new());
-                match k {
-                    _ if y.is_empty() => {}
-                    1 => s.predict_learn_many(x, d, y, &mut out)?,
-                    _ => s.predict_learn_many_multi(Rows { x, d, y }, &mut out)?,
-                }
-                Ok(s)
-            };
-            if let Some(s) = r.check(fitted, self.cfg.warmup, fresh)? {
+            if let Some(s) = r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))? {
                 // the successor becomes the learner (its warm-up, scale, experts)
                 self.warm_x = s.warm_x;
                 self.warm_y = s.warm_y;
