@@ -36,36 +36,22 @@ pub struct Scratch {
     m: Vec<f64>,
     pb: Vec<f64>,
     tile: Vec<f64>,
-    /// The dense rows of a block with coordinate rows ([`run_units`]) and their `P`.
+    /// The dense rows of a block with coordinate rows ([`run`]) and their `P`.
     xd: Vec<f64>,
     pd: Vec<f64>,
 }
 
 /// Runs the block on the upper triangle `ainv` (order `r > 0`) and `b` (`r x K`
 /// by columns, not updated here) with row-major targets `y` (`n x K`): writes the
-/// `n x K` predictions into `out` (row-major) and `delta_i` into `deltas`. Returns `false`, leaving `ainv` untouched, when the `n x n`
-/// recursion is too ill-conditioned (see [`MAX_CANCELLATION`]).
+/// `n x K` predictions into `out` (row-major) and `delta_i` into `deltas`. Returns
+/// `false`, leaving `ainv` untouched, when the `n x n` recursion is too
+/// ill-conditioned (see [`MAX_CANCELLATION`]).
+/// The rows listed in `units` (ascending `(l, k)`; none: `&[]`) are coordinate rows
+/// `x_l = s e_k`: their columns `P_l = s S e_k` are read off the triangle instead of
+/// multiplied, the same numbers (in `S x_l` every other product is an exact zero, so
+/// each entry is the one product `S_ik s`, rounded once).
 #[allow(clippy::too_many_arguments)]
 pub fn run(
-    ainv: &mut [f64],
-    r: usize,
-    b: &[f64],
-    ridge: bool,
-    x: &[f64],
-    y: &[f64],
-    out: &mut [f64],
-    deltas: &mut [f64],
-    sc: &mut Scratch,
-) -> bool {
-    run_units(ainv, r, b, ridge, x, y, out, deltas, sc, &[])
-}
-
-/// [`run`] on rows of which those listed in `units` (ascending `(l, k)`) are
-/// coordinate rows `x_l = s e_k`: their columns `P_l = s S e_k` are read off the
-/// triangle instead of multiplied, the same numbers (in `S x_l` every other product
-/// is an exact zero, so each entry is the one product `S_ik s`, rounded once).
-#[allow(clippy::too_many_arguments)]
-pub fn run_units(
     ainv: &mut [f64],
     r: usize,
     b: &[f64],
@@ -128,7 +114,7 @@ pub fn run_units(
 }
 
 /// `P = S X^T` (into `sc.p`) for the `n` rows of `x` of which `units` are coordinate
-/// rows ([`run_units`]): the dense rows by one product, the others from the triangle.
+/// rows ([`run`]): the dense rows by one product, the others from the triangle.
 fn unit_columns(
     ainv: &[f64],
     r: usize,
@@ -251,8 +237,8 @@ mod tests {
             let (mut a1, mut o0, mut o1) = (a.clone(), vec![0.0; n], vec![0.0; n]);
             let (mut d0, mut d1) = (vec![0.0; n], vec![0.0; n]);
             let mut sc = Scratch::default();
-            assert!(run(&mut a, r, &b, false, &x, &y, &mut o0, &mut d0, &mut sc));
-            assert!(run_units(&mut a1, r, &b, false, &x, &y, &mut o1, &mut d1, &mut sc, &units));
+            assert!(run(&mut a, r, &b, false, &x, &y, &mut o0, &mut d0, &mut sc, &[]));
+            assert!(run(&mut a1, r, &b, false, &x, &y, &mut o1, &mut d1, &mut sc, &units));
             let bits = |v: &[f64]| v.iter().map(|z| z.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&o0), bits(&o1), "r = {r}");
             assert_eq!(bits(&d0), bits(&d1));

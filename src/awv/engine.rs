@@ -585,6 +585,7 @@ impl LinearAwv {
                 &mut out[start..],
                 &mut self.deltas,
                 &mut self.blk,
+                &[],
             );
             if ok {
                 outputs::add_rounds(&mut self.b, x, y, r, k);
@@ -640,7 +641,7 @@ impl LinearAwv {
         // The refill rows are coordinate rows (their products come off the triangle).
         let units: Vec<(usize, usize)> =
             (0..n).map(|t| (2 * t, ((self.n_seen + t as u64) % r as u64) as usize)).collect();
-        let ok = block::run_units(
+        let ok = block::run(
             &mut self.ainv,
             r,
             &self.b,

@@ -97,6 +97,27 @@ pub(crate) fn check_awv_memory(learner: &str, r: usize) -> Result<()> {
     )
 }
 
+/// Declares the parameter struct ([`crate::params!`]) of a learner on the AWV engine
+/// with fixed features: its own fields, then the engine's three (`ridge`, `block_size`,
+/// `gamma`; checked by [`crate::awv::check_block_size`] and [`crate::awv::check_gamma`]).
+macro_rules! feature_awv_params {
+    ($(#[$m:meta])* pub struct $name:ident { $($own:tt)* }) => {
+        $crate::params! {
+            $(#[$m])*
+            pub struct $name {
+                $($own)*
+                /// Online ridge (predict with `A_{t-1}`) instead of AWV.
+                ridge: bool = false => "bool", "True or False";
+                /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
+                block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+                /// Forgetting factor (discounted VAW; 1: none).
+                gamma: f64 = 1.0 => "float", "in (0, 1]";
+            }
+        }
+    };
+}
+pub(crate) use feature_awv_params;
+
 impl<F: LazyFeatureMap> FeatureAwv<F> {
     /// The learner for already checked parameters (the learner's `validate`).
     pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Self {

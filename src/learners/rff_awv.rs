@@ -29,7 +29,7 @@ pub struct RffParams {
     seed: u64,
 }
 
-crate::params! {
+super::feature_awv::feature_awv_params! {
     /// The parameters of [`RffAwv`] (defaults: those of the Python class `RFFAWV`).
     pub struct RffAwvParams {
         /// The shift-invariant kernel whose random features are drawn.
@@ -42,12 +42,6 @@ crate::params! {
         features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
         /// Seed of the frequencies.
         seed: u64 = 0 => "int", ">= 0";
-        /// Online ridge (predict with `A_{t-1}`) instead of AWV.
-        ridge: bool = false => "bool", "True or False";
-        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
-        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
-        /// Forgetting factor (discounted VAW; 1: none).
-        gamma: f64 = 1.0 => "float", "in (0, 1]";
     }
 }
 

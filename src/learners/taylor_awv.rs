@@ -19,7 +19,7 @@ pub struct TaylorParams {
     degree: usize,
 }
 
-crate::params! {
+super::feature_awv::feature_awv_params! {
     /// The parameters of [`TaylorAwv`] (defaults: those of the Python class `TaylorAWV`).
     pub struct TaylorAwvParams {
         /// Width of the Gaussian kernel `exp(-||x - x'||^2 / (2 sigma^2))`.
@@ -28,12 +28,6 @@ crate::params! {
         degree: usize = 2 => "int", ">= 0 (C(M + d, d) features)";
         /// Ridge parameter `lambda`.
         lam: f64 = 1.0 => "float", "> 0";
-        /// Online ridge (predict with `A_{t-1}`) instead of AWV.
-        ridge: bool = false => "bool", "True or False";
-        /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
-        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
-        /// Forgetting factor (discounted VAW; 1: none).
-        gamma: f64 = 1.0 => "float", "in (0, 1]";
     }
 }
 
