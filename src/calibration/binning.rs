@@ -58,6 +58,9 @@ pub const PRIOR_ROUNDS: f64 = 2.0;
 /// The bin widths of the models `1..` in (3)'s log-odds (nats).
 pub const WIDTHS: [f64; 5] = [2.0, 1.0, 0.5, 0.25, 0.125];
 
+/// The averaged models: the first stage and one histogram per width.
+const MODELS: usize = WIDTHS.len() + 1;
+
 /// The bins cover `v` in `[0, V_MAX)` evenly; the last is open above.
 pub const V_MAX: f64 = 12.0;
 
@@ -109,7 +112,7 @@ impl TopLabelBinning {
     pub fn new() -> Self {
         Self {
             bins: WIDTHS.iter().map(|&w| vec![Bin::default(); n_bins(w)]).collect(),
-            log_weights: vec![0.0; WIDTHS.len() + 1],
+            log_weights: vec![0.0; MODELS],
             n_seen: 0,
         }
     }
@@ -163,37 +166,44 @@ impl TopLabelBinning {
             }
             blocks.push(cur);
         }
-        let h: Vec<f64> =
-            blocks.iter().flat_map(|&(n, hits, m)| std::iter::repeat_n(hits / n, m)).collect();
+        // h at bin `b`: the mean of the block holding it
+        let h = |b: usize| {
+            let mut end = 0;
+            for &(n, hits, m) in &blocks {
+                end += m;
+                if b < end {
+                    return hits / n;
+                }
+            }
+            blocks.last().map_or(0.5, |&(n, hits, _)| hits / n) // (not reached)
+        };
+        let last = self.bins[i - 1].len() - 1;
         let t = r.v / w - 0.5; // the position among the centres
         if t <= 0.0 {
-            return h[0];
+            return h(0);
         }
         let b = t as usize;
-        if b + 1 >= h.len() {
-            return h[h.len() - 1];
+        if b >= last {
+            return h(last);
         }
         let f = t - b as f64;
-        (1.0 - f) * h[b] + f * h[b + 1]
+        (1.0 - f) * h(b) + f * h(b + 1)
     }
 
     fn bin_index(&self, i: usize, v: f64) -> usize {
         ((v / WIDTHS[i]) as usize).min(self.bins[i].len() - 1)
     }
 
-    /// The refined probabilities of `p` (a probability vector, `K >= 1`) into `out`.
-    pub fn predict(&self, p: &[f64], out: &mut [f64]) {
-        if p.len() == 1 {
-            out[0] = 1.0;
-            return;
-        }
-        let r = self.round(p);
+    /// Every model's `q_i` in the round `r` (0: the first stage).
+    fn models(&self, r: &Round, k: f64) -> [f64; MODELS] {
+        std::array::from_fn(|i| self.model(i, r, k))
+    }
+
+    /// The output for `p` from the models' `qs`, by (5)-(6), into `out`.
+    fn output(&self, p: &[f64], r: &Round, qs: &[f64; MODELS], out: &mut [f64]) {
         let k = p.len() as f64;
         let total: f64 = self.log_weights.iter().map(|l| l.exp()).sum();
-        let mut q = 0.0;
-        for (i, lw) in self.log_weights.iter().enumerate() {
-            q += lw.exp() / total * self.model(i, &r, k); // (5)
-        }
+        let q: f64 = self.log_weights.iter().zip(qs).map(|(lw, qi)| lw.exp() / total * qi).sum();
         // (6): the top class keeps half its lead over the runner-up
         let floor = |x: f64| (1.0 - r.eps) * x + r.eps / k;
         let second = floor(second_raw(p, r.top));
@@ -204,20 +214,31 @@ impl TopLabelBinning {
         }
     }
 
-    /// After the round's prediction: the label's evidence for each model (5), then the
-    /// counts of its bins (4).
-    pub fn learn(&mut self, p: &[f64], label: usize) {
+    /// The refined probabilities of `p` (a probability vector, `K >= 1`) into `out`.
+    pub fn predict(&self, p: &[f64], out: &mut [f64]) {
         if p.len() == 1 {
+            out[0] = 1.0;
+            return;
+        }
+        let r = self.round(p);
+        self.output(p, &r, &self.models(&r, p.len() as f64), out);
+    }
+
+    /// A round: [`Self::predict`] into `out`, then the label's evidence for each model
+    /// (5) and the counts of the round's bins (4).
+    pub fn predict_learn(&mut self, p: &[f64], label: usize, out: &mut [f64]) {
+        if p.len() == 1 {
+            out[0] = 1.0;
             return; // one class: nothing to calibrate
         }
         let r = self.round(p);
+        let qs = self.models(&r, p.len() as f64);
+        self.output(p, &r, &qs, out);
         let hit = label == r.top;
-        let k = p.len() as f64;
-        for i in 0..self.log_weights.len() {
-            let qi = self.model(i, &r, k);
+        for (i, (lw, &qi)) in self.log_weights.iter_mut().zip(&qs).enumerate() {
             // (5); the first stage's 1 - c is o, exact where c rounds to 1
             let miss = if i == 0 { r.o } else { 1.0 - qi };
-            self.log_weights[i] += if hit { qi.ln() } else { miss.ln() };
+            *lw += if hit { qi.ln() } else { miss.ln() };
         }
         let top = self.log_weights.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         for lw in self.log_weights.iter_mut() {
@@ -240,7 +261,7 @@ impl TopLabelBinning {
             let total: u64 = b.iter().map(|x| x.n).sum();
             ensure(total == self.n_seen, || format!("{total} binned rounds of {}", self.n_seen))?;
         }
-        ensure(self.log_weights.len() == WIDTHS.len() + 1, || "model weights".into())?;
+        ensure(self.log_weights.len() == MODELS, || "model weights".into())?;
         finite("log_weights", &self.log_weights)?;
         ensure(self.log_weights.iter().all(|&l| l <= 0.0), || "log weights above 0".into())?;
         ensure(self.log_weights.contains(&0.0), || "log weights not normalised".into())

@@ -185,8 +185,7 @@ impl SoftmaxCalibrator {
         self.slope = (self.slope - g / curvature).max(A_MIN);
         if let Some(b) = &mut self.binning {
             let p = out.to_vec();
-            b.predict(&p, out);
-            b.learn(&p, label);
+            b.predict_learn(&p, label, out);
         }
         self.n_seen += 1;
         Ok(())

@@ -202,7 +202,8 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
     highest score. ``predict_proba`` comes from an online calibration of the scores
     (:class:`kernelstream.calibration.SoftmaxCalibrator`), fitted on the scores each
     row had before its label: ``softmax(a s)``, with ``s = ((1 - f)/2, (1 + f)/2)`` for
-    two classes. Its most probable class is always the predicted one
+    two classes, then a monotone binning of its top-label confidence. Its most probable
+    class is always the predicted one
     (``docs/classification.md``).
 
     Parameters
