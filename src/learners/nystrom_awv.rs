@@ -131,7 +131,7 @@ pub struct NystromAwv {
     ys: Vec<f64>,
     /// Jitter added to `lam K_DD` of a fixed dictionary.
     fixed_jitter: f64,
-    /// Forgetting factor (1: none; fixed dictionary only, `discount.rs`).
+    /// Forgetting factor (1: none; `discount.rs`).
     gamma: f64,
     /// The factor of `A_0 = lam K_DD`, dense row-major (`gamma < 1` only).
     refill: Vec<f64>,
@@ -210,6 +210,8 @@ struct Extension {
     /// `sum_{s<t} y_s a_s`, the new row of `q` (one value per output).
     q_new: Vec<f64>,
     kappa: f64,
+    /// The new row of the refill factor (`gamma < 1` only).
+    refill_row: Vec<f64>,
 }
 
 /// A fixed dictionary: `m` points of dimension `d`, row-major.
@@ -244,8 +246,8 @@ crate::params! {
         max_dictionary: Option<usize> = None => "int", "None or >= 1 (KORS only)";
         /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
         block_size: Option<usize> = None => "int", "None or in [1, 1024]";
-        /// Forgetting factor (1: none; < 1 needs a fixed dictionary).
-        gamma: f64 = 1.0 => "float", "in (0, 1]; < 1 with a fixed dictionary only";
+        /// Forgetting factor (1: none).
+        gamma: f64 = 1.0 => "float", "in (0, 1]";
     }
 }
 
@@ -466,26 +468,33 @@ impl NystromAwv {
             self.kernel.row_into(x, &self.xs[..t * d], d, &mut a);
         }
         let kappa = self.kernel.diag(x);
-        // c = K_{t-1,D}^T a + lam krow; dd = a^T a + lam k(x, x).
-        let mut r: Vec<f64> = self
-            .kcols
-            .iter()
-            .zip(krow)
-            .map(|(col, &kj)| dot(&col[..t], &a) + self.lam * kj)
-            .collect();
-        let dd = dot(&a, &a) + self.lam * kappa;
+        let (mut r, dd, ya, refill_row) = if self.gamma < 1.0 {
+            // Discounted (after the round's discount step; discount.rs).
+            let b = self.discounted_border(&a, krow, kappa)?;
+            (b.c, b.dd, b.wa, b.refill_row)
+        } else {
+            // c = K_{t-1,D}^T a + lam krow; dd = a^T a + lam k(x, x).
+            let r = self
+                .kcols
+                .iter()
+                .zip(krow)
+                .map(|(col, &kj)| dot(&col[..t], &a) + self.lam * kj)
+                .collect();
+            (r, dot(&a, &a) + self.lam * kappa, Vec::new(), Vec::new())
+        };
+        let ya = if self.gamma < 1.0 { &ya } else { &a };
         self.chol.forward_solve(&mut r);
         let schur = dd - dot(&r, &r);
         if !schur.is_finite() || schur <= INSERT_TOL * dd {
             return None;
         }
         let q_new = if k == 1 {
-            vec![dot(&self.ys[..t], &a)]
+            vec![dot(&self.ys[..t], ya)]
         } else {
             let col = |c: usize| self.ys.iter().skip(c).step_by(k).take(t).copied();
-            (0..k).map(|c| dot(&col(c).collect::<Vec<_>>(), &a)).collect()
+            (0..k).map(|c| dot(&col(c).collect::<Vec<_>>(), ya)).collect()
         };
-        Some(Extension { a, r, rho: schur.sqrt(), q_new, kappa })
+        Some(Extension { a, r, rho: schur.sqrt(), q_new, kappa, refill_row })
     }
 
     /// `w = L^{-1} krow`, `u_j = L^{-1} q_j` for the `K = out.len()` columns of `q`
@@ -578,8 +587,9 @@ impl NystromAwv {
         Ok(Plan { added, ext, pred, delta })
     }
 
-    /// Refactorises `A_{t-1} = K^T K + lam K_DD` from the cache (with a jitter if needed).
-    fn refactorize(&mut self) -> Result<()> {
+    /// Refactorises `A_{t-1} = K^T K + lam K_DD` from the cache (with a jitter if needed);
+    /// `stepped`: the discount step of round `t` was applied (`gamma < 1`).
+    fn refactorize(&mut self, stepped: bool) -> Result<()> {
         let m = self.size();
         let t = self.t();
         if self.kors.is_none() {
@@ -589,15 +599,21 @@ impl NystromAwv {
                     .into(),
             ));
         }
-        let kdd = self.kernel.gram(&self.centers, &self.centers, self.d.unwrap_or(1).max(1));
-        let mut a = vec![0.0; m * m];
-        for i in 0..m {
-            for j in 0..=i {
-                let v = dot(&self.kcols[i][..t], &self.kcols[j][..t]) + self.lam * kdd[i * m + j];
-                a[i * m + j] = v;
-                a[j * m + i] = v;
+        let a = if self.gamma < 1.0 {
+            self.discounted_a(self.n_seen + u64::from(stepped))
+        } else {
+            let kdd = self.kernel.gram(&self.centers, &self.centers, self.d.unwrap_or(1).max(1));
+            let mut a = vec![0.0; m * m];
+            for i in 0..m {
+                for j in 0..=i {
+                    let v =
+                        dot(&self.kcols[i][..t], &self.kcols[j][..t]) + self.lam * kdd[i * m + j];
+                    a[i * m + j] = v;
+                    a[j * m + i] = v;
+                }
             }
-        }
+            a
+        };
         self.stats.refactorizations += 1;
         let mut jitter = 0.0;
         loop {
@@ -748,6 +764,9 @@ impl NystromAwv {
             match ext {
                 Some(e) => {
                     self.chol.extend(&e.r, e.rho);
+                    if self.gamma < 1.0 {
+                        self.grow_refill(&e.refill_row);
+                    }
                     self.q.extend_from_slice(&e.q_new);
                     self.kcols.push(e.a);
                     self.centers.extend_from_slice(x);
@@ -760,7 +779,7 @@ impl NystromAwv {
         }
         if !out.iter().all(|p| p.is_finite()) {
             // Repair: refactorise from the cache and predict again (with the same decisions).
-            self.refactorize()?;
+            self.refactorize(true)?;
             let m = self.size();
             self.predict_with(&krow[..m], None, &mut sc.w, &mut sc.u, out);
             delta = dot(&sc.w, &sc.w);
@@ -793,7 +812,7 @@ impl NystromAwv {
         self.n_seen += 1;
         sc.krow = krow;
         if !self.chol.is_healthy() {
-            self.refactorize()?;
+            self.refactorize(false)?;
         }
         Ok(())
     }
@@ -811,6 +830,21 @@ fn add_to_q(q: &mut [f64], krow: &[f64], y: &[f64]) {
 }
 
 impl NystromAwv {
+    /// The prediction and predictive std of the next round on this state (`stepped`: its
+    /// discount step was applied).
+    fn std_plan(&self, x: &[f64], stepped: bool) -> Result<Option<(f64, f64)>> {
+        let mut sc = Scratch::default();
+        let mut krow = Vec::new();
+        let mut plan = self.plan_with(x, &mut krow, &mut sc, 1)?;
+        if !plan.pred.iter().all(|p| p.is_finite()) {
+            // As `predict`: the learning round would repair the factor first.
+            let mut copy = self.clone();
+            copy.refactorize(stepped)?;
+            plan = copy.plan_with(x, &mut krow, &mut sc, 1)?;
+        }
+        Ok(Some((plan.pred[0], self.noise.std(plan.delta))))
+    }
+
     /// The fixed dictionary (row-major) and the width of a learner on a fixed
     /// dictionary of `d`-dimensional points with the Gaussian kernel: its kernel rows are
     /// `exp(-||x - c_j||^2 / (2 sigma^2))`, which a mixture may compute once for
@@ -1156,19 +1190,9 @@ impl OnlineLearner for NystromAwv {
             // As `predict`: the next round's discount step first, on a copy.
             let mut c = self.clone();
             c.discount_step();
-            c.gamma = 1.0;
-            return c.predict_std(x);
+            return c.std_plan(x, true);
         }
-        let mut sc = Scratch::default();
-        let mut krow = Vec::new();
-        let mut plan = self.plan_with(x, &mut krow, &mut sc, 1)?;
-        if !plan.pred.iter().all(|p| p.is_finite()) {
-            // As `predict`: the learning round would repair the factor first.
-            let mut copy = self.clone();
-            copy.refactorize()?;
-            plan = copy.plan_with(x, &mut krow, &mut sc, 1)?;
-        }
-        Ok(Some((plan.pred[0], self.noise.std(plan.delta))))
+        self.std_plan(x, false)
     }
 
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {

@@ -82,9 +82,10 @@ class NystromAWV(MultiOutput):
     gamma : float, default 1.0
         Forgetting factor in ``(0, 1]`` (discounted AWV, Jacobsen and Cutkosky 2024):
         round ``s`` weighs ``gamma^(t-s)``, with the regulariser refilled as in
-        ``docs/choices.md`` ("Discounted AWV"); 1: none. Needs a fixed ``dictionary``
-        (a KORS insertion re-projects the whole past); discounted rounds run one at a
-        time, ``O(m^2 + m d)`` each.
+        ``docs/choices.md`` ("Discounted AWV"); 1: none. With KORS, a point joining
+        the dictionary gets a fresh regulariser and the discounted past
+        (``O(t (d + m))`` as any insertion); discounted rounds run one at a time,
+        ``O(m^2 + m d)`` each.
 
     Examples
     --------

@@ -7,23 +7,20 @@
 //! `b <- gamma b` with `k = t mod m` and `c = lam (1 - gamma^m)`, is therefore
 //! `A <- gamma A + (1 - gamma^m) l_k l_k^T`, `q <- gamma q` here (every output's column), `l_k` the column `k`
 //! of the factor `L_0 = sqrt(lam) R` of `A_0 = lam K_DD`: a scaling of the factor and
-//! one rank-one update, `O(m^2)`, before the round's prediction.
+//! one rank-one update, `O(m^2)`, before the round's prediction. With a KORS dictionary
+//! the same round runs between insertions; an insertion borders `A` with the discounted
+//! past and the new coordinate's regulariser, and `L_0` with the new row of `R`.
 
 use super::NystromAwv;
 use crate::error::Result;
+use crate::linalg::blas::dot;
 
 impl NystromAwv {
     /// Sets the forgetting factor `gamma` in `(0, 1]` (1: the plain learner, bit for
-    /// bit). A fixed dictionary only (a KORS insertion re-projects the whole past), and
-    /// before the first round.
+    /// bit), before the first round.
     pub fn with_gamma(mut self, gamma: f64) -> Result<Self> {
         crate::awv::check_gamma(gamma)?;
         if gamma < 1.0 {
-            if self.kors.is_some() {
-                return crate::param_err!(
-                    "gamma < 1 (discounting) needs a fixed dictionary (dictionary=...)"
-                );
-            }
             if self.n_seen > 0 {
                 return crate::param_err!("gamma must be set before the first round");
             }
@@ -58,8 +55,13 @@ impl NystromAwv {
     pub(super) fn discounted_predict(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
         let mut c = self.clone();
         c.discount_step();
-        c.gamma = 1.0;
-        c.predict_into(x, out)
+        c.plan(x, &mut Default::default(), out)?;
+        if out.iter().all(|p| p.is_finite()) {
+            Ok(())
+        } else {
+            // The learning round would repair the factor; do the same on a copy.
+            self.clone().round(x, &vec![0.0; out.len()], out)
+        }
     }
 
     /// Invariants of the discount fields.
@@ -72,8 +74,119 @@ impl NystromAwv {
         crate::state::ensure(
             self.refill.len() == want
                 && self.refill.iter().all(|v| v.is_finite())
-                && (self.gamma == 1.0 || self.kors.is_none()),
+                && (self.gamma == 1.0 || (0..m).all(|i| self.refill[i * m + i] > 0.0)),
             || "discount refill vectors of the wrong size".into(),
         )
+    }
+}
+
+/// KORS dictionary (`gamma < 1`): the regulariser of the `phi`-coordinates is the
+/// diagonal `lam omega` of the recursion "each round: `omega <- gamma omega`, then
+/// `omega_k += 1 - gamma^m` with `k = t mod m` (`m`: the size before the round's
+/// insertion), then a point joining gets `omega = 1`" (docs/choices.md, "Discounted
+/// AWV", KORS), the fixed dictionary's refill on a growing `m`.
+pub(super) struct Border {
+    /// `c = sum_s gamma^(t-s) a_s k_D(x_s) + R diag(lam omega) R^T e_new` (rows `< m`).
+    pub c: Vec<f64>,
+    /// `dd = sum_s gamma^(t-s) a_s^2 + lam (sum_k omega_k z_k^2 / lam + rho_0^2)`.
+    pub dd: f64,
+    /// `gamma^(t-s) a_s` for the past rounds `s < t`.
+    pub wa: Vec<f64>,
+    /// The new row `[z, rho_0]` of the refill factor `L_0 = sqrt(lam) R`.
+    pub refill_row: Vec<f64>,
+}
+
+impl NystromAwv {
+    /// `omega` after `steps` discount steps (rounds `0..steps`), with the points that
+    /// joined at those rounds.
+    pub(super) fn reg_weights(&self, steps: u64) -> Vec<f64> {
+        let g = self.gamma;
+        let mut om: Vec<f64> = Vec::with_capacity(self.size());
+        let mut joins = self.center_rounds.iter().flatten().copied().peekable();
+        for s in 0..steps {
+            om.iter_mut().for_each(|v| *v *= g);
+            let m = om.len();
+            if m > 0 {
+                om[(s % m as u64) as usize] += 1.0 - g.powi(m as i32);
+            }
+            while joins.next_if(|&r| r == s).is_some() {
+                om.push(1.0);
+            }
+        }
+        om
+    }
+
+    /// The discount weights `gamma^(steps-1-s)` of the `t` cached rounds.
+    pub(super) fn data_weights(&self, steps: u64) -> Vec<f64> {
+        let t = self.n_seen as usize;
+        let mut w = vec![0.0; t];
+        let mut v = if steps as usize > t { self.gamma } else { 1.0 };
+        for ws in w.iter_mut().rev() {
+            *ws = v;
+            v *= self.gamma;
+        }
+        w
+    }
+
+    /// The discounted bordering of `A` (after the discount step of round `t`) by the
+    /// column `a = (k(x_s, x))_{s<t}` of a candidate with kernel row `krow` and
+    /// `kappa = k(x, x)`; None if the new column of `K_DD` is numerically dependent.
+    pub(super) fn discounted_border(&self, a: &[f64], krow: &[f64], kappa: f64) -> Option<Border> {
+        let (m, lam) = (self.size(), self.lam);
+        let steps = self.n_seen + 1;
+        let om = self.reg_weights(steps);
+        let w = self.data_weights(steps);
+        // z = L_0^{-1} (lam krow) = sqrt(lam) R^{-1} krow, rho_0^2 = lam kappa - z.z.
+        let l0 = &self.refill;
+        let mut z: Vec<f64> = krow.iter().map(|v| lam * v).collect();
+        for i in 0..m {
+            let s: f64 = (0..i).map(|j| l0[i * m + j] * z[j]).sum();
+            z[i] = (z[i] - s) / l0[i * m + i];
+        }
+        let schur0 = lam * kappa - dot(&z, &z);
+        if !schur0.is_finite() || schur0 <= super::INSERT_TOL * lam * kappa {
+            return None;
+        }
+        let wa: Vec<f64> = a.iter().zip(&w).map(|(x, y)| x * y).collect();
+        // The regulariser's column: sum_k omega_k z_k l_k (l_k: column k of L_0).
+        let oz: Vec<f64> = om.iter().zip(&z).map(|(o, v)| o * v).collect();
+        let c = (0..m)
+            .map(|i| dot(&self.kcols[i], &wa) + (0..=i).map(|k| l0[i * m + k] * oz[k]).sum::<f64>())
+            .collect();
+        let dd = dot(&wa, a) + dot(&oz, &z) + schur0;
+        let mut refill_row = z;
+        refill_row.push(schur0.sqrt());
+        Some(Border { c, dd, wa, refill_row })
+    }
+
+    /// Grows the refill factor by the row `[z, rho_0]` (an insertion).
+    pub(super) fn grow_refill(&mut self, row: &[f64]) {
+        let m = row.len() - 1;
+        let mut r = vec![0.0; (m + 1) * (m + 1)];
+        for i in 0..m {
+            r[i * (m + 1)..i * (m + 1) + m].copy_from_slice(&self.refill[i * m..(i + 1) * m]);
+        }
+        r[m * (m + 1)..].copy_from_slice(row);
+        self.refill = r;
+    }
+
+    /// `A = sum_s gamma^(steps-1-s) k_s k_s^T + sum_k omega_k l_k l_k^T` (KORS, `gamma < 1`),
+    /// after `steps` discount steps, dense row-major.
+    pub(super) fn discounted_a(&self, steps: u64) -> Vec<f64> {
+        let m = self.size();
+        let om = self.reg_weights(steps);
+        let w = self.data_weights(steps);
+        let l0 = &self.refill;
+        let mut a = vec![0.0; m * m];
+        for i in 0..m {
+            let wi: Vec<f64> = self.kcols[i].iter().zip(&w).map(|(x, y)| x * y).collect();
+            for j in 0..=i {
+                let reg: f64 = (0..=j).map(|k| om[k] * l0[i * m + k] * l0[j * m + k]).sum();
+                let v = dot(&wi, &self.kcols[j]) + reg;
+                a[i * m + j] = v;
+                a[j * m + i] = v;
+            }
+        }
+        a
     }
 }

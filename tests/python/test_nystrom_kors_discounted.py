@@ -1,0 +1,123 @@
+"""Discounted NystromAWV with a KORS dictionary (``gamma < 1``; docs/choices.md,
+"Discounted AWV", KORS). At round ``t`` on the dictionary ``D_t`` (the learner's own,
+``learned_dictionary.indices``) the learner is AWV on ``phi_t(x) = R_t^{-1} k_{D_t}(x)``
+(``R_t R_t^T = K_{D_t D_t}``) with past rounds weighted ``gamma^(t-s)`` and the
+regulariser ``lam diag(omega)`` of the recursion "``omega <- gamma omega``, then
+``omega[t mod m] += 1 - gamma^m``, then a joining point gets ``omega = 1``". The
+reference below builds that problem from the rows and solves it each round (NumPy);
+``gamma = 1`` is the plain learner bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernelstream import NystromAWV
+from kernelstream.kernels import Gaussian
+from test_discounted_awv import _stream
+
+SIGMA, LAM = 0.7, 0.1
+
+
+def _gram(A, B):
+    return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1) / (2 * SIGMA**2))
+
+
+def _direct_kors(X, y, rounds, gamma, ridge, tail=1e-20):
+    """Each round's discounted ridge problem on the current dictionary's features,
+    built from the rows (those of weight below ``tail`` left out) and solved."""
+    n = len(X)
+    window = int(np.ceil(np.log(tail) / np.log(gamma)))
+    joins = {int(r): i for i, r in enumerate(rounds)}
+    omega = np.zeros(0)
+    F = None
+    preds = np.empty(n)
+    for t in range(n):
+        # the regulariser's recursion (before the round's insertion: m = len(omega))
+        omega = gamma * omega
+        m = len(omega)
+        if m:
+            omega[t % m] += 1 - gamma**m
+        if t in joins:
+            omega = np.append(omega, 1.0)
+            D = X[np.sort(np.asarray(rounds[: joins[t] + 1]))]
+            F = np.linalg.solve(np.linalg.cholesky(_gram(D, D)), _gram(X, D).T).T
+        if F is None:
+            preds[t] = 0.0
+            continue
+        lo = max(0, t - window)
+        w = gamma ** (t - np.arange(lo, t))
+        Fp = F[lo:t]
+        A = (Fp.T * w) @ Fp + np.diag(LAM * omega)
+        if not ridge:
+            A += np.outer(F[t], F[t])
+        b = Fp.T @ (w * y[lo:t])
+        preds[t] = F[t] @ np.linalg.solve(A, b)
+    return preds
+
+
+def _model(gamma=0.97, ridge=False, block_size=None, **kw):
+    return NystromAWV(
+        Gaussian(SIGMA), lam=LAM, ridge=ridge, gamma=gamma, seed=4, block_size=block_size, **kw
+    )
+
+
+@pytest.mark.parametrize("ridge", [False, True])
+def test_kors_discounted_equals_direct_solution(ridge):
+    X, y = _stream(n=2500)
+    model = _model(ridge=ridge)
+    got = model.progressive_predict(X, y)
+    rounds = model.learned_dictionary.indices
+    assert len(rounds) >= 10 and rounds[-1] > 500  # several insertions, late ones too
+    ref = _direct_kors(X, y, rounds, 0.97, ridge)
+    assert np.max(np.abs(got - ref)) <= 1e-9 * np.max(np.abs(ref))
+    # blocks (learn_many, then progressive_predict on the rest) give the same numbers
+    blk = _model(ridge=ridge, block_size=32)
+    blk.learn_many(X[:1200], y[:1200])
+    np.testing.assert_array_equal(blk.progressive_predict(X[1200:], y[1200:]), got[1200:])
+    one = _model(ridge=ridge)
+    seq = []
+    for x, t in zip(X[:400], y[:400]):
+        seq.append(one.predict_one(x))
+        one.learn_one(x, t)
+    np.testing.assert_array_equal(seq, got[:400])
+    plain = _model(gamma=1.0, ridge=ridge)
+    assert np.max(np.abs(plain.progressive_predict(X, y) - ref)) > 1e-2
+
+
+def test_gamma_one_is_the_plain_learner():
+    X, y = _stream(n=1500)
+    a = _model(gamma=1.0).progressive_predict(X, y)
+    b = NystromAWV(Gaussian(SIGMA), lam=LAM, seed=4).progressive_predict(X, y)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_predict_and_std_are_the_next_round():
+    """``predict_one`` and ``predict_std`` (pure, on a discounted copy) give the number
+    the next round predicts, on rounds with and without an insertion."""
+    X, y = _stream(n=400)
+    full = _model().progressive_predict(X, y)
+    model = _model()
+    model.learn_many(X[:200], y[:200])
+    n_dict = len(model.learned_dictionary.indices)
+    for i in range(200, 400):
+        p = model.predict_one(X[i])
+        mean, std = model.predict_many_std(X[i : i + 1])
+        assert p == full[i] and mean[0] == full[i] and np.isfinite(std[0])
+        model.learn_one(X[i], y[i])
+    assert len(model.learned_dictionary.indices) > n_dict  # insertions among those rounds
+
+
+def test_low_dimensional_inputs_stay_bounded():
+    """Inputs on a line in R^3 excite few directions of ``k_D(x)``; every coordinate's
+    regulariser is refilled at least every ``2 m`` rounds, so ``A >= lam gamma^(2m) ...``
+    stays invertible: 200,000 rounds with ``gamma = 0.99``, finite bounded predictions."""
+    rng = np.random.default_rng(7)
+    u = rng.uniform(-1, 1, 200_000)
+    X = np.stack([u, 2 * u, -u], axis=1)
+    y = np.sin(3 * u) + 0.1 * rng.normal(size=len(u))
+    model = NystromAWV(Gaussian(0.5), lam=0.1, gamma=0.99, seed=1)
+    p = model.progressive_predict(X, y)
+    assert model.stats["insertions"] >= 5
+    assert np.all(np.isfinite(p)) and np.max(np.abs(p)) < 10
+    assert np.all(np.isfinite(np.asarray(model._core.alpha(), dtype=float)))
+    assert np.mean((p[-1000:] - np.sin(3 * u[-1000:])) ** 2) < 0.05
