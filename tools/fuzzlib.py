@@ -125,6 +125,13 @@ def catalog():
             (-1, 1),
             "r",
         ),
+        "NystromAWV-KORS-discounted": (
+            lambda: ks.NystromAWV(Gaussian(0.6), gamma=0.9, block_size=4, seed=2),
+            L,
+            3,
+            (-1, 1),
+            "r",
+        ),
         "NystromAWV-fixed": (
             lambda: ks.NystromAWV(Gaussian(1.0), dictionary=fixed),
             L,

@@ -64,6 +64,9 @@ VARIANTS: dict[str, ZooEntry] = {
     "NystromAWV-discounted": ZooEntry(
         lambda: ks.NystromAWV(Gaussian(1.0), lam=0.5, dictionary=_FIXED_DICT, gamma=0.95)
     ),
+    "NystromAWV-KORS-discounted": ZooEntry(
+        lambda: ks.NystromAWV(Gaussian(1.0), lam=0.5, gamma=0.95, seed=2), randomized=True
+    ),
     # -- PROS-N-KONS, FOGD, NOGD --
     "CON-KONS": ZooEntry(
         lambda: ks.ProsNKons(Gaussian(0.7), gamma=0.05, on_growth="continue", seed=5),
