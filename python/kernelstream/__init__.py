@@ -99,14 +99,4 @@ __all__ = [
     "Conformal",
 ]
 
-
-def __getattr__(name: str) -> type[Learner]:
-    if name in _registry.names():
-        face = _registry.face(name)
-        globals()[name] = face
-        return face
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = _registry.lazy_exports(globals(), __name__, __all__)

@@ -38,14 +38,4 @@ if TYPE_CHECKING:
 
 __all__ = ["Learner", "MultiOutput", *_registry.names(), "batch_comparator", "Conformal"]
 
-
-def __getattr__(name: str) -> type[Learner]:
-    if name in _registry.names():
-        face = _registry.face(name)
-        globals()[name] = face
-        return face
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = _registry.lazy_exports(globals(), __name__, __all__)

@@ -46,6 +46,22 @@ def face(name: str) -> type[Learner]:
     return cast("type[Learner]", getattr(module, name))
 
 
+def lazy_exports(namespace: dict, module: str, public: list) -> tuple:
+    """``(__getattr__, __dir__)`` of a package that exports the learners (PEP 562):
+    a learner's face is imported when first asked for and kept in ``namespace``."""
+
+    def getattr_(name: str) -> type[Learner]:
+        if name in names():
+            namespace[name] = face(name)
+            return namespace[name]
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    def dir_() -> list:
+        return sorted(set(namespace) | set(public))
+
+    return getattr_, dir_
+
+
 def kebab(name: str) -> str:
     """``TaylorAWV`` -> ``taylor-awv``, ``ProsNKons`` -> ``pros-n-kons``."""
     return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name).lower()
