@@ -187,6 +187,19 @@ fn mixture_state_is_validated_as_a_whole() {
     let m: Mixture =
         bincode::deserialize(&state(boa(3), no_extra.clone(), boa(3), 3, none)).unwrap();
     assert_eq!(m.n_experts(), 3);
+    // more rounds than its (fresh) experts have seen
+    let ahead = bincode::serialize(&(
+        experts(),
+        boa(3),
+        no_extra.clone(),
+        boa(3),
+        Some(3usize),
+        5u64,
+        1usize,
+        none,
+    ))
+    .unwrap();
+    assert!(bincode::deserialize::<Mixture>(&ahead).is_err());
     assert!(
         bincode::deserialize::<Mixture>(&state(boa(3), no_extra.clone(), boa(3), 0, none)).is_err()
     );

@@ -65,6 +65,14 @@ impl TryFrom<MixtureState> for Mixture {
     type Error = crate::KsError;
     fn try_from(s: MixtureState) -> Result<Self> {
         let mut m = Mixture::new(s.experts, s.rule)?;
+        // Every expert learns each round of the mixture (and may have learned before it).
+        if let Some(e) = m.experts.iter().find(|e| e.n_seen() < s.n_seen) {
+            return crate::input_err!(
+                "corrupt mixture state: {} rounds, but an expert has seen {}",
+                s.n_seen,
+                e.n_seen()
+            );
+        }
         m.set_threads(s.threads)?;
         if let Some(ls) = &s.loss_scale {
             ls.validate()?;

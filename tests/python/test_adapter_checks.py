@@ -38,13 +38,21 @@ PAIRS = [("regressor", name, *entry) for name, entry in ADAPTER_REGRESSION.items
 ]
 
 
+# Learners that appear twice: by default each learner runs every check once (its
+# "-defaults" entry); the second configuration's checks run under -m slow.
+SECOND_CONFIGS = {"TaylorAWV"}
+
+
 def _sklearn_cases():
     for kind, name, make, scale in PAIRS:
         adapter = SklearnRegressor if kind == "regressor" else SklearnClassifier
         est = adapter(make(), **_kwargs(scale))
+        marks = (pytest.mark.slow,) if name in SECOND_CONFIGS else ()
         for _est, check in sklearn_checks.estimator_checks_generator(est, legacy=True):
             check_name = getattr(check, "func", check).__name__
-            yield pytest.param(est, check, id=f"{adapter.__name__}-{name}-{check_name}")
+            yield pytest.param(
+                est, check, id=f"{adapter.__name__}-{name}-{check_name}", marks=marks
+            )
 
 
 # river's memory-growth check learns thousands of rows: by default it runs on one
@@ -61,6 +69,8 @@ _MULTICLASS_RUN = 2
 
 
 def _river_marks(kind, name, check_name, run):
+    if name in SECOND_CONFIGS:
+        return (pytest.mark.slow,)
     memory = check_name.startswith("check_bounded_memory")
     if kind == "classifier" and name == "CON-KONS-logistic" and run == _MULTICLASS_RUN:
         if memory:  # 10 minutes: 23,100 rows x 8 learners
@@ -72,8 +82,8 @@ def _river_marks(kind, name, check_name, run):
         return (pytest.mark.slow,)
     if kind == "classifier" and name in _BINARY_RUNS_SLOW and run != _MULTICLASS_RUN:
         return (pytest.mark.slow,)
-    if memory and kind == "classifier" and run not in (0, _MULTICLASS_RUN):
-        return (pytest.mark.slow,)  # by default the first binary and the multiclass stream
+    if memory and kind == "classifier" and run != _MULTICLASS_RUN:
+        return (pytest.mark.slow,)  # by default the multiclass stream (one column per class)
     return (pytest.mark.slow,) if memory and name != FAST_MEMORY_CHECK else ()
 
 

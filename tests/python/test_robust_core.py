@@ -65,10 +65,11 @@ sys.exit(3)
 
 
 @pytest.mark.parametrize("name", ["MultiKernelAWV", "AutoKernel", "Mixture"])
-@pytest.mark.parametrize("threads", [0, 2])
+@pytest.mark.parametrize("threads", [0, pytest.param(2, marks=pytest.mark.slow)])
 def test_thread_pools_survive_fork(name, threads):
     """A learner run with threads in the parent, then again in a forked child: the
-    child finishes (exit 3 = the child hung, killed after 20 s) with the same result."""
+    child finishes (exit 3 = the child hung, killed after 20 s) with the same result.
+    By default each learner with the default pool (threads=0); threads=2 under -m slow."""
     res = subprocess.run(
         [sys.executable, "-c", _FORK, name, str(threads)],
         capture_output=True,
@@ -139,12 +140,47 @@ _CASES = {
 }
 
 
+# The limits above in bytes: binary units, as KERNELSTREAM_MEMORY_LIMIT reads them
+# (test_memory_limit_variable_is_parsed: "1.5G" is 3 << 29, "512M" is 512 << 20).
+_BYTES = {"8G": 8 << 30, "2GiB": 2 << 30, "1GiB": 1 << 30, "256M": 256 << 20, "64M": 64 << 20}
+
+
+@pytest.fixture(scope="module")
+def alloc_batch() -> dict[str, str]:
+    """All the cases in one interpreter (one import of numpy and kernelstream instead of
+    ten), each under its own ceiling set by ``set_memory_limit``; each verdict is
+    flushed as soon as it is known. A case whose verdict is missing (the batch aborted
+    or raised there) or is not "refused" is run again alone by its test, so an abort
+    fails that case only."""
+    lines = [
+        "import resource, numpy as np, kernelstream as ks",
+        "from kernelstream.kernels import Gaussian",
+        "resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))",
+    ]
+    for case, (code, limit, err) in sorted(_CASES.items()):
+        lines += [
+            f"ks.set_memory_limit({_BYTES[limit]})",
+            "try:",
+            f"    {code}",
+            f"    print({case!r}, 'accepted', flush=True)",
+            f"except ks.errors.{err.__name__} as e:",
+            "    ok = 'memory' in str(e) and 'limit' in str(e)",
+            f"    print({case!r}, 'refused' if ok else 'message', flush=True)",
+        ]
+    res = _run("\n".join(lines), timeout=120)
+    return dict(line.split() for line in res.stdout.splitlines() if len(line.split()) == 2)
+
+
 @pytest.mark.parametrize("case", sorted(_CASES))
-def test_allocations_that_grow_with_parameters_or_width_are_counted(case):
+def test_allocations_that_grow_with_parameters_or_width_are_counted(case, alloc_batch):
     """Each configuration needs more than the ceiling: refused with the named error before
     allocating (before: SIGABRT, exit 134, or peaks of several GB under a 1-2 GiB limit).
     The child's address space is capped at 6 GB, so an allocation that escapes the
-    count fails there instead of reaching the machine."""
+    count fails there instead of reaching the machine. Refused in the shared batch:
+    done; otherwise the case runs alone with KERNELSTREAM_MEMORY_LIMIT and must pass
+    there."""
+    if alloc_batch.get(case) == "refused":
+        return
     code, limit, err = _CASES[case]
     res = _run(
         f"""
