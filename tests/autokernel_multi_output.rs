@@ -10,6 +10,9 @@ use kernelstream::multi::{stream as multi, MultiOutput};
 use kernelstream::rng::Rng;
 use kernelstream::stream;
 
+mod common;
+use common::{assert_rel, column};
+
 const K: usize = 3;
 const D: usize = 3;
 
@@ -40,18 +43,6 @@ fn fresh() -> AutoKernel {
     a
 }
 
-fn assert_rel(a: &[f64], b: &[f64], tol: f64, what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}");
-    let scale = b.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
-    for (i, (p, q)) in a.iter().zip(b).enumerate() {
-        assert!((p - q).abs() <= tol * scale, "{what}[{i}]: {p} vs {q}");
-    }
-}
-
-fn column(y: &[f64], j: usize) -> Vec<f64> {
-    y.iter().skip(j).step_by(K).copied().collect()
-}
-
 #[test]
 fn k_outputs_equal_k_autokernels() {
     let n = 400;
@@ -70,19 +61,19 @@ fn k_outputs_equal_k_autokernels() {
     multi::predict_many_into(&batch, &x[..10 * D], 10, D, &mut many).unwrap();
     for j in 0..K {
         let mut single = fresh();
-        let s = stream::progressive_predict(&mut single, &x, n, D, &column(&y, j)).unwrap();
+        let s = stream::progressive_predict(&mut single, &x, n, D, &column(&y, j, K)).unwrap();
         assert_eq!(single.restart().unwrap().changes, 0, "no restart on this stream");
-        assert_rel(&column(&p, j), &s, 1e-10, &format!("output {j}"));
+        assert_rel(&column(&p, j, K), &s, 1e-10, &format!("output {j}"));
         let m1 = stream::predict_many(&single, &x[..10 * D], 10, D).unwrap();
-        assert_rel(&column(&many, j), &m1, 1e-10, &format!("predict_many {j}"));
+        assert_rel(&column(&many, j, K), &m1, 1e-10, &format!("predict_many {j}"));
         // the single-output rounds (not blocks) as well
         let mut one = fresh();
         let s1: Vec<f64> = x
             .chunks_exact(D)
-            .zip(column(&y, j))
+            .zip(column(&y, j, K))
             .map(|(xt, yt)| one.predict_learn(xt, yt).unwrap())
             .collect();
-        assert_rel(&column(&q, j), &s1, 1e-10, &format!("output {j}, rounds"));
+        assert_rel(&column(&q, j, K), &s1, 1e-10, &format!("output {j}, rounds"));
     }
     // A pickled state goes on as the original.
     let mut back: AutoKernel = bincode::deserialize(&bincode::serialize(&batch).unwrap()).unwrap();

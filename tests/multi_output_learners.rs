@@ -16,6 +16,9 @@ use kernelstream::multi::{stream as multi, MultiOutput};
 use kernelstream::rng::Rng;
 use kernelstream::stream;
 
+mod common;
+use common::{assert_rel, column};
+
 const K: usize = 3;
 const D: usize = 3;
 
@@ -91,18 +94,6 @@ fn mixture(block: Option<usize>) -> Mixture {
     Mixture::new(experts, AnyAggregator::Boa(Boa::new(n, true).unwrap())).unwrap()
 }
 
-fn assert_rel(a: &[f64], b: &[f64], tol: f64, what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}");
-    let scale = b.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
-    for (i, (p, q)) in a.iter().zip(b).enumerate() {
-        assert!((p - q).abs() <= tol * scale, "{what}[{i}]: {p} vs {q}");
-    }
-}
-
-fn column(y: &[f64], j: usize) -> Vec<f64> {
-    y.iter().skip(j).step_by(K).copied().collect()
-}
-
 /// `K` outputs against `K` single-output runs, all rows at once and row by row.
 fn check<L: MultiOutput + Clone>(fresh: &L, what: &str) {
     let n = 150;
@@ -121,10 +112,10 @@ fn check<L: MultiOutput + Clone>(fresh: &L, what: &str) {
     multi::predict_many_into(&batch, &x[..10 * D], 10, D, &mut many).unwrap();
     for j in 0..K {
         let mut single = fresh.clone();
-        let s = stream::progressive_predict(&mut single, &x, n, D, &column(&y, j)).unwrap();
-        assert_rel(&column(&p, j), &s, 1e-10, &format!("{what} output {j}"));
+        let s = stream::progressive_predict(&mut single, &x, n, D, &column(&y, j, K)).unwrap();
+        assert_rel(&column(&p, j, K), &s, 1e-10, &format!("{what} output {j}"));
         let m1 = stream::predict_many(&single, &x[..10 * D], 10, D).unwrap();
-        assert_rel(&column(&many, j), &m1, 1e-10, &format!("{what} predict_many {j}"));
+        assert_rel(&column(&many, j, K), &m1, 1e-10, &format!("{what} predict_many {j}"));
     }
     // An output added after t0 rounds of zero targets for it.
     let t0 = 60;

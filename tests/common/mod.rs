@@ -48,3 +48,17 @@ pub fn kernel_awv(kernel: Kernel, lam: f64, ridge: bool) -> KernelAwv {
     let p = KernelAwvParams { kernel: Some(kernel), lam, ridge, max_size: 10_000 };
     KernelAwv::new(&p).unwrap()
 }
+
+/// `a` equals `b` to `tol` relative to the largest `|b|` (one scale for the whole vector).
+pub fn assert_rel(a: &[f64], b: &[f64], tol: f64, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    let scale = b.iter().fold(1e-300f64, |m, v| m.max(v.abs()));
+    for (i, (p, q)) in a.iter().zip(b).enumerate() {
+        assert!((p - q).abs() <= tol * scale, "{what}[{i}]: {p} vs {q}");
+    }
+}
+
+/// Column `j` of a row-major matrix with `k` columns.
+pub fn column(y: &[f64], j: usize, k: usize) -> Vec<f64> {
+    y.iter().skip(j).step_by(k).copied().collect()
+}
