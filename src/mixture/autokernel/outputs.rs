@@ -163,8 +163,8 @@ impl AutoKernel {
             let (xc, yc) = (&x[i * d..(i + m) * d], &y[i * k..(i + m) * k]);
             pm.clear();
             let chunk = Rows { x: xc, d, y: yc };
-            let res = self.core_predict_learn_many_multi(chunk, &mut pm);
-            let res = super::steps::successor_chunk(r, res, &mut ps, |s, ps| {
+            let learner = || self.core_predict_learn_many_multi(chunk, &mut pm);
+            let res = super::steps::successor_chunk(r, learner, &mut ps, |s, ps| {
                 s.predict_learn_many_multi(chunk, ps)
             });
             let with_succ = match res {
@@ -181,6 +181,9 @@ impl AutoKernel {
             }
             self.check_restart(r)?;
             i += m;
+            if i < n {
+                crate::interrupt::poll()?; // a round boundary of learner and successor
+            }
         }
         Ok(())
     }

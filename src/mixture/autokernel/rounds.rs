@@ -91,7 +91,8 @@ impl AutoKernel {
             let k = Restart::chunk(self.n_seen, n - i);
             let (xc, yc) = (&x[i * d..(i + k) * d], &y[i..i + k]);
             pm.clear();
-            let res = match trace.is_some() {
+            let traced = trace.is_some();
+            let learner = || match traced {
                 true => {
                     tr = crate::mixture::Trace::default();
                     let r = self.core_trace(Rows { x: xc, d, y: yc }, &mut tr);
@@ -100,7 +101,7 @@ impl AutoKernel {
                 }
                 false => self.core_predict_learn_many(Rows { x: xc, d, y: yc }, &mut pm),
             };
-            let res = super::steps::successor_chunk(r, res, &mut ps, |s, ps| {
+            let res = super::steps::successor_chunk(r, learner, &mut ps, |s, ps| {
                 s.predict_learn_many(xc, d, yc, ps)
             });
             let with_succ = match res {
@@ -126,6 +127,9 @@ impl AutoKernel {
             }
             self.check_restart(r)?;
             i += k;
+            if i < n {
+                crate::interrupt::poll()?; // a round boundary of learner and successor
+            }
         }
         Ok(())
     }

@@ -46,22 +46,28 @@ impl AutoKernel {
     }
 }
 
-/// After the learner's chunk (`res`), the successor's predictions of the same rows
-/// into `ps` by `run`: whether there is a successor; on an error of either, the
-/// successor is dropped and the error returned.
+/// A chunk of rows through the learner (`learner`) and then its successor (`run`, its
+/// predictions into `ps`): whether there is a successor; on an error of either, the
+/// successor is dropped and the error returned. With a successor the chunk runs
+/// without stopping for Ctrl-C (at most [`CHECK`] rounds): an interrupt between the
+/// learner's rows and the successor's would leave them apart; the caller polls after it.
 pub(super) fn successor_chunk(
     r: &mut Restart,
-    res: Result<()>,
+    learner: impl FnOnce() -> Result<()>,
     ps: &mut Vec<f64>,
     run: impl FnOnce(&mut AutoKernel, &mut Vec<f64>) -> Result<()>,
 ) -> Result<bool> {
-    let res = res.and_then(|()| match r.successor_mut() {
-        Some(s) => {
-            ps.clear();
-            run(s, ps).map(|()| true)
-        }
-        None => Ok(false),
-    });
+    let whole = r.successor().is_some();
+    let both = || {
+        learner().and_then(|()| match r.successor_mut() {
+            Some(s) => {
+                ps.clear();
+                run(s, ps).map(|()| true)
+            }
+            None => Ok(false),
+        })
+    };
+    let res = if whole { crate::interrupt::uninterrupted(both) } else { both() };
     if res.is_err() {
         r.drop_successor();
     }
