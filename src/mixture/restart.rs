@@ -20,16 +20,20 @@
 //!   if `T > 0` below, drops it otherwise, and starts a new one;
 //! * **successor**: a fresh AutoKernel of the same configuration (its own warm-up, so its
 //!   own scale and median distance) starts at the next round;
-//! * **top level** while it lives: `w_0 z_main + w_1 z_succ` with exponential weights on
-//!   the relative square loss, `log w_k -= ETA (z_k - y)^2 / s`, prior `(1 - PRIOR,
-//!   PRIOR)`, Fixed Share [`SHARE`] (a successor that is worse costs the mixture about
-//!   `ln(1 / (1 - PRIOR)) / ETA` relative losses);
+//! * **top level** while it lives: `w z_main + (1 - w) z_succ` with `w` the discounted
+//!   ridge (stacking) weight of the learner on the relative square loss over about
+//!   [`ADV`] rounds, shrunk to the learner: `w = clip((A + LAM) / (B + LAM), 0, 1)`, `A =
+//!   Σ β^i (y - z_succ)(z_main - z_succ) / s`, `B = Σ β^i (z_main - z_succ)^2 / s` (the
+//!   least-squares weight of the pair on recent rounds; two learners that err apart
+//!   combine to less than either, and a local change leaves both useful);
 //! * **replacement** (the irreversible step, so tested): `d_t = (e_main - e_succ) / s_t`
 //!   (clipped to `±U_MAX`), discounted over about [`ADV`] rounds, `T = D / sqrt(Q W2 / W)`
 //!   (`D = Σ β^i d`, `Q = Σ β^i d^2`, `W = Σ β^i`, `W2 = Σ β^{2i}`: a z-statistic of the
 //!   weighted mean advantage); after `max(PROMOTE_AGE, 2 warmup)` rounds, `T > Z` makes the
-//!   successor the learner; after `max(DROP_AGE, 5 warmup)` rounds, `T <= 0` drops it (a
-//!   false alarm: it cost only its compute while it lived). One successor at a time.
+//!   successor the learner once the learner's weight `w` is below [`W_KEEP`] (while the
+//!   old learner still adds to the pair, both run); after `max(DROP_AGE, 5 warmup)`
+//!   rounds, `T <= 0` drops it (a false alarm: it cost only its compute while it lived).
+//!   One successor at a time.
 //!
 //! Events happen only after rounds whose count is a multiple of [`CHECK`], so that a
 //! stream fed in any pieces, one round at a time or in blocks, takes the same path.
@@ -49,10 +53,11 @@ const RHO: f64 = 1.5;
 const ARL0: f64 = 1e5;
 /// Clip of the relative errors (one outlier moves each statistic by at most this).
 const U_MAX: f64 = 100.0;
-/// Prior weight of a successor, learning rate and Fixed Share of the top level.
-const PRIOR: f64 = 0.01;
-const ETA: f64 = 0.5;
-const SHARE: f64 = 1e-4;
+/// Shrinkage of the top level's stacking weight towards the learner (in rounds of
+/// relative squared difference).
+const LAM: f64 = 5.0;
+/// The learner's weight below which a better successor replaces it.
+const W_KEEP: f64 = 0.1;
 /// Window (rounds) of the successor's advantage and the z-level that replaces.
 const ADV: f64 = 500.0;
 const Z: f64 = 3.0;
@@ -73,8 +78,8 @@ pub struct Restart {
     /// Rounds since the start or the last declared change.
     since: u64,
     successor: Option<Box<AutoKernel>>,
-    /// Top-level log-weights (main, successor) and the successor's age in rounds.
-    logw: [f64; 2],
+    /// The top level's discounted stacking sums `[A, B]` and the successor's age in rounds.
+    stack: [f64; 2],
     age: u64,
     /// The successor's discounted advantage `[D, Q, W, W2]`.
     adv: [f64; 4],
@@ -122,9 +127,8 @@ impl Restart {
         if self.successor.is_none() {
             return [1.0, 0.0];
         }
-        let m = self.logw[0].max(self.logw[1]);
-        let (a, b) = ((self.logw[0] - m).exp(), (self.logw[1] - m).exp());
-        [a / (a + b), b / (a + b)]
+        let w = ((self.stack[0] + LAM) / (self.stack[1] + LAM)).clamp(0.0, 1.0);
+        [w, 1.0 - w]
     }
 
     /// The combined prediction from the learner's `pm` and the successor's `ps`.
@@ -149,18 +153,22 @@ impl Restart {
         }
     }
 
-    /// The bookkeeping of one round: the learner's and the successor's squared errors
-    /// `em`, `es` (None without a successor) and the combined one `e`.
-    fn observe(&mut self, em: f64, es: Option<f64>, e: f64) {
+    /// The bookkeeping of one round: the learner's squared error `em`, with a successor
+    /// its squared error and the squared difference of the two predictions `(es, dd)`,
+    /// and the combined squared error `e`.
+    fn observe(&mut self, em: f64, es: Option<(f64, f64)>, e: f64) {
         // the error level of the rounds before
         let s = if self.long[1] > 0.0 { mean(&self.long).max(1e-300) } else { 1.0 };
-        if let Some(es) = es {
-            self.logw[0] -= ETA * em / s;
-            self.logw[1] -= ETA * es / s;
-            // Fixed Share on the two weights, in the log domain
-            let w = self.weights();
-            self.logw = [(1.0 - SHARE) * w[0] + SHARE / 2.0, (1.0 - SHARE) * w[1] + SHARE / 2.0]
-                .map(f64::ln);
+        if let Some((es, dd)) = es {
+            // (y - z_succ)(z_main - z_succ) = (dd + es - em) / 2; a round whose relative
+            // difference exceeds U_MAX weighs U_MAX / b (one outlier moves w little)
+            let (a, b) = (0.5 * (dd + es - em) / s, dd / s);
+            let c = if b > U_MAX { U_MAX / b } else { 1.0 };
+            let (a, b) = (c * a, c * b);
+            if a.is_finite() && b.is_finite() {
+                let beta = 1.0 - 1.0 / ADV;
+                self.stack = [beta * self.stack[0] + a, beta * self.stack[1] + b];
+            }
             let d = ((em - es) / s).clamp(-U_MAX, U_MAX);
             if d.is_finite() {
                 let b = 1.0 - 1.0 / ADV;
@@ -188,7 +196,7 @@ impl Restart {
     pub fn round(&mut self, pm: f64, ps: Option<f64>, y: f64) -> f64 {
         let p = self.combine(pm, ps);
         let sq = |a: f64| (a - y) * (a - y);
-        self.observe(sq(pm), ps.map(sq), sq(p));
+        self.observe(sq(pm), ps.map(|ps| (sq(ps), (pm - ps) * (pm - ps))), sq(p));
         p
     }
 
@@ -213,7 +221,8 @@ impl Restart {
         let mut promoted = None;
         if self.successor.is_some() {
             let t = self.advantage();
-            if self.age >= PROMOTE_AGE.max(2 * warmup) && t > Z {
+            let wm = self.weights()[0];
+            if self.age >= PROMOTE_AGE.max(2 * warmup) && t > Z && wm < W_KEEP {
                 promoted = self.successor.take().map(|b| *b);
                 self.promotions += 1;
                 self.age = 0;
@@ -234,7 +243,7 @@ impl Restart {
                 self.promotions += 1;
             }
             self.successor = Some(Box::new(fresh()?));
-            self.logw = [(1.0 - PRIOR).ln(), PRIOR.ln()];
+            self.stack = [0.0; 2];
             self.age = 0;
             self.adv = [0.0; 4];
             // a new error level; the spread of u (a shape, without units) is kept
@@ -255,7 +264,9 @@ impl Restart {
             .chain(&self.adv[1..])
             .all(|v| v.is_finite() && *v >= 0.0)
             && self.adv[0].is_finite()
-            && (self.successor.is_none() || self.logw.iter().all(|v| v.is_finite() && *v <= 0.0));
+            && self.stack[0].is_finite()
+            && self.stack[1].is_finite()
+            && self.stack[1] >= 0.0;
         crate::state::ensure(ok, || "corrupt AutoKernel restart state".into())?;
         match &self.successor {
             Some(s) => crate::state::ValidState::validate(s.as_ref()),
@@ -288,7 +299,8 @@ impl Restart {
             None => out.extend_from_slice(pm),
         }
         let e = sq(&out[start..]);
-        self.observe(sq(pm), ps.map(sq), e);
+        let dd = |ps: &[f64]| pm.iter().zip(ps).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+        self.observe(sq(pm), ps.map(|ps| (sq(ps), dd(ps))), e);
     }
 }
 
@@ -327,5 +339,60 @@ mod tests {
         let t = declared.expect("declared");
         assert!((10_000..11_000).contains(&t), "declared at {t}");
         assert_eq!(r.changes, 1);
+    }
+
+    /// A restart with a successor (its rounds are fed by hand below).
+    fn with_successor() -> Restart {
+        let p = crate::mixture::AutoKernelParams::default();
+        Restart { successor: Some(Box::new(AutoKernel::new(&p).unwrap())), ..Default::default() }
+    }
+
+    #[test]
+    fn the_top_level_weight_is_the_discounted_ridge_stacking_weight() {
+        // the weight from the definition, summed directly over the history each round
+        let mut r = with_successor();
+        let mut rng = crate::rng::Rng::new(7);
+        let (mut hist, mut s_hist) = (Vec::new(), Vec::new());
+        let beta = 1.0 - 1.0 / ADV;
+        for t in 0..3000 {
+            let y = rng.normal();
+            let (pm, ps) = (y + 0.8 * rng.normal() + 0.3, y + 1.2 * rng.normal() - 0.2);
+            let s = if r.long[1] > 0.0 { mean(&r.long) } else { 1.0 };
+            let w = r.weights()[0];
+            let (mut a, mut b) = (LAM, LAM);
+            for (i, (&(pm, ps, y), &s)) in hist.iter().zip(&s_hist).enumerate() {
+                let f = beta.powi((t - 1 - i) as i32);
+                a += f * (y - ps) * (pm - ps) / s;
+                b += f * (pm - ps) * (pm - ps) / s;
+            }
+            assert!((w - (a / b).clamp(0.0, 1.0)).abs() < 1e-9, "round {t}: {w}");
+            let p = r.round(pm, Some(ps), y);
+            assert_eq!(p, w * pm + (1.0 - w) * ps);
+            hist.push((pm, ps, y));
+            s_hist.push(s);
+        }
+    }
+
+    #[test]
+    fn a_pair_that_errs_apart_combines_to_less_than_either() {
+        // independent errors of variance 1 and 1.5: the best convex weight 0.6 gives
+        // variance 0.6; exponential weights would pick one (1.0)
+        let mut r = with_successor();
+        let mut rng = crate::rng::Rng::new(3);
+        let (mut em, mut es, mut e) = (0.0, 0.0, 0.0);
+        for t in 0..20_000 {
+            let y = 5.0 * rng.normal();
+            let (pm, ps) = (y + rng.normal(), y + 1.5f64.sqrt() * rng.normal());
+            let p = r.round(pm, Some(ps), y);
+            if t >= 2000 {
+                em += (pm - y) * (pm - y);
+                es += (ps - y) * (ps - y);
+                e += (p - y) * (p - y);
+            }
+        }
+        let n = 18_000.0;
+        assert!((em / n - 1.0).abs() < 0.05 && (es / n - 1.5).abs() < 0.08);
+        assert!(e / n < 0.66, "combined {}", e / n);
+        assert!((r.weights()[0] - 0.6).abs() < 0.15, "{:?}", r.weights());
     }
 }
