@@ -404,4 +404,32 @@ mod tests {
         assert!(e / n < 0.66, "combined {}", e / n);
         assert!((r.weights()[0] - 0.6).abs() < 0.15, "{:?}", r.weights());
     }
+
+    #[test]
+    fn a_better_successor_replaces_the_learner_only_once_the_learner_adds_nothing() {
+        // the successor's errors have variance 1; the learner's 1.5 (its stacking weight
+        // about 0.4: both stay) or 25 (weight about 0.04: replaced)
+        let p = crate::mixture::AutoKernelParams::default();
+        for (var, replaced) in [(1.5f64, false), (25.0, true)] {
+            let mut r = with_successor();
+            let mut rng = crate::rng::Rng::new(5);
+            let mut promoted = None;
+            for t in 1..=4000u64 {
+                let y = rng.normal();
+                r.round(y + var.sqrt() * rng.normal(), Some(y + rng.normal()), y);
+                if t % CHECK == 0 && promoted.is_none() {
+                    if r.check(true, 200, || AutoKernel::new(&p)).unwrap().is_some() {
+                        promoted = Some(t);
+                    }
+                }
+            }
+            assert!(r.advantage() > Z, "var {var}: T = {}", r.advantage());
+            assert_eq!(promoted.is_some(), replaced, "var {var}: {promoted:?}, {:?}", r.weights());
+            if let Some(t) = promoted {
+                assert_eq!(t, PROMOTE_AGE, "replaced at the first test");
+            } else {
+                assert!((r.weights()[0] - 0.4).abs() < 0.15, "{:?}", r.weights());
+            }
+        }
+    }
 }
