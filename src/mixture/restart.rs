@@ -25,8 +25,7 @@
 //!   [`ADV`] rounds, shrunk to the learner: `w = clip((A + LAM) / (B + LAM), 0, 1)`, `A =
 //!   Σ β^i (y - z_succ)(z_main - z_succ) / s`, `B = Σ β^i (z_main - z_succ)^2 / s` (the
 //!   least-squares weight of the pair on recent rounds; two learners that err apart
-//!   combine to less than either, and a local change leaves both useful), from the end
-//!   of the successor's warm-up on (`w = 1` before);
+//!   combine to less than either, and a local change leaves both useful);
 //! * **replacement** (the irreversible step, so tested): `d_t = (e_main - e_succ) / s_t`
 //!   (clipped to `±U_MAX`), discounted over about [`ADV`] rounds, `T = D / sqrt(Q W2 / W)`
 //!   (`D = Σ β^i d`, `Q = Σ β^i d^2`, `W = Σ β^i`, `W2 = Σ β^{2i}`: a z-statistic of the
@@ -125,17 +124,11 @@ impl Restart {
 
     /// Top-level weights `(main, successor)`; `(1, 0)` without a successor.
     pub fn weights(&self) -> [f64; 2] {
-        if !self.successor_fitted() {
+        if self.successor.is_none() {
             return [1.0, 0.0];
         }
         let w = ((self.stack[0] + LAM) / (self.stack[1] + LAM)).clamp(0.0, 1.0);
         [w, 1.0 - w]
-    }
-
-    /// Whether the successor's prediction of the next round (its round `age`) comes from
-    /// its fitted mixture: its warm-up predictions are left out of the pair.
-    fn successor_fitted(&self) -> bool {
-        self.successor.as_ref().is_some_and(|s| self.age >= s.config().warmup as u64)
     }
 
     /// The combined prediction from the learner's `pm` and the successor's `ps`.
@@ -172,7 +165,7 @@ impl Restart {
             let (a, b) = (0.5 * (dd + es - em) / s, dd / s);
             let c = if b > U_MAX { U_MAX / b } else { 1.0 };
             let (a, b) = (c * a, c * b);
-            if a.is_finite() && b.is_finite() && self.successor_fitted() {
+            if a.is_finite() && b.is_finite() {
                 let beta = 1.0 - 1.0 / ADV;
                 self.stack = [beta * self.stack[0] + a, beta * self.stack[1] + b];
             }
@@ -366,15 +359,13 @@ mod tests {
             let (pm, ps) = (y + 0.8 * rng.normal() + 0.3, y + 1.2 * rng.normal() - 0.2);
             let s = if r.long[1] > 0.0 { mean(&r.long) } else { 1.0 };
             let w = r.weights()[0];
-            // the successor's warm-up rounds (200) are left out
             let (mut a, mut b) = (LAM, LAM);
-            for (i, (&(pm, ps, y), &s)) in hist.iter().zip(&s_hist).enumerate().skip(200) {
+            for (i, (&(pm, ps, y), &s)) in hist.iter().zip(&s_hist).enumerate() {
                 let f = beta.powi((t - 1 - i) as i32);
                 a += f * (y - ps) * (pm - ps) / s;
                 b += f * (pm - ps) * (pm - ps) / s;
             }
-            let want = if t < 200 { 1.0 } else { (a / b).clamp(0.0, 1.0) };
-            assert!((w - want).abs() < 1e-9, "round {t}: {w} against {want}");
+            assert!((w - (a / b).clamp(0.0, 1.0)).abs() < 1e-9, "round {t}: {w}");
             let p = r.round(pm, Some(ps), y);
             assert_eq!(p, w * pm + (1.0 - w) * ps);
             hist.push((pm, ps, y));
