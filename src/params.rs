@@ -45,10 +45,35 @@ pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
 /// (append `, required` for a field without a usable default, `as "Name"` after the
 /// field name when the Python keyword differs). The struct must also have an inherent
 /// `fn validate(&self) -> Result<()>`.
+///
+/// A row `use path::to::fragment;` stands for the rows of a fragment macro: the rows of a
+/// parameter that several learners share, written once (for example
+/// `crate::learners::losses::loss_rows`). A fragment is
+/// `macro_rules! f { ($head:tt [$($done:tt)*] $($rest:tt)*) => { $crate::params! { @rows
+/// $head [$($done)* ROWS] $($rest)* } } }`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! params {
+    ($(#[$sm:meta])* pub struct $name:ident { $($rows:tt)* }) => {
+        $crate::params! { @rows [$(#[$sm])* pub struct $name] [] $($rows)* }
+    };
+    // The rows one by one, each fragment replaced by its rows.
+    (@rows $head:tt [$($done:tt)*] use $($fragment:ident)::+; $($rest:tt)*) => {
+        $($fragment)::+! { $head [$($done)*] $($rest)* }
+    };
+    (@rows $head:tt [$($done:tt)*]
+        $(#[$fm:meta])* $field:ident $(as $py:literal)? : $ty:ty = $default:expr
+            => $kind:literal, $domain:literal $(, $req:ident)?; $($rest:tt)*
+    ) => {
+        $crate::params! { @rows $head [$($done)*
+            $(#[$fm])* $field $(as $py)? : $ty = $default => $kind, $domain $(, $req)?;
+        ] $($rest)* }
+    };
+    (@rows [$($head:tt)*] [$($done:tt)*]) => {
+        $crate::params! { @struct $($head)* { $($done)* } }
+    };
     (
+        @struct
         $(#[$sm:meta])*
         pub struct $name:ident {
             $(

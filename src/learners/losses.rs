@@ -24,7 +24,35 @@ pub enum Loss {
     Logistic,
 }
 
+/// The rows `loss` and `epsilon` of a parameter struct (a row
+/// `use crate::learners::losses::loss_rows;` in [`crate::params!`]), checked by
+/// [`Loss::check_epsilon`].
+macro_rules! loss_rows {
+    ($head:tt [$($done:tt)*] $($rest:tt)*) => {
+        $crate::params! { @rows $head [$($done)*
+            /// The loss.
+            loss: $crate::learners::Loss = $crate::learners::Loss::Squared
+                => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+            /// No-update zone `|f - y| <= epsilon` (squared loss only).
+            epsilon: f64 = 0.0 => "float", ">= 0";
+        ] $($rest)* }
+    };
+}
+pub(crate) use loss_rows;
+
 impl Loss {
+    /// Checks the no-update zone `epsilon` of this loss ([`loss_rows`]): `>= 0`, and 0
+    /// but for the squared loss.
+    pub fn check_epsilon(self, epsilon: f64) -> Result<()> {
+        crate::error::non_negative("epsilon", epsilon)?;
+        if epsilon > 0.0 && self != Loss::Squared {
+            return crate::param_err!(
+                "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
+            );
+        }
+        Ok(())
+    }
+
     /// Parses `"squared"`, `"hinge"`, `"squared_hinge"`, `"logistic"`.
     pub fn from_name(name: &str) -> Result<Loss> {
         match name {
