@@ -48,7 +48,7 @@ pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
 ///
 /// A row `use path::to::fragment;` stands for the rows of a fragment macro: the rows of a
 /// parameter that several learners share, written once (for example
-/// `crate::learners::losses::loss_rows`). A fragment is
+/// `crate::learners::losses::loss_row`). A fragment is
 /// `macro_rules! f { ($head:tt [$($done:tt)*] $($rest:tt)*) => { $crate::params! { @rows
 /// $head [$($done)* ROWS] $($rest)* } } }`.
 #[macro_export]

@@ -86,7 +86,8 @@ crate::params! {
         n_features: usize = 100 => "int", "in [1, 10000000]";
         /// Step size of the gradient step.
         lr: f64 = 0.1 => "float", "> 0";
-        use crate::learners::losses::loss_rows;
+        use crate::learners::losses::loss_row;
+        use crate::learners::losses::epsilon_row;
         use crate::features::rff::seed_row;
     }
 }

@@ -61,7 +61,8 @@ crate::params! {
         rank: Option<usize> = None => "int", "None or in [1, budget]";
         /// Step size.
         lr: f64 = 0.2 => "float", "> 0";
-        use crate::learners::losses::loss_rows;
+        use crate::learners::losses::loss_row;
+        use crate::learners::losses::epsilon_row;
     }
 }
 
