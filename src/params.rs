@@ -46,20 +46,18 @@ pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
 /// field name when the Python keyword differs). The struct must also have an inherent
 /// `fn validate(&self) -> Result<()>`.
 ///
-/// A row `use path::to::fragment;` stands for the rows of a fragment macro: the rows of a
-/// parameter that several learners share, written once (for example
-/// `crate::learners::losses::loss_row`). A fragment is
-/// `macro_rules! f { ($head:tt [$($done:tt)*] $($rest:tt)*) => { $crate::params! { @rows
-/// $head [$($done)* ROWS] $($rest)* } } }`.
+/// A row `use path::to::fragment;` stands for the rows of a fragment: the rows of a
+/// parameter that several learners share, written once ([`shared_rows!`]; for example
+/// `crate::learners::losses::loss_row`).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! params {
     ($(#[$sm:meta])* pub struct $name:ident { $($rows:tt)* }) => {
         $crate::params! { @rows [$(#[$sm])* pub struct $name] [] $($rows)* }
     };
-    // The rows one by one, each fragment replaced by its rows.
-    (@rows $head:tt [$($done:tt)*] use $($fragment:ident)::+; $($rest:tt)*) => {
-        $($fragment)::+! { $head [$($done)*] $($rest)* }
+    // The rows one by one; a fragment puts its rows in front of the rest.
+    (@rows $head:tt $done:tt use $($fragment:ident)::+; $($rest:tt)*) => {
+        $($fragment)::+! { $head $done $($rest)* }
     };
     (@rows $head:tt [$($done:tt)*]
         $(#[$fm:meta])* $field:ident $(as $py:literal)? : $ty:ty = $default:expr
@@ -137,3 +135,24 @@ macro_rules! params {
     (@req) => { false };
     (@req required) => { true };
 }
+
+/// Declares fragments of [`params!`] rows, each a `pub(crate)` macro of the calling
+/// module that a parameter struct names in a row `use path::NAME;`:
+/// `shared_rows! { /// doc
+/// NAME { rows } ... }`.
+macro_rules! shared_rows {
+    ($($(#[$m:meta])* $name:ident { $($rows:tt)* })*) => {
+        $crate::params::shared_rows! { @with ($) $($(#[$m])* $name { $($rows)* })* }
+    };
+    // `$d` is a `$` for the macros it defines.
+    (@with ($d:tt) $($(#[$m:meta])* $name:ident { $($rows:tt)* })*) => {$(
+        $(#[$m])*
+        macro_rules! $name {
+            ($d head:tt $d done:tt $d($d rest:tt)*) => {
+                $crate::params! { @rows $d head $d done $($rows)* $d($d rest)* }
+            };
+        }
+        pub(crate) use $name;
+    )*};
+}
+pub(crate) use shared_rows;

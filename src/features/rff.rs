@@ -23,30 +23,20 @@ use crate::rng::Rng;
 use crate::simd::Isa;
 use serde::{Deserialize, Serialize};
 
-/// The row `kernel` of the parameters of a learner on random Fourier features (a row
-/// `use crate::features::rff::kernel_row;` in [`crate::params!`]; FOGD, RFFAWV), checked
-/// by [`spectral`].
-macro_rules! kernel_row {
-    ($head:tt [$($done:tt)*] $($rest:tt)*) => {
-        $crate::params! { @rows $head [$($done)*
-            /// The shift-invariant kernel whose random features are drawn.
-            kernel: Option<$crate::kernels::Kernel> = None
-                => "object", "a Gaussian or Laplacian kernel", required;
-        ] $($rest)* }
-    };
+crate::params::shared_rows! {
+    /// The row `kernel` of the parameters of a learner on random Fourier features (FOGD,
+    /// RFFAWV), checked by [`spectral`].
+    kernel_row {
+        /// The shift-invariant kernel whose random features are drawn.
+        kernel: Option<crate::kernels::Kernel> = None
+            => "object", "a Gaussian or Laplacian kernel", required;
+    }
+    /// Their row `seed` (of the frequencies).
+    seed_row {
+        /// Seed of the frequencies.
+        seed: u64 = 0 => "int", ">= 0";
+    }
 }
-pub(crate) use kernel_row;
-
-/// The row `seed` (of the frequencies) of the same learners.
-macro_rules! seed_row {
-    ($head:tt [$($done:tt)*] $($rest:tt)*) => {
-        $crate::params! { @rows $head [$($done)*
-            /// Seed of the frequencies.
-            seed: u64 = 0 => "int", ">= 0";
-        ] $($rest)* }
-    };
-}
-pub(crate) use seed_row;
 
 /// Which random-feature map (VAW2 paper, sec. 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

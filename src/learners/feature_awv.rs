@@ -118,17 +118,13 @@ macro_rules! feature_awv_params {
 }
 pub(crate) use feature_awv_params;
 
-/// The row `lam` (the AWV ridge) of the same learners, where each places it (a row
-/// `use super::feature_awv::lam_row;` in [`crate::params!`]).
-macro_rules! lam_row {
-    ($head:tt [$($done:tt)*] $($rest:tt)*) => {
-        $crate::params! { @rows $head [$($done)*
-            /// Ridge parameter `lambda`.
-            lam: f64 = 1.0 => "float", "> 0";
-        ] $($rest)* }
-    };
+crate::params::shared_rows! {
+    /// The row `lam` (the AWV ridge) of the same learners, where each places it.
+    lam_row {
+        /// Ridge parameter `lambda`.
+        lam: f64 = 1.0 => "float", "> 0";
+    }
 }
-pub(crate) use lam_row;
 
 impl<F: LazyFeatureMap> FeatureAwv<F> {
     /// The learner for already checked parameters (the learner's `validate`).

@@ -24,29 +24,19 @@ pub enum Loss {
     Logistic,
 }
 
-/// The row `loss` of a parameter struct (a row `use crate::learners::losses::loss_row;` in
-/// [`crate::params!`]; PROS-N-KONS, FOGD, NOGD).
-macro_rules! loss_row {
-    ($head:tt [$($done:tt)*] $($rest:tt)*) => {
-        $crate::params! { @rows $head [$($done)*
-            /// The loss.
-            loss: $crate::learners::Loss = $crate::learners::Loss::Squared
-                => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
-        ] $($rest)* }
-    };
+crate::params::shared_rows! {
+    /// The row `loss` of a parameter struct (PROS-N-KONS, FOGD, NOGD).
+    loss_row {
+        /// The loss.
+        loss: crate::learners::Loss = crate::learners::Loss::Squared
+            => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+    }
+    /// The row `epsilon` beside it (FOGD, NOGD), checked by [`Loss::check_epsilon`].
+    epsilon_row {
+        /// No-update zone `|f - y| <= epsilon` (squared loss only).
+        epsilon: f64 = 0.0 => "float", ">= 0";
+    }
 }
-pub(crate) use loss_row;
-
-/// The row `epsilon` beside it (FOGD, NOGD), checked by [`Loss::check_epsilon`].
-macro_rules! epsilon_row {
-    ($head:tt [$($done:tt)*] $($rest:tt)*) => {
-        $crate::params! { @rows $head [$($done)*
-            /// No-update zone `|f - y| <= epsilon` (squared loss only).
-            epsilon: f64 = 0.0 => "float", ">= 0";
-        ] $($rest)* }
-    };
-}
-pub(crate) use epsilon_row;
 
 impl Loss {
     /// Checks the no-update zone `epsilon` of this loss (the row `epsilon_row`): `>= 0`, and 0
