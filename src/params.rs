@@ -8,7 +8,9 @@
 //! take the struct, so a Rust caller writes
 //! `TaylorAwv::new(&TaylorAwvParams { sigma: 2.0, ..Default::default() })`. The Python
 //! bindings fill the struct from keyword arguments and `_core.registry()` reports the
-//! defaults by serialising `Default::default()`: the default is written once.
+//! defaults by serialising `Default::default()`: the default is written once. A
+//! parameter that several learners share is written once too, as a row fragment
+//! ([`shared_rows!`]).
 
 use crate::error::Result;
 
