@@ -100,12 +100,14 @@ class AutoKernel(MultiOutput):
         learning rates follow losses that shrink or jump (``docs/choices.md``,
         "Relative regrets"); 0: the plain rule. None: 2000, or 0 for ``rule="vaw"``.
     restarts : bool, default True
-        Restarts after an abrupt change: when the recent error (about 100 rounds) is
-        above twice the long-run one (about 2,000 rounds), a fresh AutoKernel of the same
-        parameters (its own warm-up and scale) starts as a successor, mixed in with
-        prior weight 0.01 by exponential weights, and replaces the learner once it
-        carries 95% of the weight (``docs/autokernel.md``, step 7). Costs at most
-        twice one AutoKernel, only while a successor lives.
+        Restarts after a change: when a CUSUM on the relative squared error declares a
+        rise of the error level, a fresh AutoKernel of the same parameters (its own
+        warm-up and scale) starts as a successor; the two predict as a pair weighted by
+        their discounted least-squares (stacking) weight, and the successor replaces
+        the learner once it is significantly better and the learner's weight is below
+        0.1, or is dropped if it is not better after 5,000 rounds
+        (``docs/autokernel.md``, step 7). Costs at most twice one AutoKernel, only
+        while a successor lives.
 
         ``discounts=(), linear=False, share=0, loss_window=0, restarts=False`` is the
         AutoKernel of the stationary benchmark before these defaults, bit for bit.
