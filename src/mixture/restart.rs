@@ -408,10 +408,11 @@ mod tests {
             for t in 1..=4000u64 {
                 let y = rng.normal();
                 r.round(y + var.sqrt() * rng.normal(), Some(y + rng.normal()), y);
-                if t % CHECK == 0 && promoted.is_none() {
-                    if r.check(true, 200, || AutoKernel::new(&p)).unwrap().is_some() {
-                        promoted = Some(t);
-                    }
+                if t % CHECK == 0
+                    && promoted.is_none()
+                    && r.check(true, 200, || AutoKernel::new(&p)).unwrap().is_some()
+                {
+                    promoted = Some(t);
                 }
             }
             assert!(r.advantage() > Z, "var {var}: T = {}", r.advantage());
