@@ -72,6 +72,28 @@ def friedman_one_input(n=20_000, change=10_000, seed=3):
     return X, y
 
 
+def friedman_local(n=20_000, change=10_000, seed=10):
+    """Friedman #1 on 10 inputs where, from ``change`` on, the rows with ``x_0 < 0.4``
+    follow another function (other inputs, the sign of ``10 x_3`` flipped): a local
+    change, built after the restart pair was designed."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 10))
+    f = (
+        10 * np.sin(np.pi * X[:, 0] * X[:, 1])
+        + 20 * (X[:, 2] - 0.5) ** 2
+        + 10 * X[:, 3]
+        + 5 * X[:, 4]
+    )
+    g = (
+        10 * np.cos(np.pi * X[:, 5] * X[:, 1])
+        + 20 * (X[:, 6] - 0.5) ** 2
+        - 10 * X[:, 3]
+        + 5 * X[:, 4]
+    )
+    region = (X[:, 0] < 0.4) & (np.arange(n) >= change)
+    return X, np.where(region, g, f) + rng.normal(size=n)
+
+
 def rotating_hyperplane(n=20_000, change=10_000, d=8, period=20_000, seed=4):
     """``y = 5 tanh(w_t . x) + noise`` on standard normal inputs, ``w_t`` rotating in the
     plane of two random unit vectors (one turn per ``period`` rounds); at ``change`` the
@@ -140,6 +162,7 @@ HELD_OUT = {
     ),
     "Friedman one input flips": (lambda: friedman_one_input(), (10000,)),
     "rotating hyperplane": (lambda: rotating_hyperplane(), (10000,)),
+    "Friedman local region change": (lambda: friedman_local(), (10000,)),
 }
 
 
