@@ -254,3 +254,50 @@ fn autokernel_kept_rounds_equal_pure_ones() {
     };
     same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
 }
+
+/// A mixture's single rounds update its dictionary experts' factors together
+/// (column by column in turn): each expert must end exactly as when run alone,
+/// through `predict_learn`, a one-row batch and the serving path.
+#[test]
+fn dictionary_experts_updated_together_equal_ones_alone() {
+    let d = 3;
+    let (dict, _) = data(25, d, 5);
+    let (small, _) = data(12, d, 6);
+    let experts = || {
+        vec![
+            NystromAwv::with_dictionary(Kernel::Gaussian { sigma: 0.6 }, 0.3, &dict, d, false)
+                .unwrap(),
+            NystromAwv::with_dictionary(Kernel::Gaussian { sigma: 1.2 }, 0.1, &dict, d, false)
+                .unwrap(),
+            NystromAwv::with_dictionary(Kernel::Laplacian { sigma: 1.0 }, 0.5, &small, d, true)
+                .unwrap(),
+        ]
+    };
+    let mut alone = experts();
+    let any = experts().into_iter().map(AnyLearner::NystromAwv).collect();
+    let mut mix = Mixture::new(any, AnyAggregator::Boa(Boa::new(3, true).unwrap())).unwrap();
+    let n = 60;
+    let (x, y) = data(n, d, 12);
+    for i in 0..n {
+        let row = &x[i * d..(i + 1) * d];
+        match i % 3 {
+            0 => {
+                mix.predict_learn(row, y[i]).unwrap();
+            }
+            1 => {
+                stream::progressive_predict(&mut mix, row, 1, d, &y[i..=i]).unwrap();
+            }
+            _ => {
+                stream::predict_one_keep(&mut mix, row).unwrap();
+                stream::learn_one(&mut mix, row, y[i]).unwrap();
+            }
+        }
+        for e in &mut alone {
+            e.predict_learn(row, y[i]).unwrap();
+        }
+        for (j, e) in mix.experts().iter().enumerate() {
+            let AnyLearner::NystromAwv(got) = e else { unreachable!() };
+            assert_eq!(bytes(got), bytes(&alone[j]), "expert {j} after round {i}");
+        }
+    }
+}
