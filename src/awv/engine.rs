@@ -449,7 +449,8 @@ impl LinearAwv {
     /// [`Self::learn_kept`] on the same `v`: the pending update of the previous round
     /// is applied to the stored triangle in the same pass as the mat-vec
     /// ([`upper::syr_symv`], the pass [`Self::predict_learn`] would make), which
-    /// changes how `A^{-1}` is stored, not its value. The round is then `O(r)`.
+    /// changes how `A^{-1}` is stored, not its value. The round is then `O(r)`;
+    /// a discounted round (its discount step first) is played whole by `learn_kept`.
     pub fn predict_keep(&mut self, v: &[f64]) -> f64 {
         let mut o = [0.0];
         self.predict_keep_multi(v, &mut o);
