@@ -74,7 +74,6 @@ use crate::samplers::{Kors, KorsWeights};
 use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
-mod deferred;
 mod discount;
 
 /// Relative threshold on the Schur complement below which an insertion is refused.
@@ -174,10 +173,6 @@ struct Scratch {
     w: Vec<f64>,
     u: Vec<f64>,
     blk: Box<BlockScratch>,
-    /// Single rounds leave their factor update in `u` for the caller ([`deferred`]).
-    defer: bool,
-    /// A single round's factor update (of `u`) is due.
-    due: bool,
 }
 
 /// Scratch of the blocked rounds (a copy starts empty).
@@ -749,7 +744,6 @@ impl NystromAwv {
         out: &mut [f64],
     ) -> Result<()> {
         let k = y.len();
-        self.finish_due(sc)?;
         // Discounted: A <- gamma A + refill, q <- gamma q before the prediction.
         self.discount_step();
         let mut krow = std::mem::take(&mut sc.krow);
@@ -796,11 +790,11 @@ impl NystromAwv {
             }
         }
         // 5. A_t = A_{t-1} + krow krow^T, q_t = q_{t-1} + krow y^T, caches.
-        sc.u.clear();
-        sc.u.extend_from_slice(&krow);
-        if !sc.defer {
-            self.chol.rank_one_update(&mut sc.u);
-        }
+        let mut xup = std::mem::take(&mut sc.u);
+        xup.clear();
+        xup.extend_from_slice(&krow);
+        self.chol.rank_one_update(&mut xup);
+        sc.u = xup;
         add_to_q(&mut self.q, &krow, y);
         if self.kors.is_some() {
             for (col, &kj) in self.kcols.iter_mut().zip(&krow) {
@@ -817,10 +811,6 @@ impl NystromAwv {
         }
         self.n_seen += 1;
         sc.krow = krow;
-        if sc.defer {
-            sc.due = true; // the update and the check below: deferred.rs
-            return Ok(());
-        }
         if !self.chol.is_healthy() {
             self.refactorize(false)?;
         }

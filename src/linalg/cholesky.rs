@@ -78,21 +78,15 @@ impl ColCholesky {
     /// Solves `L w = a` and `L u = b` in place in one sweep over the factor (each
     /// column read once for both); each result is bit-identical to `forward_solve`.
     pub fn forward_solve2(&self, a: &mut [f64], b: &mut [f64]) {
-        for k in 0..self.dim() {
-            self.solve2_column(k, a, b);
-        }
-    }
-
-    /// Column `k` of [`Self::forward_solve2`] (columns `0..k` done).
-    #[inline(always)]
-    fn solve2_column(&self, k: usize, a: &mut [f64], b: &mut [f64]) {
         let m = self.dim();
-        let col = &self.cols[k];
-        a[k] /= col[0];
-        b[k] /= col[0];
-        let (ak, bk) = (a[k], b[k]);
-        axpy(-ak, &col[1..], &mut a[k + 1..m]);
-        axpy(-bk, &col[1..], &mut b[k + 1..m]);
+        for k in 0..m {
+            let col = &self.cols[k];
+            a[k] /= col[0];
+            b[k] /= col[0];
+            let (ak, bk) = (a[k], b[k]);
+            axpy(-ak, &col[1..], &mut a[k + 1..m]);
+            axpy(-bk, &col[1..], &mut b[k + 1..m]);
+        }
     }
 
     /// Solves `L w = a` and `L u_j = b_j` for the `k` columns `b_j` of `b` (column
@@ -117,26 +111,20 @@ impl ColCholesky {
     /// overwritten. Never fails in exact arithmetic: each new pivot is
     /// `hypot(L_kk, x_k) >= L_kk > 0`.
     pub fn rank_one_update(&mut self, x: &mut [f64]) {
-        for k in 0..self.dim() {
-            self.update_column(k, x);
-        }
-    }
-
-    /// Column `k` of [`Self::rank_one_update`] (columns `0..k` done).
-    #[inline(always)]
-    fn update_column(&mut self, k: usize, x: &mut [f64]) {
         let m = self.dim();
-        let col = &mut self.cols[k];
-        let lkk = col[0];
-        let xk = x[k];
-        if xk == 0.0 {
-            return;
+        for k in 0..m {
+            let col = &mut self.cols[k];
+            let lkk = col[0];
+            let xk = x[k];
+            if xk == 0.0 {
+                continue;
+            }
+            let r = lkk.hypot(xk);
+            let c = r / lkk;
+            let s = xk / lkk;
+            col[0] = r;
+            givens_column(&mut col[1..], &mut x[k + 1..m], c, s, 1.0 / c);
         }
-        let r = lkk.hypot(xk);
-        let c = r / lkk;
-        let s = xk / lkk;
-        col[0] = r;
-        givens_column(&mut col[1..], &mut x[k + 1..m], c, s, 1.0 / c);
     }
 
     /// `L <- s L` (`L L^T <- s^2 L L^T`).
@@ -404,9 +392,6 @@ impl ColCholesky {
         Ok(())
     }
 }
-
-#[path = "cholesky_many.rs"]
-pub mod many;
 
 #[cfg(test)]
 mod tests {

@@ -285,10 +285,10 @@ impl Mixture {
         let shared = super::shared_features::Shared::prepare(&self.experts, x, d);
         let (shared, run) = (shared.as_ref(), super::shared_features::Shared::run);
         if y.len() < MIN_PARALLEL_ROWS || self.experts.len() < 2 {
-            let deferred = super::serve_round::defer(&mut self.experts, y.len());
-            let res = (self.experts.iter_mut().zip(cols.iter_mut()).enumerate())
-                .try_for_each(|(j, (e, c))| run(shared, j, e, x, d, y, c));
-            return super::serve_round::finish(&mut self.experts, deferred, res);
+            for (j, (e, c)) in self.experts.iter_mut().zip(cols.iter_mut()).enumerate() {
+                run(shared, j, e, x, d, y, c)?;
+            }
+            return Ok(());
         }
         let mut items: Vec<_> = (self.experts.iter_mut().zip(cols.iter_mut()).enumerate())
             .map(|(j, (e, c))| (j, e, c, Ok(())))
@@ -439,12 +439,14 @@ impl OnlineLearner for Mixture {
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let mut z = std::mem::take(&mut self.z);
         z.clear();
-        let deferred = super::serve_round::defer(&mut self.experts, 1);
-        let res =
-            self.experts.iter_mut().try_for_each(|e| e.predict_learn(x, y).map(|p| z.push(p)));
-        if let Err(err) = super::serve_round::finish(&mut self.experts, deferred, res) {
-            self.z = z;
-            return Err(err);
+        for e in self.experts.iter_mut() {
+            match e.predict_learn(x, y) {
+                Ok(p) => z.push(p),
+                Err(err) => {
+                    self.z = z;
+                    return Err(err);
+                }
+            }
         }
         self.d = Some(x.len());
         let p = self.rule_round(&mut z, y);

@@ -10,7 +10,6 @@ pub mod loss_scale;
 mod outputs;
 pub mod restart;
 pub mod scale;
-mod serve_round;
 mod shared_features;
 pub mod traced;
 mod warm_cholesky;
