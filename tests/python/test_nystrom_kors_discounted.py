@@ -9,6 +9,8 @@ reference below builds that problem from the rows and solves it each round (NumP
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from kernelstream import NystromAWV
@@ -105,6 +107,32 @@ def test_predict_and_std_are_the_next_round():
         assert p == full[i] and mean[0] == full[i] and np.isfinite(std[0])
         model.learn_one(X[i], y[i])
     assert len(model.learned_dictionary.indices) > n_dict  # insertions among those rounds
+
+
+def test_predict_one_leaves_the_state_and_learn_one_finishes_from_it():
+    """``predict_one`` keeps the discounted factor it computed (copies of ``O(m^2)``,
+    not the learner's ``O(t (m + d))`` caches): the state is unchanged (its pickle),
+    and ``learn_one`` on the same input, which takes the kept factor in place of its
+    own discount step, ends in the state a bare ``learn_one`` reaches, bit for bit,
+    on rounds with and without an insertion, for ``predict_one`` on another input
+    in between too (the kept factor is then not used)."""
+    X, y = _stream(n=600)
+    bare, kept = _model(), _model()
+    bare.learn_many(X[:100], y[:100])
+    kept.learn_many(X[:100], y[:100])
+    n_dict = len(kept.learned_dictionary.indices)
+    for i in range(100, 600):
+        before = pickle.dumps(kept)
+        kept.predict_one(X[i])
+        if i % 5 == 0:
+            kept.predict_one(X[i - 1])  # a prediction on another input in between
+        assert pickle.dumps(kept) == before
+        kept.learn_one(X[i], y[i])
+        bare.learn_one(X[i], y[i])
+        if i % 50 == 0:
+            assert pickle.dumps(kept) == pickle.dumps(bare)
+    assert pickle.dumps(kept) == pickle.dumps(bare)
+    assert len(kept.learned_dictionary.indices) > n_dict + 5  # insertions among those rounds
 
 
 def test_low_dimensional_inputs_stay_bounded():

@@ -14,6 +14,15 @@
 use super::NystromAwv;
 use crate::error::Result;
 use crate::linalg::blas::dot;
+use crate::linalg::cholesky::ColCholesky;
+
+/// The factor of `A` and `q` after the next round's discount step (a prediction's
+/// copies; a learning round on the same input takes them in place of its own step).
+#[derive(Clone, Debug)]
+pub(super) struct Stepped {
+    pub chol: ColCholesky,
+    pub q: Vec<f64>,
+}
 
 impl NystromAwv {
     /// Sets the forgetting factor `gamma` in `(0, 1]` (1: the plain learner, bit for
@@ -38,25 +47,43 @@ impl NystromAwv {
 
     /// `A <- gamma A + (1 - gamma^m) l_k l_k^T` (`k = t mod m`), `q <- gamma q`.
     pub(super) fn discount_step(&mut self) {
+        let (mut chol, mut q) = (std::mem::take(&mut self.chol), std::mem::take(&mut self.q));
+        self.discount_into(&mut chol, &mut q);
+        (self.chol, self.q) = (chol, q);
+    }
+
+    /// The discount step of the next round applied to `chol` and `q` (the state's or copies).
+    fn discount_into(&self, chol: &mut ColCholesky, q: &mut [f64]) {
         let m = self.size();
         if self.gamma >= 1.0 || m == 0 {
             return;
         }
         let g = self.gamma;
-        self.chol.scale(g.sqrt());
+        chol.scale(g.sqrt());
         let k = (self.n_seen % m as u64) as usize;
         let s = (1.0 - g.powf(m as f64)).sqrt();
         let mut v: Vec<f64> = (0..m).map(|i| s * self.refill[i * m + k]).collect();
-        self.chol.rank_one_update(&mut v);
-        self.q.iter_mut().for_each(|v| *v *= g);
+        chol.rank_one_update(&mut v);
+        q.iter_mut().for_each(|v| *v *= g);
     }
 
-    /// The predictions of the next round with `gamma < 1` (pure: on a discounted copy).
+    /// The factor and `q` of the next round after its discount step, on copies
+    /// (`O(m^2)`; None when the round does not discount: `gamma = 1` or `m = 0`).
+    pub(super) fn stepped(&self) -> Option<Box<Stepped>> {
+        if self.gamma >= 1.0 || self.size() == 0 {
+            return None;
+        }
+        let (mut chol, mut q) = (self.chol.clone(), self.q.clone());
+        self.discount_into(&mut chol, &mut q);
+        Some(Box::new(Stepped { chol, q }))
+    }
+
+    /// The predictions of the next round with `gamma < 1` (pure: on the stepped factor).
     pub(super) fn discounted_predict(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
-        let mut c = self.clone();
-        c.discount_step();
-        c.plan(x, &mut Default::default(), out)?;
-        if out.iter().all(|p| p.is_finite()) {
+        let mut krow = Vec::new();
+        let p = self.plan_with(x, &mut krow, &mut Default::default(), out.len(), self.stepped())?;
+        if p.pred.iter().all(|p| p.is_finite()) {
+            out.copy_from_slice(&p.pred);
             Ok(())
         } else {
             // The learning round would repair the factor; do the same on a copy.
