@@ -195,6 +195,9 @@ struct BlockScratch {
     chol: cholesky::BlockScratch,
     /// The factor after the block, swapped in when the block is accepted.
     next: ColCholesky,
+    /// A discounted block's `2 n` rows and their targets (`discount.rs`).
+    drows: Vec<f64>,
+    dy: Vec<f64>,
 }
 
 impl Clone for BlockScratch {
@@ -384,10 +387,8 @@ impl NystromAwv {
 
     /// The block size used on a dictionary of `m` points.
     pub fn block_size(&self, m: usize) -> usize {
-        if self.gamma < 1.0 {
-            return 1; // discounted rounds run one at a time
-        }
-        self.block_size.unwrap_or_else(|| auto_block_size(m))
+        let b = self.block_size.unwrap_or_else(|| auto_block_size(m));
+        b.min(self.discounted_block_cap())
     }
 
     /// Rounds this object ran inside blocks (a diagnostic, not part of the state).
@@ -1055,19 +1056,63 @@ impl NystromAwv {
         Ok(())
     }
 
-    /// `n >= 2` rounds without insertion as one block (`y` row-major `n x K`);
-    /// `false` (state unchanged) when the recursion is ill-conditioned or a
-    /// prediction or the new factor is not finite.
+    /// `n >= 2` rounds without insertion as one block (`y` row-major `n x K`;
+    /// discounted: [`Self::discounted_rows`]); `false` (state unchanged) when the
+    /// recursion is ill-conditioned or a prediction or the new factor is not finite.
     fn try_block(&mut self, x: &[f64], d: usize, y: &[f64], b: &mut BlockScratch) -> bool {
         let (n, m) = (x.len() / d, self.size());
         let k = y.len() / n;
-        let c = n + k;
         // The block builds a second factor beside the first: within the memory limit
         // only (else single rounds, which update the factor in place).
         if crate::limits::check_doubles("", Some((m as u128) * (m as u128))).is_err() {
             return false;
         }
-        let krows = &b.krows[..n * m];
+        let ok = if self.gamma < 1.0 {
+            self.discounted_block(y, k, b)
+        } else {
+            let krows = std::mem::take(&mut b.krows);
+            let ok = self.block_core(&krows[..n * m], y, k, b);
+            b.krows = krows;
+            ok
+        };
+        if !ok {
+            return false;
+        }
+        std::mem::swap(&mut self.chol, &mut b.next);
+        // q_t = gamma q_{t-1} + krow_t y_t^T and the caches, row by row as single rounds.
+        for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k)).enumerate() {
+            let krow = &b.krows[i * m..(i + 1) * m];
+            if k == 1 {
+                self.noise.observe(noise_discount(self.gamma), yi[0], b.preds[i], b.deltas[i]);
+            }
+            if self.gamma < 1.0 {
+                self.q.iter_mut().for_each(|v| *v *= self.gamma);
+            }
+            add_to_q(&mut self.q, krow, yi);
+            if self.kors.is_some() {
+                for (col, &kj) in self.kcols.iter_mut().zip(krow) {
+                    col.push(kj);
+                }
+                self.xs.extend_from_slice(xi);
+                self.ys.extend_from_slice(yi);
+            }
+        }
+        if self.d.is_none() {
+            self.d = Some(d);
+        }
+        self.n_seen += n as u64;
+        self.blocked_rounds += n as u64;
+        true
+    }
+
+    /// The plain rounds on the rows `krows` (row-major `n x m`, targets `y` row-major
+    /// `n x K`) from `A_{t-1}`: their predictions and `delta`s into `b.preds`,
+    /// `b.deltas`, the factor of `A_{t-1} + K_B^T K_B` into `b.next`; `false` when the
+    /// recursion is ill-conditioned or a number is not finite.
+    fn block_core(&self, krows: &[f64], y: &[f64], k: usize, b: &mut BlockScratch) -> bool {
+        let m = self.size();
+        let n = krows.len() / m;
+        let c = n + k;
         // [W | U_0] = L^{-1} [K_B^T | Q] and the factor of A_0 + K_B^T K_B, one pass over L.
         b.rhs.clear();
         b.rhs.resize(m * c, 0.0);
@@ -1100,31 +1145,7 @@ impl NystromAwv {
             &mut b.u,
             &mut b.mm,
         );
-        if !ok || !b.preds.iter().all(|p| p.is_finite()) || !b.next.is_healthy() {
-            return false;
-        }
-        std::mem::swap(&mut self.chol, &mut b.next);
-        // q_t = q_{t-1} + krow_t y_t^T and the caches, row by row as single rounds.
-        for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k)).enumerate() {
-            let krow = &krows[i * m..(i + 1) * m];
-            if k == 1 {
-                self.noise.observe(noise_discount(self.gamma), yi[0], b.preds[i], b.deltas[i]);
-            }
-            add_to_q(&mut self.q, krow, yi);
-            if self.kors.is_some() {
-                for (col, &kj) in self.kcols.iter_mut().zip(krow) {
-                    col.push(kj);
-                }
-                self.xs.extend_from_slice(xi);
-                self.ys.extend_from_slice(yi);
-            }
-        }
-        if self.d.is_none() {
-            self.d = Some(d);
-        }
-        self.n_seen += n as u64;
-        self.blocked_rounds += n as u64;
-        true
+        ok && b.preds.iter().all(|p| p.is_finite()) && b.next.is_healthy()
     }
 }
 

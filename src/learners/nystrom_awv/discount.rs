@@ -107,6 +107,90 @@ impl NystromAwv {
     }
 }
 
+/// The smallest decay `gamma^n` a discounted block spans: its rows are scaled by
+/// `gamma^{-t/2}`, `t <= n`, which then spread by at most `10^{3/2}`.
+const BLOCK_MIN_DECAY: f64 = 1e-3;
+
+impl NystromAwv {
+    /// The longest discounted block: the largest `n` with `gamma^n >= 1e-3`
+    /// (unbounded for `gamma = 1`).
+    pub(super) fn discounted_block_cap(&self) -> usize {
+        if self.gamma >= 1.0 {
+            return usize::MAX;
+        }
+        let n = (BLOCK_MIN_DECAY.ln() / self.gamma.ln()).floor();
+        if n >= 1.0 {
+            n.min(1e6) as usize
+        } else {
+            1
+        }
+    }
+
+    /// `n` discounted rounds without insertion (kernel rows in `b.krows`, targets `y`
+    /// row-major `n x K`) as one plain block, as the linear engine's discounted blocks
+    /// (docs/choices.md, "Discounted AWV"): with `w_t = gamma^{-t}` (`t = 1..n`),
+    /// `A_t = gamma^t Ã_t` and `q_t = gamma^t q̃_t` (`Ã_0 = A`, `q̃_0 = q`) turn round `t`
+    /// into two plain rows on `Ã`: the refill `sqrt(w_t (1 - gamma^m)) l_k` (label 0,
+    /// `k = t mod m`), then `sqrt(w_t) k_D(x_t)` (label `sqrt(w_t) y_t`), whose plain
+    /// prediction over `sqrt(w_t)` is the round's (`krow^T (A'_t + krow krow^T)^{-1} q'_t`
+    /// with `A'_t = gamma^t (Ã_{t-1} + w_t c l_k l_k^T)`, `q'_t = gamma^t q̃_{t-1}`) and
+    /// whose `delta` is the round's. Predictions and `delta`s into `b.preds`, `b.deltas`,
+    /// the factor of `A_n = gamma^n Ã_n` into `b.next`; `false` as
+    /// [`Self::block_core`], or when the block is longer than
+    /// [`Self::discounted_block_cap`].
+    pub(super) fn discounted_block(
+        &self,
+        y: &[f64],
+        k: usize,
+        b: &mut super::BlockScratch,
+    ) -> bool {
+        let (m, g) = (self.size(), self.gamma);
+        let n = y.len() / k;
+        if m == 0 || n > self.discounted_block_cap() {
+            return false;
+        }
+        let c = 1.0 - g.powf(m as f64);
+        let (mut rows, mut dy) = (std::mem::take(&mut b.drows), std::mem::take(&mut b.dy));
+        rows.clear();
+        rows.resize(2 * n * m, 0.0);
+        dy.clear();
+        dy.resize(2 * n * k, 0.0);
+        let mut w = 1.0;
+        for t in 0..n {
+            w /= g;
+            let kr = ((self.n_seen + t as u64) % m as u64) as usize;
+            let (s, sw) = ((w * c).sqrt(), w.sqrt());
+            let (refill, data) = rows[2 * t * m..(2 * t + 2) * m].split_at_mut(m);
+            for (i, v) in refill.iter_mut().enumerate().skip(kr) {
+                *v = s * self.refill[i * m + kr];
+            }
+            data.iter_mut().zip(&b.krows[t * m..(t + 1) * m]).for_each(|(a, v)| *a = sw * v);
+            let yt = &y[t * k..(t + 1) * k];
+            dy[(2 * t + 1) * k..(2 * t + 2) * k].iter_mut().zip(yt).for_each(|(a, v)| *a = sw * v);
+        }
+        let ok = self.block_core(&rows, &dy, k, b);
+        (b.drows, b.dy) = (rows, dy);
+        if !ok {
+            return false;
+        }
+        // The data rows' predictions over sqrt(w_t) and their deltas.
+        let mut w = 1.0;
+        for t in 0..n {
+            w /= g;
+            let sw = w.sqrt();
+            for j in 0..k {
+                b.preds[t * k + j] = b.preds[(2 * t + 1) * k + j] / sw;
+            }
+            b.deltas[t] = b.deltas[2 * t + 1];
+        }
+        b.preds.truncate(n * k);
+        b.deltas.truncate(n);
+        // A_n = gamma^n Ã_n.
+        b.next.scale(g.powi(n as i32).sqrt());
+        true
+    }
+}
+
 /// KORS dictionary (`gamma < 1`): the regulariser of the `phi`-coordinates is the
 /// diagonal `lam omega` of the recursion "each round: `omega <- gamma omega`, then
 /// `omega_k += 1 - gamma^m` with `k = t mod m` (`m`: the size before the round's
