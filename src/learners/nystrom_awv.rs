@@ -387,8 +387,10 @@ impl NystromAwv {
 
     /// The block size used on a dictionary of `m` points.
     pub fn block_size(&self, m: usize) -> usize {
-        let b = self.block_size.unwrap_or_else(|| auto_block_size(m));
-        b.min(self.discounted_block_cap())
+        match self.block_size {
+            Some(b) => b.min(self.discounted_block_cap()),
+            None => self.discounted_auto_block_size(m),
+        }
     }
 
     /// Rounds this object ran inside blocks (a diagnostic, not part of the state).
@@ -1038,7 +1040,7 @@ impl NystromAwv {
     ) -> Result<()> {
         let (n, m) = (x.len() / d, self.size());
         let k = y.len() / n.max(1);
-        if n >= 2 && self.try_block(x, d, y, &mut sc.blk) {
+        if n >= self.min_block_rows() && self.try_block(x, d, y, &mut sc.blk) {
             if let Some(o) = out.as_deref_mut() {
                 o.extend_from_slice(&sc.blk.preds[..n * k]);
             }
