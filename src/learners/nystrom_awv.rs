@@ -58,7 +58,8 @@
 //! ([`ColCholesky::block_solve_update`]: both in one pass over `L`, matrix-matrix
 //! products). Same predictions and state as single rounds up to rounding; a block
 //! that is ill-conditioned or yields a non-finite number reruns as single rounds
-//! (with their repairs) from the unchanged state.
+//! (with their repairs) from the unchanged state. Discounted (`gamma < 1`): each round
+//! is two rows of the block on the rescaled `A` (`discount.rs`).
 //!
 //! `predict` is pure: the KORS decision it uses comes from a copy of the
 //! generator, so `predict(x)` followed by `learn(x, y)` makes the same decision.

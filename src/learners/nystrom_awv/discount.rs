@@ -7,9 +7,11 @@
 //! `b <- gamma b` with `k = t mod m` and `c = lam (1 - gamma^m)`, is therefore
 //! `A <- gamma A + (1 - gamma^m) l_k l_k^T`, `q <- gamma q` here (every output's column), `l_k` the column `k`
 //! of the factor `L_0 = sqrt(lam) R` of `A_0 = lam K_DD`: a scaling of the factor and
-//! one rank-one update, `O(m^2)`, before the round's prediction. With a KORS dictionary
+//! one rank-one update, `O(m^2)`, before the round's prediction (a prediction alone: on
+//! copies of the factor and `q`, kept for the round that follows). With a KORS dictionary
 //! the same round runs between insertions; an insertion borders `A` with the discounted
-//! past and the new coordinate's regulariser, and `L_0` with the new row of `R`.
+//! past and the new coordinate's regulariser, and `L_0` with the new row of `R`. Blocks
+//! of rounds between insertions: two plain rows per round on the rescaled `A`.
 
 use super::NystromAwv;
 use crate::error::Result;
