@@ -211,12 +211,13 @@ def test_low_dimensional_inputs_stay_bounded():
     assert np.mean((p[-1000:] - np.sin(3 * u[-1000:])) ** 2) < 0.05
 
 
-def test_two_outputs_are_two_learners():
+@pytest.mark.parametrize("block_size", [1, 32])
+def test_two_outputs_are_two_learners(block_size):
     """``K = 2`` target columns: each column is the single-output discounted learner
-    (same dictionary: KORS does not see the targets)."""
+    (same dictionary: KORS does not see the targets), in single rounds and blocks."""
     X, y = _stream(n=800)
     Y = np.stack([y, -2 * y + X[:, 0]], axis=1)
-    got = _model().progressive_predict(X, Y)
+    got = _model(block_size=block_size).progressive_predict(X, Y)
     for j in range(2):
-        one = _model().progressive_predict(X, Y[:, j])
+        one = _model(block_size=block_size).progressive_predict(X, Y[:, j])
         np.testing.assert_allclose(got[:, j], one, rtol=1e-10, atol=1e-12)
