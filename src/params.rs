@@ -8,7 +8,9 @@
 //! take the struct, so a Rust caller writes
 //! `TaylorAwv::new(&TaylorAwvParams { sigma: 2.0, ..Default::default() })`. The Python
 //! bindings fill the struct from keyword arguments and `_core.registry()` reports the
-//! defaults by serialising `Default::default()`: the default is written once.
+//! defaults by serialising `Default::default()`: the default is written once. A
+//! parameter that several learners share is written once too, as a row fragment
+//! ([`shared_rows!`]).
 
 use crate::error::Result;
 
@@ -45,10 +47,33 @@ pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
 /// (append `, required` for a field without a usable default, `as "Name"` after the
 /// field name when the Python keyword differs). The struct must also have an inherent
 /// `fn validate(&self) -> Result<()>`.
+///
+/// A row `use path::to::fragment;` stands for the rows of a fragment: the rows of a
+/// parameter that several learners share, written once ([`shared_rows!`]; for example
+/// `crate::learners::losses::loss_row`).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! params {
+    ($(#[$sm:meta])* pub struct $name:ident { $($rows:tt)* }) => {
+        $crate::params! { @rows [$(#[$sm])* pub struct $name] [] $($rows)* }
+    };
+    // The rows one by one; a fragment puts its rows in front of the rest.
+    (@rows $head:tt $done:tt use $($fragment:ident)::+; $($rest:tt)*) => {
+        $($fragment)::+! { $head $done $($rest)* }
+    };
+    (@rows $head:tt [$($done:tt)*]
+        $(#[$fm:meta])* $field:ident $(as $py:literal)? : $ty:ty = $default:expr
+            => $kind:literal, $domain:literal $(, $req:ident)?; $($rest:tt)*
+    ) => {
+        $crate::params! { @rows $head [$($done)*
+            $(#[$fm])* $field $(as $py)? : $ty = $default => $kind, $domain $(, $req)?;
+        ] $($rest)* }
+    };
+    (@rows [$($head:tt)*] [$($done:tt)*]) => {
+        $crate::params! { @struct $($head)* { $($done)* } }
+    };
     (
+        @struct
         $(#[$sm:meta])*
         pub struct $name:ident {
             $(
@@ -112,3 +137,24 @@ macro_rules! params {
     (@req) => { false };
     (@req required) => { true };
 }
+
+/// Declares fragments of [`params!`] rows, each a `pub(crate)` macro of the calling
+/// module that a parameter struct names in a row `use path::NAME;`:
+/// `shared_rows! { /// doc
+/// NAME { rows } ... }`.
+macro_rules! shared_rows {
+    ($($(#[$m:meta])* $name:ident { $($rows:tt)* })*) => {
+        $crate::params::shared_rows! { @with ($) $($(#[$m])* $name { $($rows)* })* }
+    };
+    // `$d` is a `$` for the macros it defines.
+    (@with ($d:tt) $($(#[$m:meta])* $name:ident { $($rows:tt)* })*) => {$(
+        $(#[$m])*
+        macro_rules! $name {
+            ($d head:tt $d done:tt $d($d rest:tt)*) => {
+                $crate::params! { @rows $d head $d done $($rows)* $d($d rest)* }
+            };
+        }
+        pub(crate) use $name;
+    )*};
+}
+pub(crate) use shared_rows;

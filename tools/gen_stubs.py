@@ -180,7 +180,7 @@ def _learner_classes() -> dict[str, str]:
     """Rust variant -> Python class name, from the learner table (``src/learners/mod.rs``),
     which generates those binding classes (``src/python/classes.rs``)."""
     table = (ROOT / "src" / "learners" / "mod.rs").read_text()
-    return dict(re.findall(r'(?m)^\s*(\w+) \{\s*core:[^;]*?python: "(\w+)"', table))
+    return dict(re.findall(r'(?m)^\s*(\w+)\(\w+\)\s+"(\w+)" in "', table))
 
 
 def _class_files() -> dict[str, str]:

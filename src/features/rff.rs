@@ -23,6 +23,21 @@ use crate::rng::Rng;
 use crate::simd::Isa;
 use serde::{Deserialize, Serialize};
 
+crate::params::shared_rows! {
+    /// The row `kernel` of the parameters of a learner on random Fourier features (FOGD,
+    /// RFFAWV), checked by [`spectral`].
+    kernel_row {
+        /// The shift-invariant kernel whose random features are drawn.
+        kernel: Option<crate::kernels::Kernel> = None
+            => "object", "a Gaussian or Laplacian kernel", required;
+    }
+    /// Their row `seed` (of the frequencies).
+    seed_row {
+        /// Seed of the frequencies.
+        seed: u64 = 0 => "int", ">= 0";
+    }
+}
+
 /// Which random-feature map (VAW2 paper, sec. 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RffVariant {

@@ -118,6 +118,14 @@ macro_rules! feature_awv_params {
 }
 pub(crate) use feature_awv_params;
 
+crate::params::shared_rows! {
+    /// The row `lam` (the AWV ridge) of the same learners, where each places it.
+    lam_row {
+        /// Ridge parameter `lambda`.
+        lam: f64 = 1.0 => "float", "> 0";
+    }
+}
+
 impl<F: LazyFeatureMap> FeatureAwv<F> {
     /// The learner for already checked parameters (the learner's `validate`).
     pub(crate) fn with_params(params: F::Params, lam: f64, ridge: bool) -> Self {

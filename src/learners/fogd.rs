@@ -17,7 +17,7 @@
 
 use super::losses::Loss;
 use super::OnlineLearner;
-use crate::error::{non_negative, positive, Result};
+use crate::error::{positive, Result};
 use crate::features::rff::{self, RandomFourier, RffVariant};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
@@ -81,18 +81,14 @@ impl From<FogdState> for FogdStateFields {
 crate::params! {
     /// The parameters of [`Fogd`] (defaults: those of the Python class `FOGD`).
     pub struct FogdParams {
-        /// The shift-invariant kernel whose random features are drawn.
-        kernel: Option<Kernel> = None => "object", "a Gaussian or Laplacian kernel", required;
+        use crate::features::rff::kernel_row;
         /// Frequencies `m` (`2m` features).
         n_features: usize = 100 => "int", "in [1, 10000000]";
         /// Step size of the gradient step.
         lr: f64 = 0.1 => "float", "> 0";
-        /// The loss.
-        loss: Loss = Loss::Squared => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
-        /// No-update zone `|f - y| <= epsilon` (squared loss only).
-        epsilon: f64 = 0.0 => "float", ">= 0";
-        /// Seed of the frequencies.
-        seed: u64 = 0 => "int", ">= 0";
+        use crate::learners::losses::loss_row;
+        use crate::learners::losses::epsilon_row;
+        use crate::features::rff::seed_row;
     }
 }
 
@@ -106,16 +102,11 @@ impl FogdParams {
             );
         }
         positive("lr", self.lr)?;
-        non_negative("epsilon", self.epsilon)?;
+        self.loss.check_epsilon(self.epsilon)?;
         crate::limits::check_doubles(
             &format!("FOGD with {n_features} features"),
             Some(4 * n_features as u128),
         )?;
-        if self.epsilon > 0.0 && self.loss != Loss::Squared {
-            return crate::param_err!(
-                "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
-            );
-        }
         Ok(())
     }
 }

@@ -24,7 +24,33 @@ pub enum Loss {
     Logistic,
 }
 
+crate::params::shared_rows! {
+    /// The row `loss` of a parameter struct (PROS-N-KONS, FOGD, NOGD).
+    loss_row {
+        /// The loss.
+        loss: crate::learners::Loss = crate::learners::Loss::Squared
+            => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+    }
+    /// The row `epsilon` beside it (FOGD, NOGD), checked by [`Loss::check_epsilon`].
+    epsilon_row {
+        /// No-update zone `|f - y| <= epsilon` (squared loss only).
+        epsilon: f64 = 0.0 => "float", ">= 0";
+    }
+}
+
 impl Loss {
+    /// Checks the no-update zone `epsilon` of this loss (the row `epsilon_row`): `>= 0`, and 0
+    /// but for the squared loss.
+    pub fn check_epsilon(self, epsilon: f64) -> Result<()> {
+        crate::error::non_negative("epsilon", epsilon)?;
+        if epsilon > 0.0 && self != Loss::Squared {
+            return crate::param_err!(
+                "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
+            );
+        }
+        Ok(())
+    }
+
     /// Parses `"squared"`, `"hinge"`, `"squared_hinge"`, `"logistic"`.
     pub fn from_name(name: &str) -> Result<Loss> {
         match name {

@@ -16,27 +16,34 @@
 //! fuzzers, bench cases, API reference) reads. A learner's parameter struct
 //! (`crate::params!`) and state version (`state_version!`) sit in its own file.
 //!
-//! A line is
-//! `Variant { core: Type, held: Payload, params: ParamsType, python: "Name" in "module",
-//! task: "...", inputs: "...", expert: bool, multi_output: bool, [args: PATH,] };`
-//! * `Variant` names the learner in [`crate::mixture::AnyLearner`] and its binding class
-//!   (`crate::python::classes::Variant`); the order of the lines is the serialised order
+//! A line is one row of columns (the header comment names them):
+//! `Variant(ParamsType)  "Name" in "module",  "task", "inputs",  expert, multi_output,  held, args;`
+//! * `Variant`: the learner type (every name of the table is under `crate::learners`;
+//!   Mixture and AutoKernel are re-exported here), with
+//!   `pub fn new(&ParamsType) -> Result<Self>`; it also names the learner's variant of
+//!   [`crate::mixture::AnyLearner`] and its binding class
+//!   (`crate::python::classes::Variant`). The order of the lines is the serialised order
 //!   of that enum (a Mixture's pickled experts): append new learners at the end, never
 //!   reorder;
-//! * `core`: the learner type, with `pub fn new(&ParamsType) -> Result<Self>`;
-//!   `held`: the type the enum holds (`Box<_>` for the containers);
-//! * `params`: the parameter struct, whose defaults and domains the table reports;
-//! * `python`: the class name in `kernelstream` and `kernelstream._core`, and the module
-//!   of its Python face under `kernelstream.learners`;
+//! * `ParamsType`: the parameter struct, whose defaults and domains the table reports;
+//! * `"Name" in "module"`: the class name in `kernelstream` and `kernelstream._core`, and
+//!   the module of its Python face under `kernelstream.learners`;
 //! * `task`: `"regression"`, `"classification"` or `"both"` (by the loss);
 //!   `inputs`: `"real"` or `"unit_cube"` (inputs in `[0, 1]^d`);
-//! * `expert`: whether a Mixture takes it as an expert; `multi_output`: whether it
-//!   implements [`crate::multi::MultiOutput`] (the binding then has the multi-output
-//!   methods; which experts learn several outputs inside a Mixture is still listed in
-//!   `crate::mixture::outputs`);
-//! * optionally `args`: the constructor arguments outside the parameter struct
-//!   (`[(ParamSpec, default)]`, given before the struct's keywords: a Mixture's experts
-//!   and rule). Such a learner writes its binding's `#[new]` itself.
+//! * `expert` (`true`/`false`): whether a Mixture takes it as an expert; `multi_output`
+//!   (`true`/`false`): whether it implements [`crate::multi::MultiOutput`] (the binding
+//!   then has the multi-output methods; which experts learn several outputs inside a
+//!   Mixture is still listed in `crate::mixture::outputs`);
+//! * `held`: how [`crate::mixture::AnyLearner`] holds it, [`Inline`] (as it is) or
+//!   [`Boxed`] (the containers);
+//! * `args`: the constructor arguments outside the parameter struct (`[(ParamSpec,
+//!   default)]`, given before the struct's keywords: a Mixture's experts and rule), or
+//!   [`NO_ARGS`]. A learner with arguments writes its binding's `#[new]` itself.
+//!
+//! The callbacks receive each line spelled out, `Variant { core: Type, held: Payload,
+//! params: ParamsType, python: "Name" in "module", task: "...", inputs: "...", expert:
+//! bool, multi_output: bool, args: NAME, };`, with full paths (`args` stays a name in
+//! `crate::learners`).
 //!
 //! A binding that needs methods beyond the protocol (getters of learned state) adds a
 //! `#[pymethods]` block on its generated class in a file of its own under `src/python/`.
@@ -95,92 +102,52 @@ pub use online_projection::{OnlineProjection, OnlineProjectionParams, Projection
 pub mod averaged_sgd;
 pub use averaged_sgd::{AveragedKernelSgd, AveragedKernelSgdParams};
 
-// Mixture and AutoKernel live in `crate::mixture`.
+// Mixture and AutoKernel live in `crate::mixture` (here for the table's paths).
+pub use crate::mixture::{AutoKernel, AutoKernelParams, Mixture, MixtureParams, MIXTURE_ARGS};
 
-/// Calls `$callback! { line; line; ... }` with the learner table (see the module docs).
+/// The table's `held` column: the expert enum holds a learner as it is...
+pub type Inline<T> = T;
+/// ... or boxed (the containers, large).
+pub type Boxed<T> = Box<T>;
+/// The table's `args` column of a learner with no constructor arguments outside its
+/// parameter struct.
+pub const NO_ARGS: [(crate::params::ParamSpec, Option<&str>); 0] = [];
+
+/// Calls `$callback! { line; line; ... }` with the learner table, each line spelled out
+/// (see the module docs).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! learners {
-    ($callback:ident) => {
-        $callback! {
-            TaylorAwv {
-                core: $crate::learners::TaylorAwv, held: $crate::learners::TaylorAwv,
-                params: $crate::learners::TaylorAwvParams, python: "TaylorAWV" in "taylor_awv",
-                task: "regression", inputs: "real", expert: true, multi_output: true,
-            };
-            KernelAwv {
-                core: $crate::learners::KernelAwv, held: $crate::learners::KernelAwv,
-                params: $crate::learners::KernelAwvParams, python: "KernelAWV" in "kernel_awv",
-                task: "regression", inputs: "real", expert: true, multi_output: true,
-            };
-            NystromAwv {
-                core: $crate::learners::NystromAwv, held: $crate::learners::NystromAwv,
-                params: $crate::learners::NystromAwvParams,
-                python: "NystromAWV" in "nystrom_awv",
-                task: "regression", inputs: "real", expert: true, multi_output: true,
-            };
-            RffAwv {
-                core: $crate::learners::RffAwv, held: $crate::learners::RffAwv,
-                params: $crate::learners::RffAwvParams, python: "RFFAWV" in "rff_awv",
-                task: "regression", inputs: "real", expert: true, multi_output: true,
-            };
-            MultiKernelAwv {
-                core: $crate::learners::MultiKernelAwv, held: $crate::learners::MultiKernelAwv,
-                params: $crate::learners::MultiKernelAwvParams,
-                python: "MultiKernelAWV" in "multi_kernel_awv",
-                task: "regression", inputs: "real", expert: true, multi_output: false,
-            };
-            Raker {
-                core: $crate::learners::Raker, held: $crate::learners::Raker,
-                params: $crate::learners::RakerParams, python: "Raker" in "multi_kernel_awv",
-                task: "regression", inputs: "real", expert: true, multi_output: false,
-            };
-            OmklGf {
-                core: $crate::learners::OmklGf, held: $crate::learners::OmklGf,
-                params: $crate::learners::OmklGfParams, python: "OMKLGF" in "multi_kernel_awv",
-                task: "regression", inputs: "real", expert: true, multi_output: false,
-            };
-            Fogd {
-                core: $crate::learners::Fogd, held: $crate::learners::Fogd,
-                params: $crate::learners::FogdParams, python: "FOGD" in "fogd",
-                task: "both", inputs: "real", expert: true, multi_output: false,
-            };
-            Nogd {
-                core: $crate::learners::Nogd, held: $crate::learners::Nogd,
-                params: $crate::learners::NogdParams, python: "NOGD" in "nogd",
-                task: "both", inputs: "real", expert: true, multi_output: false,
-            };
-            ProsNKons {
-                core: $crate::learners::ProsNKons, held: $crate::learners::ProsNKons,
-                params: $crate::learners::ProsNKonsParams, python: "ProsNKons" in "pros_n_kons",
-                task: "both", inputs: "real", expert: true, multi_output: false,
-            };
-            OnlineProjection {
-                core: $crate::learners::OnlineProjection,
-                held: $crate::learners::OnlineProjection,
-                params: $crate::learners::OnlineProjectionParams,
-                python: "OnlineProjection" in "online_projection",
-                task: "regression", inputs: "unit_cube", expert: true, multi_output: false,
-            };
-            AveragedKernelSgd {
-                core: $crate::learners::AveragedKernelSgd,
-                held: $crate::learners::AveragedKernelSgd,
-                params: $crate::learners::AveragedKernelSgdParams,
-                python: "AveragedKernelSGD" in "averaged_sgd",
-                task: "regression", inputs: "unit_cube", expert: true, multi_output: false,
-            };
-            Mixture {
-                core: $crate::mixture::Mixture, held: Box<$crate::mixture::Mixture>,
-                params: $crate::mixture::MixtureParams, python: "Mixture" in "mixture",
-                task: "regression", inputs: "real", expert: true, multi_output: true,
-                args: $crate::mixture::MIXTURE_ARGS,
-            };
-            AutoKernel {
-                core: $crate::mixture::AutoKernel, held: Box<$crate::mixture::AutoKernel>,
-                params: $crate::mixture::AutoKernelParams, python: "AutoKernel" in "autokernel",
-                task: "regression", inputs: "real", expert: true, multi_output: true,
-            };
-        }
+    ($callback:ident) => { $crate::learners! { @next $callback [] [
+    //  Rust type (parameters)                      Python class in module                     task          inputs        expert multi_output  held    args
+        TaylorAwv(TaylorAwvParams)                  "TaylorAWV" in "taylor_awv",               "regression", "real",       true,  true,         Inline, NO_ARGS;
+        KernelAwv(KernelAwvParams)                  "KernelAWV" in "kernel_awv",               "regression", "real",       true,  true,         Inline, NO_ARGS;
+        NystromAwv(NystromAwvParams)                "NystromAWV" in "nystrom_awv",             "regression", "real",       true,  true,         Inline, NO_ARGS;
+        RffAwv(RffAwvParams)                        "RFFAWV" in "rff_awv",                     "regression", "real",       true,  true,         Inline, NO_ARGS;
+        MultiKernelAwv(MultiKernelAwvParams)        "MultiKernelAWV" in "multi_kernel_awv",    "regression", "real",       true,  false,        Inline, NO_ARGS;
+        Raker(RakerParams)                          "Raker" in "multi_kernel_awv",             "regression", "real",       true,  false,        Inline, NO_ARGS;
+        OmklGf(OmklGfParams)                        "OMKLGF" in "multi_kernel_awv",            "regression", "real",       true,  false,        Inline, NO_ARGS;
+        Fogd(FogdParams)                            "FOGD" in "fogd",                          "both",       "real",       true,  false,        Inline, NO_ARGS;
+        Nogd(NogdParams)                            "NOGD" in "nogd",                          "both",       "real",       true,  false,        Inline, NO_ARGS;
+        ProsNKons(ProsNKonsParams)                  "ProsNKons" in "pros_n_kons",              "both",       "real",       true,  false,        Inline, NO_ARGS;
+        OnlineProjection(OnlineProjectionParams)    "OnlineProjection" in "online_projection", "regression", "unit_cube",  true,  false,        Inline, NO_ARGS;
+        AveragedKernelSgd(AveragedKernelSgdParams)  "AveragedKernelSGD" in "averaged_sgd",     "regression", "unit_cube",  true,  false,        Inline, NO_ARGS;
+        Mixture(MixtureParams)                      "Mixture" in "mixture",                    "regression", "real",       true,  true,         Boxed,  MIXTURE_ARGS;
+        AutoKernel(AutoKernelParams)                "AutoKernel" in "autokernel",              "regression", "real",       true,  true,         Boxed,  NO_ARGS;
+    ] } };
+    // Spells out the next line (names as paths under `$crate::learners`).
+    (@next $cb:ident [$($done:tt)*] [
+        $v:ident($p:ident) $name:literal in $module:literal, $task:literal, $inputs:literal,
+        $expert:tt, $multi:tt, $held:ident, $args:ident; $($rest:tt)*
+    ]) => {
+        $crate::learners! { @next $cb [$($done)* $v {
+            core: $crate::learners::$v, held: $crate::learners::$held<$crate::learners::$v>,
+            params: $crate::learners::$p, python: $name in $module, task: $task,
+            inputs: $inputs, expert: $expert, multi_output: $multi, args: $args,
+        };] [$($rest)*] }
+    };
+    (@next $cb:ident [$($done:tt)*] []) => {
+        $cb! { $($done)* }
     };
 }
 

@@ -19,7 +19,7 @@
 
 use super::losses::Loss;
 use super::OnlineLearner;
-use crate::error::{non_negative, positive, Result};
+use crate::error::{positive, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
 use serde::{Deserialize, Serialize};
@@ -61,10 +61,8 @@ crate::params! {
         rank: Option<usize> = None => "int", "None or in [1, budget]";
         /// Step size.
         lr: f64 = 0.2 => "float", "> 0";
-        /// The loss.
-        loss: Loss = Loss::Squared => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
-        /// No-update zone `|f - y| <= epsilon` (squared loss only).
-        epsilon: f64 = 0.0 => "float", ">= 0";
+        use crate::learners::losses::loss_row;
+        use crate::learners::losses::epsilon_row;
     }
 }
 
@@ -73,13 +71,7 @@ impl NogdParams {
         crate::params::required("NOGD", "a kernel", &self.kernel)?;
         self.rank_or_default().map(|_| ())?;
         positive("lr", self.lr)?;
-        non_negative("epsilon", self.epsilon)?;
-        if self.epsilon > 0.0 && self.loss != Loss::Squared {
-            return crate::param_err!(
-                "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"
-            );
-        }
-        Ok(())
+        self.loss.check_epsilon(self.epsilon)
     }
 
     /// The rank, `round(0.2 B)` when not given (checked against the budget).

@@ -35,7 +35,6 @@
 //! B-KONS (`budget = Some(J)`): once the dictionary holds `J` points KORS is no
 //! longer called (docs/choices.md, "B-KONS"), so there are no more resets.
 
-use super::losses::Loss;
 use super::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::features::nested_cholesky::{NestedCholesky, DEFAULT_PIVOT_TOL};
@@ -134,12 +133,11 @@ crate::params! {
         beta: f64 = 1.0 => "float", "> 0";
         /// Bound `C` of the predictions (the projection step).
         c as "C": f64 = 1.0 => "float", "> 0";
-        /// `None`: the loss's default ([`Loss::default_curvature`]).
+        /// `None`: the loss's default ([`crate::learners::Loss::default_curvature`]).
         curvature: Option<f64> = None => "float", "None or > 0";
         /// Newton step multiplier: `v = w - eta A^{-1} g` (1 is the paper's step).
         eta: f64 = 1.0 => "float", "> 0";
-        /// The loss.
-        loss: Loss = Loss::Squared => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+        use crate::learners::losses::loss_row;
         /// Restart (PROS-N-KONS) or transport (CON-KONS) at a dictionary growth.
         on_growth: OnGrowth = OnGrowth::Restart => "str", "one of ('restart', 'continue')";
         /// Cap on the KORS dictionary (None: none).

@@ -32,16 +32,13 @@ pub struct RffParams {
 super::feature_awv::feature_awv_params! {
     /// The parameters of [`RffAwv`] (defaults: those of the Python class `RFFAWV`).
     pub struct RffAwvParams {
-        /// The shift-invariant kernel whose random features are drawn.
-        kernel: Option<Kernel> = None => "object", "a Gaussian or Laplacian kernel", required;
+        use crate::features::rff::kernel_row;
         /// Frequencies `m` drawn (`m` features for "cos", `2m` for "cossin").
         n_features: usize = 50 => "int", "in [1, 20000]";
-        /// Ridge parameter `lambda`.
-        lam: f64 = 1.0 => "float", "> 0";
+        use super::feature_awv::lam_row;
         /// The feature map.
         features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
-        /// Seed of the frequencies.
-        seed: u64 = 0 => "int", ">= 0";
+        use crate::features::rff::seed_row;
     }
 }
 

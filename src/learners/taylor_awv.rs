@@ -26,8 +26,7 @@ super::feature_awv::feature_awv_params! {
         sigma: f64 = 1.0 => "float", "> 0";
         /// Taylor degree `M`: all monomials of total degree `<= M`.
         degree: usize = 2 => "int", ">= 0 (C(M + d, d) features)";
-        /// Ridge parameter `lambda`.
-        lam: f64 = 1.0 => "float", "> 0";
+        use super::feature_awv::lam_row;
     }
 }
 

@@ -14,7 +14,7 @@ macro_rules! any_learner {
     ($($v:ident {
         core: $ty:ty, held: $pay:ty, params: $params:ty, python: $name:literal in $module:literal,
         task: $task:literal, inputs: $domain:literal, expert: $expert:tt, multi_output: $multi:tt,
-        $(args: $args:path,)?
+        args: $args:ident,
     };)*) => {
         any_learner!(@experts [] $($expert $v $pay,)*);
     };

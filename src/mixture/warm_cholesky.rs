@@ -26,35 +26,36 @@ fn panel_update_impl<I: crate::simd::Isa>(a: &mut [f64], n: usize, j0: usize) {
     let mut i0 = j0;
     while i0 < n {
         let mr = MR.min(n - i0);
-        let mut acc = [[0.0f64; MR]; NB];
-        for (c, acc_c) in acc.iter_mut().enumerate() {
-            acc_c[..mr].copy_from_slice(&a[(j0 + c) * n + i0..(j0 + c) * n + i0 + mr]);
-        }
+        // A full tile passes the constant `MR` (its row loop is unrolled), the last
+        // short one its row count.
         if mr == MR {
-            for k in 0..j0 {
-                let col = &a[k * n + i0..k * n + i0 + MR];
-                for (c, acc_c) in acc.iter_mut().enumerate() {
-                    let f = -a[k * n + j0 + c];
-                    for r in 0..MR {
-                        acc_c[r] += f * col[r];
-                    }
-                }
-            }
+            tile_update(a, n, j0, i0, MR);
         } else {
-            for k in 0..j0 {
-                let col = &a[k * n + i0..k * n + i0 + mr];
-                for (c, acc_c) in acc.iter_mut().enumerate() {
-                    let f = -a[k * n + j0 + c];
-                    for r in 0..mr {
-                        acc_c[r] += f * col[r];
-                    }
-                }
-            }
-        }
-        for (c, acc_c) in acc.iter().enumerate() {
-            a[(j0 + c) * n + i0..(j0 + c) * n + i0 + mr].copy_from_slice(&acc_c[..mr]);
+            tile_update(a, n, j0, i0, mr);
         }
         i0 += mr;
+    }
+}
+
+/// The tile of rows `i0..i0 + mr` (`mr <= MR`) of columns `j0..j0 + NB`: subtracts
+/// `L_jk L_ik` for `k = 0, 1, ..., j0 - 1` in order.
+#[inline(always)]
+fn tile_update(a: &mut [f64], n: usize, j0: usize, i0: usize, mr: usize) {
+    let mut acc = [[0.0f64; MR]; NB];
+    for (c, acc_c) in acc.iter_mut().enumerate() {
+        acc_c[..mr].copy_from_slice(&a[(j0 + c) * n + i0..(j0 + c) * n + i0 + mr]);
+    }
+    for k in 0..j0 {
+        let col = &a[k * n + i0..k * n + i0 + mr];
+        for (c, acc_c) in acc.iter_mut().enumerate() {
+            let f = -a[k * n + j0 + c];
+            for r in 0..mr {
+                acc_c[r] += f * col[r];
+            }
+        }
+    }
+    for (c, acc_c) in acc.iter().enumerate() {
+        a[(j0 + c) * n + i0..(j0 + c) * n + i0 + mr].copy_from_slice(&acc_c[..mr]);
     }
 }
 

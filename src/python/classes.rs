@@ -3,7 +3,8 @@
 //! `#[pyclass]` holding the core learner in `inner`, with
 //! * the constructor `__new__(**kwargs)`: the keywords fill the learner's parameter
 //!   struct (defaults from its `Default`; an unknown keyword is an `InputError` naming
-//!   it), then `Core::new(&params)` (a line with `args` writes its own `#[new]`);
+//!   it), then `Core::new(&params)` (a line with `args` other than `NO_ARGS` writes its own
+//!   `#[new]`);
 //! * the learner protocol ([`crate::learner_protocol!`]) and, for a line marked
 //!   `multi_output: true`, the multi-output methods ([`crate::multi_output_protocol!`]).
 //!
@@ -14,7 +15,7 @@ macro_rules! classes {
     ($($v:ident {
         core: $ty:ty, held: $pay:ty, params: $params:ty, python: $name:literal in $module:literal,
         task: $task:literal, inputs: $domain:literal, expert: $expert:tt, multi_output: $multi:tt,
-        $(args: $args:path,)?
+        args: $args:ident,
     };)*) => {
         $(
             #[pyo3::pyclass(module = "kernelstream._core", name = $name)]
@@ -22,16 +23,17 @@ macro_rules! classes {
                 pub inner: $ty,
             }
 
-            constructor!($v, $ty $(, $args)?);
+            constructor!($v, $ty, $args);
             crate::learner_protocol!($v, $ty);
             multi_output!($v, $multi);
         )*
     };
 }
 
-/// `__new__(**kwargs)` for a learner whose every argument is in its parameter struct.
+/// `__new__(**kwargs)` for a learner whose every argument is in its parameter struct
+/// (`NO_ARGS`); a learner with other arguments writes its own.
 macro_rules! constructor {
-    ($v:ident, $ty:ty) => {
+    ($v:ident, $ty:ty, NO_ARGS) => {
         #[pyo3::pymethods]
         impl $v {
             #[new]
@@ -42,7 +44,7 @@ macro_rules! constructor {
             }
         }
     };
-    ($v:ident, $ty:ty, $args:path) => {};
+    ($v:ident, $ty:ty, $args:ident) => {};
 }
 
 macro_rules! multi_output {

@@ -51,7 +51,7 @@ macro_rules! bindings {
     ($($v:ident {
         core: $ty:ty, held: $pay:ty, params: $params:ty, python: $name:literal in $module:literal,
         task: $task:literal, inputs: $domain:literal, expert: $expert:tt, multi_output: $multi:tt,
-        $(args: $args:path,)?
+        args: $args:ident,
     };)*) => {
         /// Adds every learner's binding class to the module.
         pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -76,7 +76,6 @@ macro_rules! bindings {
         pub fn registry(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             let out = PyList::empty(py);
             $(
-                let args: &'static [_] = leading_args!($($args)?);
                 let line = Line {
                     name: $name,
                     task: $task,
@@ -84,22 +83,12 @@ macro_rules! bindings {
                     module: concat!("kernelstream.learners.", $module),
                     state_version: <$ty as crate::state::StateVersion>::STATE_VERSION,
                     expert: $expert,
-                    args,
+                    args: &crate::learners::$args,
                 };
                 out.append(entry::<$params>(py, line)?)?;
             )*
             Ok(out)
         }
-    };
-}
-
-/// The table's `args` of a learner (none when the line has no `args`).
-macro_rules! leading_args {
-    () => {
-        &[]
-    };
-    ($p:path) => {
-        &$p
     };
 }
 

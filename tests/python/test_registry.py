@@ -257,7 +257,7 @@ RECIPE_FILES = [
 def _learner_ids() -> dict:
     """Every spelling of a registered learner in code -> its class name."""
     table = (ROOT / TABLE).read_text()
-    variants = dict(re.findall(r'(?m)^\s*(\w+) \{\s*core:[^;]*?python: "(\w+)"', table))
+    variants = dict(re.findall(r'(?m)^\s*(\w+)\(\w+\)\s+"(\w+)" in "', table))
     assert sorted(variants.values()) == sorted(NAMES)
     return {**variants, **{n: n for n in NAMES}}
 
