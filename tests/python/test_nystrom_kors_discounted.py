@@ -78,6 +78,8 @@ def _close(got, ref):
     return np.max(np.abs(got[ok] - ref[ok])) <= 1e-9 * np.max(np.abs(ref[ok]))
 
 
+# slow: the 10^4-round test below covers the same in the default run
+@pytest.mark.slow
 @pytest.mark.parametrize("ridge", [False, True])
 def test_kors_discounted_equals_direct_solution(ridge):
     """Single rounds and blocks between insertions (the blocked discounted rounds of
@@ -195,6 +197,8 @@ def test_predict_one_leaves_the_state_and_learn_one_finishes_from_it():
     assert len(kept.learned_dictionary.indices) > n_dict + 5  # insertions among those rounds
 
 
+# slow: tests/nystrom_discounted_bounded.rs runs 10^6 such rounds in `cargo test`
+@pytest.mark.slow
 def test_low_dimensional_inputs_stay_bounded():
     """Inputs on a line in R^3 excite few directions of ``k_D(x)``; every coordinate's
     regulariser is refilled at least every ``2 m`` rounds, so ``A >= lam gamma^(2m) ...``
