@@ -157,20 +157,34 @@ fn a_million_rounds_in_a_subspace_stay_bounded() {
     }
 }
 
-/// The predict-then-learn cache keeps nothing for a discounted engine (its round
-/// starts with the discount step): `learn_kept` declines, the full round runs.
+/// The predict-then-learn cache of a discounted engine: `predict_keep` gives the
+/// pure prediction bit for bit (the pending update applied to the store in its
+/// mat-vec), `learn_kept` plays the whole round; the state stays that of plain rounds.
 #[test]
-fn a_discounted_engine_keeps_no_prediction() {
+fn a_discounted_engine_keeps_the_pure_prediction() {
     let (vs, ys) = stream(50, 6, 8);
     let mut a = LinearAwv::new(6, 1.0, false).unwrap().with_gamma(0.9).unwrap();
     let mut b = a.clone();
-    for (v, &y) in vs.iter().zip(&ys) {
+    for (t, (v, &y)) in vs.iter().zip(&ys).enumerate() {
+        let pure = b.predict(v);
         let p = a.predict_keep(v);
-        assert!(a.learn_kept(v, y).is_none());
+        assert_eq!(p.to_bits(), pure.to_bits(), "round {t}");
+        // A pure prediction after the kept one (the update now in the store): the same bits.
+        let w = &vs[(t + 3) % vs.len()];
+        assert_eq!(a.predict(w).to_bits(), b.predict(w).to_bits(), "round {t}");
+        let q = if t % 5 == 4 {
+            // Not kept for this input's round: declined, the caller plays it.
+            a.predict_keep(&vs[0]);
+            a.predict_learn(v, y)
+        } else {
+            a.learn_kept(v, y).unwrap()
+        };
+        let want = b.predict_learn(v, y);
+        assert_eq!(q.to_bits(), want.to_bits(), "round {t}");
         // predict() (pure) and the round compute in another order: rounding apart.
-        let q = a.predict_learn(v, y);
         assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} {q}");
-        b.predict_learn(v, y);
+        assert!(a.learn_kept(v, y).is_none(), "a kept prediction serves one round");
     }
     assert_eq!(a.ainv_packed(), b.ainv_packed());
+    assert_eq!(a.b(), b.b());
 }

@@ -13,7 +13,9 @@ use common::{bits, data};
 use kernelstream::aggregation::{AnyAggregator, Boa, RuleParams, VawMeta};
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;
-use kernelstream::learners::{MultiKernelAwv, NystromAwv, OnlineLearner};
+use kernelstream::learners::{
+    MultiKernelAwv, NystromAwv, OnlineLearner, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
+};
 use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture};
 use kernelstream::samplers::KorsWeights;
 use kernelstream::stream;
@@ -103,6 +105,21 @@ fn taylor_awv_kept_rounds_equal_pure_ones() {
 fn rff_awv_kept_rounds_equal_pure_ones() {
     let k = Kernel::Gaussian { sigma: 0.7 };
     same_as_pure(|| common::rff(k, 30, RffVariant::CosSin), 100, 3);
+}
+
+#[test]
+fn discounted_feature_awv_kept_rounds_equal_pure_ones() {
+    let taylor =
+        TaylorAwvParams { sigma: 0.8, degree: 3, lam: 0.5, gamma: 0.95, ..Default::default() };
+    same_as_pure(|| TaylorAwv::new(&taylor).unwrap(), 120, 4);
+    let rff = RffAwvParams {
+        kernel: Some(Kernel::Gaussian { sigma: 0.7 }),
+        n_features: 30,
+        gamma: 0.9,
+        seed: 3,
+        ..Default::default()
+    };
+    same_as_pure(|| RffAwv::new(&rff).unwrap(), 100, 3);
 }
 
 #[test]
@@ -213,4 +230,27 @@ fn autokernel_kept_rounds_equal_pure_ones() {
         };
         same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
     }
+    // The default grid's kinds of experts: four dictionary experts, discounted
+    // feature experts, linear ones, and the change detector.
+    let cfg = AutoKernelConfig {
+        warmup: 30,
+        widths: vec![0.5, 2.0],
+        lams: vec![0.1],
+        nystrom_widths: vec![0.5, 1.0],
+        nystrom_lams: vec![0.01, 0.1],
+        features: ExpertFeatures::Rff,
+        n_features: 20,
+        max_taylor_features: 100,
+        rule: "boa".into(),
+        seed: 7,
+        threads: 1,
+        discounts: vec![0.99, 0.9],
+        discount_widths: vec![1.0],
+        discount_lams: vec![0.1],
+        linear: true,
+        share: 0.0,
+        loss_window: 0,
+        restarts: true,
+    };
+    same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
 }

@@ -143,6 +143,54 @@ def _nystrom_blocked(quick):
     return out
 
 
+def _nystrom_discounted_blocked(quick):
+    """Discounted NystromAWV (``gamma=0.99``), blocks of discounted rounds (two plain rows
+    per round, docs/choices.md "Discounted AWV") against ``block_size=1``: a fixed
+    dictionary of m points (``block_size=None``), and a KORS dictionary grown on inputs
+    whose centre drifts (blocks of 64 between insertions)."""
+    from . import NystromAWV
+    from .kernels import Gaussian
+
+    out = []
+    settings = [(200, 10000), (500, 3000)]
+    if quick:
+        settings = [(200, 2000)]
+    d = 8
+    for m, n in settings:
+        X, y = _uniform_stream(n, d)
+        D, _ = _uniform_stream(m, d, seed=1)
+        out.append(
+            BenchCase(
+                label=f"fixed m={m} d={d} (vs block_size=1)",
+                make_fast=lambda D=D: NystromAWV(Gaussian(1.0), dictionary=D, gamma=0.99),
+                make_reference=lambda D=D: NystromAWV(
+                    Gaussian(1.0), dictionary=D, gamma=0.99, block_size=1
+                ),
+                X=X,
+                y=y,
+                reference_rounds=n,
+                reference_is_learner=True,
+            )
+        )
+    n = 4000 if quick else 20000
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, size=(n, 3))
+    X[:, 0] += np.linspace(0, 4, n)
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(n)
+    out.append(
+        BenchCase(
+            label="KORS d=3 drifting (bs=64 vs block_size=1)",
+            make_fast=lambda: NystromAWV(Gaussian(1.0), gamma=0.99, block_size=64),
+            make_reference=lambda: NystromAWV(Gaussian(1.0), gamma=0.99, block_size=1),
+            X=X,
+            y=y,
+            reference_rounds=n,
+            reference_is_learner=True,
+        )
+    )
+    return out
+
+
 # -- KernelAWV, NystromAWV, KORS ----------------------------------------------------
 
 
@@ -690,6 +738,7 @@ CASES = {
     "kernel-awv": _kernel_awv,
     "nystrom-awv": _nystrom_awv,
     "nystrom-blocked": _nystrom_blocked,
+    "nystrom-discounted-blocked": _nystrom_discounted_blocked,
     "multi-output": _multi_output,
     "kors": _kors,
     "rff-awv": _rff_awv,

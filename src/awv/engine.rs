@@ -90,6 +90,11 @@ struct DiscScratch {
     dx: Vec<f64>,
     dy: Vec<f64>,
     dout: Vec<f64>,
+    /// `g = A^{-1} e_k` of round `peek.0` as the pure prediction computes it with
+    /// the previous round's update pending ([`LinearAwv::full_column`]), kept when a
+    /// kept prediction applies that update to the store: the round's later pure
+    /// predictions use it, so that they keep their bits.
+    peek: (Option<u64>, Vec<f64>),
 }
 
 /// Doubles held by an engine on `r` features (`A^{-1}`, `b` and the round scratch).
@@ -371,20 +376,33 @@ impl LinearAwv {
         debug_assert_eq!(out.len(), self.k);
         let mut h = vec![0.0; self.r];
         self.apply(v, &mut h);
-        let mut b = std::borrow::Cow::Borrowed(&self.b[..]);
         if self.gamma < 1.0 && self.r > 0 {
-            // The next round's A'^{-1} v = (A^{-1} v - q g (g . v)) / gamma, b' = gamma b.
-            let k = self.refill_index();
+            let (round, kept_g) = &self.disc.peek;
+            if *round == Some(self.n_seen) {
+                return self.discounted_prediction(v, &mut h, kept_g, out);
+            }
             let mut g = vec![0.0; self.r];
-            self.full_column(k, &mut g);
-            let cg = self.refill() / self.gamma;
-            let q = cg / (1.0 + cg * g[k]);
-            axpy(-q * dot(&g, v), &g, &mut h);
-            h.iter_mut().for_each(|x| *x /= self.gamma);
-            b = std::borrow::Cow::Owned(self.b.iter().map(|x| x * self.gamma).collect());
+            self.full_column(self.refill_index(), &mut g);
+            return self.discounted_prediction(v, &mut h, &g, out);
         }
         let delta = dot(v, &h);
-        outputs::predictions(&h, &b, delta, self.ridge, out);
+        outputs::predictions(&h, &self.b, delta, self.ridge, out);
+        delta
+    }
+
+    /// The next round's predictions of a discounted engine into `out` from
+    /// `h = A^{-1} v` and `g = A^{-1} e_k` (the current matrix, `k` the refilled
+    /// coordinate): `A'^{-1} v = (A^{-1} v - q g (g . v)) / gamma`, `b' = gamma b`;
+    /// returns `delta = v^T A'^{-1} v` (`h` becomes `A'^{-1} v`).
+    fn discounted_prediction(&self, v: &[f64], h: &mut [f64], g: &[f64], out: &mut [f64]) -> f64 {
+        let k = self.refill_index();
+        let cg = self.refill() / self.gamma;
+        let q = cg / (1.0 + cg * g[k]);
+        axpy(-q * dot(g, v), g, h);
+        h.iter_mut().for_each(|x| *x /= self.gamma);
+        let b: Vec<f64> = self.b.iter().map(|x| x * self.gamma).collect();
+        let delta = dot(v, h);
+        outputs::predictions(h, &b, delta, self.ridge, out);
         delta
     }
 
@@ -431,7 +449,8 @@ impl LinearAwv {
     /// [`Self::learn_kept`] on the same `v`: the pending update of the previous round
     /// is applied to the stored triangle in the same pass as the mat-vec
     /// ([`upper::syr_symv`], the pass [`Self::predict_learn`] would make), which
-    /// changes how `A^{-1}` is stored, not its value. The round is then `O(r)`.
+    /// changes how `A^{-1}` is stored, not its value. The round is then `O(r)`;
+    /// a discounted round (its discount step first) is played whole by `learn_kept`.
     pub fn predict_keep(&mut self, v: &[f64]) -> f64 {
         let mut o = [0.0];
         self.predict_keep_multi(v, &mut o);
@@ -440,24 +459,46 @@ impl LinearAwv {
 
     /// [`Self::predict_keep`] of the `K` outputs into `out` (length `K`).
     pub fn predict_keep_multi(&mut self, v: &[f64], out: &mut [f64]) {
+        self.ensure_scratch();
+        if self.gamma < 1.0 && self.r > 0 {
+            // A discounted round starts with its discount step: the prediction is the
+            // pure one (discounted_prediction), with the pending update applied to the
+            // store in its mat-vec; `learn_kept` plays the whole round.
+            let (round, mut g) = std::mem::take(&mut self.disc.peek);
+            if round != Some(self.n_seen) {
+                g.resize(self.r, 0.0);
+                self.full_column(self.refill_index(), &mut g); // before the update is applied
+            }
+            self.flush_symv(v);
+            let mut h = std::mem::take(&mut self.h);
+            let delta = self.discounted_prediction(v, &mut h, &g, out);
+            self.h = h;
+            self.disc.peek = (Some(self.n_seen), g);
+            self.kept_pred.clear();
+            self.kept_pred.extend_from_slice(out);
+            self.kept = Some((self.n_seen, delta));
+            return;
+        }
         if self.gamma < 1.0 {
-            // A discounted round starts with its discount step: nothing is kept, and
-            // `learn_kept` returns None (the caller plays the whole round).
             self.kept = None;
             return self.predict_multi(v, out);
         }
-        self.ensure_scratch();
+        self.flush_symv(v);
+        let delta = dot(v, &self.h);
+        outputs::predictions(&self.h, &self.b, delta, self.ridge, out);
+        self.kept_pred.clear();
+        self.kept_pred.extend_from_slice(out);
+        self.kept = Some((self.n_seen, delta));
+    }
+
+    /// `h = A^{-1} v` with the pending update applied to the store in the same pass.
+    fn flush_symv(&mut self, v: &[f64]) {
         if self.pending != 0.0 {
             upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
             self.pending = 0.0;
         } else {
             upper::symv(&self.ainv, v, &mut self.h);
         }
-        let delta = dot(v, &self.h);
-        outputs::predictions(&self.h, &self.b, delta, self.ridge, out);
-        self.kept_pred.clear();
-        self.kept_pred.extend_from_slice(out);
-        self.kept = Some((self.n_seen, delta));
     }
 
     /// Finishes the round [`Self::predict_keep`] started on the same features `v`
@@ -475,6 +516,11 @@ impl LinearAwv {
         let Some((round, delta)) = self.kept.take() else { return false };
         if round != self.n_seen || self.kept_pred.len() != out.len() {
             return false;
+        }
+        if self.gamma < 1.0 {
+            // The whole round (its discount step first) on the flushed store.
+            self.predict_learn_multi(v, y, out);
+            return true;
         }
         out.copy_from_slice(&self.kept_pred);
         // Sherman-Morrison (PKAWV paper, Algorithm 1), pending as in predict_learn.
@@ -621,7 +667,7 @@ impl LinearAwv {
         }
         self.flush();
         let c = self.refill();
-        let DiscScratch { g, mut dx, mut dy, mut dout } = std::mem::take(&mut *self.disc);
+        let DiscScratch { g, mut dx, mut dy, mut dout, peek } = std::mem::take(&mut *self.disc);
         dx.clear();
         dx.resize(2 * n * r, 0.0);
         dy.clear();
@@ -669,7 +715,7 @@ impl LinearAwv {
                 self.finish_round(delta, yi, &out[out.len() - k..]);
             }
         }
-        *self.disc = DiscScratch { g, dx, dy, dout };
+        *self.disc = DiscScratch { g, dx, dy, dout, peek };
         ok
     }
 

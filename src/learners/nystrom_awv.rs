@@ -58,7 +58,8 @@
 //! ([`ColCholesky::block_solve_update`]: both in one pass over `L`, matrix-matrix
 //! products). Same predictions and state as single rounds up to rounding; a block
 //! that is ill-conditioned or yields a non-finite number reruns as single rounds
-//! (with their repairs) from the unchanged state.
+//! (with their repairs) from the unchanged state. Discounted (`gamma < 1`): each round
+//! is two rows of the block on the rescaled `A` (`discount.rs`).
 //!
 //! `predict` is pure: the KORS decision it uses comes from a copy of the
 //! generator, so `predict(x)` followed by `learn(x, y)` makes the same decision.
@@ -75,6 +76,7 @@ use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
 mod discount;
+use discount::Stepped;
 
 /// Relative threshold on the Schur complement below which an insertion is refused.
 const INSERT_TOL: f64 = 1e-10;
@@ -165,6 +167,9 @@ struct Plan {
     pred: Vec<f64>,
     /// `delta = w.w = krow^T A_{t-1}^{-1} krow` (the predictive variance's leverage).
     delta: f64,
+    /// The factor and `q` after the round's discount step (`gamma < 1`), which the
+    /// plan was computed on.
+    stepped: Option<Box<Stepped>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -191,6 +196,9 @@ struct BlockScratch {
     chol: cholesky::BlockScratch,
     /// The factor after the block, swapped in when the block is accepted.
     next: ColCholesky,
+    /// A discounted block's `2 n` rows and their targets (`discount.rs`).
+    drows: Vec<f64>,
+    dy: Vec<f64>,
 }
 
 impl Clone for BlockScratch {
@@ -380,10 +388,10 @@ impl NystromAwv {
 
     /// The block size used on a dictionary of `m` points.
     pub fn block_size(&self, m: usize) -> usize {
-        if self.gamma < 1.0 {
-            return 1; // discounted rounds run one at a time
+        match self.block_size {
+            Some(b) => b.min(self.discounted_block_cap()),
+            None => self.discounted_auto_block_size(m),
         }
-        self.block_size.unwrap_or_else(|| auto_block_size(m))
     }
 
     /// Rounds this object ran inside blocks (a diagnostic, not part of the state).
@@ -460,7 +468,14 @@ impl NystromAwv {
 
     /// The bordering of `A_{t-1}` by `x` over the past rows, or None if refused;
     /// `k` outputs (`q` gains `sum_{s<t} y_s a_s` for each).
-    fn extension(&self, x: &[f64], krow: &[f64], k: usize) -> Option<Extension> {
+    /// `st`: the stepped factor to border (None: the state's).
+    fn extension(
+        &self,
+        x: &[f64],
+        krow: &[f64],
+        k: usize,
+        st: Option<&Stepped>,
+    ) -> Option<Extension> {
         let t = self.t();
         let d = x.len();
         let mut a = vec![0.0; t];
@@ -483,7 +498,7 @@ impl NystromAwv {
             (r, dot(&a, &a) + self.lam * kappa, Vec::new(), Vec::new())
         };
         let ya = if self.gamma < 1.0 { &ya } else { &a };
-        self.chol.forward_solve(&mut r);
+        st.map_or(&self.chol, |s| &s.chol).forward_solve(&mut r);
         let schur = dd - dot(&r, &r);
         if !schur.is_finite() || schur <= INSERT_TOL * dd {
             return None;
@@ -499,9 +514,12 @@ impl NystromAwv {
 
     /// `w = L^{-1} krow`, `u_j = L^{-1} q_j` for the `K = out.len()` columns of `q`
     /// (`u` holds them by columns), all bordered by `ext` if given, into scratch;
-    /// writes the `K` predictions into `out`.
+    /// writes the `K` predictions into `out`; `stepped`: the stepped factor and `q` to
+    /// use (None: the state's).
+    #[allow(clippy::too_many_arguments)]
     fn predict_with(
         &self,
+        stepped: Option<&Stepped>,
         krow: &[f64],
         ext: Option<&Extension>,
         w: &mut Vec<f64>,
@@ -509,25 +527,26 @@ impl NystromAwv {
         out: &mut [f64],
     ) {
         let (m, k) = (self.size(), out.len());
+        let (chol, q) = stepped.map_or((&self.chol, &self.q[..]), |s| (&s.chol, &s.q[..]));
         w.clear();
         w.extend_from_slice(&krow[..m]);
         // Column stride of u: room for the bordered entry.
         let st = m + usize::from(ext.is_some());
         u.clear();
         if k == 1 {
-            u.extend_from_slice(&self.q);
+            u.extend_from_slice(q);
         } else {
             u.resize(st * k, 0.0);
-            for (j, qj) in self.q.chunks_exact(k).enumerate() {
+            for (j, qj) in q.chunks_exact(k).enumerate() {
                 for (c, &v) in qj.iter().enumerate() {
                     u[c * st + j] = v;
                 }
             }
         }
         if k == 1 {
-            self.chol.forward_solve2(w, u);
+            chol.forward_solve2(w, u);
         } else {
-            self.chol.forward_solve_many(w, u, st, k);
+            chol.forward_solve_many(w, u, st, k);
         }
         if let Some(e) = ext {
             w.push((e.kappa - dot(&e.r, &w[..m])) / e.rho);
@@ -550,22 +569,17 @@ impl NystromAwv {
         }
     }
 
-    /// The `K` predictions a round on `x` would make into `out` (pure; KORS is
-    /// peeked at, not stepped).
-    fn plan(&self, x: &[f64], scratch: &mut Scratch, out: &mut [f64]) -> Result<()> {
-        let mut krow = Vec::new();
-        let p = self.plan_with(x, &mut krow, scratch, out.len())?;
-        out.copy_from_slice(&p.pred);
-        Ok(())
-    }
-
-    /// [`Self::plan`] for `k` outputs with the kernel row of `x` left in `krow`.
+    /// The plan of a round on `x` with `k` outputs (pure; KORS is peeked at, not
+    /// stepped), the kernel row of `x` left in `krow`; `stepped`: the factor and `q`
+    /// after the round's discount step ([`Self::stepped`]; None: the state's), kept
+    /// in the plan.
     fn plan_with(
         &self,
         x: &[f64],
         krow: &mut Vec<f64>,
         scratch: &mut Scratch,
         k: usize,
+        stepped: Option<Box<Stepped>>,
     ) -> Result<Plan> {
         self.krow_into(x, krow);
         let mut added = false;
@@ -578,13 +592,14 @@ impl NystromAwv {
             };
             added = step.added;
             if step.added {
-                ext = self.extension(x, krow, k);
+                ext = self.extension(x, krow, k, stepped.as_deref());
             }
         }
         let mut pred = vec![0.0; k];
-        self.predict_with(krow, ext.as_ref(), &mut scratch.w, &mut scratch.u, &mut pred);
+        let (w, u) = (&mut scratch.w, &mut scratch.u);
+        self.predict_with(stepped.as_deref(), krow, ext.as_ref(), w, u, &mut pred);
         let delta = dot(&scratch.w, &scratch.w);
-        Ok(Plan { added, ext, pred, delta })
+        Ok(Plan { added, ext, pred, delta, stepped })
     }
 
     /// Refactorises `A_{t-1} = K^T K + lam K_DD` from the cache (with a jitter if needed);
@@ -666,7 +681,7 @@ impl NystromAwv {
         let added = added?;
         // KORS's step decides as its peek did (the same generator state).
         let plan = plan.filter(|p| p.added == added && p.pred.len() == y.len());
-        self.forecaster_round(x, y, added, plan.map(|p| (p.ext, p.pred, p.delta)), sc, out)
+        self.forecaster_round(x, y, added, plan, sc, out)
     }
 
     /// Forgets the kept prediction and its plan.
@@ -679,12 +694,9 @@ impl NystromAwv {
     /// `x`, kept with its kernel row.
     fn keep(&mut self, x: &[f64], out: &mut [f64]) -> Result<()> {
         self.forget_kept();
-        if self.gamma < 1.0 {
-            return self.predict_into(x, out); // nothing kept: the round discounts first
-        }
         let mut sc = std::mem::take(&mut self.scratch);
         let mut krow = std::mem::take(&mut sc.krow);
-        let plan = self.plan_with(x, &mut krow, &mut sc, out.len());
+        let plan = self.plan_with(x, &mut krow, &mut sc, out.len(), self.stepped());
         sc.krow = krow;
         self.scratch = sc;
         let plan = plan?;
@@ -702,8 +714,9 @@ impl NystromAwv {
         if self.gamma < 1.0 {
             return self.discounted_predict(x, out);
         }
-        let mut sc = Scratch::default();
-        self.plan(x, &mut sc, out)?;
+        let mut krow = Vec::new();
+        let p = self.plan_with(x, &mut krow, &mut Scratch::default(), out.len(), None)?;
+        out.copy_from_slice(&p.pred);
         if out.iter().all(|p| p.is_finite()) {
             Ok(())
         } else {
@@ -732,30 +745,37 @@ impl NystromAwv {
 
     /// The forecaster's part of a round (steps 2-5) after KORS decided `kors_added`,
     /// with `sc.krow = k_D(x)` and the `K = y.len()` targets `y`; `planned`: the
-    /// bordering and predictions steps 2-3 give, already computed
+    /// discount step, bordering and predictions steps 2-3 give, already computed
     /// ([`Self::plan_with`]). The predictions are written into `out`.
     fn forecaster_round(
         &mut self,
         x: &[f64],
         y: &[f64],
         kors_added: bool,
-        planned: Option<(Option<Extension>, Vec<f64>, f64)>,
+        planned: Option<Plan>,
         sc: &mut Scratch,
         out: &mut [f64],
     ) -> Result<()> {
         let k = y.len();
-        // Discounted: A <- gamma A + refill, q <- gamma q before the prediction.
-        self.discount_step();
+        // Discounted: A <- gamma A + refill, q <- gamma q before the prediction (or
+        // the plan's copies, the same numbers).
+        match planned.as_ref().map(|p| p.stepped.is_some()) {
+            Some(true) => {}
+            _ => self.discount_step(),
+        }
         let mut krow = std::mem::take(&mut sc.krow);
         let (ext, mut delta) = match planned {
-            Some((ext, pred, delta)) => {
-                out.copy_from_slice(&pred);
-                (ext, delta)
+            Some(p) => {
+                if let Some(st) = p.stepped {
+                    (self.chol, self.q) = (st.chol, st.q);
+                }
+                out.copy_from_slice(&p.pred);
+                (p.ext, p.delta)
             }
             None => {
-                let ext = if kors_added { self.extension(x, &krow, k) } else { None };
+                let ext = if kors_added { self.extension(x, &krow, k, None) } else { None };
                 // 2-3. Prediction.
-                self.predict_with(&krow, ext.as_ref(), &mut sc.w, &mut sc.u, out);
+                self.predict_with(None, &krow, ext.as_ref(), &mut sc.w, &mut sc.u, out);
                 (ext, dot(&sc.w, &sc.w))
             }
         };
@@ -781,7 +801,7 @@ impl NystromAwv {
             // Repair: refactorise from the cache and predict again (with the same decisions).
             self.refactorize(true)?;
             let m = self.size();
-            self.predict_with(&krow[..m], None, &mut sc.w, &mut sc.u, out);
+            self.predict_with(None, &krow[..m], None, &mut sc.w, &mut sc.u, out);
             delta = dot(&sc.w, &sc.w);
             if !out.iter().all(|p| p.is_finite()) {
                 return Err(KsError::Numerical(
@@ -830,17 +850,17 @@ fn add_to_q(q: &mut [f64], krow: &[f64], y: &[f64]) {
 }
 
 impl NystromAwv {
-    /// The prediction and predictive std of the next round on this state (`stepped`: its
-    /// discount step was applied).
-    fn std_plan(&self, x: &[f64], stepped: bool) -> Result<Option<(f64, f64)>> {
+    /// The prediction and predictive std of the next round (after its discount step).
+    fn std_plan(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         let mut sc = Scratch::default();
         let mut krow = Vec::new();
-        let mut plan = self.plan_with(x, &mut krow, &mut sc, 1)?;
+        let mut plan = self.plan_with(x, &mut krow, &mut sc, 1, self.stepped())?;
         if !plan.pred.iter().all(|p| p.is_finite()) {
             // As `predict`: the learning round would repair the factor first.
             let mut copy = self.clone();
-            copy.refactorize(stepped)?;
-            plan = copy.plan_with(x, &mut krow, &mut sc, 1)?;
+            copy.discount_step();
+            copy.refactorize(true)?;
+            plan = copy.plan_with(x, &mut krow, &mut sc, 1, None)?;
         }
         Ok(Some((plan.pred[0], self.noise.std(plan.delta))))
     }
@@ -902,7 +922,7 @@ impl NystromAwv {
         sc.krow.clear();
         sc.krow.extend_from_slice(krow);
         let mut pred = vec![0.0];
-        self.predict_with(&sc.krow, None, &mut sc.w, &mut sc.u, &mut pred);
+        self.predict_with(None, &sc.krow, None, &mut sc.w, &mut sc.u, &mut pred);
         let delta = dot(&sc.w, &sc.w);
         self.scratch = sc;
         let p = pred[0];
@@ -910,7 +930,7 @@ impl NystromAwv {
             let mut out = [0.0];
             return Some(self.predict_into(x, &mut out).map(|()| out[0]));
         }
-        self.kept_plan = Some(Plan { added: false, ext: None, pred, delta });
+        self.kept_plan = Some(Plan { added: false, ext: None, pred, delta, stepped: None });
         self.kept.set(x, self.n_seen);
         Some(Ok(p))
     }
@@ -954,8 +974,7 @@ impl NystromAwv {
                         self.kept.clear();
                         sc.krow.clear();
                         sc.krow.extend_from_slice(&pre[i * m..(i + 1) * m]);
-                        let planned = plan.map(|p| (p.ext, p.pred, p.delta));
-                        self.forecaster_round(row(i), yr(i), false, planned, sc, &mut p)?
+                        self.forecaster_round(row(i), yr(i), false, plan, sc, &mut p)?
                     }
                     None => self.round_with(row(i), yr(i), sc, &mut p)?,
                 };
@@ -1022,7 +1041,7 @@ impl NystromAwv {
     ) -> Result<()> {
         let (n, m) = (x.len() / d, self.size());
         let k = y.len() / n.max(1);
-        if n >= 2 && self.try_block(x, d, y, &mut sc.blk) {
+        if n >= self.min_block_rows() && self.try_block(x, d, y, &mut sc.blk) {
             if let Some(o) = out.as_deref_mut() {
                 o.extend_from_slice(&sc.blk.preds[..n * k]);
             }
@@ -1040,19 +1059,63 @@ impl NystromAwv {
         Ok(())
     }
 
-    /// `n >= 2` rounds without insertion as one block (`y` row-major `n x K`);
-    /// `false` (state unchanged) when the recursion is ill-conditioned or a
-    /// prediction or the new factor is not finite.
+    /// `n >= 2` rounds without insertion as one block (`y` row-major `n x K`;
+    /// discounted: [`Self::discounted_rows`]); `false` (state unchanged) when the
+    /// recursion is ill-conditioned or a prediction or the new factor is not finite.
     fn try_block(&mut self, x: &[f64], d: usize, y: &[f64], b: &mut BlockScratch) -> bool {
         let (n, m) = (x.len() / d, self.size());
         let k = y.len() / n;
-        let c = n + k;
         // The block builds a second factor beside the first: within the memory limit
         // only (else single rounds, which update the factor in place).
         if crate::limits::check_doubles("", Some((m as u128) * (m as u128))).is_err() {
             return false;
         }
-        let krows = &b.krows[..n * m];
+        let ok = if self.gamma < 1.0 {
+            self.discounted_block(y, k, b)
+        } else {
+            let krows = std::mem::take(&mut b.krows);
+            let ok = self.block_core(&krows[..n * m], y, k, b);
+            b.krows = krows;
+            ok
+        };
+        if !ok {
+            return false;
+        }
+        std::mem::swap(&mut self.chol, &mut b.next);
+        // q_t = gamma q_{t-1} + krow_t y_t^T and the caches, row by row as single rounds.
+        for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k)).enumerate() {
+            let krow = &b.krows[i * m..(i + 1) * m];
+            if k == 1 {
+                self.noise.observe(noise_discount(self.gamma), yi[0], b.preds[i], b.deltas[i]);
+            }
+            if self.gamma < 1.0 {
+                self.q.iter_mut().for_each(|v| *v *= self.gamma);
+            }
+            add_to_q(&mut self.q, krow, yi);
+            if self.kors.is_some() {
+                for (col, &kj) in self.kcols.iter_mut().zip(krow) {
+                    col.push(kj);
+                }
+                self.xs.extend_from_slice(xi);
+                self.ys.extend_from_slice(yi);
+            }
+        }
+        if self.d.is_none() {
+            self.d = Some(d);
+        }
+        self.n_seen += n as u64;
+        self.blocked_rounds += n as u64;
+        true
+    }
+
+    /// The plain rounds on the rows `krows` (row-major `n x m`, targets `y` row-major
+    /// `n x K`) from `A_{t-1}`: their predictions and `delta`s into `b.preds`,
+    /// `b.deltas`, the factor of `A_{t-1} + K_B^T K_B` into `b.next`; `false` when the
+    /// recursion is ill-conditioned or a number is not finite.
+    fn block_core(&self, krows: &[f64], y: &[f64], k: usize, b: &mut BlockScratch) -> bool {
+        let m = self.size();
+        let n = krows.len() / m;
+        let c = n + k;
         // [W | U_0] = L^{-1} [K_B^T | Q] and the factor of A_0 + K_B^T K_B, one pass over L.
         b.rhs.clear();
         b.rhs.resize(m * c, 0.0);
@@ -1085,31 +1148,7 @@ impl NystromAwv {
             &mut b.u,
             &mut b.mm,
         );
-        if !ok || !b.preds.iter().all(|p| p.is_finite()) || !b.next.is_healthy() {
-            return false;
-        }
-        std::mem::swap(&mut self.chol, &mut b.next);
-        // q_t = q_{t-1} + krow_t y_t^T and the caches, row by row as single rounds.
-        for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k)).enumerate() {
-            let krow = &krows[i * m..(i + 1) * m];
-            if k == 1 {
-                self.noise.observe(noise_discount(self.gamma), yi[0], b.preds[i], b.deltas[i]);
-            }
-            add_to_q(&mut self.q, krow, yi);
-            if self.kors.is_some() {
-                for (col, &kj) in self.kcols.iter_mut().zip(krow) {
-                    col.push(kj);
-                }
-                self.xs.extend_from_slice(xi);
-                self.ys.extend_from_slice(yi);
-            }
-        }
-        if self.d.is_none() {
-            self.d = Some(d);
-        }
-        self.n_seen += n as u64;
-        self.blocked_rounds += n as u64;
-        true
+        ok && b.preds.iter().all(|p| p.is_finite()) && b.next.is_healthy()
     }
 }
 
@@ -1186,13 +1225,8 @@ impl OnlineLearner for NystromAwv {
 
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         self.one_output()?;
-        if self.gamma < 1.0 {
-            // As `predict`: the next round's discount step first, on a copy.
-            let mut c = self.clone();
-            c.discount_step();
-            return c.std_plan(x, true);
-        }
-        self.std_plan(x, false)
+        // As `predict`: after the next round's discount step (on copies of the factor and `q`).
+        self.std_plan(x)
     }
 
     fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {

@@ -34,6 +34,13 @@ def test_discounted_equals_direct_solution(ridge, n):
     assert model.stats["fixed_jitter"] == 0.0  # K_DD factorised as it is
     got = model.progressive_predict(X, y)
     assert np.max(np.abs(got - ref)) <= 1e-9 * np.max(np.abs(ref))
+    # blocks of 16 discounted rounds (two plain rows each, docs/choices.md)
+    blk = NystromAWV(
+        Gaussian(sigma), lam=lam, ridge=ridge, dictionary=D, gamma=gamma, block_size=16
+    )
+    got_blk = blk.progressive_predict(X, y)
+    assert np.max(np.abs(got_blk - ref)) <= 1e-9 * np.max(np.abs(ref))
+    assert not np.array_equal(got_blk, got)  # blocks ran (they round differently)
     # round by round (predict, then learn) equals the batch
     one = NystromAWV(Gaussian(sigma), lam=lam, ridge=ridge, dictionary=D, gamma=gamma)
     seq = []

@@ -84,8 +84,10 @@ class NystromAWV(MultiOutput):
         round ``s`` weighs ``gamma^(t-s)``, with the regulariser refilled as in
         ``docs/choices.md`` ("Discounted AWV"); 1: none. With KORS, a point joining
         the dictionary gets a fresh regulariser and the discounted past
-        (``O(t (d + m))`` as any insertion); discounted rounds run one at a time,
-        ``O(m^2 + m d)`` each.
+        (``O(t (d + m))`` as any insertion); between insertions a discounted round
+        costs ``O(m^2 + m d)`` (``predict_one`` too), and runs of at least 8 rounds
+        run in blocks (two rows of the block per round; ``block_size=None`` halves
+        the undiscounted choice).
 
     Examples
     --------
