@@ -115,25 +115,24 @@ def _multi_output(quick):
     return out
 
 
-def _nystrom_blocked(quick):
-    """NystromAWV on a fixed dictionary of m points, ``block_size=None`` (blocks of
-    rounds: one pass over the Cholesky factor per block) against ``block_size=1``."""
+def _fixed_dictionary_cases(settings, prefix="", **params):
+    """NystromAWV on a fixed dictionary of m points, ``block_size=None`` against
+    ``block_size=1``, one case per ``(m, rounds)`` of ``settings``."""
     from . import NystromAWV
     from .kernels import Gaussian
 
     out = []
-    settings = [(200, 20000), (500, 4000), (1000, 1500)]
-    if quick:
-        settings = [(200, 2000), (500, 600)]
     d = 8
     for m, n in settings:
         X, y = _uniform_stream(n, d)
         D, _ = _uniform_stream(m, d, seed=1)
         out.append(
             BenchCase(
-                label=f"m={m} d={d} (vs block_size=1)",
-                make_fast=lambda D=D: NystromAWV(Gaussian(1.0), dictionary=D),
-                make_reference=lambda D=D: NystromAWV(Gaussian(1.0), dictionary=D, block_size=1),
+                label=f"{prefix}m={m} d={d} (vs block_size=1)",
+                make_fast=lambda D=D: NystromAWV(Gaussian(1.0), dictionary=D, **params),
+                make_reference=lambda D=D: NystromAWV(
+                    Gaussian(1.0), dictionary=D, block_size=1, **params
+                ),
                 X=X,
                 y=y,
                 reference_rounds=n,
@@ -141,6 +140,14 @@ def _nystrom_blocked(quick):
             )
         )
     return out
+
+
+def _nystrom_blocked(quick):
+    """NystromAWV on a fixed dictionary of m points, ``block_size=None`` (blocks of
+    rounds: one pass over the Cholesky factor per block) against ``block_size=1``."""
+    if quick:
+        return _fixed_dictionary_cases([(200, 2000), (500, 600)])
+    return _fixed_dictionary_cases([(200, 20000), (500, 4000), (1000, 1500)])
 
 
 def _nystrom_discounted_blocked(quick):
@@ -151,27 +158,8 @@ def _nystrom_discounted_blocked(quick):
     from . import NystromAWV
     from .kernels import Gaussian
 
-    out = []
-    settings = [(200, 10000), (500, 3000)]
-    if quick:
-        settings = [(200, 2000)]
-    d = 8
-    for m, n in settings:
-        X, y = _uniform_stream(n, d)
-        D, _ = _uniform_stream(m, d, seed=1)
-        out.append(
-            BenchCase(
-                label=f"fixed m={m} d={d} (vs block_size=1)",
-                make_fast=lambda D=D: NystromAWV(Gaussian(1.0), dictionary=D, gamma=0.99),
-                make_reference=lambda D=D: NystromAWV(
-                    Gaussian(1.0), dictionary=D, gamma=0.99, block_size=1
-                ),
-                X=X,
-                y=y,
-                reference_rounds=n,
-                reference_is_learner=True,
-            )
-        )
+    settings = [(200, 2000)] if quick else [(200, 10000), (500, 3000)]
+    out = _fixed_dictionary_cases(settings, "fixed ", gamma=0.99)
     n = 4000 if quick else 20000
     rng = np.random.default_rng(2)
     X = rng.uniform(-1, 1, size=(n, 3))
