@@ -7,6 +7,7 @@ cache that ``kernelstream data fetch`` fills) lacks any of the release files, su
 """
 
 import os
+import signal
 
 # One BLAS thread: the NumPy references solve many small systems (70 x 70 per round),
 # where OpenBLAS's threads only contend with each other and with the Rust core's (a
@@ -68,3 +69,12 @@ def rng():
 def data_dir():
     """The data directory (the test is skipped, or fails, as above when it is incomplete)."""
     return _check_data()
+
+
+@pytest.fixture
+def sigint():
+    """Python's SIGINT handler for the test: a shell that started the suite with
+    ``nohup ... &`` hands it SIGINT ignored, and a signal sent then would do nothing."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)

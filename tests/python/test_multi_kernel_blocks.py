@@ -135,7 +135,7 @@ def test_a_row_that_overflows_fresh_features_keeps_the_rows_before_it(rng):
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
-def test_sigint_stops_blocks_at_a_round_boundary(monkeypatch):
+def test_sigint_stops_blocks_at_a_round_boundary(monkeypatch, sigint):
     # Not a zoo entry: the protocol tests there ask batch == round loop bit for bit,
     # which blocks of rounds give only up to rounding.
     from test_reliability import _check_sigint

@@ -220,15 +220,6 @@ def test_parameter_fuzzer_finds_no_abort_panic_or_hang():
 # --- 3. Ctrl-C at a round boundary -------------------------------------------------
 
 
-@pytest.fixture
-def sigint():
-    """Python's SIGINT handler for the test: a shell that started the suite with
-    ``nohup ... &`` hands it SIGINT ignored, and a signal sent then would do nothing."""
-    old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, old)
-
-
 def _interrupt_after(seconds: float):
     t = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
     t.start()
