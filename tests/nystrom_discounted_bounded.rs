@@ -2,8 +2,9 @@
 //! inputs on a line in R^3 (docs/choices.md, "Discounted AWV", KORS): the data excite
 //! few directions of `k_D(x)`, the others keep only the refilled regulariser. The
 //! predictions stay finite and bounded, and `A_phi = R^{-1} A R^{-T}` (`R R^T = K_DD`)
-//! keeps its smallest eigenvalue above the bound `lam (1 - gamma) gamma^G`,
-//! `G = m (m + 3) / 2`, so `||A_phi^{-1}||` stays bounded (blocks of 64 rounds between
+//! keeps its smallest eigenvalue above the bound `lam (1 - gamma) gamma^(m + 1)`
+//! (the refill pointer returns to every coordinate within `m + 1` rounds), so
+//! `||A_phi^{-1}||` stays bounded (blocks of 64 rounds between
 //! insertions, single rounds at one).
 
 use kernelstream::kernels::Kernel;
@@ -51,7 +52,7 @@ fn a_million_rounds_on_a_line_stay_finite_and_bounded() {
         assert!(pred.iter().all(|p| p.is_finite() && p.abs() < 10.0));
         assert!(model.alpha().iter().all(|a| a.is_finite()));
         let m = model.size() as f64;
-        let bound = lam * (1.0 - gamma) * gamma.powf(m * (m + 3.0) / 2.0);
+        let bound = lam * (1.0 - gamma) * gamma.powf(m + 1.0);
         let e = min_eig_phi(&model, kernel);
         assert!(e >= bound, "lambda_min(A_phi) = {e} below the bound {bound}");
         let tail = &pred[chunk - 1000..];

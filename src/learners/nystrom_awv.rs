@@ -1364,7 +1364,7 @@ impl crate::multi::MultiOutput for NystromAwv {
 }
 
 // The format version of a pickled NystromAwv: bump it when a serialised field changes.
-crate::state::state_version!(NystromAwv, 6);
+crate::state::state_version!(NystromAwv, 7);
 
 impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {
@@ -1417,6 +1417,10 @@ impl crate::state::ValidState for NystromAwv {
                     self.center_rounds.iter().all(|r| r.is_some_and(|r| r < self.n_seen)),
                     || "a dictionary point without a past round".into(),
                 )?;
+                // At most one insertion a round, in order (the refill pointer replays them).
+                ensure(self.center_rounds.windows(2).all(|w| w[0] < w[1]), || {
+                    "dictionary rounds not increasing".into()
+                })?;
                 len_is("past inputs", self.xs.len(), product("past inputs", t, d)?)?;
                 len_is("past targets", self.ys.len(), product("past targets", t, k)?)?;
                 len_is("kernel columns", self.kcols.len(), m)?;

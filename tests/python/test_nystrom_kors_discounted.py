@@ -32,6 +32,7 @@ def _direct_kors(X, y, rounds, gamma, ridge, tail=1e-20, sigma=SIGMA, check=None
     window = int(np.ceil(np.log(tail) / np.log(gamma)))
     joins = {int(r): i for i, r in enumerate(rounds)}
     omega = np.zeros(0)
+    k = 0  # the refill pointer: one coordinate a round, wrapping at the current size
     D = R = None
     preds = np.full(n, np.nan)
     for t in range(n):
@@ -39,13 +40,14 @@ def _direct_kors(X, y, rounds, gamma, ridge, tail=1e-20, sigma=SIGMA, check=None
         omega = gamma * omega
         m = len(omega)
         if m:
-            omega[t % m] += 1 - gamma**m
+            omega[k] += 1 - gamma**m
         if t in joins:
             omega = np.append(omega, 1.0)
             D = X[np.sort(np.asarray(rounds[: joins[t] + 1]))]
             R = np.linalg.cholesky(_gram(D, D, sigma))
             if check is None:  # every round: the features of all rows once per dictionary
                 F_all = np.linalg.solve(R, _gram(X, D, sigma).T).T
+        k = (k + 1) % len(omega) if m else 0
         if check is not None and t not in check:
             continue
         if D is None:

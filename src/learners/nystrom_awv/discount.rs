@@ -4,7 +4,8 @@
 //! needed), whose regulariser `lam I` is `lam K_DD = lam R R^T = sum_k lam r_k r_k^T` in
 //! the alpha-parametrisation (`A_alpha = R A_phi R^T`, `q = R b_phi`, `k_D(x) = R phi(x)`).
 //! The discounted AWV round of the linear engine, `A <- gamma A + c e_k e_k^T`,
-//! `b <- gamma b` with `k = t mod m` and `c = lam (1 - gamma^m)`, is therefore
+//! `b <- gamma b` with `k = t mod m` (with a KORS dictionary, a pointer that wraps at the
+//! current size: [`NystromAwv::refill_index`]) and `c = lam (1 - gamma^m)`, is therefore
 //! `A <- gamma A + (1 - gamma^m) l_k l_k^T`, `q <- gamma q` here (every output's column), `l_k` the column `k`
 //! of the factor `L_0 = sqrt(lam) R` of `A_0 = lam K_DD`: a scaling of the factor and
 //! one rank-one update, `O(m^2)`, before the round's prediction (a prediction alone: on
@@ -47,7 +48,7 @@ impl NystromAwv {
         self.gamma
     }
 
-    /// `A <- gamma A + (1 - gamma^m) l_k l_k^T` (`k = t mod m`), `q <- gamma q`.
+    /// `A <- gamma A + (1 - gamma^m) l_k l_k^T` (`k`: [`Self::refill_index`]), `q <- gamma q`.
     pub(super) fn discount_step(&mut self) {
         let (mut chol, mut q) = (std::mem::take(&mut self.chol), std::mem::take(&mut self.q));
         self.discount_into(&mut chol, &mut q);
@@ -62,7 +63,7 @@ impl NystromAwv {
         }
         let g = self.gamma;
         chol.scale(g.sqrt());
-        let k = (self.n_seen % m as u64) as usize;
+        let k = self.refill_index(self.n_seen);
         let s = (1.0 - g.powf(m as f64)).sqrt();
         let mut v: Vec<f64> = (0..m).map(|i| s * self.refill[i * m + k]).collect();
         chol.rank_one_update(&mut v);
@@ -184,10 +185,11 @@ impl NystromAwv {
         rows.resize(2 * n * m, 0.0);
         dy.clear();
         dy.resize(2 * n * k, 0.0);
+        let k0 = self.refill_index(self.n_seen);
         let mut w = 1.0;
         for t in 0..n {
             w /= g;
-            let kr = ((self.n_seen + t as u64) % m as u64) as usize;
+            let kr = (k0 + t) % m; // no insertion inside a block
             let (s, sw) = ((w * c).sqrt(), w.sqrt());
             let (refill, data) = rows[2 * t * m..(2 * t + 2) * m].split_at_mut(m);
             for (i, v) in refill.iter_mut().enumerate().skip(kr) {
@@ -222,8 +224,8 @@ impl NystromAwv {
 
 /// KORS dictionary (`gamma < 1`): the regulariser of the `phi`-coordinates is the
 /// diagonal `lam omega` of the recursion "each round: `omega <- gamma omega`, then
-/// `omega_k += 1 - gamma^m` with `k = t mod m` (`m`: the size before the round's
-/// insertion), then a point joining gets `omega = 1`" (docs/choices.md, "Discounted
+/// `omega_k += 1 - gamma^m` with `k` the refill pointer ([`NystromAwv::refill_index`];
+/// `m`: the size before the round's insertion), then a point joining gets `omega = 1`" (docs/choices.md, "Discounted
 /// AWV", KORS), the fixed dictionary's refill on a growing `m`.
 pub(super) struct Border {
     /// `c = sum_s gamma^(t-s) a_s k_D(x_s) + R diag(lam omega) R^T e_new` (rows `< m`).
@@ -237,20 +239,43 @@ pub(super) struct Border {
 }
 
 impl NystromAwv {
+    /// The coordinate `k_s` refilled at round `s` (docs/choices.md, "Discounted AWV",
+    /// KORS): a pointer that moves one coordinate a round and wraps at the current size,
+    /// `k_{s+1} = (k_s + 1) mod m_{s+1}` (`m_{s+1}`: the size after round `s`'s
+    /// insertion), so every coordinate is refilled at least once in any `m + 1` rounds
+    /// however the dictionary grows. `s mod m` for a fixed dictionary. `O(insertions)`:
+    /// between two insertions the pointer moves linearly. Needs `m_s > 0`.
+    pub(super) fn refill_index(&self, s: u64) -> usize {
+        let mut m = self.center_rounds.iter().filter(|r| r.is_none()).count() as u64;
+        let (mut k, mut from) = (0u64, 0u64); // the pointer at round `from`
+        for r in self.center_rounds.iter().flatten().copied().filter(|&r| r < s) {
+            // Rounds from..=r run at size m; a point joins after round r's refill.
+            let at_r = if m > 0 { (k + r.saturating_sub(from)) % m } else { 0 };
+            m += 1;
+            k = if m > 1 { (at_r + 1) % m } else { 0 };
+            from = r + 1;
+        }
+        ((k + s.saturating_sub(from)) % m.max(1)) as usize
+    }
+
     /// `omega` after `steps` discount steps (rounds `0..steps`), with the points that
     /// joined at those rounds.
     pub(super) fn reg_weights(&self, steps: u64) -> Vec<f64> {
         let g = self.gamma;
-        let mut om: Vec<f64> = Vec::with_capacity(self.size());
         let mut joins = self.center_rounds.iter().flatten().copied().peekable();
+        let mut om: Vec<f64> = vec![1.0; self.center_rounds.iter().filter(|r| r.is_none()).count()];
+        let mut k = 0;
         for s in 0..steps {
             om.iter_mut().for_each(|v| *v *= g);
             let m = om.len();
             if m > 0 {
-                om[(s % m as u64) as usize] += 1.0 - g.powi(m as i32);
+                om[k] += 1.0 - g.powi(m as i32);
             }
             while joins.next_if(|&r| r == s).is_some() {
                 om.push(1.0);
+            }
+            if !om.is_empty() {
+                k = if m > 0 { (k + 1) % om.len() } else { 0 };
             }
         }
         om
