@@ -124,6 +124,26 @@ pub fn check_gamma(gamma: f64) -> Result<f64> {
     }
 }
 
+/// The smallest `gamma^r` accepted for `r` coordinates refilled in turn: between refills a
+/// coordinate's regulariser falls to `lam gamma^(r-1)`, and below this the learners lose
+/// the digits a direct solve keeps (measured: docs/choices.md, "Discounted AWV", Limit).
+pub const MIN_DISCOUNT_SPAN: f64 = 1e-6;
+
+/// Checks `gamma^r >= MIN_DISCOUNT_SPAN` for `r` coordinates (`what`: "features", ...).
+pub fn check_discount_span(gamma: f64, r: usize, what: &str) -> Result<()> {
+    let span = gamma.powf(r as f64);
+    if gamma < 1.0 && span < MIN_DISCOUNT_SPAN {
+        let least = MIN_DISCOUNT_SPAN.powf(1.0 / r as f64);
+        let most = (MIN_DISCOUNT_SPAN.ln() / gamma.ln()).floor();
+        return crate::param_err!(
+            "gamma = {gamma} with {r} {what}: gamma^{r} = {span:.1e} is below 1e-6, where the \
+             discounted regulariser, refilled one coordinate a round, leaves too few digits \
+             (docs/choices.md, \"Discounted AWV\"); use gamma >= {least:.4} or at most {most} {what}"
+        );
+    }
+    Ok(())
+}
+
 /// Largest `block_size` accepted: its scratch is about `3 r block_size` doubles.
 pub const MAX_BLOCK_SIZE: usize = 1024;
 

@@ -7,6 +7,6 @@ pub mod outputs;
 
 pub use block::{recursion_multi as block_recursion_multi, MAX_CANCELLATION};
 pub use engine::{
-    auto_block_size, check_block_size, check_gamma, no_discount, state_doubles, LinearAwv,
-    MAX_BLOCK_SIZE,
+    auto_block_size, check_block_size, check_discount_span, check_gamma, no_discount,
+    state_doubles, LinearAwv, MAX_BLOCK_SIZE,
 };

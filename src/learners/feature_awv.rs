@@ -165,6 +165,7 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
     fn state_mut(&mut self, d: usize, k: usize) -> Result<&mut State<F>> {
         if self.state.is_none() {
             let features = F::build(&self.params, d)?;
+            crate::awv::check_discount_span(self.gamma, features.dim(), "features")?;
             let engine = LinearAwv::new(features.dim(), self.lam, self.ridge)?
                 .with_gamma(self.gamma)?
                 .with_outputs(k)?;

@@ -192,6 +192,11 @@ impl MultiKernelAwvParams {
         check_block_size(self.block_size)?;
         check_threads(self.threads)?;
         crate::awv::check_gamma(self.gamma)?;
+        let r = match self.features {
+            RffVariant::Cos => self.n_features,
+            RffVariant::CosSin => 2 * self.n_features,
+        };
+        crate::awv::check_discount_span(self.gamma, r, "features per kernel")?;
         let (lo, hi) = clip.unwrap_or((0.0, 1.0));
         let (lam, eta, gradient) = (self.lam, self.eta, self.gradient);
         let params =

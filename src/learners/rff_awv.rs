@@ -51,7 +51,12 @@ impl RffAwvParams {
             return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {n}");
         }
         crate::awv::check_block_size(self.block_size)?;
-        crate::awv::check_gamma(self.gamma).map(|_| ())
+        crate::awv::check_gamma(self.gamma)?;
+        let r = match self.features {
+            RffVariant::Cos => n,
+            RffVariant::CosSin => 2 * n,
+        };
+        crate::awv::check_discount_span(self.gamma, r, "features")
     }
 }
 

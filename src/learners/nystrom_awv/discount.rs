@@ -32,6 +32,7 @@ impl NystromAwv {
     /// bit), before the first round.
     pub fn with_gamma(mut self, gamma: f64) -> Result<Self> {
         crate::awv::check_gamma(gamma)?;
+        crate::awv::check_discount_span(gamma, self.size(), "dictionary points")?;
         if gamma < 1.0 {
             if self.n_seen > 0 {
                 return crate::param_err!("gamma must be set before the first round");
@@ -298,6 +299,9 @@ impl NystromAwv {
     /// `kappa = k(x, x)`; None if the new column of `K_DD` is numerically dependent.
     pub(super) fn discounted_border(&self, a: &[f64], krow: &[f64], kappa: f64) -> Option<Border> {
         let (m, lam) = (self.size(), self.lam);
+        if crate::awv::check_discount_span(self.gamma, m + 1, "points").is_err() {
+            return None; // beyond the discount's span (docs/choices.md, "Discounted AWV")
+        }
         let steps = self.n_seen + 1;
         let om = self.reg_weights(steps);
         let w = self.data_weights(steps);

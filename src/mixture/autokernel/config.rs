@@ -113,10 +113,12 @@ impl AutoKernelConfig {
         for &l in &cfg.nystrom_lams {
             positive("every nystrom lam", l)?;
         }
+        let r = cfg.max_taylor_features.max(2 * cfg.n_features);
         for &g in &cfg.discounts {
             if !(g > 0.0 && g < 1.0) {
                 return crate::param_err!("every discount must be in (0, 1), got {g}");
             }
+            crate::awv::check_discount_span(g, r, "features per expert")?;
         }
         for &w in &cfg.discount_widths {
             positive("every discount width", w)?;
