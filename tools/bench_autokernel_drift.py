@@ -10,8 +10,12 @@ within 20% of the best peer's, and of an AutoKernel started fresh at ``c``; the
 segment's length if it never does; and the largest ratio of AutoKernel's rolling error to
 the fresh one's from ``c + 2000`` on. Not a test; prints a markdown table.
 
-    python tools/bench_autokernel_drift.py [--skip-knn-above N] [--held-out]
-    python tools/bench_autokernel_drift.py --autokernel-only [--held-out]  # with the held-out streams
+    python tools/bench_autokernel_drift.py [--skip-knn-above N] [--held-out [1|2]]
+    python tools/bench_autokernel_drift.py --autokernel-only [--held-out [1|2]]
+
+``--held-out`` (or ``--held-out 1``) runs the streams held out while the restart detector
+was designed, ``--held-out 2`` a second set written after every choice; river's KNN runs
+on every stream unless ``--skip-knn-above N`` skips it above ``N`` rows.
 """
 
 from __future__ import annotations
@@ -94,6 +98,57 @@ def friedman_local(n=20_000, change=10_000, seed=10):
     return X, np.where(region, g, f) + rng.normal(size=n)
 
 
+def friedman_incremental(n=20_000, seed=21):
+    """Friedman #1 on 10 inputs whose coefficients move a little every round: the term
+    ``10 x_3`` turns into ``-10 x_3`` and a term ``8 x_5^2`` grows in over the stream
+    (incremental drift, no change point)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 10))
+    s = np.arange(n) / n
+    y = (
+        10 * np.sin(np.pi * X[:, 0] * X[:, 1])
+        + 20 * (X[:, 2] - 0.5) ** 2
+        + 10 * (1 - 2 * s) * X[:, 3]
+        + 5 * X[:, 4]
+        + 8 * s * X[:, 5] ** 2
+    )
+    return X, y + rng.normal(size=n)
+
+
+def trend_season(n=6000, seed=22):
+    """A series with a linear trend, a season of 50 rounds and AR(1) noise, lags 1-5 and
+    50 as inputs: the inputs and the target leave the warm-up range for good."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(n + 50)
+    e = np.zeros(n + 50)
+    for i in range(1, n + 50):
+        e[i] = 0.6 * e[i - 1] + rng.normal()
+    s = 0.02 * t + 5 * np.sin(2 * np.pi * t / 50) + e
+    X = np.column_stack([s[50 - k : 50 + n - k] for k in (1, 2, 3, 4, 5, 50)])
+    return X, s[50:]
+
+
+def level_and_scale(n=20_000, change=10_000, seed=23):
+    """Friedman #1 on 10 inputs whose target becomes ``4 f - 30`` at ``change`` (its
+    level and scale jump; the function's shape stays)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 10))
+    f = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2
+    f = f + 10 * X[:, 3] + 5 * X[:, 4]
+    y = np.where(np.arange(n) >= change, 4 * f - 30, f)
+    return X, y + rng.normal(size=n)
+
+
+def covariate_shift(n=20_000, seed=24):
+    """A fixed function of 5 inputs whose first two inputs move from [0, 1] to [2, 3]
+    over the stream (the concept stays; the inputs leave the warm-up range)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 5))
+    X[:, :2] += np.linspace(0, 2, n)[:, None]
+    y = 3 * np.sin(X[:, 0]) + X[:, 1] ** 2 + X[:, 2] - X[:, 3] * X[:, 4]
+    return X, y + 0.3 * rng.normal(size=n)
+
+
 def rotating_hyperplane(n=20_000, change=10_000, d=8, period=20_000, seed=4):
     """``y = 5 tanh(w_t . x) + noise`` on standard normal inputs, ``w_t`` rotating in the
     plane of two random unit vectors (one turn per ``period`` rounds); at ``change`` the
@@ -165,6 +220,23 @@ HELD_OUT = {
     "Friedman local region change": (lambda: friedman_local(), (10000,)),
 }
 
+#: A second set, written after every choice above and run once
+#: (docs/autokernel-benchmark.md, "Second held-out set"): ``--held-out 2``.
+HELD_OUT_2 = {
+    "Friedman incremental": (lambda: friedman_incremental(), ()),
+    "trend and season, lags 1-5, 50": (lambda: trend_season(), ()),
+    "Friedman level and scale jump": (lambda: level_and_scale(), (10000,)),
+    "covariate shift": (lambda: covariate_shift(), ()),
+    "FriedmanDrift lea seed 31": (
+        lambda: friedman_drift("lea", (6000, 12000, 16000), seed=31),
+        (6000, 12000, 16000),
+    ),
+    "FriedmanDrift gsg seed 32": (
+        lambda: friedman_drift("gsg", (6000, 13000), seed=32, transition_window=2000),
+        (6000, 13000),
+    ),
+}
+
 
 def predictions(X, y, skip_knn_above):
     preds = {
@@ -218,18 +290,21 @@ def main_autokernel_only(streams):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--skip-knn-above", type=int, default=5000)
-    ap.add_argument("--held-out", action="store_true", help="the held-out streams")
+    ap.add_argument("--skip-knn-above", type=int, default=0, help="0: never skip KNN")
+    ap.add_argument(
+        "--held-out", nargs="?", type=int, const=1, default=0, help="held-out set 1 or 2"
+    )
     ap.add_argument("--autokernel-only", action="store_true", help="no peers (faster)")
     args = ap.parse_args(argv)
+    held = {0: {}, 1: HELD_OUT, 2: HELD_OUT_2}[args.held_out]
     if args.autokernel_only:
-        return main_autokernel_only({**STREAMS, **HELD_OUT} if args.held_out else STREAMS)
+        return main_autokernel_only({**STREAMS, **held} if held else STREAMS)
     print(
         "| stream | n | AutoKernel | previous | best peer | ratio | windows after changes "
         "| recovery vs peer | recovery vs fresh | max ratio to fresh from c+2000 |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, (load, changes) in (HELD_OUT if args.held_out else STREAMS).items():
+    for name, (load, changes) in (held or STREAMS).items():
         X, y = load()
         ours, peers = predictions(X, y, args.skip_knn_above)
         peers["FOGD(Gaussian(1)) [-1,1]"] = ours.pop("FOGD(Gaussian(1)) [-1,1]")
