@@ -29,7 +29,7 @@ import numpy as np
 
 REGRESSION = ["airfoil", "concrete", "cpusmall", "cadata", "naval", "parkinson", "bias", "casp"]
 #: The expert grid and rule of the stationary defaults before the drift experts.
-ISSUE_GRID = {"discounts": [], "linear": False, "share": 0.0, "restarts": False, "loss_window": 0}
+PREVIOUS_GRID = {"discounts": [], "linear": False, "share": 0.0, "restarts": False, "loss_window": 0}
 
 
 def dgemm_rate() -> float:
@@ -49,7 +49,7 @@ def dgemm_rate() -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="*", default=REGRESSION)
-    ap.add_argument("--params", default=json.dumps(ISSUE_GRID), help="AutoKernel parameters")
+    ap.add_argument("--params", default=json.dumps(PREVIOUS_GRID), help="AutoKernel parameters")
     ap.add_argument("--max-rows", type=int, default=10_000)
     ap.add_argument("--base-rate", nargs="*", default=[], help="name=rounds/s of another build")
     args = ap.parse_args(argv)
