@@ -181,6 +181,21 @@ def river_rows(name):
     return X, np.array([float(y) for _, y in rows])
 
 
+def river_synth(name, n=20_000, seed=42):
+    """``n`` rows of one of river's synthetic regression generators, string features one-hot."""
+    from river.datasets import synth
+
+    rows = list(getattr(synth, name)(seed=seed).take(n))
+    cols = []
+    for k in rows[0][0]:
+        v = [x[k] for x, _ in rows]
+        if isinstance(v[0], str):
+            cols.extend([[float(a == c) for a in v] for c in sorted(set(v))])
+        else:
+            cols.append([float(a) for a in v])
+    return np.array(cols).T, np.array([float(y) for _, y in rows])
+
+
 def friedman_drift(kind, position, seed=42, **kw):
     from river.datasets import synth
 
@@ -235,6 +250,9 @@ HELD_OUT_2 = {
         lambda: friedman_drift("gsg", (6000, 13000), seed=32, transition_window=2000),
         (6000, 13000),
     ),
+    "river Planes2D (stationary)": (lambda: river_synth("Planes2D"), ()),
+    "river Mv, one-hot (stationary)": (lambda: river_synth("Mv"), ()),
+    "river Friedman (stationary)": (lambda: river_synth("Friedman"), ()),
 }
 
 

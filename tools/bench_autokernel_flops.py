@@ -29,7 +29,13 @@ import numpy as np
 
 REGRESSION = ["airfoil", "concrete", "cpusmall", "cadata", "naval", "parkinson", "bias", "casp"]
 #: The expert grid and rule of the stationary defaults before the drift experts.
-PREVIOUS_GRID = {"discounts": [], "linear": False, "share": 0.0, "restarts": False, "loss_window": 0}
+PREVIOUS_GRID = {
+    "discounts": [],
+    "linear": False,
+    "share": 0.0,
+    "restarts": False,
+    "loss_window": 0,
+}
 
 
 def dgemm_rate() -> float:
