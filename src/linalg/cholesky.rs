@@ -39,6 +39,64 @@ fn givens_column_impl<I: crate::simd::Isa>(
     }
 }
 
+crate::dispatch! {
+    /// Two consecutive Givens columns over the entries both touch: each `x_i` goes through
+    /// column `k` (`l0`, rotation `g0 = (c, s, 1/c)`) then column `k + 1` (`l1`, `g1`) with
+    /// the operations of [`givens_column`]: the same bits, `x` read and written once.
+    fn givens_two_columns(l0: &mut [f64], l1: &mut [f64], x: &mut [f64], g0: [f64; 3], g1: [f64; 3]) => givens_two_columns_impl, givens_two_columns_on;
+}
+
+#[inline(always)]
+#[allow(clippy::extra_unused_type_parameters)] // compiled per path by `dispatch!`
+fn givens_two_columns_impl<I: crate::simd::Isa>(
+    l0: &mut [f64],
+    l1: &mut [f64],
+    x: &mut [f64],
+    g0: [f64; 3],
+    g1: [f64; 3],
+) {
+    let ([c0, s0, i0], [c1, s1, i1]) = (g0, g1);
+    for ((a, b), xi) in l0.iter_mut().zip(l1.iter_mut()).zip(x.iter_mut()) {
+        let anew = (*a + s0 * *xi) * i0;
+        let x1 = c0 * *xi - s0 * anew;
+        *a = anew;
+        let bnew = (*b + s1 * x1) * i1;
+        *xi = c1 * x1 - s1 * bnew;
+        *b = bnew;
+    }
+}
+
+crate::dispatch! {
+    /// Two columns `c0 = L[k.., k]`, `c1 = L[k+1.., k+1]` of the forward substitution for
+    /// two right-hand sides (`a`, `b`: entries `k..m`), each entry updated by column `k`
+    /// then column `k + 1` with the same operations as two passes of [`axpy`]: the same
+    /// bits, with `a` and `b` read and written once for both columns.
+    fn solve2_two_columns(c0: &[f64], c1: &[f64], a: &mut [f64], b: &mut [f64]) => solve2_two_columns_impl, solve2_two_columns_on;
+}
+
+#[inline(always)]
+#[allow(clippy::extra_unused_type_parameters)] // compiled per path by `dispatch!`
+fn solve2_two_columns_impl<I: crate::simd::Isa>(
+    c0: &[f64],
+    c1: &[f64],
+    a: &mut [f64],
+    b: &mut [f64],
+) {
+    a[0] /= c0[0];
+    b[0] /= c0[0];
+    let (a0, b0) = (-a[0], -b[0]);
+    a[1] = I::mul_add(a0, c0[1], a[1]);
+    b[1] = I::mul_add(b0, c0[1], b[1]);
+    a[1] /= c1[0];
+    b[1] /= c1[0];
+    let (a1, b1) = (-a[1], -b[1]);
+    let rows = c0[2..].iter().zip(&c1[1..]).zip(a[2..].iter_mut().zip(b[2..].iter_mut()));
+    for ((x0, x1), (ai, bi)) in rows {
+        *ai = I::mul_add(a1, *x1, I::mul_add(a0, *x0, *ai));
+        *bi = I::mul_add(b1, *x1, I::mul_add(b0, *x0, *bi));
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ColCholesky {
     cols: Vec<Vec<f64>>,
@@ -79,13 +137,15 @@ impl ColCholesky {
     /// column read once for both); each result is bit-identical to `forward_solve`.
     pub fn forward_solve2(&self, a: &mut [f64], b: &mut [f64]) {
         let m = self.dim();
-        for k in 0..m {
-            let col = &self.cols[k];
-            a[k] /= col[0];
-            b[k] /= col[0];
-            let (ak, bk) = (a[k], b[k]);
-            axpy(-ak, &col[1..], &mut a[k + 1..m]);
-            axpy(-bk, &col[1..], &mut b[k + 1..m]);
+        let mut k = 0;
+        while k + 1 < m {
+            let (c0, c1) = (&self.cols[k], &self.cols[k + 1]);
+            solve2_two_columns(c0, c1, &mut a[k..m], &mut b[k..m]);
+            k += 2;
+        }
+        if k < m {
+            a[k] /= self.cols[k][0];
+            b[k] /= self.cols[k][0];
         }
     }
 
@@ -112,19 +172,43 @@ impl ColCholesky {
     /// `hypot(L_kk, x_k) >= L_kk > 0`.
     pub fn rank_one_update(&mut self, x: &mut [f64]) {
         let m = self.dim();
-        for k in 0..m {
-            let col = &mut self.cols[k];
-            let lkk = col[0];
-            let xk = x[k];
-            if xk == 0.0 {
+        let mut k = 0;
+        while k < m {
+            let Some(g0) = Self::rotation(&mut self.cols[k][0], x[k]) else {
+                k += 1;
                 continue;
+            };
+            if k + 1 == m {
+                break;
             }
-            let r = lkk.hypot(xk);
-            let c = r / lkk;
-            let s = xk / lkk;
-            col[0] = r;
-            givens_column(&mut col[1..], &mut x[k + 1..m], c, s, 1.0 / c);
+            // Column k on entry k + 1 first: the rotation of column k + 1 needs it (the
+            // operations of `givens_column`, plain on every path).
+            let (left, right) = self.cols.split_at_mut(k + 1);
+            let (c0, c1) = (&mut left[k], &mut right[0]);
+            let [c, s, inv_c] = g0;
+            let lnew = (c0[1] + s * x[k + 1]) * inv_c;
+            x[k + 1] = c * x[k + 1] - s * lnew;
+            c0[1] = lnew;
+            match Self::rotation(&mut c1[0], x[k + 1]) {
+                Some(g1) => {
+                    givens_two_columns(&mut c0[2..], &mut c1[1..], &mut x[k + 2..m], g0, g1)
+                }
+                None => givens_column(&mut c0[2..], &mut x[k + 2..m], g0[0], g0[1], g0[2]),
+            }
+            k += 2;
         }
+    }
+
+    /// The Givens rotation `(c, s, 1/c)` that folds `x_k` into the pivot `l_kk` (updated
+    /// to `hypot(l_kk, x_k)`); None when `x_k = 0` (the column is left as it is).
+    fn rotation(lkk: &mut f64, xk: f64) -> Option<[f64; 3]> {
+        if xk == 0.0 {
+            return None;
+        }
+        let r = lkk.hypot(xk);
+        let (c, s) = (r / *lkk, xk / *lkk);
+        *lkk = r;
+        Some([c, s, 1.0 / c])
     }
 
     /// `L <- s L` (`L L^T <- s^2 L L^T`).
@@ -436,6 +520,65 @@ mod tests {
             }
         }
         a
+    }
+
+    #[test]
+    fn rank_one_update_is_column_by_column_givens_bit_for_bit() {
+        // The update one column at a time (LINPACK dchud), the reference for the pairs.
+        fn by_columns(l: &mut ColCholesky, x: &mut [f64]) {
+            let m = l.dim();
+            for k in 0..m {
+                let (lkk, xk) = (l.cols[k][0], x[k]);
+                if xk == 0.0 {
+                    continue;
+                }
+                let r = lkk.hypot(xk);
+                let (c, s) = (r / lkk, xk / lkk);
+                l.cols[k][0] = r;
+                givens_column(&mut l.cols[k][1..], &mut x[k + 1..m], c, s, 1.0 / c);
+            }
+        }
+        for m in [1, 2, 3, 4, 17, 64, 65] {
+            // zeros where a column is skipped: alone, in a pair's first or second place
+            for zeros in [vec![], vec![0], vec![1], vec![m / 2], vec![0, 1, m - 1]] {
+                let l0 = ColCholesky::factor(&spd(m, 5), m).unwrap();
+                let mut x: Vec<f64> = (0..m).map(|i| (0.9 * i as f64 + 0.4).sin()).collect();
+                zeros.iter().filter(|&&i| i < m).for_each(|&i| x[i] = 0.0);
+                let (mut a, mut xa) = (l0.clone(), x.clone());
+                by_columns(&mut a, &mut xa);
+                let (mut b, mut xb) = (l0, x);
+                b.rank_one_update(&mut xb);
+                assert_eq!((a.cols, xa), (b.cols, xb), "m = {m}, zeros {zeros:?}");
+            }
+            // A diagonal factor keeps a zero entry zero after the column before it: the
+            // second column of a pair skipped.
+            let diag: Vec<f64> =
+                (0..m * m).map(|i| if i % (m + 1) == 0 { 2.0 } else { 0.0 }).collect();
+            let l0 = ColCholesky::factor(&diag, m).unwrap();
+            let x: Vec<f64> =
+                (0..m).map(|i| if i % 2 == 1 { 0.0 } else { 1.0 + i as f64 }).collect();
+            let (mut a, mut xa) = (l0.clone(), x.clone());
+            by_columns(&mut a, &mut xa);
+            let (mut b, mut xb) = (l0, x);
+            b.rank_one_update(&mut xb);
+            assert_eq!((a.cols, xa), (b.cols, xb), "m = {m}, diagonal");
+        }
+    }
+
+    #[test]
+    fn forward_solve2_is_two_forward_solves_bit_for_bit() {
+        // Columns taken two at a time, with an odd order's last column alone.
+        for m in [1, 2, 3, 4, 17, 64, 65] {
+            let l = ColCholesky::factor(&spd(m, 3), m).unwrap();
+            let x: Vec<f64> = (0..m).map(|i| (1.7 * i as f64).sin()).collect();
+            let z: Vec<f64> = (0..m).map(|i| (0.3 * i as f64).cos() * 1e3).collect();
+            let (mut w, mut v) = (x.clone(), z.clone());
+            l.forward_solve(&mut w);
+            l.forward_solve(&mut v);
+            let (mut w2, mut v2) = (x, z);
+            l.forward_solve2(&mut w2, &mut v2);
+            assert_eq!((w, v), (w2, v2), "m = {m}");
+        }
     }
 
     #[test]
