@@ -335,6 +335,19 @@ def state_bytes(obj, kind):
     return bytes(obj._core._state_bytes())
 
 
+#: Set in a worker: ``beat()`` then tells the parent that the case is still making progress.
+_HEARTBEAT = None
+
+
+def beat():
+    """A heartbeat line to the parent (in a worker): the hang timeout restarts, so a case
+    whose steps are each slow but finite (a huge legitimate configuration on a loaded
+    machine) is not taken for a hang; a step that never returns still is."""
+    if _HEARTBEAT is not None:
+        _HEARTBEAT.write(".\n")
+        _HEARTBEAT.flush()
+
+
 def exercise(obj, kind, X, y):
     """Uses an object that was accepted; returns True if its outputs are finite."""
     import numpy as np
@@ -342,11 +355,18 @@ def exercise(obj, kind, X, y):
     finite = True
     if kind == "learner":
         finite &= bool(np.all(np.isfinite(obj.predict_one(X[0]))))
+        beat()
         obj.learn_one(X[1], y[1])
+        beat()
         finite &= bool(np.all(np.isfinite(obj.progressive_predict(X[2:6], y[2:6]))))
+        beat()
         finite &= bool(np.all(np.isfinite(obj.predict_many(X[6:8]))))
+        beat()
         obj.get_params()
-        pickle.loads(pickle.dumps(obj)).predict_one(X[0])
+        blob = pickle.dumps(obj)
+        beat()
+        pickle.loads(blob).predict_one(X[0])
+        beat()
         if y.ndim == 2:  # multi-output: a column added, then learned
             obj.add_outputs(1)
             obj.learn_one(X[-1], np.append(y[-1], 1.0))
@@ -413,6 +433,11 @@ def _kernels(v):
 
 def run_case(case: dict) -> str:
     """Runs one case in this process; returns a verdict (see the module docstring)."""
+    if case["kind"] == "beats":  # the harness's own test: `n` steps of `every` seconds
+        for _ in range(case["n"]):
+            time.sleep(case["every"])
+            beat()
+        return "ok"
     cat = catalog()
     if case["kind"] == "state":
         entry = cat[case["name"]]
@@ -447,6 +472,7 @@ def run_case(case: dict) -> str:
         obj = cls(**kwargs)
     except BaseException as exc:  # noqa: BLE001
         return _classify(exc)
+    beat()
     try:
         ok = exercise(obj, case["objkind"], X, y)
     except BaseException as exc:  # noqa: BLE001
@@ -461,6 +487,8 @@ def worker_main():
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     catalog()  # imports everything before the first case (not timed)
     out = sys.stdout
+    global _HEARTBEAT
+    _HEARTBEAT = out
     out.write("ready\n")
     out.flush()
     for line in sys.stdin:
@@ -487,8 +515,11 @@ class Pool:
     def _start(self):
         env = dict(os.environ)
         env.setdefault("KERNELSTREAM_MEMORY_LIMIT", str(1 << 30))
+        # Unbuffered pipes: `select` then sees every line the worker wrote that has not
+        # been read (a buffered reader could hold the answer behind a heartbeat).
         self.proc = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--worker"],
+            bufsize=0,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -510,13 +541,17 @@ class Pool:
             self.close()
             return "abort"
         # A wide input legitimately takes longer (O(d) per feature): a hang is 10 s
-        # per 200,000 columns beyond the base timeout.
+        # per 200,000 columns beyond the base timeout, without a heartbeat (`beat`)
+        # between two steps of the case.
         timeout = self.timeout * (1.0 + (case.get("width") or 0) / 2e5)
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            self.close()
-            return "hang"
-        answer = self.proc.stdout.readline().decode().strip()
+        while True:
+            ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+            if not ready:
+                self.close()
+                return "hang"
+            answer = self.proc.stdout.readline().decode().strip()
+            if answer != ".":
+                break
         if not answer:
             self.close()
             return "abort"

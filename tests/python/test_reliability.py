@@ -217,6 +217,22 @@ def test_parameter_fuzzer_finds_no_abort_panic_or_hang():
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
 
 
+@pytest.mark.slow  # a worker subprocess and 6 s of sleeping steps
+def test_the_fuzz_harness_tells_slow_steps_from_a_hang():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fuzzlib
+
+    pool = fuzzlib.Pool(timeout=1.0)
+    try:
+        # eight steps of 0.3 s: longer than the timeout in all, never silent for as long
+        assert pool.run({"kind": "beats", "n": 8, "every": 0.3}) == "ok"
+        # one silent step of 3 s: a hang, and the next case runs in a fresh worker
+        assert pool.run({"kind": "beats", "n": 1, "every": 3.0}) == "hang"
+        assert pool.run({"kind": "beats", "n": 1, "every": 0.0}) == "ok"
+    finally:
+        pool.close()
+
+
 # --- 3. Ctrl-C at a round boundary -------------------------------------------------
 
 
