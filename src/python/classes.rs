@@ -5,8 +5,9 @@
 //!   struct (defaults from its `Default`; an unknown keyword is an `InputError` naming
 //!   it), then `Core::new(&params)` (a line with `args` other than `NO_ARGS` writes its own
 //!   `#[new]`);
-//! * the learner protocol ([`crate::learner_protocol!`]) and, for a line marked
-//!   `multi_output: true`, the multi-output methods ([`crate::multi_output_protocol!`]).
+//! * the learner protocol ([`crate::learner_protocol!`]), the serving loop's entry
+//!   points ([`crate::serve_protocol!`]) and, for a line marked `multi_output: true`,
+//!   the multi-output methods ([`crate::multi_output_protocol!`]).
 //!
 //! Methods beyond these (getters of learned state) are added by a `#[pymethods]` block on
 //! the generated class in the learner's own binding file (pyo3's `multiple-pymethods`).
@@ -26,6 +27,7 @@ macro_rules! classes {
             constructor!($v, $ty, $args);
             crate::learner_protocol!($v, $ty);
             multi_output!($v, $multi);
+            crate::serve_protocol!($v, $multi);
         )*
     };
 }

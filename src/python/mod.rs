@@ -27,6 +27,7 @@ pub mod protocol;
 mod registry;
 mod rff_awv;
 mod rng;
+pub mod serve;
 pub mod state_params;
 mod taylor_awv;
 

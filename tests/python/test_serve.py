@@ -113,3 +113,45 @@ def test_sklearn_adapter_serving_loop_equals_learn_loop():
         ref.learn_one(X[i], y[i])
         srv.partial_fit(X[i : i + 1], y[i : i + 1])
     assert state(ref) == state(srv.learner_)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_call_path_equals_the_general_path(name):
+    """A float64 row and a float go to the core in one call (``_serve_predict``,
+    ``_serve_learn``); a list, a masked array and an int take the faces' general path.
+    Both give the same predictions and states bit for bit, and the one-call path
+    refuses what the general path refuses, leaving the learner as it was."""
+    e = ZOO[name]
+    X, y = stream(e, 60, seed=12)
+    fast, general = e.factory(), e.factory()
+    for i, (x, yt) in enumerate(zip(X, y)):
+        row, label = [
+            ([float(v) for v in x], float(yt)),
+            (np.ma.masked_array(x), yt),
+            (x, np.array(yt)),
+        ][i % 3]
+        assert fast.predict_one(x) == general.predict_one(row)
+        fast.learn_one(x, yt)
+        general.learn_one(row, label)
+    assert state(fast) == state(general)
+    if getattr(fast, "_core", None) is None:
+        return
+    before, core = state(fast), fast._core
+    # which path is which: the one-call entry points decline all but the common case
+    assert fast._scale_rows == ()  # the scale check is done: learn_one calls the core once
+    assert core._serve_predict(X[0]) == fast.predict_one(X[0])
+    assert core._serve_predict(X[0].tolist()) is None
+    assert core._serve_predict(np.ma.masked_array(X[0])) is None
+    assert core._serve_predict(X[0].astype(np.float32)) is None
+    assert core._serve_predict(X[0][:0]) is None
+    assert core._serve_learn(X[0], 1) is False
+    assert core._serve_learn(X[0], np.array(0.5)) is False
+    assert core._serve_learn(X[0].tolist(), 0.5) is False
+    assert state(fast) == before
+    for bad_x, bad_y in ((X[0][:-1], 0.5), (X[0], float("nan")), (X[0] * np.inf, 0.5)):
+        with pytest.raises(ValueError):
+            fast.learn_one(bad_x, bad_y)
+        assert state(fast) == before
+    with pytest.raises(ValueError):
+        fast.predict_one(X[0][:-1])
+    assert state(fast) == before

@@ -62,14 +62,22 @@ class MultiOutput(Learner):
         (``return_std``: with its predictive standard deviation, one output only)."""
         if return_std:
             return super().predict_one(x, return_std=True)
+        # The serving loop's case (a float64 row) in one call, a float or K values.
+        p = self._core._serve_predict(x)
+        if p is not None:
+            return p
         if not self._multi():
             return self._core.predict_one(as_row(x))  # (Learner's, without a second call)
         return self._core._predict_one_multi(as_row(x))
 
     def learn_one(self, x, y) -> None:
         """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update."""
+        # The serving loop's case (a float64 row, a float) in one call, once the scale
+        # check is done; False: nothing done.
+        if self._scale_rows is _CHECKED and self._core._serve_learn(x, y):
+            return
         # Both paths call the scale check from here: its warning points at the caller.
-        # (A Python number, the serving loop's case, is told apart without np.ndim.)
+        # (A Python number is told apart without np.ndim.)
         if isinstance(y, (float, int)) or np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
             x, y = as_row(x), as_label(y)
             self._core.learn_one(x, y)

@@ -65,7 +65,9 @@ class Learner(CoreWrapper):
         if return_std:
             mean, std = self._core.predict_std_many(as_row(x)[None, :])
             return float(mean[0]), float(std[0])
-        return self._core.predict_one(as_row(x))
+        # The serving loop's case (a float64 row) in one call; None: convert here.
+        p = self._core._serve_predict(x)
+        return self._core.predict_one(as_row(x)) if p is None else p
 
     def predict_std(self, X) -> np.ndarray:
         """The predictive standard deviation of each row of ``X`` as the next round
@@ -96,6 +98,10 @@ class Learner(CoreWrapper):
 
     def learn_one(self, x, y) -> None:
         """Reveal the label ``y`` of ``x`` and update."""
+        # The serving loop's case (a float64 row, a float) in one call, once the scale
+        # check is done; False: nothing done, convert here.
+        if self._scale_rows is _CHECKED and self._core._serve_learn(x, y):
+            return
         x, y = as_row(x), as_label(y)
         self._core.learn_one(x, y)
         if self._scale_rows is not _CHECKED:
