@@ -42,6 +42,7 @@ pub mod parallel;
 pub mod params;
 pub mod rng;
 pub mod samplers;
+pub mod scaling;
 pub(crate) mod simd;
 pub mod state;
 pub mod stream;

@@ -27,6 +27,7 @@ pub mod protocol;
 mod registry;
 mod rff_awv;
 mod rng;
+mod scaling;
 pub mod serve;
 pub mod state_params;
 mod taylor_awv;
@@ -69,5 +70,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registry::registry, m)?)?;
     build_info::register(m)?;
     calibration::register(m)?;
+    scaling::register(m)?;
     Ok(())
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import kernelstream as ks
 import numpy as np
 import pytest
@@ -324,6 +326,70 @@ def test_online_standardizer_equals_row_by_row_welford(rng):
     expected = (X[:5] - mean) / std / np.sqrt(3)
     np.testing.assert_allclose(s.transform(X[:5]), expected, rtol=0, atol=tol.max())
     assert np.all(OnlineStandardizer(True).learn_transform(np.ones((4, 2))) == 0)  # constant
+
+
+@pytest.mark.parametrize("keep_unit", [False, True])
+@pytest.mark.parametrize("per_dimension", [False, True])
+def test_standardizer_row_methods_are_the_block_methods_bit_for_bit(rng, keep_unit, per_dimension):
+    """The one-row methods (the core's arithmetic) against blocks of one row (NumPy):
+    features of order one (kept), far from it, constant, with ties and a -0.0."""
+    from kernelstream.adapters._scaling import OnlineStandardizer
+
+    X = rng.normal(size=(200, 5)) * [1e-3, 1.0, 50.0, 0.0, 0.5] + [7.36e5, 0.3, 40.0, 2.0, 0.0]
+    X[:, 1] = np.round(X[:, 1])
+    X[0, 4] = -0.0
+    block, row = (
+        OnlineStandardizer(per_dimension, keep_unit),
+        OnlineStandardizer(per_dimension, keep_unit),
+    )
+
+    def assert_bits(a, b):
+        return np.testing.assert_array_equal(a.view(np.int64), b.view(np.int64))
+
+    assert_bits(block.transform(X[:1])[0], row.transform_row(X[0]))  # before any row: zeros
+    for x in X:
+        zb = block.learn_transform(x[None, :])[0]
+        zr, after = row.learned_row(x)
+        assert row.n == after.n - 1  # the standardizer itself is unchanged
+        row = after
+        assert_bits(zb, zr)
+        assert_bits(block.mean, row.mean)
+        assert_bits(block.m2, row.m2)
+        assert_bits(block.transform(X[7:8])[0], row.transform_row(X[7]))
+    assert block.n == row.n == len(X)
+    for f in (0.0, -3.5, 1e3):
+        assert row.inverse_one(f) == block.inverse(np.array([f]))[0]
+    for bad in (np.array([np.nan, 0, 0, 0, 0.0]), np.full(5, 1e200), X[0][:3]):
+        with pytest.raises(ks.InputError):
+            row.learned_row(bad)
+    assert row.n == len(X)
+
+
+def test_river_fast_slots_equal_the_general_path(rng):
+    """Rows whose keys all have a slot and whose values are floats, ints, numpy floats
+    or None take the adapter's short path; the results equal a copy fed through the
+    general path (keys in another order, values that need its checks) bit for bit."""
+    X = rng.normal(size=(80, 3)) * [3.0, 0.01, 1.0] + [10.0, -5.0, 0.0]
+    fast = RiverRegressor(ks.TaylorAWV(), scale=True, max_features=4)
+    general = RiverRegressor(ks.TaylorAWV(), scale=True, max_features=4)
+    for i, (x, yt) in enumerate(zip(X, X[:, 0] * 2.0)):
+        row = {"a": float(x[0]), "b": np.float64(x[1]), "c": None if i % 5 == 0 else x[2]}
+        if i % 7 == 3:
+            row["b"] = int(round(x[1]))
+        if i == 40:
+            row["d"] = 1.5  # a key first seen now takes the general path once
+        # the same values as Fractions (exact), which only the general path takes
+        other = {k: (v if v is None else Fraction(v)) for k, v in reversed(row.items())}
+        assert fast.predict_one(row) == general.predict_one(other)
+        fast.learn_one(row, yt)
+        general.learn_one(other, yt)
+    assert fast.feature_names == general.feature_names == ["a", "b", "c", "d"]
+    assert fast.learner._core._state_bytes() == general.learner._core._state_bytes()
+    assert fast._known_row({"a": 1.0}) is not None and general._known_row(other) is None
+    with pytest.raises(ks.InputError, match="real number"):
+        fast.learn_one({"a": 1.0, "b": True, "c": 0.0}, 1.0)
+    with pytest.raises(ks.InputError, match="real number"):
+        fast.predict_one({"a": 1.0, "b": "x", "c": 0.0})
 
 
 def test_sklearn_scale_streams_the_standardized_rows(rng):

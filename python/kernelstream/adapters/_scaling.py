@@ -28,6 +28,11 @@ Use (the whole API)::
     Zq = xs.transform(Xq)         # scale with the current statistics (no update)
     y_hat = ys.inverse(f)         # a prediction f in scaled units, back in the target's units
     xs.copy()                     # an independent copy (to commit only after success)
+    z, after = xs.learned_row(x)  # one row (d,): scaled, and the standardizer after it
+    z = xs.transform_row(x)       # one row with the current statistics
+
+The one-row methods are the block methods' arithmetic for a block of one row, bit for
+bit, done in the core (``src/scaling.rs``): a serving loop's per-round cost.
     xs.running_moments(X)         # (n, mean, m2) after each row of X, state unchanged
 
 ``learn_transform`` raises :class:`~kernelstream.InputError` (state unchanged) on NaN,
@@ -40,10 +45,12 @@ current mean for accuracy).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from .. import _core
 from ..errors import InputError
 
 
@@ -130,6 +137,30 @@ class OnlineStandardizer:
         if not self.n:
             return self._scale(X, np.zeros(X.shape[1]), np.zeros(X.shape[1]))
         return self._scale(X, self.mean, self.m2 / self.n)
+
+    def learned_row(self, x: np.ndarray):
+        """``(z, after)``: the row ``x`` (d,) scaled as :meth:`learn_transform` scales it,
+        and a new standardizer with ``x`` learned (this one unchanged)."""
+        z, mean, m2 = _core._standardize_row(
+            x, self.n, self.mean, self.m2, self.keep_unit, self.per_dimension, True
+        )
+        after = OnlineStandardizer(self.per_dimension, self.keep_unit)
+        after.n, after.mean, after.m2 = self.n + 1, mean, m2
+        return z, after
+
+    def transform_row(self, x: np.ndarray) -> np.ndarray:
+        """The row ``x`` (d,) scaled with the current statistics (:meth:`transform`)."""
+        return _core._standardize_row(
+            x, self.n, self.mean, self.m2, self.keep_unit, self.per_dimension, False
+        )[0]
+
+    def inverse_one(self, z: float) -> float:
+        """:meth:`inverse` of one finite value, as a float (the same arithmetic)."""
+        if not self.n:
+            return 0.0
+        mean = float(self.mean[0])
+        std = math.sqrt(self.m2[0] / self.n)
+        return z * std + mean if std > 1e-12 * abs(mean) else mean
 
     def inverse(self, z: np.ndarray) -> np.ndarray:
         """Map scaled values of a 1-d quantity (targets) back: ``z std + mean``."""

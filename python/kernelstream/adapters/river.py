@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 import copy
+import math
 import numbers
 
 import numpy as np
@@ -80,8 +81,14 @@ def _zero_extension_exact(learner) -> bool:
     return bool(kernels) and all(as_kernel(k).spec[0] in ("gaussian", "laplacian") for k in kernels)
 
 
+_FLOAT64 = np.float64
+
+
 class _DictAdapter:
     _scale_target = False
+    #: ``(feature_names, {name: slot})`` for the list object in ``feature_names`` (derived,
+    #: not pickled)
+    _slot_cache: tuple | None = None
 
     def __init__(self, learner, scale: bool = True, max_features: int | None = None):
         if not isinstance(scale, (bool, np.bool_)):
@@ -144,8 +151,31 @@ class _DictAdapter:
             )
         return names + new, size
 
+    def _known_row(self, x) -> np.ndarray | None:
+        """The common case of :meth:`_vector` (a dict whose keys all have a slot and
+        whose values are floats, ints or None) as a float vector; ``None`` otherwise."""
+        names = self.feature_names
+        if not names or type(x) is not dict:
+            return None
+        cache = self._slot_cache
+        if cache is None or cache[0] is not names:  # `feature_names` is replaced, never mutated
+            cache = self._slot_cache = (names, {k: i for i, k in enumerate(names)})
+        slots = cache[1]
+        v = [0.0] * (int(self.learner.input_dim or 0) or len(names))
+        for k, value in x.items():
+            i = slots.get(k)
+            t = type(value)
+            if i is None or not (t is float or t is int or t is _FLOAT64 or value is None):
+                return None
+            if value is not None:
+                v[i] = value
+        return np.array(v)
+
     def _vector(self, x: dict):
         """``x`` as a float vector in slot order (see the module's feature policy)."""
+        known = self._known_row(x)
+        if known is not None:
+            return known, self.feature_names
         names, size = self._slots(x)
         v = np.zeros(size)
         for i, k in enumerate(names):
@@ -160,32 +190,35 @@ class _DictAdapter:
         skips = set(getattr(super(), "_unit_test_skips", set)())
         return skips | ({"check_emerging_features"} if self.max_features is None else set())
 
-    def _standardize(self, scaler, v, n_used: int, learn: bool):
-        z = scaler.learn_transform(v[None, :]) if learn else scaler.transform(v[None, :])
-        return z[0] / np.sqrt(max(n_used, 1))
-
     def _learn_vector(self, x: dict, y: float) -> None:
         v, names = self._vector(x)
-        xs = None if self.scaler is None else self.scaler.copy()
-        ys = None if self.target_scaler is None else self.target_scaler.copy()
+        xs, ys = self.scaler, self.target_scaler  # the statistics after x, once accepted
         if xs is not None:
-            v = self._standardize(xs, v, len(names), learn=True)
+            z, xs = xs.learned_row(v)
+            v = z / np.sqrt(max(len(names), 1))
         if ys is not None:
-            y = float(ys.learn_transform(np.array([[as_label(y)]]))[0, 0])
+            z, ys = ys.learned_row(np.array([as_label(y)]))
+            y = float(z[0])
         self.learner.learn_one(v, y)
         # the learner accepted the round: commit the features and the statistics
         self.scaler, self.target_scaler = xs, ys
-        self.feature_names = list(names)
+        if names is not self.feature_names:
+            self.feature_names = list(names)
 
     def _input(self, x: dict) -> np.ndarray:
         """``x`` as the learner sees it at prediction time."""
         v, names = self._vector(x)
         if self.scaler is not None:
-            v = self._standardize(self.scaler, v, len(names), learn=False)
+            v = self.scaler.transform_row(v) / np.sqrt(max(len(names), 1))
         return v
 
     def _score(self, x: dict) -> float:
         return self.learner.predict_one(self._input(x))
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_slot_cache", None)
+        return state
 
     def clone(self, new_params=None, include_attributes=False):
         """A fresh adapter: the same parameters around an untrained copy of ``learner``."""
@@ -237,7 +270,13 @@ class RiverRegressor(_DictAdapter, _Regressor):
         target's units, as river's conformal regressors give."""
         if not with_interval:
             f = self._score(x)
-            return f if self.target_scaler is None else self._unscale(np.array([f]))[0]
+            if self.target_scaler is None:
+                return f
+            return (
+                self.target_scaler.inverse_one(f)
+                if math.isfinite(f)
+                else self._unscale(np.array([f]))[0]
+            )
         interval = getattr(self.learner, "predict_interval_one", None)
         if interval is None:
             raise ParameterError(
@@ -354,9 +393,10 @@ class RiverClassifier(_DictAdapter, _Classifier):
     def learn_one(self, x: dict, y) -> None:
         k = self._index(y)
         v, names = self._vector(x)
-        xs = None if self.scaler is None else self.scaler.copy()
+        xs = self.scaler  # the statistics after x, once accepted
         if xs is not None:
-            v = self._standardize(xs, v, len(names), learn=True)
+            z, xs = xs.learned_row(v)
+            v = z / np.sqrt(max(len(names), 1))
         calibrator = copy.copy(self.calibrator)
         new = k == len(self.classes)
         if new and calibrator.n_classes:
@@ -386,7 +426,8 @@ class RiverClassifier(_DictAdapter, _Classifier):
         self.columns, self.calibrator, self.scaler = columns, calibrator, xs
         if new:
             self.classes.append(y)
-        self.feature_names = list(names)
+        if names is not self.feature_names:
+            self.feature_names = list(names)
 
     def _current_scores(self, x: dict):
         v = self._input(x)

@@ -1,0 +1,49 @@
+//! Binding of [`crate::scaling`]: `_standardize_row`, one row through the adapters'
+//! online standardizer (`python/kernelstream/adapters/_scaling.py`).
+use crate::python::convert::vec1;
+use crate::python::errors::guard;
+use crate::scaling::{Moments, Scaling};
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+type Row<'py> = Bound<'py, PyArray1<f64>>;
+
+/// `x` scaled with the moments `(n, mean, m2)` (`mean`, `m2`: `None` when `n = 0`);
+/// with `learn`, the moments first take `x` in, and the new `mean`, `m2` come back
+/// beside the scaled row: `(z, mean', m2')`, else `(z, None, None)`.
+#[pyfunction]
+#[pyo3(signature = (x, n, mean, m2, keep_unit, per_dimension, learn))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn _standardize_row<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    n: u64,
+    mean: Option<PyReadonlyArray1<'py, f64>>,
+    m2: Option<PyReadonlyArray1<'py, f64>>,
+    keep_unit: bool,
+    per_dimension: bool,
+    learn: bool,
+) -> PyResult<(Row<'py>, Option<Row<'py>>, Option<Row<'py>>)> {
+    guard(|| {
+        let x = vec1(&x);
+        let own = |a: &Option<PyReadonlyArray1<'py, f64>>| {
+            a.as_ref().map_or(Vec::new(), |a| vec1(a).into_owned())
+        };
+        let moments = Moments { n, mean: own(&mean), m2: own(&m2) };
+        moments.check(x.len())?;
+        let how = Scaling { keep_unit, per_dimension };
+        let mut z = Vec::with_capacity(x.len());
+        if !learn {
+            moments.scale(&x, how, &mut z)?;
+            return Ok((PyArray1::from_vec(py, z), None, None));
+        }
+        let next = moments.with_row(&x)?;
+        next.scale(&x, how, &mut z)?;
+        let (mean, m2) = (PyArray1::from_vec(py, next.mean), PyArray1::from_vec(py, next.m2));
+        Ok((PyArray1::from_vec(py, z), Some(mean), Some(m2)))
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_standardize_row, m)?)
+}
