@@ -118,7 +118,7 @@ def test_sklearn_adapter_serving_loop_equals_learn_loop():
 @pytest.mark.parametrize("name", NAMES)
 def test_one_call_path_equals_the_general_path(name):
     """A float64 row and a float go to the core in one call (``_serve_predict``,
-    ``_serve_learn``); a list, a masked array and an int take the faces' general path.
+    ``_serve_learn``); a list, a masked array and a 0-d target take the general path.
     Both give the same predictions and states bit for bit, and the one-call path
     refuses what the general path refuses, leaving the learner as it was."""
     e = ZOO[name]
@@ -155,3 +155,43 @@ def test_one_call_path_equals_the_general_path(name):
     with pytest.raises(ValueError):
         fast.predict_one(X[0][:-1])
     assert state(fast) == before
+
+
+@pytest.mark.parametrize("scale", [False, True])
+def test_sklearn_one_row_path_equals_the_general_path(scale):
+    """Once fitted, float64 arrays of the fitted width skip scikit-learn's conversions and
+    one row goes through the standardizer's one-row methods; lists take the general path
+    (``validate_data``, block standardizing). The same predictions and states bit for bit;
+    an estimator fitted on named columns still warns on unnamed rows (the general path)."""
+    pytest.importorskip("sklearn")
+    import kernelstream as ks
+    from kernelstream.adapters import SklearnRegressor
+
+    X, y = stream(ZOO["TaylorAWV"], 60, seed=13)
+    y = y * 30.0 + 5.0
+    fast = SklearnRegressor(ks.TaylorAWV(degree=3), scale=scale).partial_fit(X[:1], y[:1])
+    general = SklearnRegressor(ks.TaylorAWV(degree=3), scale=scale).partial_fit(X[:1], y[:1])
+    assert fast._plain_rows(X[1:2]) and not fast._plain_rows(X[1:2, :-1])
+    for i in range(1, len(X)):
+        rows, targets = X[i : i + 1], y[i : i + 1]
+        np.testing.assert_array_equal(fast.predict(rows), general.predict(rows.tolist()))
+        fast.partial_fit(rows, targets)
+        general.partial_fit(rows.tolist(), targets.tolist())
+    assert state(fast.learner_) == state(general.learner_)
+    if scale:
+        for a, b in (
+            (fast.scaler_, general.scaler_),
+            (fast.target_scaler_, general.target_scaler_),
+        ):
+            np.testing.assert_array_equal(a.mean, b.mean)
+            np.testing.assert_array_equal(a.m2, b.m2)
+    with pytest.raises(ValueError):
+        fast.partial_fit(X[:1, :-1], y[:1])
+    with pytest.raises(ValueError):
+        fast.predict(np.full_like(X[:1], np.nan))
+    pd = pytest.importorskip("pandas")
+    named = SklearnRegressor(ks.TaylorAWV(degree=3), scale=scale)
+    named.partial_fit(pd.DataFrame(X[:5], columns=[f"c{j}" for j in range(X.shape[1])]), y[:5])
+    assert not named._plain_rows(X[5:6])
+    with pytest.warns(UserWarning, match="feature names"):
+        named.predict(X[5:6])
