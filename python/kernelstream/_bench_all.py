@@ -716,6 +716,53 @@ def _serve(quick):
             warmup=warm,
             reference_rounds=rounds - warm,
         ),
+        *_serve_adapters(X, y, rounds),
+    ]
+
+
+def _serve_adapters(X, y, rounds):
+    """The serving loops of the adapters (defaults: ``scale=True``) around TaylorAWV M=3
+    against the learner's own ``progressive_predict``: river's ``predict_one`` then
+    ``learn_one`` on dicts (built before timing), scikit-learn's ``predict`` then
+    ``partial_fit`` of one-row arrays."""
+    from . import TaylorAWV
+
+    try:
+        from .adapters import RiverRegressor, SklearnRegressor
+    except ImportError:  # scikit-learn absent: no adapter rows
+        return []
+    dicts = [{f"x{j}": float(v) for j, v in enumerate(x)} for x in X]
+
+    def river_loop(model, Xc, yc, start):
+        for i, yt in enumerate(yc):
+            model.predict_one(dicts[start + i])
+            model.learn_one(dicts[start + i], float(yt))
+
+    def sklearn_loop(model, Xc, yc, start):
+        for i in range(len(yc)):
+            model.predict(Xc[i : i + 1])
+            model.partial_fit(Xc[i : i + 1], yc[i : i + 1])
+
+    def taylor():
+        return TaylorAWV(sigma=2.0, degree=3, block_size=1)
+
+    def sklearn_model():  # fitted on one row (predict needs a fitted estimator)
+        return SklearnRegressor(taylor()).partial_fit(X[:1], y[:1])
+
+    common = dict(make_fast=taylor, X=X, y=y, reference_rounds=rounds, serve=True)
+    return [
+        BenchCase(
+            label="RiverRegressor(Taylor M=3)",
+            make_reference=lambda: RiverRegressor(taylor()),
+            serve_loop=river_loop,
+            **common,
+        ),
+        BenchCase(
+            label="SklearnRegressor(Taylor M=3)",
+            make_reference=sklearn_model,
+            serve_loop=sklearn_loop,
+            **common,
+        ),
     ]
 
 

@@ -27,6 +27,9 @@ class BenchCase:
     #: the reference is the serving loop of the same learner: print the rate ratio
     #: (serving loop / ``progressive_predict``) too.
     serve: bool = False
+    #: the serving loop of the reference, ``loop(model, X, y, start)`` over the rows
+    #: ``start, start + 1, ...`` of the case (default: ``predict_one`` then ``learn_one``)
+    serve_loop: Callable | None = None
     #: the two sides are the same work at two sizes: time them alternately in one run
     #: and print the cost ratio (fast / reference) under this name.
     cost_ratio: str | None = None

@@ -68,6 +68,14 @@ def _time_reference(case: BenchCase):
     return (time.perf_counter() - t0) / len(Xr)
 
 
+def _serve_loop(model, X, y, start):
+    """``predict_one`` then ``learn_one`` on each row (a learner's serving loop)."""
+    predict_one, learn_one = model.predict_one, model.learn_one
+    for x, yt in zip(X, y):
+        predict_one(x)
+        learn_one(x, yt)
+
+
 def _time_serve(case: BenchCase, chunk: int = 256):
     """Seconds per round of ``progressive_predict`` and of the serving loop (``predict_one``
     then ``learn_one``, from Python) on two learners fed the same rows: chunks of rows
@@ -82,15 +90,13 @@ def _time_serve(case: BenchCase, chunk: int = 256):
     n = min(case.reference_rounds or case.X.shape[0], case.X.shape[0] - case.warmup)
     X, y = case.X[case.warmup : case.warmup + n], case.y[case.warmup : case.warmup + n]
     t_fast, t_serve = [], []
-    predict_one, learn_one = serve.predict_one, serve.learn_one
+    loop = case.serve_loop or _serve_loop
     for s in range(0, n - chunk + 1, chunk):
         Xc, yc = X[s : s + chunk], y[s : s + chunk]
         t0 = time.process_time()
         fast.progressive_predict(Xc, yc)
         t1 = time.process_time()
-        for x, yt in zip(Xc, yc):
-            predict_one(x)
-            learn_one(x, yt)
+        loop(serve, Xc, yc, case.warmup + s)
         t2 = time.process_time()
         t_fast.append((t1 - t0) / chunk)
         t_serve.append((t2 - t1) / chunk)
