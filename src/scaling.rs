@@ -40,7 +40,9 @@ impl Moments {
     /// finite or the moments overflow).
     pub fn with_row(&self, x: &[f64]) -> Result<Moments> {
         check_finite(x)?;
-        let n = self.n + 1;
+        let Some(n) = self.n.checked_add(1) else {
+            return input_err!("standardizer state has seen {} rows: no room for one more", self.n);
+        };
         let (mean, m2) = if self.n == 0 {
             (x.iter().map(|v| v + 0.0).collect(), vec![0.0; x.len()])
         } else {

@@ -144,6 +144,9 @@ def test_one_call_path_equals_the_general_path(name):
     assert core._serve_predict(np.ma.masked_array(X[0])) is None
     assert core._serve_predict(X[0].astype(np.float32)) is None
     assert core._serve_predict(X[0][:0]) is None
+    assert core._serve_predict(X[0].astype(">f8")) is None  # another byte order: converted
+    strided = np.repeat(X[:1], 2, axis=0).T[:, 0]  # a column view: read as it is
+    assert core._serve_predict(strided) == core._serve_predict(X[0][::-1][::-1].copy())
     assert core._serve_learn(X[0], 1) is False
     assert core._serve_learn(X[0], np.array(0.5)) is False
     assert core._serve_learn(X[0].tolist(), 0.5) is False
