@@ -5,6 +5,8 @@
 //!   against the blocked solve followed by 64 Givens rank-one updates (on a copy,
 //!   as a block that may be refused needs) and against 64 single rounds
 //!   (`forward_solve2` + rank-one update each);
+//! * `nystrom_single_round_parts`: `forward_solve2` and `rank_one_update` alone at
+//!   m = 200 and 500 (the two halves of a serving round);
 //! * `nystrom_awv_fixed`: whole rounds of NystromAWV on a fixed dictionary,
 //!   `block_size = None` against `1`.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -87,6 +89,37 @@ fn bench_factor_block(c: &mut Criterion) {
     g.finish();
 }
 
+/// The two halves of a single round at order `m` (the serving path of a dictionary
+/// expert: the solve before the label, the Givens update after it).
+fn bench_single_round_parts(c: &mut Criterion) {
+    let mut g = c.benchmark_group("nystrom_single_round_parts");
+    g.sample_size(20).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_secs(1));
+    for &m in &[200usize, 500] {
+        let l = factor(m);
+        let mut rng = Rng::new(4);
+        let row: Vec<f64> = (0..m).map(|_| rng.uniform() / (m as f64).sqrt()).collect();
+        let q: Vec<f64> = (0..m).map(|_| rng.normal()).collect();
+        let (mut w, mut u, mut x) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
+        g.bench_with_input(BenchmarkId::new("forward_solve2", m), &m, |b, _| {
+            b.iter(|| {
+                w.copy_from_slice(&row);
+                u.copy_from_slice(&q);
+                l.forward_solve2(&mut w, &mut u);
+                black_box(w[m - 1] + u[m - 1])
+            })
+        });
+        let mut copy = l.clone();
+        g.bench_with_input(BenchmarkId::new("rank_one_update", m), &m, |b, _| {
+            b.iter(|| {
+                x.copy_from_slice(&row);
+                copy.rank_one_update(&mut x);
+                black_box(copy.diag(m - 1))
+            })
+        });
+    }
+    g.finish();
+}
+
 fn bench_learner(c: &mut Criterion) {
     let mut g = c.benchmark_group("nystrom_awv_fixed");
     g.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
@@ -111,5 +144,5 @@ fn bench_learner(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_factor_block, bench_learner);
+criterion_group!(benches, bench_factor_block, bench_single_round_parts, bench_learner);
 criterion_main!(benches);

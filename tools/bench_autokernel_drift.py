@@ -13,6 +13,7 @@ the fresh one's from ``c + 2000`` on. Not a test; prints a markdown table.
     python tools/bench_autokernel_drift.py [--skip-knn-above N] [--held-out [1|2]]
     python tools/bench_autokernel_drift.py --autokernel-only [--held-out [1|2]]
     python tools/bench_autokernel_drift.py --file-order   # KERNELSTREAM_DATA needed
+    python tools/bench_autokernel_drift.py --autokernel-only --all --params '{"discounts": [0.99]}'
 
 ``--held-out`` (or ``--held-out 1``) runs the streams held out while the restart detector
 was designed, ``--held-out 2`` a second set written after every choice, ``--file-order``
@@ -23,6 +24,7 @@ stream unless ``--skip-knn-above N`` skips it above ``N`` rows.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -35,6 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_autokernel import mse, run_river, run_sklearn  # noqa: E402
 
 PREVIOUS = dict(discounts=(), linear=False, share=0.0, loss_window=0, restarts=False)
+#: AutoKernel's parameters in the "AutoKernel" column and for the fresh learners
+#: (``--params``; the defaults unless given)
+PARAMS: dict = {}
+
+
+def autokernel():
+    return ks.AutoKernel(**PARAMS)
 
 
 def friedman_swap(n=20_000, change=10_000, width=0, seed=0):
@@ -277,7 +286,7 @@ FILE_ORDER = {
 
 def predictions(X, y, skip_knn_above):
     preds = {
-        "AutoKernel": ks.AutoKernel().progressive_predict(X, y),
+        "AutoKernel": autokernel().progressive_predict(X, y),
         "AutoKernel (previous)": ks.AutoKernel(**PREVIOUS).progressive_predict(X, y),
     }
     Xs, _ = datasets.scale(X)
@@ -298,7 +307,7 @@ def fresh_ratios(X, y, changes, p):
     e, out = (p - y) ** 2, []
     for i, c in enumerate(changes):
         end = changes[i + 1] if i + 1 < len(changes) else len(y)
-        fresh = ks.AutoKernel().progressive_predict(X[c:end], y[c:end])
+        fresh = autokernel().progressive_predict(X[c:end], y[c:end])
         r_ak, r_f = rolling(e[c:end]), rolling((fresh - y[c:end]) ** 2)
         out.append(f"{np.max(r_ak[1501:] / r_f[1501:]):.3f}" if len(r_f) > 1501 else "-")
     return out
@@ -313,7 +322,7 @@ def main_autokernel_only(streams):
     print("|---|---|---|---|---|---|")
     for name, (load, changes) in streams.items():
         X, y = load()
-        ak = ks.AutoKernel()
+        ak = autokernel()
         t = time.perf_counter()
         p = ak.progressive_predict(X, y)
         rate = len(y) / (time.perf_counter() - t)
@@ -333,11 +342,18 @@ def main(argv=None):
     )
     ap.add_argument("--autokernel-only", action="store_true", help="no peers (faster)")
     ap.add_argument("--file-order", action="store_true", help="the real datasets, unshuffled")
+    ap.add_argument(
+        "--params", default="{}", help='AutoKernel parameters as JSON, e.g. {"discounts": [0.99]}'
+    )
+    ap.add_argument("--all", action="store_true", help="every set (with --autokernel-only)")
     args = ap.parse_args(argv)
+    PARAMS.update(json.loads(args.params))
     held = {0: {}, 1: HELD_OUT, 2: HELD_OUT_2}[args.held_out]
     if args.file_order:
         held = FILE_ORDER
     if args.autokernel_only:
+        if args.all:
+            return main_autokernel_only({**STREAMS, **HELD_OUT, **HELD_OUT_2, **FILE_ORDER})
         return main_autokernel_only({**STREAMS, **held} if held else STREAMS)
     print(
         "| stream | n | AutoKernel | previous | best peer | ratio | windows after changes "
@@ -362,7 +378,7 @@ def main(argv=None):
             r_ak, r_pe = rolling(e_ak[c:end]), rolling(e_pe[c:end])
             bad = np.nonzero(r_ak > 1.2 * r_pe)[0]
             rec.append(str(int(bad[-1] + 500)) if len(bad) else "0")
-            fresh = ks.AutoKernel().progressive_predict(X[c:end], y[c:end])
+            fresh = autokernel().progressive_predict(X[c:end], y[c:end])
             r_f = rolling((fresh - y[c:end]) ** 2)
             bad = np.nonzero(r_ak > 1.2 * r_f)[0]
             rec_f.append(str(int(bad[-1] + 500)) if len(bad) else "0")
