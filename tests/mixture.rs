@@ -94,6 +94,7 @@ fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
         share: 0.0,
         loss_window: 0,
         restarts: false,
+        fogd_widths: vec![],
     }
 }
 

@@ -227,11 +227,12 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             share: 0.0,
             loss_window: 0,
             restarts: false,
+            fogd_widths: vec![],
         };
         same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
     }
     // The default grid's kinds of experts: four dictionary experts, discounted
-    // feature experts, linear ones, and the change detector.
+    // feature experts, linear ones, a constant-step one, and the change detector.
     let cfg = AutoKernelConfig {
         warmup: 30,
         widths: vec![0.5, 2.0],
@@ -251,6 +252,7 @@ fn autokernel_kept_rounds_equal_pure_ones() {
         share: 0.0,
         loss_window: 0,
         restarts: true,
+        fogd_widths: vec![2.0],
     };
     same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
 }

@@ -35,6 +35,7 @@ PREVIOUS_GRID = {
     "share": 0.0,
     "restarts": False,
     "loss_window": 0,
+    "fogd_widths": [],
 }
 
 

@@ -23,6 +23,7 @@ use crate::features::FeatureMap;
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
 use crate::rng::Rng;
+use crate::uncertainty::{NoiseLevel, NOISE_MEMORY};
 use serde::{Deserialize, Serialize};
 
 /// Largest number of frequencies accepted (the weights are `2 D` doubles and the
@@ -41,6 +42,9 @@ pub struct Fogd {
     n_seen: u64,
     /// Built on the first call, when `d` becomes known.
     state: Option<FogdState>,
+    /// The residuals' level `sigma_hat` (squared loss, one output): the plug-in
+    /// predictive standard deviation (docs/choices.md, "Predictive variance").
+    noise: NoiseLevel,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -128,6 +132,7 @@ impl Fogd {
             rng: Rng::new(seed),
             n_seen: 0,
             state: None,
+            noise: NoiseLevel::default(),
         })
     }
 
@@ -135,7 +140,8 @@ impl Fogd {
         self.loss
     }
 
-    fn ensure_state(&mut self, d: usize) -> Result<&mut FogdState> {
+    /// The state, built on the first call with `k` outputs (`k` is ignored after it).
+    fn ensure_state(&mut self, d: usize, k: usize) -> Result<&mut FogdState> {
         if self.state.is_none() {
             let (kernel, n) = (&self.kernel, self.n_features);
             let map = RandomFourier::draw_at_most(
@@ -146,11 +152,57 @@ impl Fogd {
                 &mut self.rng,
                 MAX_FOGD_FEATURES,
             )?;
-            self.state = Some(FogdState { map, w: vec![0.0; 2 * n], z: vec![0.0; 2 * n] });
+            let w = vec![0.0; 2 * n * k.max(1)];
+            self.state = Some(FogdState { map, w, z: vec![0.0; 2 * n] });
         }
+        let n2 = 2 * self.n_features;
         let st = super::batch::built(&mut self.state, "FOGD")?;
-        super::batch::sized(&mut st.z, st.w.len());
+        super::batch::sized(&mut st.z, n2);
         Ok(st)
+    }
+
+    /// The number of outputs `K` of a built state (`w` holds `K` blocks of `2 D`).
+    fn outputs_of(&self, st: &FogdState) -> usize {
+        st.w.len() / (2 * self.n_features).max(1)
+    }
+
+    /// One round with the `K = y.len()` targets: the `K` predictions `w_c . z(x)` made
+    /// before the labels into `out`, then each column's gradient step.
+    fn round(&mut self, x: &[f64], y: &[f64], out: &mut [f64]) -> Result<()> {
+        let (lr, loss, epsilon) = (self.lr, self.loss, self.epsilon);
+        let rng0 = self.state.is_none().then(|| self.rng.clone());
+        let st = self.ensure_state(x.len(), y.len())?;
+        st.map.map_into(x, &mut st.z);
+        if let Err(e) = finite_features(&st.z) {
+            // Nothing learned: undo the first round's draw too.
+            if let Some(r) = rng0 {
+                self.state = None;
+                self.rng = r;
+            }
+            return Err(e);
+        }
+        let n2 = st.z.len();
+        for ((o, &yc), wc) in out.iter_mut().zip(y).zip(st.w.chunks_exact_mut(n2)) {
+            let f = dot(wc, &st.z);
+            *o = f;
+            let active = loss != Loss::Squared || (f - yc).abs() > epsilon;
+            if active {
+                let g = loss.deriv(f, yc);
+                if g != 0.0 {
+                    // w <- w - lr l'(f) z(x)  (Lu et al., Alg. 1), column by column.
+                    axpy(-lr * g, &st.z, wc);
+                }
+            }
+        }
+        if let ([yt], [pt]) = (y, &*out) {
+            if loss == Loss::Squared {
+                // The residual of the prediction made before the label (no leverage
+                // term: a first-order learner has no A^{-1}).
+                self.noise.observe(NOISE_MEMORY, *yt, *pt, 0.0);
+            }
+        }
+        self.n_seen += 1;
+        Ok(())
     }
 
     /// The random features `z(x)` (None before the first call fixes `d`).
@@ -216,6 +268,10 @@ impl OnlineLearner for Fogd {
             // w_0 = 0: the first prediction is 0.
             None => Ok(0.0),
             Some(st) => {
+                let k = self.outputs_of(st);
+                if k > 1 {
+                    return crate::multi::single_output_err(k);
+                }
                 let z = st.map.map(x);
                 finite_features(&z)?;
                 Ok(dot(&st.w, &z))
@@ -224,29 +280,12 @@ impl OnlineLearner for Fogd {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
-        let (lr, loss, epsilon) = (self.lr, self.loss, self.epsilon);
-        let rng0 = self.state.is_none().then(|| self.rng.clone());
-        let st = self.ensure_state(x.len())?;
-        st.map.map_into(x, &mut st.z);
-        if let Err(e) = finite_features(&st.z) {
-            // Nothing learned: undo the first round's draw too.
-            if let Some(r) = rng0 {
-                self.state = None;
-                self.rng = r;
-            }
-            return Err(e);
+        if let Some(k) = self.state.as_ref().map(|st| self.outputs_of(st)).filter(|&k| k > 1) {
+            return crate::multi::single_output_err(k);
         }
-        let f = dot(&st.w, &st.z);
-        let active = loss != Loss::Squared || (f - y).abs() > epsilon;
-        if active {
-            let g = loss.deriv(f, y);
-            if g != 0.0 {
-                // w <- w - lr l'(f) z(x)  (Lu et al., Alg. 1).
-                axpy(-lr * g, &st.z, &mut st.w);
-            }
-        }
-        self.n_seen += 1;
-        Ok(f)
+        let mut f = [0.0];
+        self.round(x, &[y], &mut f)?;
+        Ok(f[0])
     }
 
     fn n_seen(&self) -> u64 {
@@ -256,10 +295,87 @@ impl OnlineLearner for Fogd {
     fn dim(&self) -> usize {
         2 * self.n_features
     }
+
+    /// The squared loss's plug-in predictive standard deviation: `sigma_hat`, the
+    /// discounted root mean square of the past residuals (NaN before any round); no
+    /// input-dependent factor. None for a classification loss.
+    fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        if self.loss != Loss::Squared {
+            return Ok(None);
+        }
+        let f = self.predict(x)?;
+        Ok(Some((f, self.noise.std(0.0))))
+    }
+
+    fn noise_std(&self) -> Option<f64> {
+        (self.loss == Loss::Squared).then(|| self.noise.std(0.0))
+    }
+}
+
+/// `K` outputs (inside a mixture: AutoKernel's constant-step experts), each column its
+/// own weight vector on the shared features `z(x)`; the squared loss only (a
+/// classification loss learns one `-1/+1` label).
+impl crate::multi::MultiOutput for Fogd {
+    fn n_outputs(&self) -> Option<usize> {
+        self.state.as_ref().map(|st| self.outputs_of(st))
+    }
+
+    fn check_outputs(&self, k: usize, d: usize) -> Result<()> {
+        crate::awv::outputs::check_outputs(k)?;
+        if k > 1 && self.loss != Loss::Squared {
+            return crate::input_err!(
+                "FOGD learns several outputs with the squared loss only, not {}",
+                self.loss.name()
+            );
+        }
+        let extra = 2 * self.n_features as u128 * (k as u128 - 1);
+        crate::limits::check_input_doubles(
+            &format!("FOGD with {k} outputs on {d}-dimensional inputs"),
+            self.memory_doubles(d).map(|m| m + extra),
+        )
+    }
+
+    fn predict_multi(&self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let Some(st) = &self.state else {
+            out.push(0.0); // w_0 = 0 (one value while K is unknown)
+            return Ok(());
+        };
+        let z = st.map.map(x);
+        finite_features(&z)?;
+        out.extend(st.w.chunks_exact(z.len()).map(|wc| dot(wc, &z)));
+        Ok(())
+    }
+
+    fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        if let Some(k) = self.n_outputs().filter(|&k| k != y.len()) {
+            return crate::input_err!("y has {} values, this learner has {k} outputs", y.len());
+        }
+        self.check_outputs(y.len(), x.len())?;
+        let s = out.len();
+        out.resize(s + y.len(), 0.0);
+        let r = self.round(x, y, &mut out[s..]);
+        if r.is_err() {
+            out.truncate(s);
+        }
+        r
+    }
+
+    fn add_outputs(&mut self, k: usize) -> Result<()> {
+        let Some(st) = &self.state else { return crate::multi::before_first_round() };
+        let total = self.outputs_of(st).saturating_add(k);
+        self.check_outputs(total, st.map.input_dim())?;
+        // Columns whose targets were 0 from the first round: their gradient was always
+        // 0 (squared loss, w_c = 0 predicts 0), so they are 0.
+        let n2 = 2 * self.n_features;
+        if let Some(st) = self.state.as_mut() {
+            st.w.resize(n2 * total, 0.0);
+        }
+        Ok(())
+    }
 }
 
 // The format version of a pickled Fogd: bump it when a serialised field changes.
-crate::state::state_version!(Fogd, 4);
+crate::state::state_version!(Fogd, 5);
 
 impl crate::state::ValidState for Fogd {
     fn validate(&self) -> Result<()> {
@@ -273,10 +389,18 @@ impl crate::state::ValidState for Fogd {
                 st.map.omega().len(),
                 product("frequencies", self.n_features, d)?,
             )?;
-            len_is("weights", st.w.len(), 2 * self.n_features)?;
+            let k = self.outputs_of(st);
+            ensure((1..=crate::awv::outputs::MAX_OUTPUTS).contains(&k), || {
+                format!("{k} outputs (weights of {} values)", st.w.len())
+            })?;
+            len_is("weights", st.w.len(), product("weights", 2 * self.n_features, k)?)?;
+            ensure(k == 1 || self.loss == Loss::Squared, || {
+                "several outputs with a classification loss".into()
+            })?;
             finite("frequencies", st.map.omega())?;
             finite("weights", &st.w)?;
         }
+        self.noise.validate()?;
         Ok(())
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {

@@ -24,6 +24,7 @@ macro_rules! awv_or_single {
             AnyLearner::KernelAwv($l) => $multi,
             AnyLearner::Mixture($l) => $multi,
             AnyLearner::Linear($l) => $multi,
+            AnyLearner::Fogd($l) => $multi,
             _ => $single,
         }
     };
@@ -32,7 +33,7 @@ macro_rules! awv_or_single {
 fn one_output<T>() -> Result<T> {
     crate::input_err!(
         "this expert learns one output (several: TaylorAWV, RFFAWV, NystromAWV, KernelAWV, \
-         the linear AWV and mixtures of them)"
+         FOGD with the squared loss, the linear AWV and mixtures of them)"
     )
 }
 
@@ -67,6 +68,7 @@ impl MultiOutput for AnyLearner {
             AnyLearner::KernelAwv(l) => l.predict_learn_multi(x, y, out),
             AnyLearner::Mixture(l) => l.predict_learn_multi(x, y, out),
             AnyLearner::Linear(l) => l.predict_learn_multi(x, y, out),
+            AnyLearner::Fogd(l) => l.predict_learn_multi(x, y, out),
             other => single(other, out),
         }
     }
@@ -80,6 +82,7 @@ impl MultiOutput for AnyLearner {
             AnyLearner::KernelAwv(l) => l.predict_learn_many_multi(rows, out),
             AnyLearner::Mixture(l) => l.predict_learn_many_multi(rows, out),
             AnyLearner::Linear(l) => l.predict_learn_many_multi(rows, out),
+            AnyLearner::Fogd(l) => l.predict_learn_many_multi(rows, out),
             other if y.len() * d == x.len() => other.predict_learn_many(x, d, y, out),
             _ => one_output(),
         }
@@ -93,6 +96,7 @@ impl MultiOutput for AnyLearner {
             AnyLearner::KernelAwv(l) => l.add_outputs(k),
             AnyLearner::Mixture(l) => l.add_outputs(k),
             AnyLearner::Linear(l) => l.add_outputs(k),
+            AnyLearner::Fogd(l) => l.add_outputs(k),
             _ => one_output(),
         }
     }

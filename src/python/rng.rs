@@ -29,6 +29,10 @@ impl PyRng {
     fn permutation(&mut self, n: usize) -> Vec<usize> {
         self.inner.permutation(n)
     }
+    /// The next 64 random bits (the seeds a learner draws for its experts).
+    fn next_u64(&mut self) -> u64 {
+        self.inner.next_u64()
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -71,6 +71,7 @@ impl StateParams for crate::mixture::AutoKernel {
             ("share", c.share.to_py(py)?),
             ("loss_window", c.loss_window.to_py(py)?),
             ("restarts", c.restarts.to_py(py)?),
+            ("fogd_widths", c.fogd_widths.to_py(py)?),
         ])
     }
 }

@@ -171,6 +171,7 @@ def test_autokernel_warmup_replay_equals_experts_alone():
         discount_widths=(1.0,),
         discount_lams=(0.1,),
         linear=True,
+        fogd_widths=(2.0,),
     )
     tr = ak.progressive_trace(X, y)
     s = ak.scale
@@ -178,11 +179,21 @@ def test_autokernel_warmup_replay_equals_experts_alone():
     ys = (y - s["y_loc"]) / s["y_scale"]
     Z = np.vstack([ak.warmup_expert_predictions, tr.expert_predictions[30:]])
     kinds = [e["features"].split("-") for e in ak.experts]
-    kinds_want = ["taylor"] * 4 + ["nystrom"] * 2 + ["taylor"] + ["linear"] * 2
+    kinds_want = ["taylor"] * 4 + ["nystrom"] * 2 + ["taylor"] + ["linear"] * 2 + ["fogd"]
     assert [k for k, _ in kinds] == kinds_want
     assert [int(m) for _, m in kinds[4:6]] == [30, 30]  # the warm-up rows
-    assert [e["gamma"] for e in ak.experts] == [1.0] * 6 + [0.95, 1.0, 0.95]
+    assert [e["gamma"] for e in ak.experts] == [1.0] * 6 + [0.95, 1.0, 0.95, 1.0]
+    # The feature experts draw a seed each from Rng(seed), in order; the constant-step
+    # expert the next one.
+    draws = ks._core.Rng(ak.get_params()["seed"])
+    fogd_seed = [draws.next_u64() for _ in range(4 + 1 + 1)][-1]
     for j, e in enumerate(ak.experts):
+        if e["features"].startswith("fogd"):
+            kernel = ks.kernels.Gaussian(e["sigma"])
+            alone = ks.FOGD(kernel, n_features=100, lr=e["lam"], seed=fogd_seed)
+            want = s["y_loc"] + s["y_scale"] * alone.progressive_predict(Xs, ys)
+            np.testing.assert_allclose(Z[:, j], want, rtol=1e-9, atol=1e-9 * np.std(y))
+            continue
         if e["features"].startswith("linear"):
             # Online ridge on (1, x), discounted as the engine (NumPy, from the definition).
             F = np.c_[np.ones(len(Xs)), Xs]
@@ -213,11 +224,19 @@ def test_autokernel_features_choice():
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X, y)
     # C(3 + 12, 12) > 200; then the drift experts: 2 discounts x 2 widths, 3 linear
-    # experts on (1, x)
+    # experts on (1, x), one constant-step expert (100 frequencies: 200 features)
     feats = [e["features"] for e in ak.experts]
-    assert feats == ["rff-50"] * 12 + ["nystrom-20"] * 4 + ["rff-50"] * 4 + ["linear-13"] * 3
-    assert [e["gamma"] for e in ak.experts][16:] == [0.999] * 2 + [0.99] * 2 + [1, 0.999, 0.99]
-    ak = ks.AutoKernel(warmup=20, discounts=(), linear=False, share=0, loss_window=0)
+    assert feats == (
+        ["rff-50"] * 12 + ["nystrom-20"] * 4 + ["rff-50"] * 4 + ["linear-13"] * 3 + ["fogd-200"]
+    )
+    assert [e["gamma"] for e in ak.experts][16:] == (
+        [0.999] * 2 + [0.99] * 2 + [1, 0.999, 0.99] + [1]
+    )
+    rho = ak.scale["rho"]
+    assert ak.experts[-1]["sigma"] == 2.0 * rho and ak.experts[-1]["lam"] == 0.1  # the step
+    ak = ks.AutoKernel(
+        warmup=20, discounts=(), linear=False, share=0, loss_window=0, fogd_widths=()
+    )
     ak.learn_many(X, y)
     # the stationary grid of the previous defaults
     assert [e["features"] for e in ak.experts] == ["rff-50"] * 12 + ["nystrom-20"] * 4
@@ -226,7 +245,7 @@ def test_autokernel_features_choice():
     # the largest degree M with C(M + 4, 4) <= 200 is 5 (126; M = 6 gives 210)
     assert math.comb(5 + 4, 4) <= 200 < math.comb(6 + 4, 4)
     assert [e["features"] for e in ak.experts][:12] == ["taylor-5"] * 12
-    assert ak.n_seen == 60 and ak.weights.shape == (23,)
+    assert ak.n_seen == 60 and ak.weights.shape == (24,)
 
 
 @pytest.mark.parametrize(

@@ -249,12 +249,38 @@ def test_an_output_added_to_a_mixture_equals_one_from_the_start(rule):
 
 def test_a_mixture_with_a_single_output_expert_refuses_k_outputs():
     X, Y = data(20)
-    m = ks.Mixture([ks.TaylorAWV(degree=2), ks.FOGD(Gaussian(0.8), n_features=8, seed=1)])
+    nogd = ks.NOGD(Gaussian(0.8), budget=8)
+    m = ks.Mixture([ks.TaylorAWV(degree=2), nogd])
     with pytest.raises(InputError, match="one output"):
         m.learn_many(X, Y)
     assert m.n_seen == 0 and m.n_outputs is None
     m.learn_many(X, Y[:, 0])  # one output as before
     assert m.n_outputs == 1
+    hinge = ks.FOGD(Gaussian(0.8), n_features=8, seed=1, loss="hinge")
+    with pytest.raises(InputError, match="squared loss only"):
+        ks.Mixture([ks.TaylorAWV(degree=2), hinge]).learn_many(X, np.sign(Y))
+
+
+def test_fogd_in_a_mixture_learns_k_outputs_as_k_fogds():
+    """FOGD with the squared loss learns K columns inside a mixture (AutoKernel's
+    constant-step experts): with FOGD as the only expert (weight 1), column c is, bit
+    for bit, a FOGD of the same seed run on column c alone; an output added later
+    predicts as one whose targets were all 0 from the first round."""
+    X, Y = data(40)
+
+    def fogd():
+        return ks.FOGD(Gaussian(0.8), n_features=8, seed=1)
+
+    m = ks.Mixture([fogd()])
+    P = m.progressive_predict(X[:30], Y[:30, :2])
+    for c in range(2):
+        np.testing.assert_array_equal(P[:, c], fogd().progressive_predict(X[:30], Y[:30, c]))
+    m.add_outputs(1)
+    Q = m.progressive_predict(X[30:], np.c_[Y[30:, :2], Y[30:, 0]])
+    zero = fogd()
+    zero.learn_many(X[:30], np.zeros(30))
+    np.testing.assert_array_equal(Q[:, 2], zero.progressive_predict(X[30:], Y[30:, 0]))
+    assert m.n_outputs == 3
 
 
 # -- AutoKernel: shared scale and experts, one target scale and rule per output --------

@@ -200,6 +200,7 @@ VARIANTS: dict[str, ZooEntry] = {
             linear=False,
             share=0.0,
             loss_window=0,
+            fogd_widths=(),
         ),  # fmt: skip
         randomized=True,
     ),

@@ -109,8 +109,15 @@ class AutoKernel(MultiOutput):
         (``docs/autokernel.md``, step 7). Costs at most twice one AutoKernel, only
         while a successor lives.
 
-        ``discounts=(), linear=False, share=0, loss_window=0, restarts=False`` is the
-        AutoKernel of the stationary benchmark before these defaults, bit for bit.
+    fogd_widths : sequence of float, default (2.0,)
+        Constant-step experts: FOGD (Lu et al. 2016, step 0.1, 100 random Fourier
+        frequencies) with the Gaussian kernel of width ``c * rho`` for each ``c``. Their
+        fixed step follows a stream whose inputs keep leaving the region seen so far
+        (rows sorted by location, say); empty: none.
+
+        ``discounts=(), linear=False, share=0, loss_window=0, restarts=False,
+        fogd_widths=()`` is the AutoKernel of the stationary benchmark before these
+        defaults, bit for bit, and ``fogd_widths=()`` that of the previous drift defaults.
 
     Examples
     --------
@@ -140,6 +147,7 @@ class AutoKernel(MultiOutput):
         "share": 0.0,
         "loss_window": 0,
         "restarts": False,
+        "fogd_widths": (),
     }
 
     def __init__(
@@ -162,6 +170,7 @@ class AutoKernel(MultiOutput):
         share=None,
         loss_window=None,
         restarts: bool = True,
+        fogd_widths=(2.0,),
     ):
         super().__init__(
             warmup=warmup,
@@ -182,6 +191,7 @@ class AutoKernel(MultiOutput):
             share=share,
             loss_window=loss_window,
             restarts=restarts,
+            fogd_widths=fogd_widths,
         )
 
     def _core_kwargs(self, p):
@@ -207,6 +217,7 @@ class AutoKernel(MultiOutput):
             if p["loss_window"] is None
             else whole("loss_window", p["loss_window"]),
             restarts=flag("restarts", p["restarts"]),
+            fogd_widths=_numbers("fogd_widths", p["fogd_widths"]),
         )
 
     @property
@@ -231,26 +242,31 @@ class AutoKernel(MultiOutput):
 
     @property
     def experts(self):
-        """One dict per expert: ``features`` ("taylor-M", "rff-m", "nystrom-m" or
-        "linear-(d+1)"), ``sigma`` (0 for linear experts), ``lam`` (in standardised units)
-        and ``gamma`` (the forgetting factor, 1: none); None during the warm-up."""
+        """One dict per expert: ``features`` ("taylor-M", "rff-m", "nystrom-m",
+        "linear-(d+1)" or "fogd-m"), ``sigma`` (0 for linear experts), ``lam`` (in
+        standardised units; a constant-step expert's step size) and ``gamma`` (the
+        forgetting factor, 1: none); None during the warm-up."""
         specs = self._core.experts
         if specs is None:
             return None
+
+        def kind(deg, m, k, linear, first_order):
+            if linear:
+                return f"linear-{m}"
+            if first_order:
+                return f"fogd-{m}"
+            if deg is not None:
+                return f"taylor-{deg}"
+            return f"nystrom-{k}" if k else f"rff-{m}"
+
         return [
             dict(
-                features=f"linear-{m}"
-                if linear
-                else f"taylor-{deg}"
-                if deg is not None
-                else f"nystrom-{k}"
-                if k
-                else f"rff-{m}",
+                features=kind(deg, m, k, linear, first_order),
                 sigma=float(s),
                 lam=float(lam),
                 gamma=float(gamma),
             )
-            for deg, m, k, s, lam, gamma, linear in specs
+            for deg, m, k, s, lam, gamma, linear, first_order in specs
         ]
 
     @property

@@ -46,6 +46,12 @@ class FOGD(Learner):
         Squared loss only: no update when ``|f - y| <= epsilon`` (Lu et al.'s code uses 0.1).
     seed : int, default 0
 
+    With the squared loss, ``predict_std`` is a plug-in predictive standard deviation:
+    ``sigma_hat``, the discounted root mean square of the past residuals (memory about
+    200 rounds), the same for every input (a first-order learner has no posterior
+    covariance; ``docs/choices.md``, "Predictive variance"). A classification loss has
+    none.
+
     Examples
     --------
     >>> import numpy as np
@@ -62,6 +68,11 @@ class FOGD(Learner):
     """
 
     _core_class = _core.FOGD
+
+    @property
+    def has_predictive_std(self) -> bool:  # type: ignore[override]
+        """The squared loss has one (``sigma_hat``); the classification losses none."""
+        return self._params["loss"] == "squared"
 
     @classmethod
     def _example(cls) -> dict:

@@ -89,7 +89,14 @@ pub struct AutoKernelConfig {
     /// ([`crate::mixture::restart`]).
     #[serde(default)]
     pub restarts: bool,
+    /// Widths (multiples of `rho`) of the constant-step experts (FOGD on
+    /// [`FOGD_FREQUENCIES`] frequencies, its default step); empty: none.
+    #[serde(default)]
+    pub fogd_widths: Vec<f64>,
 }
+
+/// Frequencies of AutoKernel's constant-step experts (FOGD's default).
+pub(super) const FOGD_FREQUENCIES: usize = 100;
 
 impl AutoKernelConfig {
     /// Every check of the values.
@@ -125,6 +132,9 @@ impl AutoKernelConfig {
         }
         for &l in &cfg.discount_lams {
             positive("every discount lam", l)?;
+        }
+        for &w in &cfg.fogd_widths {
+            positive("every fogd width", w)?;
         }
         crate::aggregation::check_share(cfg.share)?;
         if cfg.loss_window > 0 && cfg.rule == "vaw" {
@@ -205,6 +215,8 @@ crate::params! {
         loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
         /// Restarts after an abrupt change: a fresh AutoKernel as a successor.
         restarts: bool = true => "bool", "True or False";
+        /// Widths (multiples of `rho`) of the constant-step (FOGD) experts.
+        fogd_widths: Vec<f64> = vec![2.0] => "seq", "each > 0";
     }
 }
 
@@ -241,6 +253,7 @@ impl AutoKernelParams {
             share: self.share.unwrap_or(pick(DEFAULT_SHARE)),
             loss_window: self.loss_window.unwrap_or(pick_w(DEFAULT_LOSS_WINDOW)),
             restarts: self.restarts,
+            fogd_widths: self.fogd_widths.clone(),
         }
     }
 }
@@ -260,6 +273,9 @@ pub struct ExpertSpec {
     /// A linear expert (online ridge on `(1, x)`; `sigma` is 0).
     #[serde(default)]
     pub linear: bool,
+    /// A constant-step expert (FOGD on `n_features` random features; `lam` is its step).
+    #[serde(default)]
+    pub first_order: bool,
 }
 
 /// The rule by name from the one table ([`AnyAggregator::from_spec`]) with its default

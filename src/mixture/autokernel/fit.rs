@@ -1,12 +1,13 @@
 //! The end of the warm-up: scales, the expert grid and the replay of the warm-up rows (steps 1-4 of the module docs).
 
-use super::config::{make_rule, ExpertFeatures, ExpertSpec, LINEAR_LAM};
+use super::config::{make_rule, ExpertFeatures, ExpertSpec, FOGD_FREQUENCIES, LINEAR_LAM};
 use super::{AutoKernel, Fitted};
 use crate::error::Result;
 use crate::features::rff::RffVariant;
 use crate::kernels::Kernel;
 use crate::learners::{
-    LinearAwvLearner, NystromAwv, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
+    Fogd, FogdParams, LinearAwvLearner, NystromAwv, RffAwv, RffAwvParams, TaylorAwv,
+    TaylorAwvParams,
 };
 use crate::mixture::scale::{median_distance, Scaler};
 use crate::mixture::{AnyLearner, Mixture, Traced};
@@ -143,6 +144,20 @@ impl AutoKernel {
                 specs.push(ExpertSpec::linear(d, gamma));
             }
         }
+        // Constant-step experts (FOGD, Lu et al. 2016), last: their seeds come after
+        // every other expert's.
+        for &c in &self.cfg.fogd_widths {
+            let sigma = c * rho;
+            let p = FogdParams {
+                kernel: Some(Kernel::Gaussian { sigma }),
+                n_features: FOGD_FREQUENCIES,
+                seed: grid.rng.next_u64(),
+                ..Default::default()
+            };
+            let e = Fogd::new(&p)?;
+            specs.push(ExpertSpec::fogd(2 * FOGD_FREQUENCIES, sigma, p.lr));
+            experts.push(AnyLearner::Fogd(e));
+        }
         let n = experts.len();
         let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.share)?)?;
         if self.cfg.loss_window > 0 {
@@ -239,19 +254,65 @@ impl ExpertSpec {
         lam: f64,
         gamma: f64,
     ) -> Self {
-        ExpertSpec { taylor_degree, n_features, dictionary: 0, sigma, lam, gamma, linear: false }
+        let first_order = false;
+        ExpertSpec {
+            taylor_degree,
+            n_features,
+            dictionary: 0,
+            sigma,
+            lam,
+            gamma,
+            linear: false,
+            first_order,
+        }
     }
 
     /// PKAWV on a fixed dictionary of `m` points, undiscounted.
     fn nystrom(m: usize, sigma: f64, lam: f64) -> Self {
         let (taylor_degree, n_features, gamma, linear) = (None, 0, 1.0, false);
-        ExpertSpec { taylor_degree, n_features, dictionary: m, sigma, lam, gamma, linear }
+        let first_order = false;
+        ExpertSpec {
+            taylor_degree,
+            n_features,
+            dictionary: m,
+            sigma,
+            lam,
+            gamma,
+            linear,
+            first_order,
+        }
     }
 
     /// Online ridge on `(1, x)` for `d`-dimensional `x` (`sigma` 0).
     fn linear(d: usize, gamma: f64) -> Self {
         let (taylor_degree, dictionary, sigma, lam) = (None, 0, 0.0, LINEAR_LAM);
-        ExpertSpec { taylor_degree, n_features: d + 1, dictionary, sigma, lam, gamma, linear: true }
+        let first_order = false;
+        ExpertSpec {
+            taylor_degree,
+            n_features: d + 1,
+            dictionary,
+            sigma,
+            lam,
+            gamma,
+            linear: true,
+            first_order,
+        }
+    }
+
+    /// FOGD on `n_features` random features of width `sigma`, step `lr` (in `lam`).
+    fn fogd(n_features: usize, sigma: f64, lr: f64) -> Self {
+        let (taylor_degree, dictionary, gamma, linear) = (None, 0, 1.0, false);
+        let first_order = true;
+        ExpertSpec {
+            taylor_degree,
+            n_features,
+            dictionary,
+            sigma,
+            lam: lr,
+            gamma,
+            linear,
+            first_order,
+        }
     }
 }
 

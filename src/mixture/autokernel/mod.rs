@@ -140,6 +140,7 @@ impl AutoKernel {
             + cfg.nystrom_widths.len() * cfg.nystrom_lams.len()
             + cfg.discounts.len() * cfg.discount_widths.len() * cfg.discount_lams.len()
             + if cfg.linear { 1 + cfg.discounts.len() } else { 0 }
+            + cfg.fogd_widths.len()
     }
 
     /// The mixture once the warm-up is over.
