@@ -199,8 +199,29 @@ def test_sklearn_adapter_return_std():
     inner = scaled.learner_.predict_std(scaled.scaler_.transform(X[:20]))
     target_sd = np.sqrt(scaled.target_scaler_.m2 / scaled.target_scaler_.n)[0]
     np.testing.assert_allclose(std, inner * target_sd, rtol=1e-9)
+    with pytest.raises(ks.ParameterError):  # a learner without one
+        SklearnRegressor(ks.NOGD(Gaussian(1.0))).fit(X, y).predict(X[:2], return_std=True)
+
+
+def test_fogd_std_is_the_discounted_rms_of_its_residuals():
+    """FOGD (squared loss) has the plug-in predictive std sigma_hat: the discounted
+    mean square of its residuals (memory 0.995, as the undiscounted AWV learners'),
+    the same for every input; a classification loss has none."""
+    X, y = stream(300, seed=10)
+    m = ks.FOGD(Gaussian(1.0), n_features=30, seed=3)
+    assert np.isnan(m.predict_one(X[0], return_std=True)[1])  # no residual yet
+    p = m.progressive_predict(X, y)
+    num = den = 0.0
+    for e in y - p:
+        num, den = 0.995 * num + e * e, 0.995 * den + 1.0
+    np.testing.assert_allclose(m.noise_std, np.sqrt(num / den), rtol=1e-12)
+    np.testing.assert_allclose(m.predict_std(X[:5]), np.sqrt(num / den), rtol=1e-12)
+    assert m.has_predictive_std
+    hinge = ks.FOGD(Gaussian(1.0), loss="hinge")
+    assert not hinge.has_predictive_std
+    hinge.learn_many(X[:20], np.sign(y[:20] - np.median(y[:20])) + (y[:20] == np.median(y[:20])))
     with pytest.raises(ks.ParameterError):
-        SklearnRegressor(ks.FOGD(Gaussian(1.0))).fit(X, y).predict(X[:2], return_std=True)
+        hinge.predict_std(X[:2])
 
 
 @pytest.mark.parametrize(
