@@ -271,7 +271,11 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="*", default=None)
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--from-json", default=None, help="only rewrite the table from saved results")
+    ap.add_argument(
+        "--params", default="{}", help='AutoKernel parameters as JSON, e.g. {"fogd_widths": []}'
+    )
     args = ap.parse_args(argv)
+    params = json.loads(args.params)
     if args.from_json:
         saved = json.loads(Path(args.from_json).read_text())
         elapsed = saved.pop("_elapsed", float("nan"))
@@ -298,7 +302,7 @@ def main(argv=None):
     results = {}
     for name, (X, y) in streams.items():
         print(f"{name}: n={len(y)} d={X.shape[1]}", flush=True)
-        r = bench_one(X, y, baselines=not args.no_baselines)
+        r = bench_one(X, y, autokernel_params=params, baselines=not args.no_baselines)
         r["_n"], r["_d"] = len(y), X.shape[1]
         results[name] = r
         for k, v in r.items():

@@ -608,8 +608,9 @@ class _NystromFixedReplica:
 
 def _mixture(quick):
     """Mixture (experts and rule in Rust, blocks of rows) against the same experts and rule
-    as NumPy references in a Python loop; AutoKernel (d = 5: twelve Taylor and four
-    Nystrom experts) after its warm-up against the NumPy replica of its fitted mixture."""
+    as NumPy references in a Python loop; AutoKernel with the stationary grid (d = 5:
+    twelve Taylor and four Nystrom experts, BOA) after its warm-up against the NumPy
+    replica of its fitted mixture."""
     from . import AutoKernel, Mixture, TaylorAWV
     from .reference import BOAReference, TaylorAWVReference
 
@@ -622,11 +623,19 @@ def _mixture(quick):
             sigma=sigma, degree=degree, lam=lam, features="monomial", solver="sherman-morrison"
         )
 
+    # The stationary grid (no drift experts, restarts or relative regrets): the
+    # replica has Taylor and Nystrom experts under BOA only.
+    grid = dict(discounts=(), linear=False, share=0.0, loss_window=0, restarts=False)
+    grid.update(fogd_widths=())
+
+    def autokernel():
+        return AutoKernel(**grid)
+
     def autokernel_replica():
         # The fitted experts and scale of an AutoKernel that has seen the warm-up; the
         # bench runner then replays the warm-up rows through the replica (learn_one),
         # as AutoKernel replays them through its experts.
-        ak = AutoKernel()
+        ak = autokernel()
         warm = ak.get_params()["warmup"]
         ak.learn_many(X[:warm], y[:warm])
         sc = ak.scale
@@ -657,12 +666,12 @@ def _mixture(quick):
         ),
         BenchCase(
             label="AutoKernel d=5 (16 experts)",
-            make_fast=AutoKernel,
+            make_fast=autokernel,
             make_reference=autokernel_replica,
             X=X,
             y=y,
             reference_rounds=100,
-            warmup=AutoKernel().get_params()["warmup"],
+            warmup=autokernel().get_params()["warmup"],
         ),
     ]
 
