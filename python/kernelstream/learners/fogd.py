@@ -31,6 +31,12 @@ class FOGD(Learner):
     (standardized rows divided by ``sqrt(d)`` for ``sigma = 1``; the adapters'
     ``scale=True``, ``docs/adapters.md``).
 
+    With the squared loss, ``predict_std`` is a plug-in predictive standard deviation:
+    ``sigma_hat``, the discounted root mean square of the past residuals (memory about
+    200 rounds), the same for every input (a first-order learner has no posterior
+    covariance; ``docs/choices.md``, "Predictive variance"). A classification loss has
+    none.
+
     Parameters
     ----------
     kernel : kernelstream.kernels.Gaussian or Laplacian
@@ -45,12 +51,6 @@ class FOGD(Learner):
     epsilon : float, default 0.0
         Squared loss only: no update when ``|f - y| <= epsilon`` (Lu et al.'s code uses 0.1).
     seed : int, default 0
-
-    With the squared loss, ``predict_std`` is a plug-in predictive standard deviation:
-    ``sigma_hat``, the discounted root mean square of the past residuals (memory about
-    200 rounds), the same for every input (a first-order learner has no posterior
-    covariance; ``docs/choices.md``, "Predictive variance"). A classification loss has
-    none.
 
     Examples
     --------
