@@ -347,10 +347,14 @@ impl crate::multi::MultiOutput for Fogd {
     }
 
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
-        if let Some(k) = self.n_outputs().filter(|&k| k != y.len()) {
-            return crate::input_err!("y has {} values, this learner has {k} outputs", y.len());
+        match self.n_outputs() {
+            // The first round fixes K: its count, loss and memory are checked once.
+            None => self.check_outputs(y.len(), x.len())?,
+            Some(k) if k != y.len() => {
+                return crate::input_err!("y has {} values, this learner has {k} outputs", y.len())
+            }
+            Some(_) => {}
         }
-        self.check_outputs(y.len(), x.len())?;
         let s = out.len();
         out.resize(s + y.len(), 0.0);
         let r = self.round(x, y, &mut out[s..]);

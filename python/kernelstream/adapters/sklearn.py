@@ -312,21 +312,6 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
             return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
         return raw
 
-    def _plain_rows(self, X) -> bool:
-        """Whether ``X`` is what ``validate_data`` would return unchanged once fitted: a
-        finite float64 ``ndarray`` of rows of ``n_features_in_`` values, the estimator
-        fitted without column names (whose check, and warning, needs the general path).
-        The serving loop's one-row calls then skip its conversions (about 80 us a call)."""
-        return (
-            type(X) is np.ndarray
-            and X.dtype == np.float64
-            and X.ndim == 2
-            and X.shape[0] >= 1
-            and X.shape[1] == getattr(self, "n_features_in_", -1)
-            and not hasattr(self, "feature_names_in_")
-            and bool(np.isfinite(X).all())
-        )
-
     def _learn(self, X, y, first: bool):
         """Stream ``(X, y)`` through the columns (fresh ones if ``first``), the online
         scaler and the calibrator; the attributes change only when all accepted the rows."""

@@ -254,65 +254,23 @@ impl ExpertSpec {
         lam: f64,
         gamma: f64,
     ) -> Self {
-        let first_order = false;
-        ExpertSpec {
-            taylor_degree,
-            n_features,
-            dictionary: 0,
-            sigma,
-            lam,
-            gamma,
-            linear: false,
-            first_order,
-        }
+        let (dictionary, linear, first_order) = (0, false, false);
+        ExpertSpec { taylor_degree, n_features, dictionary, sigma, lam, gamma, linear, first_order }
     }
 
     /// PKAWV on a fixed dictionary of `m` points, undiscounted.
     fn nystrom(m: usize, sigma: f64, lam: f64) -> Self {
-        let (taylor_degree, n_features, gamma, linear) = (None, 0, 1.0, false);
-        let first_order = false;
-        ExpertSpec {
-            taylor_degree,
-            n_features,
-            dictionary: m,
-            sigma,
-            lam,
-            gamma,
-            linear,
-            first_order,
-        }
+        ExpertSpec { dictionary: m, ..Self::feature(None, 0, sigma, lam, 1.0) }
     }
 
     /// Online ridge on `(1, x)` for `d`-dimensional `x` (`sigma` 0).
     fn linear(d: usize, gamma: f64) -> Self {
-        let (taylor_degree, dictionary, sigma, lam) = (None, 0, 0.0, LINEAR_LAM);
-        let first_order = false;
-        ExpertSpec {
-            taylor_degree,
-            n_features: d + 1,
-            dictionary,
-            sigma,
-            lam,
-            gamma,
-            linear: true,
-            first_order,
-        }
+        ExpertSpec { linear: true, ..Self::feature(None, d + 1, 0.0, LINEAR_LAM, gamma) }
     }
 
     /// FOGD on `n_features` random features of width `sigma`, step `lr` (in `lam`).
     fn fogd(n_features: usize, sigma: f64, lr: f64) -> Self {
-        let (taylor_degree, dictionary, gamma, linear) = (None, 0, 1.0, false);
-        let first_order = true;
-        ExpertSpec {
-            taylor_degree,
-            n_features,
-            dictionary,
-            sigma,
-            lam: lr,
-            gamma,
-            linear,
-            first_order,
-        }
+        ExpertSpec { first_order: true, ..Self::feature(None, n_features, sigma, lr, 1.0) }
     }
 }
 
