@@ -25,7 +25,10 @@
 //!   [`ADV`] rounds, shrunk to the learner: `w = clip((A + LAM) / (B + LAM), 0, 1)`, `A =
 //!   Σ β^i (y - z_succ)(z_main - z_succ) / s`, `B = Σ β^i (z_main - z_succ)^2 / s` (the
 //!   least-squares weight of the pair on recent rounds; two learners that err apart
-//!   combine to less than either, and a local change leaves both useful);
+//!   combine to less than either, and a local change leaves both useful). The
+//!   successor's first round (it has seen no row: it predicts 0) adds to none of the
+//!   sums, and `w = 1` for its first [`PAIR_WARMUP`] rounds, whose predictions come
+//!   from a handful of rows;
 //! * **replacement** (the irreversible step, so tested): `d_t = (e_main - e_succ) / s_t`
 //!   (clipped to `±U_MAX`), discounted over about [`ADV`] rounds, `T = D / sqrt(Q W2 / W)`
 //!   (`D = Σ β^i d`, `Q = Σ β^i d^2`, `W = Σ β^i`, `W2 = Σ β^{2i}`: a z-statistic of the
@@ -56,6 +59,9 @@ const U_MAX: f64 = 100.0;
 /// Shrinkage of the top level's stacking weight towards the learner (in rounds of
 /// relative squared difference).
 const LAM: f64 = 5.0;
+/// Rounds of the successor's life before its prediction enters the pair (its stacking
+/// sums start from its second round).
+const PAIR_WARMUP: u64 = 10;
 /// The learner's weight below which a better successor replaces it.
 const W_KEEP: f64 = 0.1;
 /// Window (rounds) of the successor's advantage and the z-level that replaces.
@@ -124,7 +130,7 @@ impl Restart {
 
     /// Top-level weights `(main, successor)`; `(1, 0)` without a successor.
     pub fn weights(&self) -> [f64; 2] {
-        if self.successor.is_none() {
+        if self.successor.is_none() || self.age < PAIR_WARMUP {
             return [1.0, 0.0];
         }
         let w = ((self.stack[0] + LAM) / (self.stack[1] + LAM)).clamp(0.0, 1.0);
@@ -159,7 +165,7 @@ impl Restart {
     fn observe(&mut self, em: f64, es: Option<(f64, f64)>, e: f64) {
         // the error level of the rounds before
         let s = if self.long[1] > 0.0 { mean(&self.long).max(1e-300) } else { 1.0 };
-        if let Some((es, dd)) = es {
+        if let Some((es, dd)) = es.filter(|_| self.age > 0) {
             // (y - z_succ)(z_main - z_succ) = (dd + es - em) / 2; a round whose relative
             // difference exceeds U_MAX weighs U_MAX / b (one outlier moves w little)
             let (a, b) = (0.5 * (dd + es - em) / s, dd / s);
@@ -175,6 +181,8 @@ impl Restart {
                 let [a, q, w, w2] = self.adv;
                 self.adv = [b * a + d, b * q + d * d, b * w + 1.0, b * b * w2 + 1.0];
             }
+        }
+        if es.is_some() {
             self.age += 1;
         }
         self.since += 1;
@@ -360,12 +368,14 @@ mod tests {
             let s = if r.long[1] > 0.0 { mean(&r.long) } else { 1.0 };
             let w = r.weights()[0];
             let (mut a, mut b) = (LAM, LAM);
-            for (i, (&(pm, ps, y), &s)) in hist.iter().zip(&s_hist).enumerate() {
+            // the successor's first round adds nothing; its first PAIR_WARMUP have w = 1
+            for (i, (&(pm, ps, y), &s)) in hist.iter().zip(&s_hist).enumerate().skip(1) {
                 let f = beta.powi((t - 1 - i) as i32);
                 a += f * (y - ps) * (pm - ps) / s;
                 b += f * (pm - ps) * (pm - ps) / s;
             }
-            assert!((w - (a / b).clamp(0.0, 1.0)).abs() < 1e-9, "round {t}: {w}");
+            let want = if t < PAIR_WARMUP as usize { 1.0 } else { (a / b).clamp(0.0, 1.0) };
+            assert!((w - want).abs() < 1e-9, "round {t}: {w} against {want}");
             let p = r.round(pm, Some(ps), y);
             assert_eq!(p, w * pm + (1.0 - w) * ps);
             hist.push((pm, ps, y));
