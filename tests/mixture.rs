@@ -95,6 +95,8 @@ fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
         loss_window: 0,
         restarts: false,
         fogd_widths: vec![],
+        laplace_widths: vec![],
+        laplace_lams: vec![],
     }
 }
 

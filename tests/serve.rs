@@ -228,11 +228,14 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             loss_window: 0,
             restarts: false,
             fogd_widths: vec![],
+            laplace_widths: vec![],
+            laplace_lams: vec![],
         };
         same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
     }
     // The default grid's kinds of experts: four dictionary experts, discounted
-    // feature experts, linear ones, a constant-step one, and the change detector.
+    // feature experts, linear ones, a constant-step one, two Laplacian dictionary
+    // experts, and the change detector.
     let cfg = AutoKernelConfig {
         warmup: 30,
         widths: vec![0.5, 2.0],
@@ -253,6 +256,8 @@ fn autokernel_kept_rounds_equal_pure_ones() {
         loss_window: 0,
         restarts: true,
         fogd_widths: vec![2.0],
+        laplace_widths: vec![1.0, 4.0],
+        laplace_lams: vec![0.1],
     };
     same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
 }

@@ -37,7 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_autokernel import mse, run_river, run_sklearn  # noqa: E402
 
 PREVIOUS = dict(
-    discounts=(), linear=False, share=0.0, loss_window=0, restarts=False, fogd_widths=()
+    discounts=(),
+    linear=False,
+    share=0.0,
+    loss_window=0,
+    restarts=False,
+    fogd_widths=(),
+    laplace_widths=(),
 )
 #: AutoKernel's parameters in the "AutoKernel" column and for the fresh learners
 #: (``--params``; the defaults unless given)

@@ -36,6 +36,7 @@ PREVIOUS_GRID = {
     "restarts": False,
     "loss_window": 0,
     "fogd_widths": [],
+    "laplace_widths": [],
 }
 
 

@@ -626,7 +626,7 @@ def _mixture(quick):
     # The stationary grid (no drift experts, restarts or relative regrets): the
     # replica has Taylor and Nystrom experts under BOA only.
     grid = dict(discounts=(), linear=False, share=0.0, loss_window=0, restarts=False)
-    grid.update(fogd_widths=())
+    grid.update(fogd_widths=(), laplace_widths=())
 
     def autokernel():
         return AutoKernel(**grid)

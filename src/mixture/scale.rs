@@ -80,6 +80,21 @@ pub fn median_distance(x: &[f64], d: usize) -> f64 {
     median_width(&mut dist, |dist| dist.iter().sum::<f64>() / dist.len() as f64)
 }
 
+/// Median of the pairwise L1 distances `sum_j |x_j - x'_j|` between the rows of `x`
+/// (the width unit of the Laplacian kernel; mean if the median is 0, 1 if every row is
+/// the same).
+pub fn median_l1_distance(x: &[f64], d: usize) -> f64 {
+    let n = x.len() / d.max(1);
+    let mut dist = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+    for i in 0..n {
+        for k in 0..i {
+            let row = |r: usize| &x[r * d..(r + 1) * d];
+            dist.push(row(i).iter().zip(row(k)).map(|(a, b)| (a - b).abs()).sum::<f64>());
+        }
+    }
+    median_width(&mut dist, |dist| dist.iter().sum::<f64>() / dist.len() as f64)
+}
+
 /// A width from pairwise distances: their median (the upper one of an even count;
 /// `dist` is reordered), else `mean(dist)` if the median is 0 or not finite, else 1
 /// (also without distances).

@@ -30,7 +30,7 @@ fn any_rule(obj: &Bound<'_, PyAny>) -> PyResult<AnyAggregator> {
 type TraceArrays<'py> =
     (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
 /// An AutoKernel expert: `(taylor_degree, n_features, dictionary, sigma, lam)`.
-type SpecTuple = (Option<usize>, usize, usize, f64, f64, f64, bool, bool);
+type SpecTuple = (Option<usize>, usize, usize, f64, f64, f64, bool, bool, bool);
 /// `(x_loc, x_scale, y_loc, y_scale, rho)`.
 type ScaleTuple = (Vec<f64>, Vec<f64>, f64, f64, f64);
 
@@ -148,7 +148,8 @@ impl PyAutoKernel {
     }
 
     /// `[(taylor_degree or None, n_features, dictionary, sigma, lam, gamma, linear,
-    /// first_order)]` in standardised units (`lam`: a constant-step expert's step).
+    /// first_order, laplacian)]` in standardised units (`lam`: a constant-step expert's
+    /// step; `sigma`: an L1 width for a Laplacian expert).
     #[getter]
     fn experts(&self) -> Option<Vec<SpecTuple>> {
         self.inner.specs().map(|s| {
@@ -156,7 +157,7 @@ impl PyAutoKernel {
                 .map(|e| {
                     let (d, n, m, s, lam, g) =
                         (e.taylor_degree, e.n_features, e.dictionary, e.sigma, e.lam, e.gamma);
-                    (d, n, m, s, lam, g, e.linear, e.first_order)
+                    (d, n, m, s, lam, g, e.linear, e.first_order, e.laplacian)
                 })
                 .collect()
         })

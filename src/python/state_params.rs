@@ -72,6 +72,8 @@ impl StateParams for crate::mixture::AutoKernel {
             ("loss_window", c.loss_window.to_py(py)?),
             ("restarts", c.restarts.to_py(py)?),
             ("fogd_widths", c.fogd_widths.to_py(py)?),
+            ("laplace_widths", c.laplace_widths.to_py(py)?),
+            ("laplace_lams", c.laplace_lams.to_py(py)?),
         ])
     }
 }

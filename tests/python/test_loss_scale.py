@@ -85,7 +85,7 @@ def test_relative_regrets_find_the_expert_ten_times_better():
     for window in (0, 2000):
         ak = AutoKernel(warmup=50, widths=(1.0, 4.0), lams=(0.1,), nystrom_widths=(),
                         discount_widths=(1.0,), max_taylor_features=35,
-                        loss_window=window)  # fmt: skip
+                        laplace_widths=(), loss_window=window)  # fmt: skip
         tr = ak.progressive_trace(X, y)
         best = np.min(np.mean((tr.expert_predictions[50:] - y[50:, None]) ** 2, axis=0))
         ratio[window] = np.mean((tr.predictions[50:] - y[50:]) ** 2) / best

@@ -172,17 +172,19 @@ def test_autokernel_warmup_replay_equals_experts_alone():
         discount_lams=(0.1,),
         linear=True,
         fogd_widths=(2.0,),
+        laplace_widths=(1.5,),
+        laplace_lams=(0.1, 1.0),
     )
     tr = ak.progressive_trace(X, y)
     s = ak.scale
     Xs = (X - s["x_loc"]) / s["x_scale"]
     ys = (y - s["y_loc"]) / s["y_scale"]
     Z = np.vstack([ak.warmup_expert_predictions, tr.expert_predictions[30:]])
-    kinds = [e["features"].split("-") for e in ak.experts]
+    kinds = [e["features"].rsplit("-", 1) for e in ak.experts]
     kinds_want = ["taylor"] * 4 + ["nystrom"] * 2 + ["taylor"] + ["linear"] * 2 + ["fogd"]
-    assert [k for k, _ in kinds] == kinds_want
-    assert [int(m) for _, m in kinds[4:6]] == [30, 30]  # the warm-up rows
-    assert [e["gamma"] for e in ak.experts] == [1.0] * 6 + [0.95, 1.0, 0.95, 1.0]
+    assert [k for k, _ in kinds] == kinds_want + ["nystrom-laplace"] * 2
+    assert [int(m) for _, m in kinds[4:6] + kinds[10:]] == [30] * 4  # the warm-up rows
+    assert [e["gamma"] for e in ak.experts] == [1.0] * 6 + [0.95, 1.0, 0.95] + [1.0] * 3
     # The feature experts draw a seed each from Rng(seed), in order; the constant-step
     # expert the next one.
     draws = ks._core.Rng(ak.get_params()["seed"])
@@ -203,6 +205,9 @@ def test_autokernel_warmup_replay_equals_experts_alone():
         if e["features"].startswith("taylor"):
             deg = int(kinds[j][1])
             alone = ks.TaylorAWV(sigma=e["sigma"], degree=deg, lam=e["lam"], gamma=e["gamma"])
+        elif e["features"].startswith("nystrom-laplace"):
+            kernel = ks.kernels.Laplacian(e["sigma"])
+            alone = ks.NystromAWV(kernel, lam=e["lam"], dictionary=Xs[:30])
         else:  # PKAWV on the fixed dictionary of the standardised warm-up rows
             kernel = ks.kernels.Gaussian(e["sigma"])
             alone = ks.NystromAWV(kernel, lam=e["lam"], dictionary=Xs[:30])
@@ -211,10 +216,17 @@ def test_autokernel_warmup_replay_equals_experts_alone():
     # the widths are multiples of the median distance between standardised warm-up rows
     W = Xs[:30]
     dist = np.sqrt(((W[:, None, :] - W[None, :, :]) ** 2).sum(-1))[np.triu_indices(30, 1)]
-    sigmas = sorted({e["sigma"] for e in ak.experts if e["sigma"] > 0})
+    gaussian = [e for e in ak.experts if e["sigma"] > 0 and "laplace" not in e["features"]]
+    sigmas = sorted({e["sigma"] for e in gaussian})
     want_sigmas = [0.5 * s["rho"], 0.7 * s["rho"], 1.0 * s["rho"], 2.0 * s["rho"]]
     np.testing.assert_allclose(sigmas, want_sigmas, rtol=1e-12)
     assert s["rho"] == pytest.approx(np.sort(dist)[len(dist) // 2], rel=1e-12)
+    # the Laplacian widths: multiples of the median L1 distance (the upper median of
+    # the 435 pairs, as rho)
+    l1 = np.abs(W[:, None, :] - W[None, :, :]).sum(-1)[np.triu_indices(30, 1)]
+    rho1 = np.sort(l1)[len(l1) // 2]
+    for e in ak.experts[10:]:
+        assert e["sigma"] == pytest.approx(1.5 * rho1, rel=1e-12)
     np.testing.assert_allclose(s["x_loc"], X[:30].mean(0), rtol=1e-12)
     np.testing.assert_allclose(s["x_scale"], X[:30].std(0), rtol=1e-12)
 
@@ -224,18 +236,33 @@ def test_autokernel_features_choice():
     ak = ks.AutoKernel(warmup=20)
     ak.learn_many(X, y)
     # C(3 + 12, 12) > 200; then the drift experts: 2 discounts x 2 widths, 3 linear
-    # experts on (1, x), one constant-step expert (100 frequencies: 200 features)
+    # experts on (1, x), one constant-step expert (100 frequencies: 200 features), then
+    # two Laplacian dictionary experts
     feats = [e["features"] for e in ak.experts]
     assert feats == (
-        ["rff-50"] * 12 + ["nystrom-20"] * 4 + ["rff-50"] * 4 + ["linear-13"] * 3 + ["fogd-200"]
+        ["rff-50"] * 12
+        + ["nystrom-20"] * 4
+        + ["rff-50"] * 4
+        + ["linear-13"] * 3
+        + ["fogd-200"]
+        + ["nystrom-laplace-20"] * 2
     )
     assert [e["gamma"] for e in ak.experts][16:] == (
-        [0.999] * 2 + [0.99] * 2 + [1, 0.999, 0.99] + [1]
+        [0.999] * 2 + [0.99] * 2 + [1, 0.999, 0.99] + [1] * 3
     )
     rho = ak.scale["rho"]
-    assert ak.experts[-1]["sigma"] == 2.0 * rho and ak.experts[-1]["lam"] == 0.1  # the step
+    fogd = ak.experts[-3]
+    assert fogd["sigma"] == 2.0 * rho and fogd["lam"] == 0.1  # the step
+    assert [e["lam"] for e in ak.experts[-2:]] == [0.1, 0.1]
+    assert ak.experts[-1]["sigma"] == pytest.approx(4 * ak.experts[-2]["sigma"], rel=1e-15)
     ak = ks.AutoKernel(
-        warmup=20, discounts=(), linear=False, share=0, loss_window=0, fogd_widths=()
+        warmup=20,
+        discounts=(),
+        linear=False,
+        share=0,
+        loss_window=0,
+        fogd_widths=(),
+        laplace_widths=(),
     )
     ak.learn_many(X, y)
     # the stationary grid of the previous defaults
@@ -245,7 +272,7 @@ def test_autokernel_features_choice():
     # the largest degree M with C(M + 4, 4) <= 200 is 5 (126; M = 6 gives 210)
     assert math.comb(5 + 4, 4) <= 200 < math.comb(6 + 4, 4)
     assert [e["features"] for e in ak.experts][:12] == ["taylor-5"] * 12
-    assert ak.n_seen == 60 and ak.weights.shape == (24,)
+    assert ak.n_seen == 60 and ak.weights.shape == (26,)
 
 
 @pytest.mark.parametrize(
@@ -256,6 +283,8 @@ def test_autokernel_features_choice():
         dict(widths=(1.0, -1.0)),
         dict(nystrom_widths=(0.0,)),
         dict(nystrom_lams=(1.0, float("nan"))),
+        dict(laplace_widths=(0.0,)),
+        dict(laplace_lams=(-1.0,)),
         dict(nystrom_lams=None),
         dict(lams="abc"),
         dict(features="poly"),

@@ -13,12 +13,13 @@ import pytest
 from kernelstream import AutoKernel
 
 # Small grid (Taylor experts of 84 features run single rounds: equal bit for bit
-# whatever the feeding).
+# whatever the feeding; no dictionary experts, whose blocks round differently).
 KW = dict(
     warmup=100,
     widths=(0.5, 1.0, 2.0),
     lams=(0.1,),
     nystrom_widths=(),
+    laplace_widths=(),
     discount_widths=(1.0,),
     max_taylor_features=84,
 )

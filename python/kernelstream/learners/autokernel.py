@@ -115,9 +115,20 @@ class AutoKernel(MultiOutput):
         fixed step follows a stream whose inputs keep leaving the region seen so far
         (rows sorted by location, say); empty: none.
 
+    laplace_widths : sequence of float, default (1.0, 4.0)
+        Laplacian dictionary experts: PKAWV on the warm-up rows with the Laplacian
+        kernel ``exp(-||x - x'||_1 / (c * rho_1))`` for each ``c`` (``rho_1``: the median
+        L1 distance between the standardised warm-up rows). A rougher kernel than the
+        Gaussian: targets with kinks or jumps, and inputs that act one at a time
+        (``docs/autokernel.md``, step 4); empty: none.
+    laplace_lams : sequence of float, default (0.1,)
+        Ridge parameters of the Laplacian dictionary experts.
+
         ``discounts=(), linear=False, share=0, loss_window=0, restarts=False,
-        fogd_widths=()`` is the AutoKernel of the stationary benchmark before these
-        defaults, bit for bit, and ``fogd_widths=()`` that of the previous drift defaults.
+        fogd_widths=(), laplace_widths=()`` is the AutoKernel of the stationary
+        benchmark before these defaults, bit for bit, ``laplace_widths=()`` that of the
+        previous defaults and ``fogd_widths=(), laplace_widths=()`` that of the drift
+        defaults before the constant-step expert.
 
     Examples
     --------
@@ -148,6 +159,8 @@ class AutoKernel(MultiOutput):
         "loss_window": 0,
         "restarts": False,
         "fogd_widths": (),
+        "laplace_widths": (),
+        "laplace_lams": (0.1,),
     }
 
     def __init__(
@@ -171,6 +184,8 @@ class AutoKernel(MultiOutput):
         loss_window=None,
         restarts: bool = True,
         fogd_widths=(2.0,),
+        laplace_widths=(1.0, 4.0),
+        laplace_lams=(0.1,),
     ):
         super().__init__(
             warmup=warmup,
@@ -192,6 +207,8 @@ class AutoKernel(MultiOutput):
             loss_window=loss_window,
             restarts=restarts,
             fogd_widths=fogd_widths,
+            laplace_widths=laplace_widths,
+            laplace_lams=laplace_lams,
         )
 
     def _core_kwargs(self, p):
@@ -218,6 +235,8 @@ class AutoKernel(MultiOutput):
             else whole("loss_window", p["loss_window"]),
             restarts=flag("restarts", p["restarts"]),
             fogd_widths=_numbers("fogd_widths", p["fogd_widths"]),
+            laplace_widths=_numbers("laplace_widths", p["laplace_widths"]),
+            laplace_lams=_numbers("laplace_lams", p["laplace_lams"]),
         )
 
     @property
@@ -243,30 +262,33 @@ class AutoKernel(MultiOutput):
     @property
     def experts(self):
         """One dict per expert: ``features`` ("taylor-M", "rff-m", "nystrom-m",
-        "linear-(d+1)" or "fogd-m"), ``sigma`` (0 for linear experts), ``lam`` (in
-        standardised units; a constant-step expert's step size) and ``gamma`` (the
-        forgetting factor, 1: none); None during the warm-up."""
+        "linear-(d+1)", "fogd-m" or "nystrom-laplace-m"), ``sigma`` (0 for linear
+        experts; an L1 width for the Laplacian ones), ``lam`` (in standardised units; a
+        constant-step expert's step size) and ``gamma`` (the forgetting factor, 1:
+        none); None during the warm-up."""
         specs = self._core.experts
         if specs is None:
             return None
 
-        def kind(deg, m, k, linear, first_order):
+        def kind(deg, m, k, linear, first_order, laplacian):
             if linear:
                 return f"linear-{m}"
             if first_order:
                 return f"fogd-{m}"
+            if laplacian:
+                return f"nystrom-laplace-{k}"
             if deg is not None:
                 return f"taylor-{deg}"
             return f"nystrom-{k}" if k else f"rff-{m}"
 
         return [
             dict(
-                features=kind(deg, m, k, linear, first_order),
+                features=kind(deg, m, k, linear, first_order, laplacian),
                 sigma=float(s),
                 lam=float(lam),
                 gamma=float(gamma),
             )
-            for deg, m, k, s, lam, gamma, linear, first_order in specs
+            for deg, m, k, s, lam, gamma, linear, first_order, laplacian in specs
         ]
 
     @property

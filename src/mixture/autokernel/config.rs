@@ -93,6 +93,14 @@ pub struct AutoKernelConfig {
     /// [`FOGD_FREQUENCIES`] frequencies, its default step); empty: none.
     #[serde(default)]
     pub fogd_widths: Vec<f64>,
+    /// Widths (multiples of `rho_1`, the median L1 distance between the standardised
+    /// warm-up rows) of the Laplacian dictionary experts (PKAWV on the warm-up rows);
+    /// empty: none.
+    #[serde(default)]
+    pub laplace_widths: Vec<f64>,
+    /// Ridge parameters of the Laplacian dictionary experts.
+    #[serde(default)]
+    pub laplace_lams: Vec<f64>,
 }
 
 /// Frequencies of AutoKernel's constant-step experts (FOGD's default).
@@ -135,6 +143,12 @@ impl AutoKernelConfig {
         }
         for &w in &cfg.fogd_widths {
             positive("every fogd width", w)?;
+        }
+        for &w in &cfg.laplace_widths {
+            positive("every laplace width", w)?;
+        }
+        for &l in &cfg.laplace_lams {
+            positive("every laplace lam", l)?;
         }
         crate::aggregation::check_share(cfg.share)?;
         if cfg.loss_window > 0 && cfg.rule == "vaw" {
@@ -217,6 +231,11 @@ crate::params! {
         restarts: bool = true => "bool", "True or False";
         /// Widths (multiples of `rho`) of the constant-step (FOGD) experts.
         fogd_widths: Vec<f64> = vec![2.0] => "seq", "each > 0";
+        /// Widths (multiples of the median L1 distance) of the Laplacian dictionary
+        /// experts.
+        laplace_widths: Vec<f64> = vec![1.0, 4.0] => "seq", "each > 0";
+        /// Ridge parameters of the Laplacian dictionary experts.
+        laplace_lams: Vec<f64> = vec![0.1] => "seq", "each > 0";
     }
 }
 
@@ -254,6 +273,8 @@ impl AutoKernelParams {
             loss_window: self.loss_window.unwrap_or(pick_w(DEFAULT_LOSS_WINDOW)),
             restarts: self.restarts,
             fogd_widths: self.fogd_widths.clone(),
+            laplace_widths: self.laplace_widths.clone(),
+            laplace_lams: self.laplace_lams.clone(),
         }
     }
 }
@@ -276,6 +297,9 @@ pub struct ExpertSpec {
     /// A constant-step expert (FOGD on `n_features` random features; `lam` is its step).
     #[serde(default)]
     pub first_order: bool,
+    /// A dictionary expert of the Laplacian kernel (`sigma` in L1 units).
+    #[serde(default)]
+    pub laplacian: bool,
 }
 
 /// The rule by name from the one table ([`AnyAggregator::from_spec`]) with its default

@@ -9,7 +9,7 @@ use crate::learners::{
     Fogd, FogdParams, LinearAwvLearner, NystromAwv, RffAwv, RffAwvParams, TaylorAwv,
     TaylorAwvParams,
 };
-use crate::mixture::scale::{median_distance, Scaler};
+use crate::mixture::scale::{median_distance, median_l1_distance, Scaler};
 use crate::mixture::{AnyLearner, Mixture, Traced};
 use crate::rng::Rng;
 
@@ -158,6 +158,21 @@ impl AutoKernel {
             specs.push(ExpertSpec::fogd(2 * FOGD_FREQUENCIES, sigma, p.lr));
             experts.push(AnyLearner::Fogd(e));
         }
+        // PKAWV with the Laplacian kernel on the same dictionary, last (no seeds): a
+        // rougher kernel of L1 distances, for targets with kinks, jumps and inputs
+        // that matter one at a time (docs/autokernel.md, step 4).
+        if !self.cfg.laplace_widths.is_empty() {
+            let rho1 = median_l1_distance(&xs, d);
+            for &c in &self.cfg.laplace_widths {
+                for &lam in &self.cfg.laplace_lams {
+                    let sigma = c * rho1;
+                    let kernel = Kernel::Laplacian { sigma };
+                    let e = NystromAwv::with_dictionary(kernel, lam, &xs, d, false)?;
+                    experts.push(AnyLearner::NystromAwv(e));
+                    specs.push(ExpertSpec::laplacian(m, sigma, lam));
+                }
+            }
+        }
         let n = experts.len();
         let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.share)?)?;
         if self.cfg.loss_window > 0 {
@@ -254,8 +269,18 @@ impl ExpertSpec {
         lam: f64,
         gamma: f64,
     ) -> Self {
-        let (dictionary, linear, first_order) = (0, false, false);
-        ExpertSpec { taylor_degree, n_features, dictionary, sigma, lam, gamma, linear, first_order }
+        let (dictionary, linear, first_order, laplacian) = (0, false, false, false);
+        ExpertSpec {
+            taylor_degree,
+            n_features,
+            dictionary,
+            sigma,
+            lam,
+            gamma,
+            linear,
+            first_order,
+            laplacian,
+        }
     }
 
     /// PKAWV on a fixed dictionary of `m` points, undiscounted.
@@ -271,6 +296,12 @@ impl ExpertSpec {
     /// FOGD on `n_features` random features of width `sigma`, step `lr` (in `lam`).
     fn fogd(n_features: usize, sigma: f64, lr: f64) -> Self {
         ExpertSpec { first_order: true, ..Self::feature(None, n_features, sigma, lr, 1.0) }
+    }
+
+    /// PKAWV with the Laplacian kernel of width `sigma` on a fixed dictionary of `m`
+    /// points, undiscounted.
+    fn laplacian(m: usize, sigma: f64, lam: f64) -> Self {
+        ExpertSpec { laplacian: true, ..Self::nystrom(m, sigma, lam) }
     }
 }
 

@@ -134,13 +134,16 @@ impl AutoKernel {
 
     /// `widths x lams` feature experts, `nystrom_widths x nystrom_lams` Nystrom
     /// experts, `discounts x discount_widths x discount_lams` discounted feature
-    /// experts, then `1 + |discounts|` linear experts if `linear`.
+    /// experts, `1 + |discounts|` linear experts if `linear`, `fogd_widths`
+    /// constant-step experts, then `laplace_widths x laplace_lams` Laplacian dictionary
+    /// experts.
     fn expert_count(cfg: &AutoKernelConfig) -> usize {
         cfg.widths.len() * cfg.lams.len()
             + cfg.nystrom_widths.len() * cfg.nystrom_lams.len()
             + cfg.discounts.len() * cfg.discount_widths.len() * cfg.discount_lams.len()
             + if cfg.linear { 1 + cfg.discounts.len() } else { 0 }
             + cfg.fogd_widths.len()
+            + cfg.laplace_widths.len() * cfg.laplace_lams.len()
     }
 
     /// The mixture once the warm-up is over.
