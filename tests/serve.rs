@@ -256,7 +256,7 @@ fn autokernel_kept_rounds_equal_pure_ones() {
         loss_window: 0,
         restarts: true,
         fogd_widths: vec![2.0],
-        laplace_widths: vec![1.0, 4.0],
+        laplace_widths: vec![1.0, 2.0],
         laplace_lams: vec![0.1],
     };
     same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);

@@ -254,7 +254,7 @@ def test_autokernel_features_choice():
     fogd = ak.experts[-3]
     assert fogd["sigma"] == 2.0 * rho and fogd["lam"] == 0.1  # the step
     assert [e["lam"] for e in ak.experts[-2:]] == [0.1, 0.1]
-    assert ak.experts[-1]["sigma"] == pytest.approx(4 * ak.experts[-2]["sigma"], rel=1e-15)
+    assert ak.experts[-1]["sigma"] == pytest.approx(2 * ak.experts[-2]["sigma"], rel=1e-15)
     ak = ks.AutoKernel(
         warmup=20,
         discounts=(),

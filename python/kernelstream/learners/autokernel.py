@@ -115,7 +115,7 @@ class AutoKernel(MultiOutput):
         fixed step follows a stream whose inputs keep leaving the region seen so far
         (rows sorted by location, say); empty: none.
 
-    laplace_widths : sequence of float, default (1.0, 4.0)
+    laplace_widths : sequence of float, default (1.0, 2.0)
         Laplacian dictionary experts: PKAWV on the warm-up rows with the Laplacian
         kernel ``exp(-||x - x'||_1 / (c * rho_1))`` for each ``c`` (``rho_1``: the median
         L1 distance between the standardised warm-up rows). A rougher kernel than the
@@ -184,7 +184,7 @@ class AutoKernel(MultiOutput):
         loss_window=None,
         restarts: bool = True,
         fogd_widths=(2.0,),
-        laplace_widths=(1.0, 4.0),
+        laplace_widths=(1.0, 2.0),
         laplace_lams=(0.1,),
     ):
         super().__init__(

@@ -233,7 +233,7 @@ crate::params! {
         fogd_widths: Vec<f64> = vec![2.0] => "seq", "each > 0";
         /// Widths (multiples of the median L1 distance) of the Laplacian dictionary
         /// experts.
-        laplace_widths: Vec<f64> = vec![1.0, 4.0] => "seq", "each > 0";
+        laplace_widths: Vec<f64> = vec![1.0, 2.0] => "seq", "each > 0";
         /// Ridge parameters of the Laplacian dictionary experts.
         laplace_lams: Vec<f64> = vec![0.1] => "seq", "each > 0";
     }
