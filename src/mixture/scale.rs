@@ -64,35 +64,28 @@ impl Scaler {
 /// Median of the pairwise Euclidean distances between the rows of `x` (mean if
 /// the median is 0, 1 if every row is the same).
 pub fn median_distance(x: &[f64], d: usize) -> f64 {
-    let n = x.len() / d.max(1);
-    let mut dist = Vec::with_capacity(n * n.saturating_sub(1) / 2);
-    for i in 0..n {
-        for k in 0..i {
-            let s: f64 = x[i * d..(i + 1) * d]
-                .iter()
-                .zip(&x[k * d..(k + 1) * d])
-                .map(|(a, b)| (a - b).powi(2))
-                .sum();
-            dist.push(s.sqrt());
-        }
-    }
-    // The mean over the pairs as the median's selection left them.
-    median_width(&mut dist, |dist| dist.iter().sum::<f64>() / dist.len() as f64)
+    median_pairwise(x, d, |a, b| a.iter().zip(b).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt())
 }
 
 /// Median of the pairwise L1 distances `sum_j |x_j - x'_j|` between the rows of `x`
 /// (the width unit of the Laplacian kernel; mean if the median is 0, 1 if every row is
 /// the same).
 pub fn median_l1_distance(x: &[f64], d: usize) -> f64 {
+    median_pairwise(x, d, |a, b| a.iter().zip(b).map(|(a, b)| (a - b).abs()).sum())
+}
+
+/// [`median_width`] of `dist` over every pair of rows of `x`.
+fn median_pairwise(x: &[f64], d: usize, dist: impl Fn(&[f64], &[f64]) -> f64) -> f64 {
     let n = x.len() / d.max(1);
-    let mut dist = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+    let row = |r: usize| &x[r * d..(r + 1) * d];
+    let mut all = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for i in 0..n {
         for k in 0..i {
-            let row = |r: usize| &x[r * d..(r + 1) * d];
-            dist.push(row(i).iter().zip(row(k)).map(|(a, b)| (a - b).abs()).sum::<f64>());
+            all.push(dist(row(i), row(k)));
         }
     }
-    median_width(&mut dist, |dist| dist.iter().sum::<f64>() / dist.len() as f64)
+    // The mean over the pairs as the median's selection left them.
+    median_width(&mut all, |v| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// A width from pairwise distances: their median (the upper one of an even count;
