@@ -24,6 +24,8 @@ import numpy as np
 MIN_SEASON = 4
 #: the largest number of lags chosen from the data
 MAX_LAGS = 8
+#: the band of :func:`find_season`, in white-noise standard errors
+SEASON_Z = 2.5
 
 
 def acf(z: np.ndarray, max_lag: int) -> np.ndarray:
@@ -51,10 +53,13 @@ def pacf(z: np.ndarray, max_lag: int) -> np.ndarray:
 
 def find_season(window: np.ndarray) -> int | None:
     """The period ``s`` of a warm-up window, or None: the lag in ``[MIN_SEASON, n // 2]``
-    where the autocorrelation of the first differences is largest, if that is a local
-    peak above both ``0.3`` and the white-noise band ``2 / sqrt(n)``."""
-    d = np.diff(np.asarray(window, float))
-    top = d.size // 2
+    where the autocorrelation of the linearly detrended window is largest, if that is a local
+    peak above ``0.3`` and above ``SEASON_Z / sqrt(n)`` (the white-noise band, widened
+    because the largest of some twenty autocorrelations is taken)."""
+    w = np.asarray(window, float)
+    t = np.arange(w.size, dtype=float)
+    d = w - np.polyval(np.polyfit(t, w, 1), t) if w.size >= 2 else w  # detrended
+    n, top = d.size, d.size // 2
     if top < MIN_SEASON:
         return None
     r = acf(d, top + 1)
@@ -63,7 +68,7 @@ def find_season(window: np.ndarray) -> int | None:
         v = r[lag - 1]
         if v > best and v >= r[lag - 2] and v >= r[lag]:
             best, s = v, lag
-    if s is None or best < max(0.3, 2.0 / math.sqrt(d.size)):
+    if s is None or best < max(0.3, SEASON_Z / math.sqrt(n)):
         return None
     return s
 

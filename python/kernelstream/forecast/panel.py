@@ -43,6 +43,12 @@ def calendar(ds) -> np.ndarray | None:
 def _future_stamps(ds, h: int):
     """``h`` stamps after the last, at the series' median step."""
     ds = np.asarray(ds)
+    if np.issubdtype(ds.dtype, np.datetime64) and ds.size >= 2:
+        months = ds.astype("datetime64[M]")
+        if np.all(months.astype(ds.dtype) == ds):  # month starts: step by whole months
+            step = int(round(float(np.median(np.diff(months).astype(np.int64)))))
+            if step >= 1:
+                return (months[-1] + step * np.arange(1, h + 1)).astype(ds.dtype)
     if ds.size < 2:
         step = np.timedelta64(1, "D") if np.issubdtype(ds.dtype, np.datetime64) else 1
     else:
