@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InputError, ParameterError
 
 #: series per task (fewer tasks: less scheduling; more: finer balance)
-CHUNK = 64
+CHUNK = 16
 COLUMNS = ["unique_id", "ds", "h", "forecast", "lower", "upper"]
 
 
@@ -155,7 +155,7 @@ def forecast_panel(
     id_col, time_col, target : str
     horizon : int, default 1
     executor : {"local", "dask"}
-        ``"dask"``: the tasks (64 series each, only their rows) run on the cluster at
+        ``"dask"``: the tasks (16 series each, only their rows) run on the cluster at
         ``scheduler`` (an address or a ``distributed.Client``).
     scheduler : str, Client or None
     **forecaster_params
