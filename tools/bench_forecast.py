@@ -23,9 +23,8 @@ import math
 import sys
 import time
 
-import numpy as np
-
 import kernelstream as ks
+import numpy as np
 from kernelstream.evaluate.forecasting import (
     mase_scale,
     naive_forecasts,
@@ -182,7 +181,9 @@ def run_series(name, river=True, forecaster_params=None):
     out["interval"] = {"Forecaster": coverage(lo, hi, y, burn)}
     out["methods"]["naive"] = scores(naive_forecasts(y, H), y, start, scale)
     if s:
-        out["methods"]["seasonal naive"] = scores(seasonal_naive_forecasts(y, H, s), y, start, scale)
+        out["methods"]["seasonal naive"] = scores(
+            seasonal_naive_forecasts(y, H, s), y, start, scale
+        )
     if river:
         from river import time_series as ts
 
@@ -198,7 +199,9 @@ def run_series(name, river=True, forecaster_params=None):
         for k, P in peers.items():
             out["methods"][k] = scores(P, y, start, scale)
         best = min(peers, key=lambda k: out["methods"][k][0][0])
-        out["interval"][f"{best} + jackknife"] = coverage(*jackknife_intervals(peers[best], y), y, burn)
+        out["interval"][f"{best} + jackknife"] = coverage(
+            *jackknife_intervals(peers[best], y), y, burn
+        )
     return out
 
 

@@ -51,7 +51,9 @@ def local_cluster(n_workers: int = 2, timeout: float = 240):
     processes on 127.0.0.1, each in its own session, ended with its group afterwards."""
     exe = shutil.which("dask", path=os.path.dirname(sys.executable)) or shutil.which("dask")
     if exe is None:
-        raise SystemExit("the `dask` command is not installed: pip install 'kernelstream[parallel]'")
+        raise SystemExit(
+            "the `dask` command is not installed: pip install 'kernelstream[parallel]'"
+        )
     tmp = tempfile.mkdtemp(prefix="ks-dask-")
     procs = []
 

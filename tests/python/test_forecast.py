@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pickle
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.evaluate.forecasting import (
     mase_scale,
     naive_forecasts,
@@ -120,7 +119,9 @@ def test_evaluate_forecast_scores_the_progressive_forecasts():
         t = np.arange(12, y.size - k)
         e = y[t + k] - F_[t, k]
         assert ev.scores["forecaster"]["mae"][k] == pytest.approx(np.mean(np.abs(e)), rel=1e-12)
-        assert ev.scores["forecaster"]["rmse"][k] == pytest.approx(np.sqrt(np.mean(e * e)), rel=1e-12)
+        assert ev.scores["forecaster"]["rmse"][k] == pytest.approx(
+            np.sqrt(np.mean(e * e)), rel=1e-12
+        )
         assert ev.scores["forecaster"]["mase"][k] == pytest.approx(np.mean(np.abs(e)) / scale)
         tb = np.arange(ev.burn_in, y.size - k)
         cov = np.mean((lo[tb, k] <= y[tb + k]) & (y[tb + k] <= hi[tb, k]))
@@ -272,3 +273,18 @@ def test_cli_forecast_writes_the_table_and_fails_in_one_line(tmp_path, capsys):
     assert exc.value.code == 2
     assert main(["forecast", "--csv", str(tmp_path / "no.csv"), "--target", "v",
                  "--horizon", "1"]) == 2  # fmt: skip
+
+
+def test_the_forecasting_page_runs():
+    """Every ``>>>`` example of docs/forecasting.md runs and prints what the page shows."""
+    import doctest
+    import re
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "forecasting.md"
+    text = re.sub(r"^```.*$", "", path.read_text(), flags=re.MULTILINE)
+    test = doctest.DocTestParser().get_doctest(text, {}, "forecasting.md", str(path), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted >= 10 and result.failed == 0

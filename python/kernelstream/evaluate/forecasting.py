@@ -154,7 +154,7 @@ def forecast(forecaster, y, X=None, season=None, burn_in=None) -> ForecastEvalua
     >>> import numpy as np
     >>> import kernelstream as ks
     >>> t = np.arange(150); y = 5 + np.sin(2 * np.pi * t / 12) + 0.02 * t
-    >>> ev = ks.evaluate.forecast(ks.Forecaster(horizon=2, learner=ks.TaylorAWV(degree=2)), y)
+    >>> ev = ks.evaluate.forecast(ks.Forecaster(horizon=2, learner=ks.TaylorAWV(degree=2, sigma=10.0)), y)
     >>> ev.season, sorted(ev.scores)
     (12, ['forecaster', 'naive', 'seasonal_naive'])
     >>> bool(ev.scores["forecaster"]["mase"][0] < ev.scores["naive"]["mase"][0])

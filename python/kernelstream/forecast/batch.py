@@ -24,11 +24,13 @@ def _series(y) -> np.ndarray:
     if arr.ndim != 1:
         raise InputError(f"y must be a 1-D series, got an array of shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise InputError(f"y has a value that is not finite (at index {int(np.argmin(np.isfinite(arr)))})")
+        raise InputError(
+            f"y has a value that is not finite (at index {int(np.argmin(np.isfinite(arr)))})"
+        )
     return arr
 
 
-def progressive_forecast(fc, y, X=None) -> np.ndarray:
+def progressive_forecast(fc, y, X=None) -> tuple:
     y = _series(y)
     n, H = y.size, fc.horizon
     if X is not None:
@@ -72,7 +74,9 @@ def _batch(fc, y, X, out) -> None:
             P = np.full(n + 1, np.nan)
             if k == 0 and hasattr(lr, "progressive_predict"):
                 i = W - lo  # rows of origins W..n-1, labels y[W..n-1]
-                P[W:n] = np.asarray(lr.progressive_predict(Z[i : i + n - W], y[W:n] - off[i : i + n - W]))
+                P[W:n] = np.asarray(
+                    lr.progressive_predict(Z[i : i + n - W], y[W:n] - off[i : i + n - W])
+                )
                 P[W:n] += off[i : i + n - W]
                 if last[0] == n:
                     P[n] = lr.predict_one(Z[-1]) + off[-1]

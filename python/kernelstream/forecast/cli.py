@@ -48,7 +48,9 @@ def _table(args):
         raise InputError(f"cannot read {args.csv} as CSV: {exc}") from None
     for flag, col in (("--target", args.target), ("--time", args.time), ("--id", args.id)):
         if col is not None and col not in frame.columns:
-            raise InputError(f"{flag} {col!r}: no such column in {args.csv} ({list(frame.columns)})")
+            raise InputError(
+                f"{flag} {col!r}: no such column in {args.csv} ({list(frame.columns)})"
+            )
     y = pd.to_numeric(frame[args.target], errors="coerce")
     if y.isna().any() and not frame[args.target].isna().equals(y.isna()):
         raise InputError(f"--target {args.target!r} has values that are not numbers")
@@ -60,7 +62,9 @@ def _table(args):
             try:
                 ds = pd.to_datetime(ds)
             except (ValueError, TypeError):
-                raise InputError(f"--time {args.time!r}: values are neither numbers nor dates") from None
+                raise InputError(
+                    f"--time {args.time!r}: values are neither numbers nor dates"
+                ) from None
         out["ds"] = ds.to_numpy()
     else:
         out["ds"] = out.groupby("unique_id").cumcount().to_numpy()

@@ -91,7 +91,7 @@ def seasons_back(k: int, s: int) -> int:
     return -(-(k + 1) // s)
 
 
-def first_origin(kind: str, p: int, s: int | None, k: int) -> int:
+def first_origin(kind: str, p, s, k: int) -> int:
     """The first origin ``o`` at which an expert of this kind has every input."""
     need = p + (1 if kind == "diff" else 0) + (s if kind == "sdiff" else 0)
     if s is not None:
@@ -99,7 +99,7 @@ def first_origin(kind: str, p: int, s: int | None, k: int) -> int:
     return max(need, 1)
 
 
-def rows(kind: str, y: np.ndarray, X, origins: np.ndarray, k: int, p: int, s):
+def rows(kind: str, y: np.ndarray, X, origins, k: int, p, s):
     """The inputs ``(len(origins), dim)`` and the offsets of an expert at those origins.
 
     ``y`` holds at least ``y[:max(origins)]`` (later values are never read: no look-ahead);

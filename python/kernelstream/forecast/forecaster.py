@@ -106,7 +106,7 @@ class Forecaster:
     >>> import kernelstream as ks
     >>> t = np.arange(120)
     >>> y = 10 + 0.05 * t + np.sin(2 * np.pi * t / 12)
-    >>> model = ks.Forecaster(horizon=3, learner=ks.TaylorAWV(degree=2))
+    >>> model = ks.Forecaster(horizon=3, learner=ks.TaylorAWV(degree=2, sigma=10.0))
     >>> for v in y:
     ...     model.learn_one(v)
     >>> model.season_, model.forecast().shape
@@ -136,16 +136,20 @@ class Forecaster:
             v = p[name]
             if name == "season" and v is None:
                 continue
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= v <= hi:
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= int(v) <= hi:
                 raise ParameterError(f"{name} must be a whole number in [{lo}, {hi}], got {v!r}")
         lags = p["lags"]
         if not (lags == "auto" if isinstance(lags, str) else False):
-            if isinstance(lags, bool) or not isinstance(lags, numbers.Integral) or not (
-                1 <= lags <= 1000
+            if (
+                isinstance(lags, bool)
+                or not isinstance(lags, numbers.Integral)
+                or not (1 <= int(lags) <= 1000)
             ):
-                raise ParameterError(f'lags must be "auto" or a whole number in [1, 1000], got {lags!r}')
+                raise ParameterError(
+                    f'lags must be "auto" or a whole number in [1, 1000], got {lags!r}'
+                )
         a = p["alpha"]
-        if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < a < 1:
+        if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < float(a) < 1:
             raise ParameterError(f"alpha must be a number in (0, 1), got {a!r}")
 
     def get_params(self) -> dict:

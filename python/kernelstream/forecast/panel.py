@@ -41,20 +41,22 @@ def calendar(ds) -> np.ndarray | None:
 
 
 def _future_stamps(ds, h: int):
-    """``h`` stamps after the last, at the series' median step."""
+    """``h`` stamps after the last, at the series' median step (whole months for stamps
+    at month starts)."""
     ds = np.asarray(ds)
-    if np.issubdtype(ds.dtype, np.datetime64) and ds.size >= 2:
+    if np.issubdtype(ds.dtype, np.datetime64):
+        if ds.size < 2:
+            return ds[-1] + np.timedelta64(1, "D") * np.arange(1, h + 1)
         months = ds.astype("datetime64[M]")
         if np.all(months.astype(ds.dtype) == ds):  # month starts: step by whole months
-            step = int(round(float(np.median(np.diff(months).astype(np.int64)))))
-            if step >= 1:
-                return (months[-1] + step * np.arange(1, h + 1)).astype(ds.dtype)
-    if ds.size < 2:
-        step = np.timedelta64(1, "D") if np.issubdtype(ds.dtype, np.datetime64) else 1
-    else:
-        step = np.median(np.diff(ds).astype(np.int64)).astype(np.int64)
-        if np.issubdtype(ds.dtype, np.datetime64):
-            step = np.timedelta64(int(step), np.datetime_data(ds.dtype)[0])
+            m = int(round(float(np.median(np.diff(months).astype(np.int64)))))
+            if m >= 1:
+                return (months[-1] + m * np.arange(1, h + 1)).astype(ds.dtype)
+        unit = np.datetime_data(ds.dtype)[0]
+        ticks = int(np.median(np.diff(ds).astype(np.int64)))
+        return ds[-1] + np.arange(1, h + 1) * ticks * np.timedelta64(1, unit)  # type: ignore[call-overload]
+    step = np.median(np.diff(ds)) if ds.size >= 2 else 1
+    step = step.astype(ds.dtype) if hasattr(step, "astype") else step
     return ds[-1] + step * np.arange(1, h + 1)
 
 
@@ -176,7 +178,7 @@ def forecast_panel(
     >>> t = np.arange(80)
     >>> frame = pd.DataFrame({"unique_id": np.repeat(["a", "b"], 80), "ds": np.tile(t, 2),
     ...                       "y": np.concatenate([np.sin(t / 3), 0.1 * t])})
-    >>> out = ks.forecast_panel(frame, horizon=2, learner=ks.TaylorAWV(degree=2))
+    >>> out = ks.forecast_panel(frame, horizon=2, learner=ks.TaylorAWV(degree=2, sigma=10.0))
     >>> list(out.columns)
     ['unique_id', 'ds', 'h', 'forecast', 'lower', 'upper']
     >>> out[out.ds >= 80].shape[0]  # the future: 2 values of 2 series
@@ -192,7 +194,9 @@ def forecast_panel(
         raise ParameterError(f'executor must be "local" or "dask", got {executor!r}')
     Forecaster(horizon=horizon, **forecaster_params)  # the parameters, checked once here
     series = _split(frame, id_col, time_col, target)
-    tasks = [(horizon, forecaster_params, series[i : i + CHUNK]) for i in range(0, len(series), CHUNK)]
+    tasks = [
+        (horizon, forecaster_params, series[i : i + CHUNK]) for i in range(0, len(series), CHUNK)
+    ]
     if executor == "local":
         results = [forecast_series(t) for t in tasks]
     else:
