@@ -14,9 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 import kernelstream as ks
+import numpy as np
 from kernelstream.evaluate.forecasting import mase_scale
 from kernelstream.forecast import features as F
 
