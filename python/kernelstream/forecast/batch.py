@@ -2,12 +2,14 @@
 semantics.
 
 On a fresh forecaster the warm-up runs round by round; after it, each expert's rows are
-built for the whole series in one call (:func:`.features.rows` reads ``y[:o]`` only), the
-horizon-1 learners run through ``progressive_predict`` (the core's whole-stream call), the
-learners of horizon ``h > 1`` learn each pair ``h - 1`` rounds after predicting it (as
-online), and the combination and intervals replay the rounds in order. The results equal
-``forecast`` then ``learn_one`` round by round up to the whole-stream call's rounding
-(``tests/python/test_forecast.py`` checks ``1e-9`` relative).
+built for the whole series in one call (:func:`.features.rows` reads ``y[:o]`` only).
+With ``horizon=1`` the learners run through ``progressive_predict`` (the core's
+whole-stream call); with more horizons the horizon-1 learners run in the rounds' loop
+(the recursive expert reads their state at every origin) and those of horizon ``h > 1``
+learn each pair ``h - 1`` rounds after predicting it (as online); the combination and
+intervals replay the rounds in order. The results equal ``forecast`` then ``learn_one``
+round by round up to the whole-stream call's rounding (``tests/python/test_forecast.py``
+checks ``1e-9`` relative).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def _batch(fc, y, X, out) -> None:
     L, s = fc.lags_, fc.season_
     last = [n if dx0 else n - 1 - k for k in range(H)]  # the last origin forecast per horizon
     preds: list = []
+    rows0: list = []  # horizon 1 with H > 1: the learners run in the rounds' loop below
     for k in range(H):
         per_kind = []
         for kind, lr in zip(fc._kinds, fc._experts[k]):
@@ -72,7 +75,9 @@ def _batch(fc, y, X, out) -> None:
             R = np.arange(lo, max(last[k], n - 1 - k) + 1)
             Z, off = F.rows(kind, y, X, R, k, L, s)
             P = np.full(n + 1, np.nan)
-            if k == 0 and hasattr(lr, "progressive_predict"):
+            if k == 0 and H > 1:
+                rows0.append((lr, fo, lo, Z, off))
+            elif k == 0 and hasattr(lr, "progressive_predict"):
                 i = W - lo  # rows of origins W..n-1, labels y[W..n-1]
                 P[W:n] = np.asarray(
                     lr.progressive_predict(Z[i : i + n - W], y[W:n] - off[i : i + n - W])
@@ -98,11 +103,18 @@ def _batch(fc, y, X, out) -> None:
             lev = F.ses_step(lev, y[o])
     fc._level = lev
     for o in range(W, n + 1):
-        for k in range(H):
-            if o <= last[k]:
-                z, c, sc = fc._expert_z(o, k, [P[o] for P in preds[k]], levels[o], y)
-                entry = fc._entry(o, k, z, c, sc)
-                if o + k < n:
-                    out[:, o, k] = entry[:3]
+        for i, (lr, fo, lo, Z, off) in enumerate(rows0):  # horizon 1, as online
+            if o - 1 >= W and o - 1 >= fo:
+                lr.learn_one(Z[o - 1 - lo], y[o - 1] - off[o - 1 - lo])
+            if o <= last[0]:
+                preds[0][i][o] = lr.predict_one(Z[o - lo]) + off[o - lo]
+        hk = sum(o <= last[k] for k in range(H))
+        path = fc._recursive(o, y, X, levels[o], hk) if H > 1 and hk > 1 else []
+        for k in range(hk):
+            experts = [P[o] for P in preds[k]] + ([path[k]] if k else [])
+            z, c, sc = fc._expert_z(o, k, experts, levels[o], y)
+            entry = fc._entry(o, k, z, c, sc)
+            if o + k < n:
+                out[:, o, k] = entry[:3]
         if o < n:
             fc._settle(o, y[o])

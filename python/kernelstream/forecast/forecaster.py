@@ -1,8 +1,8 @@
 """Forecaster: online multi-horizon forecasts of one series, with intervals per horizon.
 
 Per horizon ``k`` (direct forecasts: one learner per horizon and expert), level,
-differenced and seasonally differenced experts (:mod:`.features`) and the naive and
-seasonal-naive forecasts are combined on the level scale by BOA (Wintenberger 2017,
+differenced and seasonally differenced experts (:mod:`.features`), the horizon-1
+forecaster's recursive path (``k > 0``) and the simple forecasts are combined on the level scale by BOA (Wintenberger 2017,
 :class:`kernelstream.aggregation.BOA`); intervals come from each horizon's own conformal
 scores (:mod:`.intervals`). ``docs/forecasting.md`` describes the method and its measures.
 """
@@ -316,14 +316,37 @@ class Forecaster:
     def _prepare(self, o, Xf, h) -> None:
         """Every forecast of origin ``o`` (after ``y[:o]``) up to horizon ``h``."""
         y_all, X_all = self._y.view(), self._xview(Xf)
+        path = self._recursive(o, y_all, X_all, self._level, h) if self._built and h > 1 else []
         for k in range(h):
             preds = []
             if self._built:
                 for kind, lr in zip(self._kinds, self._experts[k]):
                     Z, off = F.rows(kind, y_all, X_all, [o], k, self.lags_, self.season_)
                     preds.append(lr.predict_one(Z[0]) + off[0])
+                if k:
+                    preds.append(path[k])
             z, c, sc = self._expert_z(o, k, preds, self._level)
             self._entry(o, k, z, c, sc)
+
+    def _recursive(self, o, y_hist, X_all, lev, h) -> list:
+        """The recursive expert: the horizon-1 learners and rule forecast ``y[o + j]`` from
+        ``y[:o]`` followed by their own forecasts of ``y[o..o + j - 1]`` (their
+        predictions are pure: no state changes), for ``j < h``."""
+        y_ext = np.asarray(y_hist[:o], float)
+        out: list = []
+        for j in range(h):
+            oj = o + j
+            preds = []
+            for kind, lr in zip(self._kinds, self._experts[0]):
+                Z, off = F.rows(kind, y_ext, X_all, [oj], 0, self.lags_, self.season_)
+                preds.append(lr.predict_one(Z[0]) + off[0])
+            z, c, sc = self._expert_z(oj, 0, preds, lev, y_ext)
+            f = c + sc * self._agg[0].predict(z)[0]
+            out.append(f)
+            if j + 1 < h:
+                y_ext = np.append(y_ext, f)
+                lev = F.ses_step(lev, f)
+        return out
 
     def _settle(self, t, v) -> None:
         """The label ``y[t] = v`` of every pending forecast: scores and weights."""
@@ -355,7 +378,8 @@ class Forecaster:
             lev = F.ses_step(lev, v)
             levels.append(lev)
         self._built = True
-        n_exp = len(self._kinds) + 1 + F.SES_ALPHAS.size + len(self._periods_now())
+        n_simple = 1 + F.SES_ALPHAS.size + len(self._periods_now())
+        paths: dict = {}  # origin -> the recursive expert's path (horizons 2..H)
         for k in range(self.horizon):
             learners, replay = [], {}
             for kind in self._kinds:
@@ -367,11 +391,18 @@ class Forecaster:
                     replay[kind] = dict(zip(origins.tolist(), (pred + off).tolist()))
                 learners.append(lr)
             self._experts.append(learners)
-            agg = Guarded(_rule(n_exp), len(self._kinds), n_exp - len(self._kinds))
-            start = max(F.first_origin(kind, L, s, k) for kind in self._kinds)
+            n_learn = len(self._kinds) + (1 if k else 0)
+            agg = Guarded(_rule(n_learn + n_simple), n_learn, n_simple)
+            start = max(F.first_origin(kind, L, s, j) for kind in self._kinds for j in {0, k})
             self._agg.append(agg)
             for o in range(start, W - k):
                 preds = [replay[kind][o] for kind in self._kinds]
+                if k:  # from the replayed horizon-1 learners and rule
+                    if o not in paths:
+                        paths[o] = self._recursive(
+                            o, window, X_all, levels[o], min(self.horizon, W - o)
+                        )
+                    preds.append(paths[o][k])
                 z, c, sc = self._expert_z(o, k, preds, levels[o], window)
                 agg.update(z, (window[o + k] - c) / sc, agg.predict(z)[1])
 
