@@ -82,6 +82,13 @@ def _zero_extension_exact(learner) -> bool:
 
 
 _FLOAT64 = np.float64
+#: integers at least this large (in magnitude) are not float64 values (they round to inf)
+_INT_MAX = 2**1024 - 2**970
+
+
+def _short_int(v) -> str:
+    digits = len(str(abs(int(v))))
+    return f"{'-' if v < 0 else ''}(a {digits}-digit integer)" if digits > 30 else str(v)
 
 
 class _DictAdapter:
@@ -126,6 +133,8 @@ class _DictAdapter:
                 isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
             ):
                 raise InputError(f"feature {k!r} must be a real number or None, got {v!r}")
+            if isinstance(v, numbers.Integral) and not -_INT_MAX < v < _INT_MAX:
+                raise InputError(f"feature {k!r}: the integer {_short_int(v)} overflows float64")
         names = self.feature_names or []
         known = set(names)
         new = [k for k in _sorted_names(x) if k not in known and x[k] is not None]
@@ -169,7 +178,9 @@ class _DictAdapter:
                 return None
             if value is not None:
                 v[i] = value
-        return np.array(v)
+        out = np.array(v)
+        # an integer beyond the doubles makes an object array: the general path names it
+        return out if out.dtype == _FLOAT64 else None
 
     def _vector(self, x: dict):
         """``x`` as a float vector in slot order (see the module's feature policy)."""
@@ -374,6 +385,14 @@ class RiverClassifier(_DictAdapter, _Classifier):
             hash(y)
         except TypeError:
             raise InputError(f"a label must be hashable, got {type(y).__name__}") from None
+        try:
+            # a label equals itself: NaN, NaT, pandas.NA (and None) are missing labels,
+            # which would otherwise each become a new class
+            usable = y is not None and bool(y == y)
+        except (TypeError, ValueError):
+            usable = False
+        if not usable:
+            raise InputError(f"the label is missing ({y!r}): a class label must equal itself")
         for k, label in enumerate(self.classes):
             if label == y:
                 return k

@@ -320,6 +320,16 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
 
         codes = self._codes(y)
         k = self.classes_.size
+        if k > 2:
+            from .._limits import check_doubles
+
+            # the (n, K) targets, scores and probabilities, counted before allocating
+            check_doubles(
+                f"{len(codes)} rows x {k} classes (the score, target and probability "
+                "columns of each class)",
+                3 * len(codes) * k,
+                "; give fewer rows per partial_fit call",
+            )
         if first:
             if not isinstance(self.scale, (bool, np.bool_)):
                 raise ParameterError(f"scale must be True or False, got {self.scale!r}")

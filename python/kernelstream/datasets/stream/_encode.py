@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._limits import check_doubles
 from ...errors import InputError
 
 MISSING_CHOICES = ("drop", "impute")
@@ -143,6 +144,16 @@ class TableEncoder:
     def encode(self, batch: dict):
         """``(X, y)`` of the complete (or imputed) rows of ``batch``, in order."""
         n = len(batch[self.target])
+        if self.text:
+            # the one-hot columns, their stack and the kept rows' copy: three n x width
+            # arrays, counted before the first is allocated
+            check_doubles(
+                f"{self.source}: a chunk of {n} rows x {self.width} columns ({len(self.text)} "
+                f"text column(s) one-hot encoded in max_categories={self.max_categories} "
+                "columns each)",
+                3 * n * self.width,
+                "; lower max_categories (--max-categories) or chunk_rows (--chunk-rows)",
+            )
         row0 = self.rows_read
         self.rows_read += n
         y = self._target(np.asarray(batch[self.target]), row0)
