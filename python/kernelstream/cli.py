@@ -864,6 +864,9 @@ def make_parser() -> argparse.ArgumentParser:
             help="data directory (default: $KERNELSTREAM_DATA, else the platform cache)",
         )
     d.set_defaults(func=cmd_data)
+    from kernelstream.forecast.cli import add_parser as add_forecast
+
+    add_forecast(sub)
     return p
 
 
