@@ -18,7 +18,7 @@ from kernelstream.adapters import (
 def test_sklearn_regressor_equals_learn_many(rng):
     X = rng.uniform(-1, 1, (200, 3))
     y = np.sin(2 * X[:, 0])
-    est = SklearnRegressor(ks.TaylorAWV(degree=3), scale=False).fit(X, y)
+    est = SklearnRegressor(ks.TaylorAWV(degree=3), scale=False).fit(X, y, shuffle=False)
     ref = ks.TaylorAWV(degree=3)
     ref.learn_many(X, y)
     np.testing.assert_array_equal(est.predict(X[:20]), ref.predict_many(X[:20]))
@@ -210,7 +210,7 @@ def test_sklearn_predict_proba_is_the_calibrated_score(rng, loss):
 
     X, y = _blobs(rng, 100)
     learner = ks.FOGD(Gaussian(1.0), n_features=20, loss=loss, seed=0)
-    est = SklearnClassifier(learner, scale=False).fit(X, y)
+    est = SklearnClassifier(learner, scale=False).fit(X, y, shuffle=False)
     f_prog = type(learner)(**learner.get_params()).progressive_predict(
         X, np.where(y == 1, 1.0, -1.0)
     )
@@ -397,7 +397,7 @@ def test_sklearn_scale_streams_the_standardized_rows(rng):
 
     X = rng.normal(size=(120, 4)) * 30 + 100
     y = X[:, 0] * 5 + 1000
-    est = SklearnRegressor(ks.TaylorAWV(), scale=True).fit(X, y)
+    est = SklearnRegressor(ks.TaylorAWV(), scale=True).fit(X, y, shuffle=False)
     xs, ys = OnlineStandardizer(True, keep_unit=True), OnlineStandardizer(False)
     ref = ks.TaylorAWV()
     ref.learn_many(xs.learn_transform(X), ys.learn_transform(y[:, None])[:, 0])
@@ -419,7 +419,7 @@ def test_river_scale_equals_sklearn_scale(rng):
     reg = RiverRegressor(ks.TaylorAWV(), scale=True)
     for x, yt in zip(X, y):
         reg.learn_one({"a": x[0], "b": x[1]}, yt)
-    est.fit(X, y)
+    est.fit(X, y, shuffle=False)
     np.testing.assert_allclose(
         [reg.predict_one({"a": x[0], "b": x[1]}) for x in X[:10]], est.predict(X[:10]), rtol=1e-9
     )
@@ -444,8 +444,10 @@ def test_sklearn_classifier_one_vs_rest_for_multiclass(rng):
     ovr.fit(X, labels)
     assert ovr.classes_.tolist() == ["a", "b", "c"]
     # one binary learner per class, each on its class against the rest
+    # (each fit streams the rows in the order seeded by the learner's seed, 0 here)
+    o = np.random.default_rng(0).permutation(len(y))
     for k, est in enumerate(ovr.estimators_):
         ref = ks.TaylorAWV(sigma=2.0, degree=2)
-        ref.learn_many(X, np.where(y == k, 1.0, -1.0))
+        ref.learn_many(X[o], np.where(y[o] == k, 1.0, -1.0))
         np.testing.assert_array_equal(est.decision_function(X), ref.predict_many(X))
     assert np.mean(ovr.predict(X) == labels) > 0.9
