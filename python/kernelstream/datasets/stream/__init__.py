@@ -90,9 +90,8 @@ class ChunkStream:
             self._frame = source
             self.kind = "dask" if _frames.is_dask(source) else "pandas"
             self.source = f"a {self.kind} DataFrame"
-            self.columns = [str(c) for c in source.columns]
-            if len(set(self.columns)) != len(self.columns):
-                raise InputError(f"{self.source} has two columns of the same name")
+            self._labels = _frames.column_names(source, self.source)
+            self.columns = list(self._labels)
         else:
             path = Path(source)
             if not path.exists():
@@ -122,6 +121,12 @@ class ChunkStream:
 
     def _resolve_target(self, target):
         cols = self.columns
+        labels = getattr(self, "_labels", None)
+        if labels is not None and not isinstance(target, (str, type(None), bool)):
+            # a DataFrame's own label (an integer label, a MultiIndex tuple) names its column
+            named = [name for name, label in labels.items() if _same(label, target)]
+            if named:
+                return named[0]
         if isinstance(target, (int, np.integer)) and not isinstance(target, bool):
             if not -len(cols) <= target < len(cols):
                 raise InputError(
@@ -158,7 +163,7 @@ class ChunkStream:
         elif self.kind == "parquet":
             text, gen = _parquet.batches(self._pq, self.path, self.chunk_rows, usecols)
         else:
-            text, gen = _frames.batches(self._frame, self.chunk_rows, usecols)
+            text, gen = _frames.batches(self._frame, self.chunk_rows, usecols, self._labels)
         opts = {**self._opts, "drop": ()}  # left out by the reader already
         self._encoder = TableEncoder(self.source, usecols, text, self.target, **opts)
         self.width = self._encoder.width
@@ -217,6 +222,13 @@ class ChunkStream:
         if self._encoder is not None:
             return self._encoder.feature_names
         return [f"x{i}" for i in range(self.width or 0)]
+
+
+def _same(label, target) -> bool:
+    try:
+        return bool(label == target) and type(label) is not bool
+    except (TypeError, ValueError):
+        return False
 
 
 def stream(source, target=None, chunk_rows: int = 65536, **options) -> ChunkStream:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._limits import check_doubles
 from ...errors import InputError
 
 MISSING_CHOICES = ("drop", "impute")
@@ -67,6 +68,7 @@ class TableEncoder:
         self.others: dict = {c: 0 for c in self.text}
         self._sum = {c: 0.0 for c in self.features if c not in text_columns}
         self._count = {c: 0 for c in self._sum}
+        self._exp = {c: 0 for c in self._sum}  # the sums are _sum * 2^_exp
         self.rows_read = 0
         self.rows_dropped = 0
         self.values_imputed = 0
@@ -108,6 +110,19 @@ class TableEncoder:
             )
         return out
 
+    def _exponent(self, name: str, obs: np.ndarray, added: int) -> int:
+        """The exponent ``e`` of column ``name``'s scaled sum after ``obs``: the least
+        (and at least the last one) for which ``count * max|x| * 2^-e`` stays below 2^1023,
+        so that no prefix sum overflows; the stored sum is rescaled to it (exactly: a
+        power of two)."""
+        top = float(np.max(np.abs(obs))) if obs.size else 0.0
+        bits = int(np.frexp(top)[1]) + (self._count[name] + added).bit_length()
+        e = max(self._exp[name], bits - 1023, 0)
+        if e != self._exp[name]:
+            self._sum[name] = float(np.ldexp(self._sum[name], self._exp[name] - e))
+            self._exp[name] = e
+        return e
+
     def _target(self, col: np.ndarray, row0: int) -> np.ndarray:
         if self.positive is None:
             return self._numeric(self.target, col, row0)
@@ -143,6 +158,16 @@ class TableEncoder:
     def encode(self, batch: dict):
         """``(X, y)`` of the complete (or imputed) rows of ``batch``, in order."""
         n = len(batch[self.target])
+        if self.text:
+            # the one-hot columns, their stack and the kept rows' copy: three n x width
+            # arrays, counted before the first is allocated
+            check_doubles(
+                f"{self.source}: a chunk of {n} rows x {self.width} columns ({len(self.text)} "
+                f"text column(s) one-hot encoded in max_categories={self.max_categories} "
+                "columns each)",
+                3 * n * self.width,
+                "; lower max_categories (--max-categories) or chunk_rows (--chunk-rows)",
+            )
         row0 = self.rows_read
         self.rows_read += n
         y = self._target(np.asarray(batch[self.target]), row0)
@@ -170,18 +195,22 @@ class TableEncoder:
                 parts.append(self._one_hot(name, masked))
                 continue
             miss = np.isnan(col)
-            if self.missing == "impute" and miss.any():
-                # the mean of the values of the kept rows before (0 before any)
+            if self.missing == "impute":
                 valid = ~miss & keep
                 obs = np.where(valid, col, 0.0)
-                csum = self._sum[name] + np.cumsum(obs) - obs
-                ccnt = self._count[name] + np.cumsum(valid) - valid
-                fill = np.divide(csum, ccnt, out=np.zeros(n), where=ccnt > 0)
-                self.values_imputed += int((miss & keep).sum())
-                col = np.where(miss, fill, col)
-            if self.missing == "impute":
-                self._sum[name] += float(col[keep & ~miss].sum())
-                self._count[name] += int((keep & ~miss).sum())
+                # the sums are kept as sum * 2^-e: a column of values near 1e308 has a
+                # finite mean though its sum overflows (e = 0 unless it would)
+                e = self._exponent(name, obs, int(valid.sum()))
+                obs = np.ldexp(obs, -e)
+                if miss.any():
+                    # the mean of the values of the kept rows before (0 before any)
+                    csum = self._sum[name] + np.cumsum(obs) - obs
+                    ccnt = self._count[name] + np.cumsum(valid) - valid
+                    fill = np.ldexp(np.divide(csum, ccnt, out=np.zeros(n), where=ccnt > 0), e)
+                    self.values_imputed += int((miss & keep).sum())
+                    col = np.where(miss, fill, col)
+                self._sum[name] += float(obs[valid].sum())
+                self._count[name] += int(valid.sum())
             parts.append(col)
         X = np.column_stack(parts)
         self.rows_dropped += int(n - keep.sum())
