@@ -481,6 +481,9 @@ class RiverClassifier(_DictAdapter, _Classifier):
         from ._columns import is_native, target_values
 
         super().__init__(learner, scale, max_features)
+        from ._order import warn_if_poor_classifier
+
+        warn_if_poor_classifier(learner, stacklevel=3)
         self.classes: list = []  # labels in column order
         self.columns: list = []  # one learner per class
         self.calibrator = SoftmaxCalibrator()
