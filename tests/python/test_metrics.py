@@ -76,3 +76,24 @@ def test_memory_mb_without_psutil(monkeypatch):
     X, y = _regression(200)
     res = progressive(ks.TaylorAWV(), X, y, checkpoints=[100, 200], progress=False)
     assert np.all(np.isfinite(res.memory_mb)) and np.all(res.memory_mb > 1.0)
+
+
+def test_data_path_needs_no_pooch(monkeypatch, tmp_path):
+    # Before: "pooch is not installed" from `kernelstream data path`.
+    import subprocess
+
+    pooch = pytest.importorskip("pooch")
+    from kernelstream.datasets.loaders import user_cache_dir
+
+    for xdg in ("", str(tmp_path)):
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+        assert user_cache_dir("kernelstream") == pooch.os_cache("kernelstream")
+    code = (
+        "import sys; sys.modules['pooch'] = None\n"
+        "from kernelstream.cli import main; sys.exit(main(['data', 'path']))"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "KERNELSTREAM_DATA"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(tmp_path / "kernelstream")

@@ -185,6 +185,13 @@ def progressive(
         classification. ``result.metrics`` has each one's running value at every
         checkpoint, and ``to_frame()`` a column each
 
+    Returns
+    -------
+    ProgressiveResult
+        The checkpoints: rounds, loss, metrics, seconds, dim, memory.
+
+    Notes
+    -----
     The result has the loss of a baseline at every checkpoint (``baseline``): the running
     mean of the past targets (0 before any), scored by the same loss (for +-1 labels its
     sign is the majority label so far).
