@@ -15,17 +15,16 @@ import argparse
 import subprocess
 import time
 
+import kernelstream as ks
 import numpy as np
+from kernelstream.adapters import SklearnClassifier
+from kernelstream.kernels import Gaussian
+from kernelstream.learners import FOGD
 from sklearn import datasets
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-
-import kernelstream as ks
-from kernelstream.adapters import SklearnClassifier
-from kernelstream.kernels import Gaussian
-from kernelstream.learners import FOGD
 
 SETS = {
     "iris": datasets.load_iris,

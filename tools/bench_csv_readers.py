@@ -16,7 +16,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from kernelstream.datasets import stream
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 
 # in the rendered HTML a role reads  :meth:<code>name</code>
-_ROLE = re.compile(r":(?:py:)?(?:meth|attr|class|func|mod|data|exc|obj|const):<code>(~?)([^<]*)</code>")
+_ROLE = re.compile(
+    r":(?:py:)?(?:meth|attr|class|func|mod|data|exc|obj|const):<code>(~?)([^<]*)</code>"
+)
 
 
 def _code(m: re.Match) -> str:

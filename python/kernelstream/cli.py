@@ -346,9 +346,8 @@ def _resume(path: str):
 
 
 def cmd_run(args) -> int:
-    from kernelstream.evaluate import progressive
-
     from kernelstream._cli_notes import check_extras
+    from kernelstream.evaluate import progressive
 
     _check_output_paths(args)
     check_extras(args)

@@ -14,14 +14,13 @@ import pytest
 
 pytest.importorskip("sklearn")
 
+from kernelstream import AutoKernel, ParameterError, TaylorAWV  # noqa: E402
+from kernelstream.adapters import SklearnClassifier, SklearnRegressor  # noqa: E402
 from sklearn.datasets import load_iris  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import KFold, cross_val_score  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from kernelstream import AutoKernel, ParameterError, TaylorAWV  # noqa: E402
-from kernelstream.adapters import SklearnClassifier, SklearnRegressor  # noqa: E402
 
 
 def _iris():
@@ -125,8 +124,10 @@ def test_multi_output_std_says_what_is_missing_without_mentioning_y():
         lambda: m.predict_many_std(X[:3]),
         lambda: m.predict_one(X[0], return_std=True),
         lambda: TaylorAWV().progressive_predict_std(X, np.column_stack([X[:, 0], X[:, 1]])),
-        lambda: SklearnRegressor(TaylorAWV()).fit(X, np.column_stack([X[:, 0], X[:, 1]])).predict(
-            X[:3], return_std=True
+        lambda: (
+            SklearnRegressor(TaylorAWV())
+            .fit(X, np.column_stack([X[:, 0], X[:, 1]]))
+            .predict(X[:3], return_std=True)
         ),
     ):
         with pytest.raises(ParameterError, match="2 outputs") as info:

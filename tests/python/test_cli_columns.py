@@ -10,7 +10,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from kernelstream.datasets import stream
 
 pd = pytest.importorskip("pandas")

@@ -27,8 +27,11 @@ def _lists_glued_to_a_paragraph(text: str) -> list:
     for i, line in enumerate(text.splitlines()):
         if line.lstrip().startswith("```"):
             fenced = not fenced
-        if not fenced and _ITEM.match(line) and prev.strip() and not (
-            _ITEM.match(prev) or prev.startswith((" ", "\t", "|", "#", "<", ">"))
+        if (
+            not fenced
+            and _ITEM.match(line)
+            and prev.strip()
+            and not (_ITEM.match(prev) or prev.startswith((" ", "\t", "|", "#", "<", ">")))
         ):
             out.append(i + 1)
         prev = "" if fenced else line

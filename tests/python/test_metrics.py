@@ -7,10 +7,9 @@ from __future__ import annotations
 import math
 import sys
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.evaluate import progressive
 from kernelstream.evaluate.metrics import NAMES
 

@@ -28,7 +28,7 @@ def scales_itself(learner) -> bool:
     inner = params.get("learner")
     if inner is not None and hasattr(inner, "get_params"):
         return scales_itself(inner)
-    experts = params.get("experts")
+    experts = list(params.get("experts") or ())
     return bool(experts) and all(scales_itself(e) for e in experts)
 
 
@@ -57,9 +57,7 @@ def stream_order(n: int, shuffle, random_state, learner):
         random_state = seed if isinstance(seed, numbers.Integral) else 0
     if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
         return random_state.permutation(n)
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(
-        random_state, numbers.Integral
-    ):
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
         raise ParameterError(
             "random_state must be None, an integer or a numpy Generator/RandomState, "
             f"got {random_state!r}"
@@ -75,9 +73,8 @@ def warn_if_poor_classifier(learner, stacklevel: int = 4) -> None:
     """Warn (``UserWarning``) when a classifier adapter wraps a learner whose default
     parameters measured no better than the majority class on raw-data classification
     (``python tools/bench_classify_routes.py``; ``docs/which-learner.md``)."""
-    import warnings
-
     import inspect
+    import warnings
 
     name = type(learner).__name__
     if name not in _POOR_DEFAULT_CLASSIFIERS:

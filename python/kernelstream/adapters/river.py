@@ -277,9 +277,7 @@ class _DictAdapter:
         targets, ``river.base.MultiTargetRegressor``'s convention)."""
         if not isinstance(y, dict):
             if self.target_names is not None:
-                raise InputError(
-                    f"this model learns dict targets {self.target_names}, got {y!r}"
-                )
+                raise InputError(f"this model learns dict targets {self.target_names}, got {y!r}")
             return as_label(y)
         names = self.target_names
         if names is None:

@@ -139,7 +139,8 @@ class Metrics:
         if len(set(names)) != len(names):
             raise ParameterError(f"metrics must not repeat, got {names}")
         self.metrics, self.names, self.task = metrics, names, task
-        self.logistic = getattr(learner, "get_params", dict)().get("loss") == "logistic"
+        params = learner.get_params() if hasattr(learner, "get_params") else {}
+        self.logistic = params.get("loss") == "logistic"
         self._sums = _Sums(self.logistic)
 
     def update(self, y: np.ndarray, p: np.ndarray) -> None:

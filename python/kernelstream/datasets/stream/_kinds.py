@@ -65,7 +65,7 @@ def calendar(name: str, col: np.ndarray, source: str, row0: int) -> np.ndarray:
             day = np.datetime64(f"{m.group(1)}-{m.group(2)}-{m.group(3)}", "D") if m else None
         except ValueError:
             day = None
-        if day is None:
+        if day is None or m is None:
             raise InputError(
                 f"{source}: column {name!r}, row {row0 + i}: {v!r} is not a date YYYY-MM-DD "
                 "(the column held dates in the first rows; drop it or fix the value)"
