@@ -14,14 +14,13 @@ import pytest
 
 pytest.importorskip("sklearn")
 
+from kernelstream import AutoKernel, ParameterError, TaylorAWV  # noqa: E402
+from kernelstream.adapters import SklearnClassifier, SklearnRegressor  # noqa: E402
 from sklearn.datasets import load_iris  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import KFold, cross_val_score  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from kernelstream import AutoKernel, ParameterError, TaylorAWV  # noqa: E402
-from kernelstream.adapters import SklearnClassifier, SklearnRegressor  # noqa: E402
 
 
 def _iris():
@@ -94,3 +93,43 @@ def test_regressor_two_dimensional_targets():
         one = SklearnRegressor(TaylorAWV(degree=3)).fit(X, Y[:, k], shuffle=False)
         np.testing.assert_allclose(P[:, k], one.predict(X[:7]), rtol=1e-9, atol=1e-12)
     assert est.score(X, Y) > 0.8
+
+
+def test_classifier_adapters_warn_about_untuned_pros_n_kons():
+    # Before: no warning, and 0.387 accuracy on wine (majority class 0.399).
+    from kernelstream import ProsNKons
+    from kernelstream.adapters import RiverClassifier
+    from kernelstream.kernels import Gaussian
+
+    X, y = _iris()
+    with pytest.warns(UserWarning, match="AutoKernel"):
+        SklearnClassifier(ProsNKons(Gaussian(1.0), loss="logistic")).fit(X, y)
+    with pytest.warns(UserWarning, match="AutoKernel"):
+        RiverClassifier(ProsNKons(Gaussian(1.0), loss="logistic"))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SklearnClassifier(ProsNKons(Gaussian(1.0), gamma=0.05, loss="logistic")).fit(X, y)
+
+
+def test_multi_output_std_says_what_is_missing_without_mentioning_y():
+    # Before: "pass y with 2 values per round", to predict_std(X), which takes no y.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    m = TaylorAWV()
+    m.learn_many(X, np.column_stack([X[:, 0], X[:, 1]]))
+    for call in (
+        lambda: m.predict_std(X[:3]),
+        lambda: m.predict_many_std(X[:3]),
+        lambda: m.predict_one(X[0], return_std=True),
+        lambda: TaylorAWV().progressive_predict_std(X, np.column_stack([X[:, 0], X[:, 1]])),
+        lambda: (
+            SklearnRegressor(TaylorAWV())
+            .fit(X, np.column_stack([X[:, 0], X[:, 1]]))
+            .predict(X[:3], return_std=True)
+        ),
+    ):
+        with pytest.raises(ParameterError, match="2 outputs") as info:
+            call()
+        assert " y " not in str(info.value) and "pass y" not in str(info.value)

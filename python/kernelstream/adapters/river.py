@@ -288,9 +288,7 @@ class _DictAdapter:
         targets, ``river.base.MultiTargetRegressor``'s convention)."""
         if not isinstance(y, dict):
             if self.target_names is not None:
-                raise InputError(
-                    f"this model learns dict targets {self.target_names}, got {y!r}"
-                )
+                raise InputError(f"this model learns dict targets {self.target_names}, got {y!r}")
             return as_label(y)
         names = self.target_names
         if names is None:
@@ -492,6 +490,9 @@ class RiverClassifier(_DictAdapter, _Classifier):
         from ._columns import is_native, target_values
 
         super().__init__(learner, scale, max_features)
+        from ._order import warn_if_poor_classifier
+
+        warn_if_poor_classifier(learner, stacklevel=3)
         self.classes: list = []  # labels in column order
         self.columns: list = []  # one learner per class
         self.calibrator = SoftmaxCalibrator()

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ._order import resolve_scale, stream_order
+from ._order import resolve_scale, stream_order, warn_if_poor_classifier
 from ._scaling import OnlineStandardizer
 
 try:
@@ -378,6 +378,7 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
             )
         if first:
             scale = resolve_scale(self.scale, self.learner)
+            warn_if_poor_classifier(self.learner, stacklevel=5)
             columns = Columns(self.learner, 1 if k == 2 else k, spare=False, signed=k == 2)
             xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if scale else None
             calibrator = SoftmaxCalibrator()

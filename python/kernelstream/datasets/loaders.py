@@ -16,16 +16,30 @@ from ..errors import InputError
 
 def data_home(data_home=None) -> Path:
     """The data directory: ``data_home``, else ``$KERNELSTREAM_DATA``, else the platform's
-    cache directory for kernelstream (``pooch.os_cache("kernelstream")``, for example
-    ``~/.cache/kernelstream`` on Linux), where :func:`kernelstream.datasets.fetch` stores files."""
+    cache directory for kernelstream (the directory ``pooch.os_cache("kernelstream")``
+    names, found without pooch: ``~/.cache/kernelstream`` on Linux), where
+    :func:`kernelstream.datasets.fetch` stores files."""
     if data_home is not None:
         return Path(data_home).expanduser()
     env = os.environ.get("KERNELSTREAM_DATA")
     if env:
         return Path(env).expanduser()
-    from .._optional import require
+    return user_cache_dir("kernelstream")
 
-    return Path(require("pooch").os_cache("kernelstream"))
+
+def user_cache_dir(app: str) -> Path:
+    """``platformdirs.user_cache_dir(app)`` (what pooch's ``os_cache`` returns), with the
+    standard library: ``$XDG_CACHE_HOME/app`` or ``~/.cache/app`` (Linux, the BSDs),
+    ``~/Library/Caches/app`` (macOS), ``%LOCALAPPDATA%\\app\\app\\Cache`` (Windows)."""
+    import sys
+
+    if sys.platform == "darwin":
+        return Path(os.path.expanduser("~/Library/Caches")) / app
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+        return Path(base) / app / app / "Cache"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return Path(xdg if xdg.strip() else os.path.expanduser("~/.cache")) / app
 
 
 def _open_binary(path: Path):

@@ -20,6 +20,7 @@ import numpy as np
 from .._validation import as_matrix, as_targets
 from ..errors import ParameterError
 from .losses import LOSSES
+from .metrics import Metrics
 
 
 def default_checkpoints(n: int, n_points: int = 30) -> np.ndarray:
@@ -34,11 +35,29 @@ def default_checkpoints(n: int, n_points: int = 30) -> np.ndarray:
 
 
 def _memory_mb() -> float:
+    """The process's resident memory in MiB: psutil's RSS if installed, else the
+    kernel's count (``/proc/self/statm``, Linux), else the standard library's peak RSS
+    (``resource.getrusage``: the peak, not the current size; macOS and the BSDs); NaN
+    only where none exists (Windows without psutil)."""
     try:
         import psutil
 
         return psutil.Process(os.getpid()).memory_info().rss / 2**20
-    except Exception:  # pragma: no cover - psutil missing
+    except Exception:
+        pass
+    try:
+        with open("/proc/self/statm") as f:
+            resident_pages = int(f.read().split()[1])
+        return resident_pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        # kilobytes on Linux, bytes on macOS
+        return peak / (2**20 if sys.platform == "darwin" else 2**10)
+    except (ImportError, OSError, ValueError):  # pragma: no cover - Windows
         return float("nan")
 
 
@@ -61,6 +80,9 @@ class ProgressiveResult:
     interrupted: bool = False
     #: Running average loss, at each checkpoint, of the running mean of the past targets.
     baseline: np.ndarray = field(default_factory=lambda: np.empty(0))
+    #: Each metric's value at each checkpoint (name -> array; ``metrics=`` of
+    #: :func:`progressive`, by default the task's loss: ``"mse"`` or ``"error"``).
+    metrics: dict = field(default_factory=dict)
 
     @property
     def final_loss(self) -> float:
@@ -73,7 +95,7 @@ class ProgressiveResult:
 
     def to_frame(self):
         """Checkpoints as a pandas DataFrame (columns rounds, loss, seconds, dim, memory_mb,
-        baseline)."""
+        baseline, then one column per metric)."""
         from .._optional import require
 
         pd = require("pandas")
@@ -87,6 +109,11 @@ class ProgressiveResult:
                 "dim": self.dim,
                 "memory_mb": self.memory_mb,
                 "baseline": base,
+                **{
+                    name: values
+                    for name, values in self.metrics.items()
+                    if np.size(values) == self.rounds.size
+                },
             }
         ).assign(learner=self.learner)
 
@@ -132,6 +159,7 @@ def progressive(
     max_chunk: int = 2048,
     on_chunk=None,
     store_predictions: bool | None = None,
+    metrics=None,
 ) -> ProgressiveResult:
     """Runs the online protocol of ``learner`` over ``(X, y)`` and records checkpoints.
 
@@ -151,7 +179,19 @@ def progressive(
     on_chunk : ``on_chunk(y, predictions)`` after each piece of the stream, in order
     store_predictions : keep every prediction in ``result.predictions`` (default: for
         arrays, not for chunks, so that memory does not grow with the stream)
+    metrics : a name or a list of names among ``"mse"``, ``"rmse"``, ``"mae"``, ``"r2"``,
+        ``"error"``, ``"accuracy"``, ``"log_loss"`` (``kernelstream.evaluate.metrics``), or
+        river metric objects; default: ``"mse"`` for regression, ``"error"`` for
+        classification. ``result.metrics`` has each one's running value at every
+        checkpoint, and ``to_frame()`` a column each
 
+    Returns
+    -------
+    ProgressiveResult
+        The checkpoints: rounds, loss, metrics, seconds, dim, memory.
+
+    Notes
+    -----
     The result has the loss of a baseline at every checkpoint (``baseline``): the running
     mean of the past targets (0 before any), scored by the same loss (for +-1 labels its
     sign is the majority label so far).
@@ -171,6 +211,9 @@ def progressive(
     ([100, 1000, 2000], 2000)
     >>> bool(res.loss[-1] < res.loss[0] < res.baseline[0])
     True
+    >>> res = progressive(TaylorAWV(degree=2), X, y, metrics=["mae", "r2"], progress=False)
+    >>> sorted(res.metrics), bool(res.metrics["r2"][-1] > 0.5)
+    (['mae', 'r2'], True)
     """
     if task is None:
         task = getattr(learner, "task", "regression")
@@ -202,6 +245,8 @@ def progressive(
         next_cp = _log_checkpoints() if given is None else iter(given)
         keep = bool(store_predictions)
     loss_fn = LOSSES[task]
+    tracker = Metrics(metrics, task, learner)
+    metric_values: dict = {name: [] for name in tracker.names}
     kept = []
     rounds, losses, base, secs, dims, mems = [], [], [], [], [], []
     cum_loss = cum_base = y_sum = 0.0
@@ -222,6 +267,7 @@ def progressive(
         mean = np.divide(before, count, out=np.zeros(yc.size), where=count > 0)
         cum_base += float(loss_fn(mean, yc).sum())
         y_sum += float(yc.sum())
+        tracker.update(yc, p)
         done += int(yc.size)
         if keep:
             kept.append(np.array(p, dtype=float))
@@ -237,6 +283,8 @@ def progressive(
         secs.append(elapsed)
         dims.append(int(learner.dim))
         mems.append(_memory_mb())
+        for name, value in tracker.values().items():
+            metric_values[name].append(value)
 
     piece = None
     try:
@@ -301,6 +349,7 @@ def progressive(
         params=params,
         interrupted=interrupt is not None,
         baseline=np.asarray(base, dtype=float),
+        metrics={name: np.asarray(v, dtype=float) for name, v in metric_values.items()},
     )
     if interrupt is not None:
         interrupt.result = result  # type: ignore[attr-defined]

@@ -173,6 +173,7 @@ class ChunkStream:
         for batch in gen:
             X, y = self._encoder.encode(batch)
             self.rows_read = self._encoder.rows_read
+            self.width = self._encoder.width  # (dates and identifiers: the first batch)
             if y.size:
                 yield X, y
 
@@ -211,6 +212,17 @@ class ChunkStream:
         if self._encoder is None:
             return {}
         return {c: list(v) for c, v in self._encoder.categories.items()}
+
+    @property
+    def notes(self) -> list:
+        """What the first batch decided: date columns encoded as calendar features,
+        identifier-like columns left out (``datasets/stream/_kinds.py``)."""
+        return list(self._encoder.notes) if self._encoder else []
+
+    @property
+    def lumped(self) -> dict:
+        """Per text column, ``{value: rows}`` of the values that shared the last column."""
+        return {c: dict(v) for c, v in self._encoder.lumped.items() if v} if self._encoder else {}
 
     @property
     def values_in_last_category(self) -> dict:

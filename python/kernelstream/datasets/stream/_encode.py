@@ -10,6 +10,8 @@ or text is fixed by the first batch.
   get a column each; every later value shares the last one. The width is fixed before the
   first row, so that a value first seen late changes no earlier row. A missing value is a
   row of zeros.
+- **Dates and identifiers** (decided on the first batch, ``_kinds``): a ``YYYY-MM-DD``
+  column becomes calendar features, an id-like column is left out; ``notes`` says so.
 - **Missing numbers** drop their row (``missing="drop"``) or take the mean of the values
   the column had in the rows before (``missing="impute"``; 0 before any value). A row
   whose target is missing is always dropped.
@@ -21,6 +23,7 @@ import numpy as np
 
 from ..._limits import check_doubles
 from ...errors import InputError
+from . import _kinds
 
 MISSING_CHOICES = ("drop", "impute")
 
@@ -72,17 +75,59 @@ class TableEncoder:
         self.rows_read = 0
         self.rows_dropped = 0
         self.values_imputed = 0
+        self._decided = False
+        self.dates: list = []  # date columns (calendar features), fixed by the first batch
+        self.notes: list = []  # what the first batch decided (dates, identifiers)
+        #: per text column, the distinct values that shared the last column (up to 1000)
+        self.lumped: dict = {c: {} for c in self.text}
 
     @property
     def width(self) -> int:
-        """Columns of ``X``: one per numeric feature, ``max_categories`` per text feature."""
-        return len(self.features) + (self.max_categories - 1) * len(self.text)
+        """Columns of ``X``: one per numeric feature, ``max_categories`` per text feature,
+        three per date."""
+        return (
+            len(self.features)
+            + (self.max_categories - 1) * len(self.text)
+            + (len(_kinds.CALENDAR) - 1) * len(self.dates)
+        )
+
+    def _decide_kinds(self, batch: dict) -> None:
+        """Dates and identifiers, from the first batch (module ``_kinds``)."""
+        for name in list(self.features):
+            col = np.asarray(batch[name])
+            is_text = name in self.categories
+            if is_text and _kinds.is_date_column(col):
+                self.text.remove(name)
+                del self.categories[name], self.others[name], self.lumped[name]
+                self.dates.append(name)
+                self.notes.append(
+                    f"date column {name!r} encoded as calendar features "
+                    f"({', '.join(f'{name}[{c}]' for c in _kinds.CALENDAR)})"
+                )
+            elif _kinds.is_id_column(name, col, is_text):
+                self.features.remove(name)
+                if is_text:
+                    self.text.remove(name)
+                    del self.categories[name], self.others[name], self.lumped[name]
+                else:
+                    del self._sum[name], self._count[name]
+                self.notes.append(
+                    f"column {name!r} looks like an identifier (all its first values "
+                    "differ): left out"
+                )
+        if not self.features:
+            raise InputError(
+                f"{self.source}: no feature column left (the target is {self.target!r}; "
+                f"{'; '.join(self.notes)})"
+            )
 
     @property
     def feature_names(self) -> list:
         names = []
         for c in self.features:
-            if c in self.categories:
+            if c in self.dates:
+                names += [f"{c}[{k}]" for k in _kinds.CALENDAR]
+            elif c in self.categories:
                 names += [f"{c}[{k}]" for k in range(self.max_categories)]
             else:
                 names.append(c)
@@ -131,7 +176,13 @@ class TableEncoder:
             pos = np.array([str(v) == str(self.positive) for v in col])
         else:
             miss = np.isnan(col)
-            pos = col == float(self.positive)
+            try:
+                pos = col == float(self.positive)
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"{self.source}: the target {self.target!r} is numeric, and the positive "
+                    f"label {self.positive!r} is not a number"
+                ) from None
         return np.where(miss, np.nan, np.where(pos, 1.0, -1.0))
 
     def _one_hot(self, name: str, col: np.ndarray) -> np.ndarray:
@@ -152,6 +203,11 @@ class TableEncoder:
             column[j] = K - 1 if k is None else k
         late = column[inverse] == K - 1
         self.others[name] += int(late.sum())
+        lumped = self.lumped[name]
+        for j in np.flatnonzero(column == K - 1):
+            if len(lumped) < 1000:
+                v = str(values[j])
+                lumped[v] = lumped.get(v, 0) + int((inverse == j).sum())
         out[present, column[inverse]] = 1.0
         return out
 
@@ -169,13 +225,20 @@ class TableEncoder:
                 "; lower max_categories (--max-categories) or chunk_rows (--chunk-rows)",
             )
         row0 = self.rows_read
+        if not self._decided and n:
+            self._decide_kinds(batch)
+            self._decided = True
         self.rows_read += n
         y = self._target(np.asarray(batch[self.target]), row0)
         keep = ~np.isnan(y)
         cols = {}
         for name in self.features:
             col = np.asarray(batch[name])
-            if name in self.categories:
+            if name in self.dates:
+                col = _kinds.calendar(name, col, self.source, row0)
+                if self.missing == "drop":
+                    keep &= ~np.isnan(col).any(axis=1)
+            elif name in self.categories:
                 if col.dtype != object:  # numbers in a text column: their text is the category
                     col = np.array([None if np.isnan(v) else _num_text(v) for v in col], object)
                 if self.missing == "drop":
@@ -188,6 +251,9 @@ class TableEncoder:
         parts = []
         for name in self.features:
             col = cols[name]
+            if name in self.dates:  # (a missing date is 0 under missing="impute")
+                parts.append(np.nan_to_num(col, nan=0.0))
+                continue
             if name in self.categories:
                 # a dropped row registers no category
                 masked = col.copy()
