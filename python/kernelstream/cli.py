@@ -796,7 +796,7 @@ def make_parser() -> argparse.ArgumentParser:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="progress bar (default: on a terminal, if tqdm is installed)",
+        help="progress on stderr: a tqdm bar, else a plain line (default: on a terminal)",
     )
     r.set_defaults(func=cmd_run)
 
@@ -866,7 +866,7 @@ def make_parser() -> argparse.ArgumentParser:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="progress bar (default: on a terminal, if tqdm is installed)",
+        help="progress on stderr: a tqdm bar, else a plain line (default: on a terminal)",
     )
     for q in (dl, dp, df):
         q.add_argument(

@@ -127,16 +127,66 @@ class ProgressiveResult:
         return plot_results([self], axes=axes, labels=[label] if label else None)
 
 
-def _progress_bar(total: int, desc: str, progress):
+#: Seconds between two plain progress lines (``_Lines``): on a terminal, in place.
+_LINE_SECONDS = {True: 0.5, False: 10.0}
+
+
+class _Lines:
+    """Progress without tqdm: ``desc: 35,000/100,000 rounds (35%), 12.3 s, 2,850 rounds/s``
+    on stderr every ``_LINE_SECONDS`` (rewritten in place on a terminal, a new line in a
+    log), updated between the chunks of the run."""
+
+    def __init__(self, total: int | None, desc: str) -> None:
+        self.total, self.desc, self.done = total, desc, 0
+        self.tty = sys.stderr.isatty()
+        self.t0 = self.last = time.perf_counter()
+        self.shown = False
+
+    def update(self, k: int) -> None:
+        self.done += int(k)
+        now = time.perf_counter()
+        if now - self.last >= _LINE_SECONDS[self.tty]:
+            self.last = now
+            self._show(now)
+
+    def _show(self, now: float) -> None:
+        dt = now - self.t0
+        of = f"/{self.total:,}" if self.total else ""
+        pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
+        rate = f", {self.done / dt:,.0f} rounds/s" if dt > 0 else ""
+        line = f"{self.desc}: {self.done:,}{of} rounds{pct}, {dt:.1f} s{rate}"
+        sys.stderr.write(("\r" + line) if self.tty else (line + "\n"))
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.tty and self.shown:
+            self._show(time.perf_counter())
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _progress_bar(total: int | None, desc: str, progress):
+    """tqdm's bar on a terminal when tqdm is installed, else :class:`_Lines`; None
+    without progress (``progress=None``: on a terminal only)."""
+    tty = sys.stderr.isatty()
     if progress is None:
-        progress = sys.stderr.isatty()
+        progress = tty
     if not progress:
         return None
     try:
         from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
+    except ImportError:
+        tqdm = None
+    if tqdm is None or not tty:
+        return _Lines(total, desc)
     return tqdm(total=total, desc=desc, unit="rd", unit_scale=True, leave=True)
+
+
+def _learner_name(learner) -> str:
+    """The class name of ``learner``, or of the learner it wraps (the CLI's scaling)."""
+    inner = getattr(learner, "learner", None)
+    return type(inner if inner is not None and hasattr(inner, "dim") else learner).__name__
 
 
 def _log_checkpoints():
@@ -175,7 +225,10 @@ def progressive(
         chunks, whose length is not known in advance, 1, 2, 5, 10, 20, 50, ... and the last)
     time_budget : seconds; the run stops at the first chunk boundary past the budget, and the
         result covers the rounds actually run (``n_rounds``; ``stopped_by_budget``)
-    progress : show a tqdm progress bar (default: when stderr is a terminal)
+    progress : show progress on stderr between chunks (default: when stderr is a
+        terminal): a tqdm bar on a terminal when tqdm is installed, else a plain line
+        (rounds done, seconds, rounds per second) every half second in place on a
+        terminal, every 10 s in a log
     on_chunk : ``on_chunk(y, predictions)`` after each piece of the stream, in order
     store_predictions : keep every prediction in ``result.predictions`` (default: for
         arrays, not for chunks, so that memory does not grow with the stream)
@@ -221,9 +274,10 @@ def progressive(
         raise ParameterError(f"task must be 'regression' or 'classification', got {task!r}")
     if time_budget is not None and not (time_budget > 0):
         raise ParameterError(f"time_budget must be > 0 seconds, got {time_budget!r}")
+    total = None
     if y is not None:
         X = as_matrix(X)
-        n = X.shape[0]
+        n = total = X.shape[0]
         y = as_targets(y, n)
         chunks = iter([(X, y)])
         if checkpoints is None:
@@ -238,6 +292,8 @@ def progressive(
         keep = True if store_predictions is None else bool(store_predictions)
     else:
         n = None
+        if isinstance(X, (list, tuple)):  # pieces in memory: the bar knows the total
+            total = sum(len(c[1]) for c in X)
         chunks = iter(X)
         given = (
             None if checkpoints is None else sorted({int(c) for c in checkpoints if int(c) >= 1})
@@ -253,7 +309,7 @@ def progressive(
     elapsed = 0.0
     done = 0
     stopped = False
-    bar = _progress_bar(n, type(learner).__name__, progress)
+    bar = _progress_bar(total, _learner_name(learner), progress)
     chunk = 64
     interrupt = None
     cp = next(next_cp, None)
