@@ -110,9 +110,11 @@ def test_the_defaults_of_a_reporting_learner_leave_only_run_time_settings():
 
     assert _envelope(pickle.dumps(TaylorAWV()))["params"] == {"block_size": None}
     assert _envelope(pickle.dumps(FOGD(Gaussian(2.0), n_features=7)))["params"] == {}
-    # AutoKernel's state holds the share and loss window its rule resolved, not "None"
+    # AutoKernel's state holds every parameter as given ("None" for the rule's share and
+    # loss window too): the envelope holds none
     env = _envelope(pickle.dumps(AutoKernel()))
-    assert env["params"] == {"share": None, "loss_window": None}
+    assert env["params"] == {}
+    assert pickle.loads(pickle.dumps(AutoKernel(share=None))).get_params()["share"] is None
     # NOGD's state holds the rank it resolved (20% of the budget), not "None"
     env = _envelope(pickle.dumps(NOGD(Gaussian(1.0), budget=50)))
     assert env["params"] == {"rank": None}
