@@ -135,3 +135,22 @@ def test_a_format_1_envelope_still_loads():
         again.__setstate__(state)
         _same_params_exactly(again.get_params(), m.get_params())
         np.testing.assert_array_equal(again.predict_many(X), m.predict_many(X))
+
+
+def test_a_parameter_absent_from_a_pickle_takes_its_declared_default():
+    """A pickle made before an option existed (here: without ``block_size`` in its
+    envelope) loads, the option at its declared default."""
+    from kernelstream import TaylorAWV
+    from kernelstream._wrapped import _load
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(30, 2))
+    y = np.sin(3 * X[:, 0])
+    model = TaylorAWV(degree=3, lam=0.5)
+    model.learn_many(X, y)
+    state = model.__getstate__()
+    assert state["params"] == {"block_size": None}
+    state["params"] = {}
+    again = _load(TaylorAWV, state)
+    assert again.get_params() == model.get_params()
+    np.testing.assert_array_equal(again.predict_many(X), model.predict_many(X))
