@@ -68,8 +68,9 @@ def _envelope_params(cls, state) -> dict:
     if found == 2:
         held = _pickled.held_params_of_state(cls._core_class, bytes(core))
         params = {**held, **params}
-    # Parameters added after a state was saved take the value that state was made with.
-    params = {**cls._absent_params, **params}
+    # Parameters added after a state was saved take the value that state was made with,
+    # else their declared default (an option added with a neutral default).
+    params = {**_init_defaults(cls), **cls._absent_params, **params}
     order = _init_param_names(cls)
     return {
         **{k: params[k] for k in order if k in params},
@@ -144,6 +145,16 @@ def _init_param_names(cls) -> list:
         for p in list(sig.parameters.values())[1:]
         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     ]
+
+
+def _init_defaults(cls) -> dict:
+    """The constructor's parameters that have a default, with it."""
+    sig = inspect.signature(cls.__init__)
+    return {
+        p.name: p.default
+        for p in list(sig.parameters.values())[1:]
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is not p.empty
+    }
 
 
 class CoreWrapper:
