@@ -47,6 +47,7 @@ import numbers
 
 import numpy as np
 
+from .._threads import LOCK_ATTR, serialised
 from .._validation import as_label
 from ..errors import InputError, ParameterError
 from ._scaling import OnlineStandardizer
@@ -229,6 +230,7 @@ class _DictAdapter:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_slot_cache", None)
+        state.pop(LOCK_ATTR, None)  # each copy has its own (kernelstream._threads)
         return state
 
     def clone(self, new_params=None, include_attributes=False):
@@ -242,7 +244,7 @@ class _DictAdapter:
         new = type(self)(**params)
         if include_attributes:
             for attr, value in self.__dict__.items():
-                if attr not in params:
+                if attr not in params and attr != LOCK_ATTR:
                     setattr(new, attr, copy.deepcopy(value))
         return new
 
@@ -272,9 +274,11 @@ class RiverRegressor(_DictAdapter, _Regressor):
 
         yield {"learner": TaylorAWV(degree=2), "scale": True, "max_features": 12}
 
+    @serialised
     def learn_one(self, x: dict, y: float) -> None:
         self._learn_vector(x, y)
 
+    @serialised
     def predict_one(self, x: dict, with_interval: bool = False):
         """The prediction for ``x``; with ``with_interval=True`` (a learner wrapped in
         :class:`kernelstream.Conformal`), a dict ``{"lower", "center", "upper"}`` in the
@@ -409,6 +413,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
             return self.learner.predict_many(V).reshape(V.shape[0], len(self.classes))
         return np.column_stack([c.predict_many(V) for c in self.columns])
 
+    @serialised
     def learn_one(self, x: dict, y) -> None:
         k = self._index(y)
         v, names = self._vector(x)
@@ -454,11 +459,13 @@ class RiverClassifier(_DictAdapter, _Classifier):
             return self._native_scores(v)
         return np.array([c.predict_one(v) for c in self.columns])
 
+    @serialised
     def predict_one(self, x: dict, **kwargs):
         if not self.classes:
             return None
         return self.classes[int(np.argmax(self._current_scores(x)))]
 
+    @serialised
     def predict_proba_one(self, x: dict, **kwargs) -> dict:
         if not self.classes:
             return {}
