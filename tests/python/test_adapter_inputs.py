@@ -52,7 +52,9 @@ def test_sklearn_classifier_refuses_nan_labels():
     assert not hasattr(clf, "classes_")
 
 
-@pytest.mark.parametrize("value", [10**400, -(10**400), 2**1024 - 2**970], ids=["1e400", "-1e400", "2^1024-2^970"])
+@pytest.mark.parametrize(
+    "value", [10**400, -(10**400), 2**1024 - 2**970], ids=["1e400", "-1e400", "2^1024-2^970"]
+)
 def test_river_regressor_names_an_integer_beyond_float64(value):
     from kernelstream.adapters import RiverRegressor
 

@@ -4,7 +4,6 @@ ends by SIGTERM (status -15 for its parent)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -37,5 +36,8 @@ def test_sigterm_during_save_predictions_leaves_no_temporary_file(tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == -signal.SIGTERM
-    assert sorted(f.name for f in tmp_path.iterdir()) == ["p.csv", "t.csv"]  # before: .p.csv.partXXXX
+    assert sorted(f.name for f in tmp_path.iterdir()) == [
+        "p.csv",
+        "t.csv",
+    ]  # before: .p.csv.partXXXX
     assert out.read_text() == "old\n"

@@ -193,7 +193,9 @@ def test_a_regular_file_outside_the_output_directory_is_refused(out, tmp_path_fa
     other.write_text("outside")
     _list_file(out, other, cache._file_sum(other))
     assert cache._file_sum(other) is not None  # a sound file, with its right checksum
-    assert cache.load_cached(out, "cache-probe", json.loads(_record(out).read_text())["key"]) is None
+    assert (
+        cache.load_cached(out, "cache-probe", json.loads(_record(out).read_text())["key"]) is None
+    )
     assert not run(ENTRY, _ctx(out)).get("_cached")  # recomputed, the record rewritten
     assert str(other) not in json.loads(_record(out).read_text())["files"]
 

@@ -29,7 +29,11 @@ def test_a_csv_xz_reads_like_the_plain_file(tmp_path, reader):
     plain, xz = tmp_path / "t.csv", tmp_path / "t.csv.xz"
     plain.write_bytes(TEXT)
     xz.write_bytes(lzma.compress(TEXT))
-    assert _rows(xz, reader=reader) == _rows(plain, reader=reader) == [([[1.0], [3.0], [5.0]], [2.0, 4.0, 6.0])]
+    assert (
+        _rows(xz, reader=reader)
+        == _rows(plain, reader=reader)
+        == [([[1.0], [3.0], [5.0]], [2.0, 4.0, 6.0])]
+    )
 
 
 @pytest.mark.parametrize("reader", READERS)

@@ -134,7 +134,7 @@ class _DictAdapter:
                 isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
             ):
                 raise InputError(f"feature {k!r} must be a real number or None, got {v!r}")
-            if isinstance(v, numbers.Integral) and not -_INT_MAX < v < _INT_MAX:
+            if isinstance(v, numbers.Integral) and not -_INT_MAX < int(v) < _INT_MAX:
                 raise InputError(f"feature {k!r}: the integer {_short_int(v)} overflows float64")
         names = self.feature_names or []
         known = set(names)

@@ -78,6 +78,7 @@ def _inside(path, root) -> bool:
         return False
     return real != top and top in real.parents
 
+
 _DATA_SUMS: dict = {}
 
 
