@@ -880,8 +880,43 @@ def make_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the run unwinds (temporary files of
+    ``--save-predictions`` and the atomic writes removed) before the process ends."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated
+
+
+def _terminate() -> int:
+    """Ends the process by SIGTERM's default action (the status a parent expects)."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+    return 128 + signal.SIGTERM  # pragma: no cover - not reached
+
+
 def main(argv=None) -> int:
+    import signal
+    import threading
+
     args = make_parser().parse_args(argv)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _main(args)
+    except _Terminated:
+        return _terminate()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args) -> int:
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (`kernelstream ... | head`): stop quietly

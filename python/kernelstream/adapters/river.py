@@ -66,6 +66,7 @@ import numbers
 
 import numpy as np
 
+from .._threads import LOCK_ATTR, serialised
 from .._validation import as_label
 from ..errors import InputError, ParameterError
 from . import _growth
@@ -165,7 +166,7 @@ class _DictAdapter:
                 isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
             ):
                 raise InputError(f"feature {k!r} must be a real number or None, got {v!r}")
-            if isinstance(v, numbers.Integral) and not -_INT_MAX < v < _INT_MAX:
+            if isinstance(v, numbers.Integral) and not -_INT_MAX < int(v) < _INT_MAX:
                 raise InputError(f"feature {k!r}: the integer {_short_int(v)} overflows float64")
         names = self.feature_names or []
         known = set(names)
@@ -348,6 +349,7 @@ class _DictAdapter:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_slot_cache", None)
+        state.pop(LOCK_ATTR, None)  # each copy has its own (kernelstream._threads)
         return state
 
     def clone(self, new_params=None, include_attributes=False):
@@ -361,7 +363,7 @@ class _DictAdapter:
         new = type(self)(**params)
         if include_attributes:
             for attr, value in self.__dict__.items():
-                if attr not in params:
+                if attr not in params and attr != LOCK_ATTR:
                     setattr(new, attr, copy.deepcopy(value))
         return new
 
@@ -393,11 +395,13 @@ class RiverRegressor(_DictAdapter, _Regressor):
 
         yield {"learner": TaylorAWV(degree=2), "scale": True, "max_features": 12}
 
+    @serialised
     def learn_one(self, x: dict, y) -> None:
         """Learn ``x`` with the target ``y``: a number, or a dict ``{name: value}`` (the
         same names every round, as for ``river.base.MultiTargetRegressor``)."""
         self._learn_vector(x, y)
 
+    @serialised
     def predict_one(self, x: dict, with_interval: bool = False):
         """The prediction for ``x`` (a dict ``{name: value}`` for dict targets); with
         ``with_interval=True`` (a learner wrapped in :class:`kernelstream.Conformal`), a
@@ -556,6 +560,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
         ]
         return _growth.replayed(self.learner, X, np.full(h.n, off))
 
+    @serialised
     def learn_one(self, x: dict, y) -> None:
         k = self._index(y)
         v, names = self._vector(x)
@@ -609,11 +614,13 @@ class RiverClassifier(_DictAdapter, _Classifier):
             return self._native_scores(v)
         return np.array([c.predict_one(v) for c in self.columns])
 
+    @serialised
     def predict_one(self, x: dict, **kwargs):
         if not self.classes:
             return None
         return self.classes[int(np.argmax(self._current_scores(x)))]
 
+    @serialised
     def predict_proba_one(self, x: dict, **kwargs) -> dict:
         if not self.classes:
             return {}
