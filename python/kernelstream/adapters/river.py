@@ -49,7 +49,7 @@ import numpy as np
 
 from .._validation import as_label
 from ..errors import InputError, ParameterError
-from ._scaling import OnlineStandardizer
+from ._scaling import OnlineStandardizer, check_row_buffers
 
 try:
     from river.base import Classifier as _Classifier
@@ -108,6 +108,8 @@ class _DictAdapter:
                 f"{type(learner).__name__} with its kernel would change, so give every row "
                 "all its features instead"
             )
+        if max_features is not None:
+            check_row_buffers(max_features, f"max_features={max_features}", ParameterError)
         self.learner = learner
         self.scale = scale
         self.max_features = max_features
@@ -135,6 +137,10 @@ class _DictAdapter:
                 raise InputError(
                     f"the first row has {len(new)} features, more than max_features={size}"
                 )
+            check_row_buffers(size, "the first row", InputError)
+            check_width = getattr(getattr(self.learner, "_core", None), "_check_width", None)
+            if check_width is not None:  # the learner's own limits, before any allocation
+                check_width(max(size, 1))
             return new, max(size, 1)
         size = int(self.learner.input_dim or 0) or len(names)
         if new and len(names) + len(new) > size:
