@@ -45,7 +45,9 @@ pub fn decode_state<T: serde::de::DeserializeOwned + crate::state::ValidState + 
 /// A `ParameterError` raised while checking a state, as the `InputError` it is.
 fn state_error(e: crate::KsError) -> crate::KsError {
     match e {
-        crate::KsError::Parameter(m) => crate::KsError::Input(format!("invalid learner state: {m}")),
+        crate::KsError::Parameter(m) => {
+            crate::KsError::Input(format!("invalid learner state: {m}"))
+        }
         e => e,
     }
 }
@@ -305,7 +307,9 @@ macro_rules! learner_protocol {
                         ))
                         .into()),
                         Some(_) => Ok(()),
-                        None => Ok($crate::learners::OnlineLearner::check_input_dim(&self.inner, d)?),
+                        None => {
+                            Ok($crate::learners::OnlineLearner::check_input_dim(&self.inner, d)?)
+                        }
                     }
                 })
             }
