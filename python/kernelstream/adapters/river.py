@@ -71,7 +71,7 @@ from .._validation import as_label
 from ..errors import InputError, ParameterError
 from . import _growth
 from ._order import resolve_scale
-from ._scaling import OnlineStandardizer
+from ._scaling import OnlineStandardizer, check_row_buffers
 
 try:
     from river.base import Classifier as _Classifier
@@ -148,6 +148,8 @@ class _DictAdapter:
                 f"{type(learner).__name__} with its kernel would change, so give every row "
                 "all its features instead"
             )
+        if max_features is not None:
+            check_row_buffers(max_features, f"max_features={max_features}", ParameterError)
         self.learner = learner
         self.scale = scale
         self.max_features = max_features
@@ -177,6 +179,10 @@ class _DictAdapter:
                 raise InputError(
                     f"the first row has {len(new)} features, more than max_features={size}"
                 )
+            check_row_buffers(size, "the first row", InputError)
+            check_width = getattr(getattr(self.learner, "_core", None), "_check_width", None)
+            if check_width is not None:  # the learner's own limits, before any allocation
+                check_width(max(size, 1))
             return new, max(size, 1)
         size = int(self.learner.input_dim or 0) or len(names)
         if new and len(names) + len(new) > size and self._history is not None:
