@@ -56,6 +56,7 @@ from . import (  # noqa: E402
     samplers,  # noqa: E402
 )
 from .buildinfo import build_info  # noqa: E402
+from .modelfile import load, save  # noqa: E402
 from .learners import Conformal, Learner, _registry  # noqa: E402
 
 # The learner classes come from the core's learner table (see ``kernelstream.learners``);
@@ -89,6 +90,8 @@ __all__ = [
     "ScaleWarning",
     "set_memory_limit",
     "get_memory_limit",
+    "save",
+    "load",
     "kernels",
     "datasets",
     "evaluate",
