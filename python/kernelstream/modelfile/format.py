@@ -95,7 +95,11 @@ def save(learner, path) -> None:
 
     data = dumps(learner)
     with atomic_write(os.fspath(path), "wb") as fh:
-        fh.write(data)
+        _write(fh, data)
+
+
+def _write(fh, data: bytes) -> None:
+    fh.write(data)
 
 
 def load(path):
