@@ -12,6 +12,7 @@ import pickle
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import kernelstream as ks
 import numpy as np
@@ -231,3 +232,21 @@ def test_deep_nesting_is_refused():
                      struct.pack("<Q", len(blobs)), blobs])  # fmt: skip
     with pytest.raises(InputError):
         loads(body + hashlib.sha256(body).digest())
+
+
+@pytest.mark.parametrize("drop", ["learner", "components", "blobs", "format"])
+def test_a_header_without_a_key_is_refused(drop):
+    """(tools/fuzz_models.py found a header without "learner" raising KeyError.)"""
+    header, blobs = _parts(dumps(ks.TaylorAWV()))
+    del header[drop]
+    with pytest.raises(InputError):
+        loads(_build(header, blobs))
+
+
+def test_the_model_file_fuzzer_finds_nothing():
+    """The bounded CI run of ``tools/fuzz_models.py`` (each load in a worker process)."""
+    tool = Path(__file__).resolve().parents[2] / "tools" / "fuzz_models.py"
+    done = subprocess.run([sys.executable, str(tool), "--seconds", "5"],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "failures    0" in done.stdout

@@ -139,7 +139,7 @@ def loads(data: bytes):
     header, blobs = _split(data)
     _check_components(header)
     try:
-        return Reader(blobs).learner(header["learner"])
+        return Reader(blobs).learner(header.get("learner"))
     except RecursionError:
         raise InputError("damaged model file: values nested too deeply") from None
     except InputError:
