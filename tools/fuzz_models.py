@@ -30,8 +30,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fuzzlib  # noqa: E402
 import fuzz_state  # noqa: E402
+import fuzzlib  # noqa: E402
 
 INTERESTING = [0, -1, 1, 2**31, 2**63, 2**64, 10**30, 1e308, -1e308, 0.5, "", "os.system",
                "TaylorAWV", None, True, [], {}, {"$blob": 0}, {"$tuple": [1]}, [[[]]]]  # fmt: skip

@@ -335,7 +335,9 @@ def _resume(path: str, args):
     except OSError as exc:
         raise UsageError(f"--resume {path}: cannot read it ({exc.strerror or exc})") from None
     except KernelstreamError as exc:
-        raise UsageError(f"--resume {path}: not a model file saved by --save-model ({exc})") from None
+        raise UsageError(
+            f"--resume {path}: not a model file saved by --save-model ({exc})"
+        ) from None
     if not isinstance(learner, Learner):
         raise UsageError(
             f"--resume {path}: holds a {type(learner).__name__}, not a learner saved by --save-model"

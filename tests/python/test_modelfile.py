@@ -111,9 +111,7 @@ def test_a_pickle_renamed_runs_no_code(tmp_path):
     assert not marker.exists()
 
 
-@pytest.mark.parametrize(
-    "where", ["class", "kernel", "nested-class", "tag", "state-class"]
-)
+@pytest.mark.parametrize("where", ["class", "kernel", "nested-class", "tag", "state-class"])
 def test_a_crafted_header_naming_code_builds_nothing(tmp_path, where):
     marker = tmp_path / "ran"
     learner, _, _ = _trained("Mixture")

@@ -43,7 +43,7 @@ MAX_HEADER = 64 << 20
 
 def dumps(learner) -> bytes:
     """The model file's bytes of ``learner``."""
-    from .. import __version__
+    from .._core import __version__
 
     if not is_learner(learner):
         raise TypeError(
@@ -125,7 +125,7 @@ def load(path):
 
 
 def _check_size(path, size: int) -> None:
-    from .. import get_memory_limit
+    from .._core import get_memory_limit
 
     if size > get_memory_limit():
         raise InputError(
@@ -163,7 +163,9 @@ def _split(data: bytes) -> tuple[dict, list]:
         )
     rest = len(data) - fixed - 8 - _DIGEST
     if hlen > min(rest, MAX_HEADER):
-        raise InputError(f"truncated or damaged model file: a header of {hlen} bytes in {len(data)}")
+        raise InputError(
+            f"truncated or damaged model file: a header of {hlen} bytes in {len(data)}"
+        )
     (blen,) = struct.unpack_from("<Q", data, fixed + hlen)
     if blen != rest - hlen:
         raise InputError(
@@ -193,8 +195,7 @@ def _split(data: bytes) -> tuple[dict, list]:
 def _check_components(header: dict) -> None:
     """Each core state's format version is this release's, else a message naming the
     component, both versions and the release that wrote the file."""
-    from .. import __version__
-    from .._core import registry
+    from .._core import __version__, registry
     from ..learners import conformal
 
     ours = {e["core_class"]: e["state_version"] for e in registry()}

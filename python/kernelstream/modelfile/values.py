@@ -113,7 +113,7 @@ class Reader:
             return [self.value(x, depth + 1) for x in v]
         if not isinstance(v, dict) or len(v) != 1:
             raise InputError(f"damaged model file: unknown value {_short(v)}")
-        (tag, body), = v.items()
+        ((tag, body),) = v.items()
         try:
             return getattr(self, "_" + tag.lstrip("$"))(body, depth) if tag in _TAGS else _bad(v)
         except InputError:
@@ -158,9 +158,13 @@ class Reader:
         if dtype not in _ARRAY_DTYPES or not isinstance(shape, list) or not isinstance(data, list):
             _bad(body)
         if not all(type(n) is int and n >= 0 for n in shape) or math.prod(shape) != len(data):
-            raise InputError(f"damaged model file: an array of shape {shape} holds {len(data)} values")
+            raise InputError(
+                f"damaged model file: an array of shape {shape} holds {len(data)} values"
+            )
         values = [self.value(x) for x in data]
-        if not all(type(x) is {"float64": float, "int64": int, "bool": bool}[dtype] for x in values):
+        if not all(
+            type(x) is {"float64": float, "int64": int, "bool": bool}[dtype] for x in values
+        ):
             raise InputError(f"damaged model file: an array of {dtype} holds other values")
         return np.array(values, dtype=dtype).reshape(shape)
 
@@ -198,7 +202,8 @@ class Reader:
 def _same_params(name: str, built: dict, stored) -> None:
     """The readable parameters equal those of the learner built from the state, but for
     parameters the file lacks (added after it was written: they took their defaults)."""
-    got, want = built.get("$dict"), stored.get("$dict") if isinstance(stored, dict) else None
+    got: dict = built.get("$dict") or {}
+    want = stored.get("$dict") if isinstance(stored, dict) else None
     if not isinstance(want, dict) or any(k not in got or got[k] != v for k, v in want.items()):
         raise InputError(f"damaged model file: the parameters of the {name} differ from its state")
 
