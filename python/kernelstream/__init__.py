@@ -56,6 +56,7 @@ from . import (  # noqa: E402
     samplers,  # noqa: E402
 )
 from .buildinfo import build_info  # noqa: E402
+from .forecast import Forecaster, forecast_panel  # noqa: E402
 from .learners import Conformal, Learner, _registry  # noqa: E402
 from .modelfile import load, save  # noqa: E402
 
@@ -100,6 +101,8 @@ __all__ = [
     "Learner",
     *_registry.names(),
     "Conformal",
+    "Forecaster",
+    "forecast_panel",
 ]
 
 __getattr__, __dir__ = _registry.lazy_exports(globals(), __name__, __all__)
