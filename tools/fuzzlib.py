@@ -440,6 +440,10 @@ def run_case(case: dict) -> str:
             time.sleep(case["every"])
             beat()
         return "ok"
+    if case["kind"] == "model":  # tools/fuzz_models.py
+        import fuzz_models
+
+        return fuzz_models.run_case(case)
     cat = catalog()
     if case["kind"] == "state":
         entry = cat[case["name"]]
