@@ -178,6 +178,14 @@ class CoreWrapper:
     def __init__(self, **params):
         self._params, self._core = self._build(params)
 
+    def __sizeof__(self) -> int:
+        """The object and the state its Rust core holds: ``sys.getsizeof(learner)``, and so
+        river's memory figures (``show_memory``, ``_memory_usage``), count the learned
+        matrices and dictionaries. The core's state is measured as its serialized size
+        (bincode: the float64 arrays at 8 bytes a number plus small headers), which is
+        what it holds up to allocator slack."""
+        return object.__sizeof__(self) + len(self._core._state_bytes())
+
     def _build(self, params: dict):
         """``(params, core)`` for ``params``, or an exception; changes nothing on ``self``.
 
