@@ -33,22 +33,26 @@ def _run(code: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
 
 
 def test_projection_state_with_a_huge_dimension_is_refused_before_allocating():
-    # Defect 1: offset 42 of this configuration's core state is the design's input
-    # dimension (u64); set to 2^64 - 1, validation built a design of that many
-    # coordinates (gigabytes, then SIGABRT) before comparing it with anything.
+    # Defect 1: the design's input dimension (``state.design.d``; in the positional
+    # format the u64 at offset 42 of this configuration's core state) set to 2^64 - 1:
+    # validation built a design of that many coordinates (gigabytes, then SIGABRT)
+    # before comparing it with anything. The edit is re-sealed (``statebytes.seal``:
+    # the checksum recomputed), as a crafted state would be, to reach the validation.
     out = _run(
         """
         import numpy as np, kernelstream as ks
         from kernelstream.errors import InputError
+        from kernelstream.modelfile.statebytes import seal
         kw = dict(basis="trig", alpha=2, c=0.2, prefix="quadratic", additive=True, count="pair")
         m = ks.OnlineProjection(**kw)
         X = np.random.default_rng(0).uniform(0, 1, (30, 2))
         m.learn_many(X, np.sin(X.sum(1)))
         st = m.__getstate__()
-        core = bytearray(st["core"])
-        assert int.from_bytes(core[42:50], "little") == 2
-        core[42:50] = b"\\xff" * 8
-        st["core"] = bytes(core)
+        core = bytes(st["core"])
+        # MessagePack: the key "design", a map, its key "d" (0xa1 'd') and the fixint 2
+        at = core.index(b"\\xa1d\\x02", core.index(b"\\xa6design"))
+        core = core[:at] + b"\\xa1d\\xcf" + b"\\xff" * 8 + core[at + 3 :]
+        st["core"] = seal(core)
         fresh = ks.OnlineProjection(**kw)
         try:
             fresh.__setstate__(st)
