@@ -42,12 +42,14 @@ def target_values(learner) -> tuple[float, float]:
 class Columns:
     """``n`` class columns (and optionally the spare) over copies of ``prototype``."""
 
-    def __init__(self, prototype, n: int, spare: bool, signed: bool = False):
+    def __init__(self, prototype, n: int, spare: bool, signed: bool = False, native: bool = True):
         # signed: targets +1/-1 whatever the learner (one column for two classes)
         self.on, self.off = (1.0, -1.0) if signed else target_values(prototype)
         self.n = n
         # native: one multi-output learner holds every column
-        self.native = n > 1 and not signed and is_native(prototype)
+        # (native=False: one learner a column even for a multi-output prototype; the
+        # weighted fit, whose weights have one output)
+        self.native = native and n > 1 and not signed and is_native(prototype)
         self.learners = [fresh(prototype) for _ in range(1 if self.native else n)]
         self.spare = fresh(prototype) if spare and not self.native else None
 
@@ -72,16 +74,19 @@ class Columns:
         """Column ``k``'s targets for the class indices ``codes``."""
         return np.where(codes == k, self.on, self.off)
 
-    def progressive(self, X: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """The ``(n, K)`` scores of the rows, each made before its label; then learned."""
+    def progressive(self, X: np.ndarray, codes: np.ndarray, sample_weight=None) -> np.ndarray:
+        """The ``(n, K)`` scores of the rows, each made before its label; then learned
+        (with ``sample_weight``, each row's weight; one output a learner)."""
         if self.native:
             T = np.column_stack([self.targets(codes, k) for k in range(self.n)])
-            return self.learners[0].progressive_predict(X, T)
+            return self.learners[0].progressive_predict(X, T, sample_weight=sample_weight)
         out = np.empty((X.shape[0], len(self.learners)))
         for k, lr in enumerate(self.learners):
-            out[:, k] = lr.progressive_predict(X, self.targets(codes, k))
+            out[:, k] = lr.progressive_predict(
+                X, self.targets(codes, k), sample_weight=sample_weight
+            )
         if self.spare is not None:
-            self.spare.learn_many(X, np.full(X.shape[0], self.off))
+            self.spare.learn_many(X, np.full(X.shape[0], self.off), sample_weight=sample_weight)
         return out
 
     def predict(self, X: np.ndarray) -> np.ndarray:

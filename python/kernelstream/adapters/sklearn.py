@@ -40,7 +40,7 @@ from ._scaling import OnlineStandardizer
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
-    from sklearn.utils.validation import check_is_fitted, validate_data
+    from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 except ImportError as exc:  # pragma: no cover - scikit-learn is an optional dependency
     raise ImportError(
         "kernelstream.adapters.SklearnRegressor/SklearnClassifier need scikit-learn >= 1.6 "
@@ -73,6 +73,27 @@ def _plain_targets(y, n: int) -> bool:
         and y.shape == (n,)
         and bool(np.isfinite(y).all())
     )
+
+
+def _weights(sample_weight, X):
+    """scikit-learn's ``_check_sample_weight`` (``None``: no weights; finite, ``>= 0``,
+    one a row), its errors as :class:`InputError`; ``None`` too when every weight is 1."""
+    if sample_weight is None:
+        return None
+    try:
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"sample_weight: {exc}") from None
+    return None if bool(np.all(sw == 1.0)) else sw
+
+
+def _drop_unweighted(X, y, sw):
+    """The rows of positive weight (a zero-weight row is not learned: docs/choices.md,
+    "Sample weights"), with their weights."""
+    if sw is None:
+        return X, y, None
+    keep = sw > 0.0
+    return X[keep], y[keep], sw[keep]
 
 
 def _fresh(learner):
@@ -114,9 +135,11 @@ class _StreamingEstimator(BaseEstimator):
             and bool(np.isfinite(X).all())
         )
 
-    def _learn(self, X, y, first: bool):
+    def _learn(self, X, y, first: bool, sw=None):
         """Stream ``(X, y)`` through ``learner_`` (a fresh one if ``first``) and the online
-        scalers; the attributes change only when the learner accepted the rows."""
+        scalers (which see each row of positive weight once); the attributes change only
+        when the learner accepted the rows."""
+        X, y, sw = _drop_unweighted(X, y, sw)
         if first:
             if not isinstance(self.scale, (bool, np.bool_)):
                 raise ParameterError(f"scale must be True or False, got {self.scale!r}")
@@ -130,6 +153,9 @@ class _StreamingEstimator(BaseEstimator):
         else:
             learner, xs, ys = self.learner_, self.scaler_, self.target_scaler_
         y = self._encode(y)
+        if len(X) == 0:  # every row had weight 0: nothing learned
+            self.learner_, self.scaler_, self.target_scaler_ = learner, xs, ys
+            return
         # New statistics, committed below once the learner accepted the rows; one row
         # (the serving loop's) by the one-row methods, the same arithmetic, bit for bit.
         if xs is not None and len(X) == 1:
@@ -143,15 +169,16 @@ class _StreamingEstimator(BaseEstimator):
         elif ys is not None:
             ys = ys.copy()
             y = ys.learn_transform(y[:, None])[:, 0]
-        learner.learn_many(X, y)
+        learner.learn_many(X, y, sample_weight=sw)
         self.learner_: Any = learner
         self.scaler_: Any = xs
         self.target_scaler_: Any = ys
 
-    def _fit(self, X, y):
+    def _fit(self, X, y, sample_weight=None):
         X, y = self._validate(X, y)
+        sw = _weights(sample_weight, X)
         self._start(y)
-        self._learn(X, y, first=True)
+        self._learn(X, y, first=True, sw=sw)
         return self
 
     def _decision(self, X):
@@ -194,17 +221,19 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
         return y
 
     @_atomic
-    def fit(self, X, y):
-        """Stream the rows of ``X`` once, in order, through a fresh learner."""
-        return self._fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Stream the rows of ``X`` once, in order, through a fresh learner
+        (``sample_weight``: one finite weight ``>= 0`` a row, docs/choices.md, "Sample
+        weights")."""
+        return self._fit(X, y, sample_weight)
 
     @_atomic
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """Continue the stream with the rows of ``X`` (the first call starts it)."""
         if not hasattr(self, "learner_"):
-            return self._fit(X, y)
+            return self._fit(X, y, sample_weight)
         X, y = self._validate(X, y, reset=False)
-        self._learn(X, y, first=False)
+        self._learn(X, y, first=False, sw=_weights(sample_weight, X))
         return self
 
     def predict(self, X, return_std: bool = False):
@@ -312,29 +341,38 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
             return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
         return raw
 
-    def _learn(self, X, y, first: bool):
+    def _learn(self, X, y, first: bool, sw=None):
         """Stream ``(X, y)`` through the columns (fresh ones if ``first``), the online
-        scaler and the calibrator; the attributes change only when all accepted the rows."""
+        scaler and the calibrator (the rows of positive weight; the scaler and the
+        calibrator see each once, the columns learn it with its weight); the attributes
+        change only when all accepted the rows."""
         from ..calibration import SoftmaxCalibrator
         from ._columns import Columns
 
         codes = self._codes(y)
+        X, codes, sw = _drop_unweighted(X, codes, sw)
         k = self.classes_.size
         if first:
             if not isinstance(self.scale, (bool, np.bool_)):
                 raise ParameterError(f"scale must be True or False, got {self.scale!r}")
-            columns = Columns(self.learner, 1 if k == 2 else k, spare=False, signed=k == 2)
+            # weights have one output: one learner a class column when weighted
+            columns = Columns(
+                self.learner, 1 if k == 2 else k, spare=False, signed=k == 2, native=sw is None
+            )
             xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if self.scale else None
             calibrator = SoftmaxCalibrator()
         else:
             columns = self.columns_.copy()
             xs = None if self.scaler_ is None else self.scaler_.copy()
             calibrator = copy.copy(self.calibrator_)
-        if xs is not None:
-            X = xs.learn_transform(X)
-        # two classes: the one column is classes_[1]'s, with targets +1/-1
-        raw = columns.progressive(X, 1 - codes if k == 2 else codes)
-        probs = calibrator.progressive_proba(self._calibration_scores(raw), codes)
+        if len(X) == 0:  # every row had weight 0: nothing learned
+            probs = np.empty((0, k))
+        else:
+            if xs is not None:
+                X = xs.learn_transform(X)
+            # two classes: the one column is classes_[1]'s, with targets +1/-1
+            raw = columns.progressive(X, 1 - codes if k == 2 else codes, sw)
+            probs = calibrator.progressive_proba(self._calibration_scores(raw), codes)
         self.columns_: Any = columns
         self.learner_: Any = columns.learners[0] if k == 2 or columns.native else columns
         self.scaler_: Any = xs
@@ -349,12 +387,14 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         return self.columns_.predict(X)
 
     @_atomic
-    def fit(self, X, y):
-        """Stream the rows of ``X`` once, in order, through fresh learners."""
-        return self._fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Stream the rows of ``X`` once, in order, through fresh learners
+        (``sample_weight``: one finite weight ``>= 0`` a row, docs/choices.md, "Sample
+        weights")."""
+        return self._fit(X, y, sample_weight)
 
     @_atomic
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue the stream with the rows of ``X``.
 
         ``classes`` (all the labels) is required on the first call unless ``y`` already
@@ -371,8 +411,9 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
                     f"partial_fit, was: {self.classes_.tolist()}"
                 )
         X, y = self._validate(X, y, reset=first)
+        sw = _weights(sample_weight, X)
         if not first:
-            self._learn(X, y, first=False)
+            self._learn(X, y, first=False, sw=sw)
             return self
         if classes is None:
             classes = self._classes(y, "y")
@@ -382,7 +423,7 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
                     f"({classes[0]!r}): pass classes=[all the labels]"
                 )
         self.classes_ = classes
-        self._learn(X, y, first=True)
+        self._learn(X, y, first=True, sw=sw)
         return self
 
     @_atomic
