@@ -47,7 +47,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import as_label
+from .._validation import as_label, as_weight
 from ..errors import InputError, ParameterError
 from ._scaling import OnlineStandardizer
 
@@ -190,7 +190,7 @@ class _DictAdapter:
         skips = set(getattr(super(), "_unit_test_skips", set)())
         return skips | ({"check_emerging_features"} if self.max_features is None else set())
 
-    def _learn_vector(self, x: dict, y: float) -> None:
+    def _learn_vector(self, x: dict, y: float, w: float = 1.0) -> None:
         v, names = self._vector(x)
         xs, ys = self.scaler, self.target_scaler  # the statistics after x, once accepted
         if xs is not None:
@@ -199,7 +199,7 @@ class _DictAdapter:
         if ys is not None:
             z, ys = ys.learned_row(np.array([as_label(y)]))
             y = float(z[0])
-        self.learner.learn_one(v, y)
+        self.learner.learn_one(v, y, w)
         # the learner accepted the round: commit the features and the statistics
         self.scaler, self.target_scaler = xs, ys
         if names is not self.feature_names:
@@ -261,8 +261,14 @@ class RiverRegressor(_DictAdapter, _Regressor):
 
         yield {"learner": TaylorAWV(degree=2), "scale": True, "max_features": 12}
 
-    def learn_one(self, x: dict, y: float) -> None:
-        self._learn_vector(x, y)
+    def learn_one(self, x: dict, y: float, w: float = 1.0) -> None:
+        """Learn ``(x, y)`` with sample weight ``w`` (river's convention; a finite number
+        ``>= 0``: the learner's loss counts ``w`` times, the online scaling sees the row
+        once; ``w = 0`` changes nothing; docs/choices.md, "Sample weights")."""
+        w = as_weight(w)
+        if w == 0.0:
+            return
+        self._learn_vector(x, y, w)
 
     def predict_one(self, x: dict, with_interval: bool = False):
         """The prediction for ``x``; with ``with_interval=True`` (a learner wrapped in
@@ -390,7 +396,14 @@ class RiverClassifier(_DictAdapter, _Classifier):
             return self.learner.predict_many(V).reshape(V.shape[0], len(self.classes))
         return np.column_stack([c.predict_many(V) for c in self.columns])
 
-    def learn_one(self, x: dict, y) -> None:
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        """Learn ``(x, y)`` with sample weight ``w`` (river's convention; a finite number
+        ``>= 0``: each class column's loss counts ``w`` times, the scaling and the
+        calibration see the row once; ``w = 0`` changes nothing; weights other than 0
+        and 1 need one learner a class column, not a multi-output learner)."""
+        w = as_weight(w)
+        if w == 0.0:
+            return
         k = self._index(y)
         v, names = self._vector(x)
         xs = self.scaler  # the statistics after x, once accepted
@@ -410,7 +423,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
                 scores = np.zeros(1)
             targets = np.full(scores.size, self._off)
             targets[k] = self._on
-            self.learner.learn_one(v, targets)
+            self.learner.learn_one(v, targets, w)
             columns = self.columns
         else:
             columns = list(self.columns)
@@ -419,9 +432,9 @@ class RiverClassifier(_DictAdapter, _Classifier):
             scores = np.array([c.predict_one(v) for c in columns])  # before the label
             # The never-seen column first: a refused row (bad values) stops here,
             # unchanged; the columns then take the same row, which they accept likewise.
-            self.learner.learn_one(v, self._off)
+            self.learner.learn_one(v, self._off, w)
             for j, c in enumerate(columns):
-                c.learn_one(v, self._on if j == k else self._off)
+                c.learn_one(v, self._on if j == k else self._off, w)
         calibrator.learn(scores[None, :], [k])
         self.columns, self.calibrator, self.scaler = columns, calibrator, xs
         if new:
