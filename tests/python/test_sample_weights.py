@@ -289,3 +289,22 @@ def test_river_learn_one_weight():
     assert pickle.dumps(a) == before
     with pytest.raises(ks.InputError):
         a.learn_one(probe, 1.0, w=-2)
+
+
+# -- evaluate.progressive ------------------------------------------------------------
+def test_evaluate_progressive_weighted_losses():
+    from kernelstream.evaluate import progressive
+
+    X, y, w = _data(n=50)
+    res = progressive(ks.TaylorAWV(), X, y, sample_weight=w, checkpoints=[20, 50], progress=False)
+    p = ks.TaylorAWV().progressive_predict(X, y, sample_weight=w)
+    np.testing.assert_array_equal(res.predictions, p)
+    for k, n in enumerate([20, 50]):
+        loss = (w[:n] * (p[:n] - y[:n]) ** 2).sum() / w[:n].sum()
+        np.testing.assert_allclose(res.loss[k], loss, rtol=1e-12)
+    plain = progressive(ks.TaylorAWV(), X, y, checkpoints=[20, 50], progress=False)
+    ones = progressive(ks.TaylorAWV(), X, y, sample_weight=np.ones(50), checkpoints=[20, 50],
+                       progress=False)
+    np.testing.assert_allclose(ones.loss, plain.loss, rtol=1e-14)
+    with pytest.raises(ks.InputError):
+        progressive(ks.TaylorAWV(), X, y, sample_weight=-w, progress=False)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import as_matrix, as_targets
+from .._validation import as_matrix, as_targets, as_weights
 from ..errors import ParameterError
 from .losses import LOSSES
 
@@ -132,6 +132,7 @@ def progressive(
     max_chunk: int = 2048,
     on_chunk=None,
     store_predictions: bool | None = None,
+    sample_weight=None,
 ) -> ProgressiveResult:
     """Runs the online protocol of ``learner`` over ``(X, y)`` and records checkpoints.
 
@@ -151,6 +152,11 @@ def progressive(
     on_chunk : ``on_chunk(y, predictions)`` after each piece of the stream, in order
     store_predictions : keep every prediction in ``result.predictions`` (default: for
         arrays, not for chunks, so that memory does not grow with the stream)
+    sample_weight : one finite weight ``>= 0`` a row of ``X`` (arrays only): the learner
+        learns each row with its weight (``progressive_predict(..., sample_weight=...)``)
+        and the losses are weighted means, ``sum_t w_t l_t / sum_t w_t``, the baseline's
+        too (the weighted running mean of the past targets); docs/choices.md, "Sample
+        weights"
 
     The result has the loss of a baseline at every checkpoint (``baseline``): the running
     mean of the past targets (0 before any), scored by the same loss (for +-1 labels its
@@ -178,10 +184,14 @@ def progressive(
         raise ParameterError(f"task must be 'regression' or 'classification', got {task!r}")
     if time_budget is not None and not (time_budget > 0):
         raise ParameterError(f"time_budget must be > 0 seconds, got {time_budget!r}")
+    sw = None
+    if sample_weight is not None and y is None:
+        raise ParameterError("sample_weight needs X and y as arrays, not a stream of chunks")
     if y is not None:
         X = as_matrix(X)
         n = X.shape[0]
         y = as_targets(y, n)
+        sw = as_weights(sample_weight, n)
         chunks = iter([(X, y)])
         if checkpoints is None:
             cps = default_checkpoints(n)
@@ -205,6 +215,7 @@ def progressive(
     kept = []
     rounds, losses, base, secs, dims, mems = [], [], [], [], [], []
     cum_loss = cum_base = y_sum = 0.0
+    w_sum = 0.0  # the weights of the rounds done (weighted runs)
     elapsed = 0.0
     done = 0
     stopped = False
@@ -213,9 +224,25 @@ def progressive(
     interrupt = None
     cp = next(next_cp, None)
 
-    def account(yc, p):
+    def account(yc, p, wc=None):
         # the learner's loss and the baseline's (running mean of the targets before)
-        nonlocal cum_loss, cum_base, y_sum, done
+        nonlocal cum_loss, cum_base, y_sum, done, w_sum
+        if wc is not None:  # weighted means (the rounds' weights)
+            cum_loss += float((wc * loss_fn(p, yc)).sum())
+            before = y_sum + np.cumsum(wc * yc) - wc * yc
+            count = w_sum + np.cumsum(wc) - wc
+            mean = np.divide(before, count, out=np.zeros(yc.size), where=count > 0)
+            cum_base += float((wc * loss_fn(mean, yc)).sum())
+            y_sum += float((wc * yc).sum())
+            w_sum += float(wc.sum())
+            done += int(yc.size)
+            if keep:
+                kept.append(np.array(p, dtype=float))
+            if on_chunk is not None:
+                on_chunk(yc, p)
+            if bar is not None:
+                bar.update(yc.size)
+            return
         cum_loss += float(loss_fn(p, yc).sum())
         before = y_sum + np.cumsum(yc) - yc
         count = done + np.arange(yc.size, dtype=float)
@@ -232,8 +259,9 @@ def progressive(
 
     def record():
         rounds.append(int(done))
-        losses.append(cum_loss / done)
-        base.append(cum_base / done)
+        total = done if sw is None else w_sum
+        losses.append(cum_loss / total if total > 0 else float("nan"))
+        base.append(cum_base / total if total > 0 else float("nan"))
         secs.append(elapsed)
         dims.append(int(learner.dim))
         mems.append(_memory_mb())
@@ -251,11 +279,16 @@ def progressive(
                     stop = min(stop, pos + cp - done)
                 piece = (Xc, yc, pos)
                 t0 = time.perf_counter()
-                p = learner.progressive_predict(Xc[pos:stop], yc[pos:stop])
+                if sw is None:
+                    p = learner.progressive_predict(Xc[pos:stop], yc[pos:stop])
+                else:
+                    p = learner.progressive_predict(
+                        Xc[pos:stop], yc[pos:stop], sample_weight=sw[pos:stop]
+                    )
                 dt = time.perf_counter() - t0
                 piece = None
                 elapsed += dt
-                account(yc[pos:stop], p)
+                account(yc[pos:stop], p, None if sw is None else sw[pos:stop])
                 pos = stop
                 if cp is not None and done == cp:
                     record()
@@ -280,7 +313,8 @@ def progressive(
         part = np.asarray(getattr(exc, "predictions", np.empty(0)), dtype=float)
         if part.size and piece is not None:
             Xc, yc, pos = piece
-            account(yc[pos : pos + part.size], part)
+            wc = None if sw is None else sw[pos : pos + part.size]
+            account(yc[pos : pos + part.size], part, wc)
         if done > 0 and (not rounds or rounds[-1] != done):
             record()
     finally:
