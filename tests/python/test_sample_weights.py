@@ -308,3 +308,28 @@ def test_evaluate_progressive_weighted_losses():
     np.testing.assert_allclose(ones.loss, plain.loss, rtol=1e-14)
     with pytest.raises(ks.InputError):
         progressive(ks.TaylorAWV(), X, y, sample_weight=-w, progress=False)
+
+
+# -- the command line ----------------------------------------------------------------
+def test_cli_run_weight_column(tmp_path):
+    import subprocess
+    import sys
+
+    X, y, w = _data(n=80)
+    path = tmp_path / "w.csv"
+    rows = ["a,b,c,wt,y"] + [f"{a!r},{b!r},{c!r},{wi!r},{yi!r}" for (a, b, c), wi, yi
+                             in zip(X.tolist(), w.tolist(), y.tolist())]
+    path.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "p.csv"
+    cmd = [sys.executable, "-m", "kernelstream", "run", "--csv", str(path), "--target", "y",
+           "--weight", "wt", "--learner", "taylor-awv", "--scale", "none",
+           "--save-predictions", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = np.loadtxt(out, delimiter=",", skiprows=1)[:, 1]
+    np.testing.assert_allclose(got, ks.TaylorAWV().progressive_predict(X, y, sample_weight=w),
+                               rtol=1e-12, atol=1e-12)
+    bad = subprocess.run(cmd[:-2] + ["--weight", "nope"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines()[-1].startswith("kernelstream: error: --weight nope")

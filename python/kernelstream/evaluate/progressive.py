@@ -139,8 +139,8 @@ def progressive(
     Parameters
     ----------
     learner : a kernelstream learner (anything with ``progressive_predict`` and ``dim``)
-    X, y : the stream, rows in order; or ``X`` an iterable of ``(X, y)`` chunks and ``y``
-        None (for example :func:`kernelstream.datasets.stream`: a file read in constant
+    X, y : the stream, rows in order; or ``X`` an iterable of ``(X, y)`` chunks (or
+        ``(X, y, sample_weight)``) and ``y`` None (for example :func:`kernelstream.datasets.stream`: a file read in constant
         memory)
     task : ``"regression"`` (squared loss) or ``"classification"`` (error rate, ``sign(0) = +1``);
         default: the learner's own ``task`` (a hinge- or logistic-loss learner is a classifier)
@@ -186,7 +186,9 @@ def progressive(
         raise ParameterError(f"time_budget must be > 0 seconds, got {time_budget!r}")
     sw = None
     if sample_weight is not None and y is None:
-        raise ParameterError("sample_weight needs X and y as arrays, not a stream of chunks")
+        raise ParameterError(
+            "sample_weight needs X and y as arrays; a stream of chunks gives (X, y, w) chunks"
+        )
     if y is not None:
         X = as_matrix(X)
         n = X.shape[0]
@@ -268,10 +270,12 @@ def progressive(
 
     piece = None
     try:
-        for Xc, yc in chunks:
+        for part in chunks:
+            Xc, yc = part[0], part[1]
             if n is None:
                 Xc = as_matrix(Xc)
                 yc = as_targets(yc, Xc.shape[0])
+                sw = as_weights(part[2], Xc.shape[0]) if len(part) > 2 else None
             pos, m = 0, yc.size
             while pos < m:
                 stop = min(m, pos + chunk)
