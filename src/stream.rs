@@ -203,6 +203,10 @@ pub fn learn_one<L: OnlineLearner + ?Sized>(learner: &mut L, x: &[f64], y: f64) 
 // predictions) but not learned: the learner, `n_seen` included, is exactly as before
 // it. A stream whose weights are all 1 takes the unweighted path above, bit for bit.
 
+/// The largest integer weight of a learner that repeats rows
+/// ([`OnlineLearner::repeats_weights`]): each repeat is a round.
+pub const MAX_REPEATS: f64 = 1000.0;
+
 /// Checks sample weights: `n` of them, each finite and `>= 0`.
 pub fn check_weights(w: &[f64], n: usize) -> Result<()> {
     if w.len() != n {
@@ -236,7 +240,16 @@ fn validate_weighted<L: OnlineLearner + ?Sized>(
     w: &[f64],
 ) -> Result<()> {
     check_weights(w, n)?;
-    if !learner.supports_weights() {
+    let mut rounds = w.iter().filter(|&&v| v > 0.0).count();
+    if !learner.supports_weights() && learner.repeats_weights() {
+        if let Some(v) = w.iter().find(|&&v| v.fract() != 0.0 || v > MAX_REPEATS) {
+            return crate::input_err!(
+                "this learner learns an integer sample weight w as the row repeated w times: \
+                 weights must be whole numbers in [0, {MAX_REPEATS}], got {v}"
+            );
+        }
+        rounds = w.iter().map(|&v| v as usize).sum();
+    } else if !learner.supports_weights() {
         if let Some(v) = w.iter().find(|&&v| v != 0.0 && v != 1.0) {
             return crate::input_err!(
                 "this learner does not support sample weights other than 0 and 1 (got {v}; \
@@ -249,7 +262,7 @@ fn validate_weighted<L: OnlineLearner + ?Sized>(
     if y.len() != n {
         return crate::input_err!("X has {n} rows but y has {} values", y.len());
     }
-    let learned = w.iter().filter(|&&v| v > 0.0).count();
+    let learned = rounds;
     let mut checked = Ok(());
     for (i, (row, yi)) in x.chunks_exact(d).zip(y).enumerate() {
         checked = checked.and_then(|()| validate_label(*yi, i, n));
@@ -302,6 +315,14 @@ fn weighted_rounds<L: OnlineLearner + ?Sized>(
                 Some(_) => Some(learner.predict_learn(row, yt)?),
                 None => learner.learn(row, yt).map(|()| None)?,
             }
+        } else if !learner.supports_weights() && learner.repeats_weights() {
+            // An integer weight w: the row learned w times (the first round's prediction).
+            let p = learner.predict_learn(row, yt)?;
+            for _ in 1..(wt as usize) {
+                crate::interrupt::poll()?;
+                learner.learn(row, yt)?;
+            }
+            Some(p)
         } else {
             Some(learner.predict_learn_weighted(row, yt, wt)?)
         };
@@ -378,5 +399,6 @@ pub fn learn_one_weighted<L: OnlineLearner + ?Sized>(
     if w == 0.0 {
         return Ok(());
     }
-    learner.predict_learn_weighted(x, y, w).map(|_| ())
+    let rows = crate::learners::Rows { x, d: x.len(), y: std::slice::from_ref(&y) };
+    weighted_rounds(learner, rows, &[w], None, &mut 0)
 }

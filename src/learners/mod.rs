@@ -226,6 +226,14 @@ pub trait OnlineLearner {
         false
     }
 
+    /// A learner without a weighted round of its own (its state keeps every row, or a
+    /// warm-up buffer, that would need the weights too) learns an integer weight `w` as
+    /// the row repeated `w` times (`w` rounds, counted in `n_seen`), the definition of
+    /// an integer weight; [`crate::stream`] refuses other weights before any change.
+    fn repeats_weights(&self) -> bool {
+        false
+    }
+
     /// A run of full rounds over row-major `x` (`y.len()` rows of length `d`),
     /// pushing each prediction onto `out`: [`OnlineLearner::run_rows`] with `out`.
     fn predict_learn_many(

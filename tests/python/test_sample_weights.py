@@ -151,18 +151,24 @@ def test_wrong_number_of_weights_is_an_input_error():
 
 
 @pytest.mark.parametrize("name", ["KernelAWV", "NystromAWV", "OnlineProjection", "AutoKernel"])
-def test_learners_without_weights_refuse_before_any_change(name):
+def test_repeating_learners_learn_integer_weights_as_repeats(name):
+    """Learners without a weighted round of their own: integer w is the row w times;
+    other weights are refused before any change."""
     cls = getattr(ks, name)
     entry = ZOO[name]
-    X, y, _ = _data(n=20, d=entry.d)
+    X, y, w = _data(n=20, d=entry.d)
     lo, hi = entry.domain
     X = lo + (X + 1.0) / 2.0 * (hi - lo)
-    lr = cls(**cls._example())
-    lr.learn_many(X[:10], y[:10])
-    before = pickle.dumps(lr)
-    with pytest.raises(ks.InputError, match="sample weights"):
-        lr.learn_many(X[10:], y[10:], sample_weight=np.full(10, 2.0))
-    assert pickle.dumps(lr) == before
+    a, b = cls(**cls._example()), cls(**cls._example())
+    a.learn_many(X[:10], y[:10], sample_weight=w[:10])
+    reps = w[:10].astype(int)
+    b.learn_many(np.repeat(X[:10], reps, axis=0), np.repeat(y[:10], reps))
+    assert pickle.dumps(a) == pickle.dumps(b)
+    before = pickle.dumps(a)
+    for bad in (np.full(10, 1.5), np.full(10, 1e6)):
+        with pytest.raises(ks.InputError, match="whole numbers"):
+            a.learn_many(X[10:], y[10:], sample_weight=bad)
+    assert pickle.dumps(a) == before
 
 
 # -- gradient learners: weight w is the step size times w, one round from the same state --
