@@ -214,12 +214,12 @@ pub fn check_weights(w: &[f64], n: usize) -> Result<()> {
     }
     if let Some(i) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
         if n == 1 {
-            return crate::input_err!("the sample weight must be a finite number >= 0, got {}", w[i]);
+            return crate::input_err!(
+                "the sample weight must be a finite number >= 0, got {}",
+                w[i]
+            );
         }
-        return crate::input_err!(
-            "sample_weight[{i}] = {} is not a finite number >= 0",
-            w[i]
-        );
+        return crate::input_err!("sample_weight[{i}] = {} is not a finite number >= 0", w[i]);
     }
     Ok(())
 }
@@ -266,7 +266,8 @@ fn validate_weighted<L: OnlineLearner + ?Sized>(
     let mut checked = Ok(());
     for (i, (row, yi)) in x.chunks_exact(d).zip(y).enumerate() {
         checked = checked.and_then(|()| validate_label(*yi, i, n));
-        checked = checked.and_then(|()| learner.check_row(row, Some(*yi)).map_err(|e| prefix_row(e, i, n)));
+        checked = checked
+            .and_then(|()| learner.check_row(row, Some(*yi)).map_err(|e| prefix_row(e, i, n)));
         if checked.is_err() {
             break;
         }

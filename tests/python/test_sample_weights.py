@@ -50,8 +50,9 @@ def test_integer_weights_equal_repeated_rows_awv(name):
     preds_r = repeated.progressive_predict(Xr, yr)
     probe = np.random.default_rng(9).uniform(-1.0, 1.0, size=(20, 3))
     if name != "MultiKernelAWV":  # its meta-rule sees each repeat: only the experts agree
-        np.testing.assert_allclose(weighted.predict_many(probe), repeated.predict_many(probe),
-                                   rtol=0, atol=1e-10)
+        np.testing.assert_allclose(
+            weighted.predict_many(probe), repeated.predict_many(probe), rtol=0, atol=1e-10
+        )
         # each weighted row's prediction is that of its first repeat
         first = np.concatenate([[0], np.cumsum(reps)[:-1]])[reps > 0]
         np.testing.assert_allclose(preds[reps > 0], preds_r[first], rtol=0, atol=1e-10)
@@ -66,8 +67,9 @@ def test_multi_kernel_experts_equal_repeated_rows():
     b.learn_many(np.repeat(X, reps, axis=0), np.repeat(y, reps))
     probe = np.random.default_rng(9).uniform(-1.0, 1.0, size=(10, 3))
     for x in probe:
-        np.testing.assert_allclose(a.expert_predictions(x), b.expert_predictions(x),
-                                   rtol=0, atol=1e-10)
+        np.testing.assert_allclose(
+            a.expert_predictions(x), b.expert_predictions(x), rtol=0, atol=1e-10
+        )
 
 
 def test_weighted_round_is_the_weighted_ridge_solution():
@@ -260,8 +262,9 @@ def test_cross_val_score_and_grid_search_route_sample_weight():
 
     X, y, w = _data(n=80)
     cv = KFold(4)
-    got = cross_val_score(SklearnRegressor(ks.TaylorAWV()), X, y, cv=cv,
-                          params={"sample_weight": w})
+    got = cross_val_score(
+        SklearnRegressor(ks.TaylorAWV()), X, y, cv=cv, params={"sample_weight": w}
+    )
     expect = []
     for tr, te in cv.split(X):
         est = SklearnRegressor(ks.TaylorAWV()).fit(X[tr], y[tr], sample_weight=w[tr])
@@ -309,8 +312,9 @@ def test_evaluate_progressive_weighted_losses():
         loss = (w[:n] * (p[:n] - y[:n]) ** 2).sum() / w[:n].sum()
         np.testing.assert_allclose(res.loss[k], loss, rtol=1e-12)
     plain = progressive(ks.TaylorAWV(), X, y, checkpoints=[20, 50], progress=False)
-    ones = progressive(ks.TaylorAWV(), X, y, sample_weight=np.ones(50), checkpoints=[20, 50],
-                       progress=False)
+    ones = progressive(
+        ks.TaylorAWV(), X, y, sample_weight=np.ones(50), checkpoints=[20, 50], progress=False
+    )
     np.testing.assert_allclose(ones.loss, plain.loss, rtol=1e-14)
     with pytest.raises(ks.InputError):
         progressive(ks.TaylorAWV(), X, y, sample_weight=-w, progress=False)
@@ -323,19 +327,38 @@ def test_cli_run_weight_column(tmp_path):
 
     X, y, w = _data(n=80)
     path = tmp_path / "w.csv"
-    rows = ["a,b,c,wt,y"] + [f"{a!r},{b!r},{c!r},{wi!r},{yi!r}" for (a, b, c), wi, yi
-                             in zip(X.tolist(), w.tolist(), y.tolist())]
+    rows = ["a,b,c,wt,y"] + [
+        f"{a!r},{b!r},{c!r},{wi!r},{yi!r}"
+        for (a, b, c), wi, yi in zip(X.tolist(), w.tolist(), y.tolist())
+    ]
     path.write_text("\n".join(rows) + "\n")
     out = tmp_path / "p.csv"
-    cmd = [sys.executable, "-m", "kernelstream", "run", "--csv", str(path), "--target", "y",
-           "--weight", "wt", "--learner", "taylor-awv", "--scale", "none",
-           "--save-predictions", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kernelstream",
+        "run",
+        "--csv",
+        str(path),
+        "--target",
+        "y",
+        "--weight",
+        "wt",
+        "--learner",
+        "taylor-awv",
+        "--scale",
+        "none",
+        "--save-predictions",
+        str(out),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     got = np.loadtxt(out, delimiter=",", skiprows=1)[:, 1]
-    np.testing.assert_allclose(got, ks.TaylorAWV().progressive_predict(X, y, sample_weight=w),
-                               rtol=1e-12, atol=1e-12)
-    bad = subprocess.run(cmd[:-2] + ["--weight", "nope"], capture_output=True, text=True,
-                         timeout=120)
+    np.testing.assert_allclose(
+        got, ks.TaylorAWV().progressive_predict(X, y, sample_weight=w), rtol=1e-12, atol=1e-12
+    )
+    bad = subprocess.run(
+        cmd[:-2] + ["--weight", "nope"], capture_output=True, text=True, timeout=120
+    )
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1].startswith("kernelstream: error: --weight nope")

@@ -153,11 +153,18 @@ class _StreamingEstimator(BaseEstimator):
         else:
             learner, xs, ys = self.learner_, self.scaler_, self.target_scaler_
         y = self._encode(y)
-        if len(X) == 0:  # every row had weight 0: nothing learned
-            self.learner_, self.scaler_, self.target_scaler_ = learner, xs, ys
-            return
-        # New statistics, committed below once the learner accepted the rows; one row
-        # (the serving loop's) by the one-row methods, the same arithmetic, bit for bit.
+        if len(X):  # (every row of weight 0: nothing learned)
+            X, y, xs, ys = self._scaled_rows(X, y, xs, ys)
+            learner.learn_many(X, y, sample_weight=sw)
+        self.learner_: Any = learner
+        self.scaler_: Any = xs
+        self.target_scaler_: Any = ys
+
+    @staticmethod
+    def _scaled_rows(X, y, xs, ys):
+        """``(X, y)`` scaled by the scalers' statistics after them, and those statistics
+        (new objects: committed once the learner accepted the rows); one row (the serving
+        loop's) by the one-row methods, the same arithmetic, bit for bit."""
         if xs is not None and len(X) == 1:
             z, xs = xs.learned_row(X[0])
             X = z[None, :]
@@ -169,10 +176,7 @@ class _StreamingEstimator(BaseEstimator):
         elif ys is not None:
             ys = ys.copy()
             y = ys.learn_transform(y[:, None])[:, 0]
-        learner.learn_many(X, y, sample_weight=sw)
-        self.learner_: Any = learner
-        self.scaler_: Any = xs
-        self.target_scaler_: Any = ys
+        return X, y, xs, ys
 
     def _fit(self, X, y, sample_weight=None):
         X, y = self._validate(X, y)

@@ -270,12 +270,12 @@ def progressive(
 
     piece = None
     try:
-        for part in chunks:
-            Xc, yc = part[0], part[1]
+        for item in chunks:
+            Xc, yc = item[0], item[1]
             if n is None:
                 Xc = as_matrix(Xc)
                 yc = as_targets(yc, Xc.shape[0])
-                sw = as_weights(part[2], Xc.shape[0]) if len(part) > 2 else None
+                sw = as_weights(item[2], Xc.shape[0]) if len(item) > 2 else None
             pos, m = 0, yc.size
             while pos < m:
                 stop = min(m, pos + chunk)

@@ -369,8 +369,8 @@ class Conformal:
                 self._close(pt, st, y[sl], lo[sl], hi[sl], sw[sl] > 0.0)
                 done = t + 1
         except KeyboardInterrupt as exc:
-            exc.rounds_completed = done  # type: ignore[attr-defined]
-            exc.predictions = p[:done].copy()  # type: ignore[attr-defined]
+            exc.rounds_completed = done
+            exc.predictions = p[:done].copy()
             raise
         return p, lo, hi
 
