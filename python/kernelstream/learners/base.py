@@ -143,7 +143,25 @@ class Learner(CoreWrapper):
 
     def learn_many(self, X, y, sample_weight=None) -> None:
         """Learn the rows of ``X`` in order (equals a loop of ``learn_one``; with
-        ``sample_weight``, of ``learn_one(x, y, w)``)."""
+        ``sample_weight``, of ``learn_one(x, y, w)``).
+
+        Examples
+        --------
+        For the AWV family an integer weight is the row learned that many times
+        (docs/choices.md, "Sample weights"):
+
+        >>> import numpy as np
+        >>> from kernelstream import TaylorAWV
+        >>> X = np.array([[0.1, 0.2], [0.5, -0.3], [-0.4, 0.8]])
+        >>> y = np.array([0.3, -0.2, 0.5])
+        >>> weighted, repeated = TaylorAWV(degree=2), TaylorAWV(degree=2)
+        >>> weighted.learn_many(X, y, sample_weight=[2.0, 0.0, 1.0])
+        >>> repeated.learn_many(X[[0, 0, 2]], y[[0, 0, 2]])
+        >>> bool(np.allclose(weighted.predict_many(X), repeated.predict_many(X), atol=1e-12))
+        True
+        >>> weighted.n_seen  # rows learned (the zero-weight row is not)
+        2
+        """
         X = as_matrix(X)
         y = as_targets(y, X.shape[0])
         sw = as_weights(sample_weight, X.shape[0])
