@@ -486,6 +486,27 @@ impl<F: LazyFeatureMap> crate::multi::MultiOutput for FeatureAwv<F> {
         r
     }
 
+    /// The engine's weighted round on the `K` targets (`B += w phi y^T`).
+    fn predict_learn_weighted_multi(
+        &mut self,
+        x: &[f64],
+        y: &[f64],
+        w: f64,
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let s = out.len();
+        out.resize(s + y.len(), 0.0);
+        let r = self.round(x, y, w, &mut out[s..]);
+        if r.is_err() {
+            out.truncate(s);
+        }
+        r
+    }
+
+    fn supports_weights_multi(&self) -> bool {
+        true
+    }
+
     fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
         self.run_rows(rows, Some(out))
     }

@@ -362,3 +362,38 @@ def test_cli_run_weight_column(tmp_path):
     )
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1].startswith("kernelstream: error: --weight nope")
+
+
+# -- several outputs -------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["TaylorAWV-single", "TaylorAWV-blocks", "RFFAWV"])
+def test_multi_output_integer_weights_equal_repeated_rows(name):
+    X, y, w = _data()
+    Y = np.column_stack([y, np.cos(X[:, 0]), -y])
+    reps = w.astype(int)
+    a, b = AWV[name](), AWV[name]()
+    P = a.progressive_predict(X, Y, sample_weight=w)
+    Pr = b.progressive_predict(np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0))
+    first = np.concatenate([[0], np.cumsum(reps)[:-1]])[reps > 0]
+    np.testing.assert_allclose(P[reps > 0], Pr[first], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(a.predict_many(X), b.predict_many(X), rtol=0, atol=1e-10)
+    before = pickle.dumps(a)
+    a.learn_one(X[0], Y[0], w=0.0)
+    assert pickle.dumps(a) == before
+
+
+def test_weighted_multiclass_classifiers():
+    pytest.importorskip("river")
+    from kernelstream.adapters import RiverClassifier, SklearnClassifier
+
+    X, y, w = _data(n=90)
+    labels = np.digitize(y, [-0.3, 0.3])  # three classes
+    reps = w.astype(int)
+    a = SklearnClassifier(ks.TaylorAWV(), scale=False).fit(X, labels, sample_weight=w)
+    b = SklearnClassifier(ks.TaylorAWV(), scale=False).fit(
+        np.repeat(X, reps, axis=0), np.repeat(labels, reps)
+    )
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-10)
+    r = RiverClassifier(ks.TaylorAWV(), scale=False)
+    for xi, li, wi in zip(X, labels, w):
+        r.learn_one(dict(enumerate(xi)), int(li), w=wi)
+    assert r.predict_one(dict(enumerate(X[0]))) in (0, 1, 2)

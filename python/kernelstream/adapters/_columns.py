@@ -42,14 +42,12 @@ def target_values(learner) -> tuple[float, float]:
 class Columns:
     """``n`` class columns (and optionally the spare) over copies of ``prototype``."""
 
-    def __init__(self, prototype, n: int, spare: bool, signed: bool = False, native: bool = True):
+    def __init__(self, prototype, n: int, spare: bool, signed: bool = False):
         # signed: targets +1/-1 whatever the learner (one column for two classes)
         self.on, self.off = (1.0, -1.0) if signed else target_values(prototype)
         self.n = n
         # native: one multi-output learner holds every column
-        # (native=False: one learner a column even for a multi-output prototype; the
-        # weighted fit, whose weights have one output)
-        self.native = native and n > 1 and not signed and is_native(prototype)
+        self.native = n > 1 and not signed and is_native(prototype)
         self.learners = [fresh(prototype) for _ in range(1 if self.native else n)]
         self.spare = fresh(prototype) if spare and not self.native else None
 

@@ -399,8 +399,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Learn ``(x, y)`` with sample weight ``w`` (river's convention; a finite number
         ``>= 0``: each class column's loss counts ``w`` times, the scaling and the
-        calibration see the row once; ``w = 0`` changes nothing; weights other than 0
-        and 1 need one learner a class column, not a multi-output learner)."""
+        calibration see the row once; ``w = 0`` changes nothing)."""
         w = as_weight(w)
         if w == 0.0:
             return

@@ -359,10 +359,7 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         if first:
             if not isinstance(self.scale, (bool, np.bool_)):
                 raise ParameterError(f"scale must be True or False, got {self.scale!r}")
-            # weights have one output: one learner a class column when weighted
-            columns = Columns(
-                self.learner, 1 if k == 2 else k, spare=False, signed=k == 2, native=sw is None
-            )
+            columns = Columns(self.learner, 1 if k == 2 else k, spare=False, signed=k == 2)
             xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if self.scale else None
             calibrator = SoftmaxCalibrator()
         else:

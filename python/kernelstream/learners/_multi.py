@@ -23,17 +23,7 @@ from .._validation import (
     as_weights,
     whole,
 )
-from ..errors import InputError
 from .base import _CHECKED, Learner, _learned
-
-
-def _one_output_weights(sw) -> None:
-    """Refuses sample weights other than 1 with several outputs (not implemented)."""
-    if sw is not None and np.any(sw != 1.0):
-        raise InputError(
-            "sample weights are supported with one output (a 1-D y); with several outputs "
-            "every weight must be 1"
-        )
 
 
 def _largest(Y: np.ndarray) -> np.ndarray:
@@ -84,7 +74,7 @@ class MultiOutput(Learner):
 
     def learn_one(self, x, y, w: float = 1.0) -> None:
         """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update
-        (``w``: the sample weight, one output only)."""
+        (``w``: the sample weight, docs/choices.md, "Sample weights")."""
         if type(w) is not float:
             w = as_weight(w)
         # The serving loop's case (a float64 row, a float) in one call, once the scale
@@ -99,16 +89,15 @@ class MultiOutput(Learner):
             if self._scale_rows is not _CHECKED and w > 0.0:
                 self._watch_scale(x[None, :], np.array([y]))
         else:
-            _one_output_weights(np.array([as_weight(w)]))
             x, Y = as_row(x), as_output_row(y)
-            self._core._learn_one_multi(x, Y)
-            if self._scale_rows is not _CHECKED:
+            self._core._learn_one_multi(x, Y, w)
+            if self._scale_rows is not _CHECKED and w > 0.0:
                 self._watch_scale(x[None, :], _largest(Y[None, :]))
 
     def progressive_predict(self, X, y, sample_weight=None) -> np.ndarray:
         """The online protocol over the rows of ``X``: ``y`` of shape ``(n,)`` gives
         ``(n,)`` predictions, ``Y`` of shape ``(n, K)`` gives ``(n, K)``
-        (``sample_weight``: one output only)."""
+        (``sample_weight``: one weight a row)."""
         X = as_matrix(X)
         sw = as_weights(sample_weight, X.shape[0])
         if np.ndim(y) != 2:
@@ -116,9 +105,9 @@ class MultiOutput(Learner):
             out = self._core.progressive_predict(X, y, sw)
             X, seen = _learned(X, y, sw)
         else:
-            _one_output_weights(sw)
             Y = as_output_matrix(y, X.shape[0])
-            out, seen = self._core._progressive_predict_multi(X, Y), _largest(Y)
+            out = self._core._progressive_predict_multi(X, Y, sw)
+            X, seen = _learned(X, _largest(Y), sw)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(X, seen)
         return out
@@ -131,7 +120,7 @@ class MultiOutput(Learner):
 
     def learn_many(self, X, y, sample_weight=None) -> None:
         """Learn the rows of ``X`` in order (``y`` of shape ``(n,)`` or ``(n, K)``;
-        ``sample_weight``: one output only)."""
+        ``sample_weight``: one weight a row)."""
         X = as_matrix(X)
         sw = as_weights(sample_weight, X.shape[0])
         if np.ndim(y) != 2:
@@ -139,10 +128,9 @@ class MultiOutput(Learner):
             self._core.learn_many(X, y, sw)
             X, seen = _learned(X, y, sw)
         else:
-            _one_output_weights(sw)
             Y = as_output_matrix(y, X.shape[0])
-            self._core._learn_many_multi(X, Y)
-            seen = _largest(Y)
+            self._core._learn_many_multi(X, Y, sw)
+            X, seen = _learned(X, _largest(Y), sw)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(X, seen)
 
