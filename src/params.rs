@@ -83,8 +83,8 @@ macro_rules! params {
             )*
         }
     ) => {
-        $(#[$sm])*
         #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        $(#[$sm])*
         pub struct $name {
             $( $(#[$fm])* pub $field: $ty, )*
         }

@@ -7,14 +7,20 @@
 //! finite numbers where the math needs them), and `check_config` checks that the
 //! configuration carried by the state equals that of a fresh object built from
 //! the pickled parameters (which went through the constructor's checks). The
-//! bindings call both from their one decoding path (`python::protocol::load`).
+//! bindings call both from their one decoding path (`python::protocol::load`), after
+//! [`codec`] checked the bytes' header, checksum and format version.
 
 use crate::error::{KsError, Result};
+
+pub mod codec;
+pub mod crc32;
 
 /// The format version of a type's serialised state, declared next to the type (each
 /// learner, aggregator and sampler that the bindings pickle). Bump it when a field that
 /// serde writes changes: a state of another version is refused with a message that
-/// names both versions (`python::protocol::load`), never misread. A [`crate::mixture::Mixture`]
+/// names both versions (`python::protocol::load`), never misread. Fields are encoded by
+/// name ([`codec`]): adding a field with `#[serde(default)]` (an option whose default is
+/// the behaviour before it) or dropping one is not such a change and keeps the version. A [`crate::mixture::Mixture`]
 /// or [`crate::mixture::AutoKernel`] holds its experts' states, so theirs moves with any
 /// of those (`mixture::state_versions_are_pinned` checks it).
 pub trait StateVersion {

@@ -10,7 +10,7 @@ use kernelstream::aggregation::{
 use kernelstream::features::RffVariant;
 use kernelstream::kernels::Kernel;
 use kernelstream::learners::OnlineLearner;
-use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture};
+use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelParams, ExpertFeatures, Mixture};
 use kernelstream::stream;
 
 fn experts() -> Vec<AnyLearner> {
@@ -74,8 +74,8 @@ fn mixture_rejects_mismatched_rule_and_empty_list() {
     assert!(Mixture::new(experts(), AnyAggregator::Boa(Boa::new(2, true).unwrap())).is_err());
 }
 
-fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
-    AutoKernelConfig {
+fn cfg(features: ExpertFeatures) -> AutoKernelParams {
+    AutoKernelParams {
         warmup: 40,
         widths: vec![0.5, 1.0, 2.0],
         lams: vec![0.1, 1.0],
@@ -91,12 +91,12 @@ fn cfg(features: ExpertFeatures) -> AutoKernelConfig {
         discount_widths: vec![],
         discount_lams: vec![],
         linear: false,
-        share: 0.0,
-        loss_window: 0,
+        share: Some(0.0),
+        loss_window: Some(0),
         restarts: false,
         fogd_widths: vec![],
         laplace_widths: vec![],
-        laplace_lams: vec![],
+        ..AutoKernelParams::default()
     }
 }
 
@@ -142,7 +142,7 @@ fn autokernel_round_by_round_equals_block_and_learns() {
     let (x, y) = data(n, d, 3);
     // Taylor experts of C(8 + 3, 3) = 165 features: above the smallest order that runs
     // blocks (`auto_block_size`).
-    let c = AutoKernelConfig { max_taylor_features: 200, ..cfg(ExpertFeatures::Auto) };
+    let c = AutoKernelParams { max_taylor_features: 200, ..cfg(ExpertFeatures::Auto) };
     assert!(kernelstream::awv::auto_block_size(165) > 1);
     let mut a = AutoKernel::with_config(c.clone()).unwrap();
     let block = stream::progressive_predict(&mut a, &x, n, d, &y).unwrap();
@@ -227,7 +227,7 @@ fn autokernel_blocked_experts_equal_single_rounds_over_a_long_stream() {
     let (x, y) = data(n, d, 9);
     let ymax = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     for f in [ExpertFeatures::Taylor, ExpertFeatures::Rff] {
-        let c = AutoKernelConfig { n_features: 96, max_taylor_features: 200, ..cfg(f) };
+        let c = AutoKernelParams { n_features: 96, max_taylor_features: 200, ..cfg(f) };
         let mut batch = AutoKernel::with_config(c.clone()).unwrap();
         let mut p = Vec::new();
         let mut t = 0;

@@ -16,7 +16,7 @@ use kernelstream::kernels::Kernel;
 use kernelstream::learners::{
     MultiKernelAwv, NystromAwv, OnlineLearner, RffAwv, RffAwvParams, TaylorAwv, TaylorAwvParams,
 };
-use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelConfig, ExpertFeatures, Mixture};
+use kernelstream::mixture::{AnyLearner, AutoKernel, AutoKernelParams, ExpertFeatures, Mixture};
 use kernelstream::samplers::KorsWeights;
 use kernelstream::stream;
 use serde::{de::DeserializeOwned, Serialize};
@@ -208,7 +208,7 @@ fn mixture_kept_rounds_equal_pure_ones() {
 #[test]
 fn autokernel_kept_rounds_equal_pure_ones() {
     for features in [ExpertFeatures::Auto, ExpertFeatures::Rff] {
-        let cfg = AutoKernelConfig {
+        let cfg = AutoKernelParams {
             warmup: 30,
             widths: vec![0.5, 1.0, 2.0],
             lams: vec![0.1, 1.0],
@@ -224,19 +224,19 @@ fn autokernel_kept_rounds_equal_pure_ones() {
             discount_widths: vec![],
             discount_lams: vec![],
             linear: false,
-            share: 0.0,
-            loss_window: 0,
+            share: Some(0.0),
+            loss_window: Some(0),
             restarts: false,
             fogd_widths: vec![],
             laplace_widths: vec![],
-            laplace_lams: vec![],
+            ..AutoKernelParams::default()
         };
         same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
     }
     // The default grid's kinds of experts: four dictionary experts, discounted
     // feature experts, linear ones, a constant-step one, two Laplacian dictionary
     // experts, and the change detector.
-    let cfg = AutoKernelConfig {
+    let cfg = AutoKernelParams {
         warmup: 30,
         widths: vec![0.5, 2.0],
         lams: vec![0.1],
@@ -252,12 +252,12 @@ fn autokernel_kept_rounds_equal_pure_ones() {
         discount_widths: vec![1.0],
         discount_lams: vec![0.1],
         linear: true,
-        share: 0.0,
-        loss_window: 0,
+        share: Some(0.0),
+        loss_window: Some(0),
         restarts: true,
         fogd_widths: vec![2.0],
         laplace_widths: vec![1.0, 2.0],
-        laplace_lams: vec![0.1],
+        ..AutoKernelParams::default()
     };
     same_as_pure(|| AutoKernel::with_config(cfg.clone()).unwrap(), 110, 3);
 }

@@ -24,6 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzzlib  # noqa: E402
+from kernelstream.learners import _declared  # noqa: E402
 
 INTS = [0, 1, 2, 3, 10, 2**16, 2**20, 10**6, 2**31, 2**32, 10**12, 2**62, 2**63]
 FLOATS = [
@@ -49,14 +50,16 @@ WIDTHS = [1, 2, 5, 30, 1000, 10**4, 10**5, 10**6]
 THREADS = [0, 1, 2, 3, 4, 16, 64, 1024, 1025, 2**40]
 
 
-def extreme(name, default, rng):
+def extreme(name, default, kind, rng):
+    """An extreme value for the parameter ``name``: by its declared kind (``kind``: the
+    core's table; None for an object the core does not register) or its default's type."""
     from kernelstream.kernels import Kernel
 
     if isinstance(default, bool):
         return not default
-    if isinstance(default, int):
+    if isinstance(default, int) or (default is None and kind == "int"):
         return rng.choice(INTS)
-    if isinstance(default, float):
+    if isinstance(default, float) or (default is None and kind == "float"):
         return rng.choice(FLOATS)
     # Kernels are built in the worker (their own checks are part of the case).
     if isinstance(default, Kernel) or name == "kernel":
@@ -66,13 +69,8 @@ def extreme(name, default, rng):
             ("__kernel__", rng.choice(["Gaussian", "Laplacian"]), rng.choice(FLOATS))
             for _ in range(rng.randint(1, 3))
         ]
-    # AutoKernel's grids and forgetting factors: sequences of extreme floats
-    if name.endswith(("widths", "lams")) or name == "discounts":
+    if kind == "seq" and isinstance(default, tuple):  # a sequence of numbers
         return [rng.choice(FLOATS) for _ in range(rng.randint(0, 3))]
-    if default is None and name in ("rank", "budget", "max_dictionary", "loss_window"):
-        return rng.choice(INTS)
-    if default is None and name == "share":  # AutoKernel's: None is the rule's default
-        return rng.choice(FLOATS)
     return default
 
 
@@ -84,6 +82,10 @@ def setup(cat):
         X, y = fuzzlib.data(entry)
         specs[name] = (type(obj), obj.get_params(), entry[1], X, y, entry[3:5])
 
+    def kinds(cls) -> dict:
+        core = getattr(cls, "_core_class", None)
+        return {s["name"]: s["kind"] for s in _declared.specs(getattr(core, "__name__", ""))}
+
     def make_case(name, rng):
         cls, params, objkind, X, y, (domain, task) = specs[name]
         sig = inspect.signature(cls.__init__)
@@ -91,7 +93,7 @@ def setup(cat):
         kwargs = dict(params)
         chosen = rng.sample(keys, min(len(keys), rng.randint(1, 3)))
         for k in chosen:
-            kwargs[k] = extreme(k, params[k], rng)
+            kwargs[k] = extreme(k, params[k], kinds(cls).get(k), rng)
         if "threads" in keys and rng.random() < 0.5:
             kwargs["threads"] = rng.choice(THREADS)
             chosen.append("threads")

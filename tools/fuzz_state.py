@@ -2,8 +2,9 @@
 
 Every class of ``fuzzlib.catalog()`` is trained on a few rows and pickled; the core state
 bytes are then mutated (bit flips, byte changes, truncations, trailing bytes, edits of
-8-byte size and float fields, the params of another configuration) and handed to
-``__setstate__`` of a trained object. The contract: the state is refused with a
+the MessagePack integers, lengths and floats, the params of another configuration),
+most with the checksum recomputed so that the decoder and validators see them, and
+handed to ``__setstate__`` of a trained object. The contract: the state is refused with a
 ``KernelstreamError`` and the object is left exactly as it was, or it is accepted and
 usable. An abort, a hang, a panic or another exception type is a failure.
 
@@ -21,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzzlib  # noqa: E402
+from kernelstream.modelfile.statebytes import HEADER, seal  # noqa: E402
 
 INTERESTING_U64 = [0, 1, 2, 3, 7, 255, 2**16, 2**31 - 1, 2**32, 2**40, 2**62, 2**63, 2**64 - 1]
 INTERESTING_F64 = [
@@ -36,9 +38,17 @@ INTERESTING_F64 = [
 ]
 
 
+#: MessagePack heads of unsigned integers and array lengths, and the bytes that follow.
+_WIDTH = {0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xDC: 2, 0xDD: 4}
+
+
 def mutate(core: bytes, rng: random.Random) -> tuple[str, bytes]:
+    """A damaged copy of the state ``core``. Most mutations edit the payload and then
+    re-seal the checksum (``statebytes.seal``), so that they reach the decoder and the
+    validators behind it; the others keep the stored checksum, which must refuse them."""
     b = bytearray(core)
-    op = rng.choice(["bitflip", "byte", "truncate", "trailing", "size", "float", "multi"])
+    op = rng.choice(["bitflip", "byte", "truncate", "trailing", "size", "grow", "float", "multi"])
+    body = range(HEADER, len(b))
     if op == "bitflip" and b:
         for _ in range(rng.randint(1, 4)):
             i = rng.randrange(len(b) * 8)
@@ -49,20 +59,28 @@ def mutate(core: bytes, rng: random.Random) -> tuple[str, bytes]:
         b = b[: rng.randrange(len(b) + 1)]
     elif op == "trailing":
         b += bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
-    elif op == "size" and len(b) >= 8:
-        # Prefer positions that hold a small u64 (lengths, dimensions, counters).
-        cands = [i for i in range(len(b) - 7) if struct.unpack_from("<Q", b, i)[0] < 100000]
-        i = rng.choice(cands) if cands and rng.random() < 0.8 else rng.randrange(len(b) - 7)
-        v = struct.unpack_from("<Q", b, i)[0]
+    elif op == "size" and any(b[i] in _WIDTH for i in body):
+        # An integer or a length (dimensions, counters, sizes) set to another value.
+        i = rng.choice([i for i in body if b[i] in _WIDTH])
+        w = _WIDTH[b[i]]
+        v = int.from_bytes(b[i + 1 : i + 1 + w], "big")
         new = rng.choice(INTERESTING_U64 + [v + 1, max(v - 1, 0), v * 2, v + 2**32])
-        struct.pack_into("<Q", b, i, new % 2**64)
-    elif op == "float" and len(b) >= 8:
-        i = rng.randrange(len(b) - 7)
-        struct.pack_into("<d", b, i, rng.choice(INTERESTING_F64))
+        b[i + 1 : i + 1 + w] = (new % 2 ** (8 * w)).to_bytes(w, "big")[: len(b) - i - 1]
+    elif op == "grow" and any(b[i] < 0x80 for i in body):
+        # A small integer (a positive fixint: most dimensions) made a large u64.
+        i = rng.choice([i for i in body if b[i] < 0x80])
+        new = rng.choice(INTERESTING_U64 + [b[i] + 1, 2 * b[i] + 1])
+        b[i : i + 1] = b"\xcf" + struct.pack(">Q", new % 2**64)
+    elif op == "float" and any(b[i] == 0xCB for i in body):
+        i = rng.choice([i for i in body if b[i] == 0xCB])
+        b[i + 1 : i + 9] = struct.pack(">d", rng.choice(INTERESTING_F64))[: len(b) - i - 1]
     else:
+        op = "multi"
         for _ in range(rng.randint(2, 6)):
             if b:
                 b[rng.randrange(len(b))] = rng.randrange(256)
+    if len(b) >= HEADER and rng.random() < 0.9:
+        return op + "+sealed", seal(bytes(b))
     return op, bytes(b)
 
 

@@ -2,7 +2,9 @@
 the core's learner table (``_core.registry()``, read through
 ``kernelstream.learners._registry``): the base class, then every registered learner in
 the table's order with the names its face documents beside it (``_doc_extras``), then
-the other public names of ``kernelstream.learners`` (wrappers such as Conformal). A
+the other public names of ``kernelstream.learners`` (wrappers such as Conformal). Under
+each learner, the table of its parameters as the core declares them (name, default,
+domain: ``crate::params!``), so the domains on the page are the ones the core checks. A
 learner the core registers is on the page without a line written for it.
 
 ``--check`` exits 1 if the committed page differs from what the table gives (CI runs it).
@@ -28,8 +30,27 @@ Every learner follows the protocol of the [API contract](../api.md).
 """
 
 
+def param_table(name: str) -> str:
+    """The markdown table of the learner's declared parameters."""
+    from kernelstream.learners import _registry
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    def default(p: dict) -> str:
+        return "required" if p["required"] else f"`{p['default']!r}`"
+
+    rows = [
+        f"| `{p['name']}` | {default(p)} | {cell(p['domain'])} |"
+        for p in _registry.entry(name)["params"]
+    ]
+    head = f"Parameters of `{name}` as the core declares and checks them:\n\n"
+    return head + "| parameter | default | domain |\n| --- | --- | --- |\n" + "\n".join(rows) + "\n"
+
+
 def directives() -> list:
-    """The ``::: module.Name`` lines of the page, in order."""
+    """The ``::: module.Name`` lines of the page, in order (a learner's with its
+    parameter table)."""
     from kernelstream import learners
     from kernelstream.learners import _registry
 
@@ -39,12 +60,12 @@ def directives() -> list:
     lines = [where(learners.Learner)]
     for name in _registry.names():
         face = _registry.face(name)
-        lines.append(where(face))
+        lines.append(where(face) + "\n\n" + param_table(name))
         module = sys.modules[face.__module__]
         lines += [where(getattr(module, extra)) for extra in getattr(face, "_doc_extras", ())]
     for name in learners.__all__:
         line = where(getattr(learners, name))
-        if line not in lines:
+        if not any(x.split("\n")[0] == line for x in lines):
             lines.append(line)
     return lines
 

@@ -56,6 +56,7 @@ from . import (  # noqa: E402
     samplers,  # noqa: E402
 )
 from .buildinfo import build_info  # noqa: E402
+from .forecast import Forecaster, forecast_panel  # noqa: E402
 from .learners import Conformal, Learner, _registry  # noqa: E402
 
 # The learner classes come from the core's learner table (see ``kernelstream.learners``);
@@ -97,6 +98,8 @@ __all__ = [
     "Learner",
     *_registry.names(),
     "Conformal",
+    "Forecaster",
+    "forecast_panel",
 ]
 
 __getattr__, __dir__ = _registry.lazy_exports(globals(), __name__, __all__)

@@ -68,8 +68,9 @@ def _envelope_params(cls, state) -> dict:
     if found == 2:
         held = _pickled.held_params_of_state(cls._core_class, bytes(core))
         params = {**held, **params}
-    # Parameters added after a state was saved take the value that state was made with.
-    params = {**cls._absent_params, **params}
+    # Parameters added after a state was saved take the value that state was made with,
+    # else their declared default (an option added with a neutral default).
+    params = {**_init_defaults(cls), **cls._absent_params, **params}
     order = _init_param_names(cls)
     return {
         **{k: params[k] for k in order if k in params},
@@ -146,6 +147,16 @@ def _init_param_names(cls) -> list:
     ]
 
 
+def _init_defaults(cls) -> dict:
+    """The constructor's parameters that have a default, with it."""
+    sig = inspect.signature(cls.__init__)
+    return {
+        p.name: p.default
+        for p in list(sig.parameters.values())[1:]
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is not p.empty
+    }
+
+
 class CoreWrapper:
     """Base of the Python classes around a Rust core object ``self._core``.
 
@@ -166,6 +177,14 @@ class CoreWrapper:
 
     def __init__(self, **params):
         self._params, self._core = self._build(params)
+
+    def __sizeof__(self) -> int:
+        """The object and the state its Rust core holds: ``sys.getsizeof(learner)``, and so
+        river's memory figures (``show_memory``, ``_memory_usage``), count the learned
+        matrices and dictionaries. The core's state is measured as its serialized size
+        (bincode: the float64 arrays at 8 bytes a number plus small headers), which is
+        what it holds up to allocator slack."""
+        return object.__sizeof__(self) + len(self._core._state_bytes())
 
     def _build(self, params: dict):
         """``(params, core)`` for ``params``, or an exception; changes nothing on ``self``.

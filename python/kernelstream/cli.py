@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from kernelstream.errors import KernelstreamError
+from kernelstream.evaluate.metrics import NAMES as METRIC_NAMES
 from kernelstream.learners import _registry
 
 
@@ -281,14 +282,12 @@ def _report_reading(info) -> None:
         print(f"dropped {info.rows_dropped} rows with missing values", file=sys.stderr)
     if info.values_imputed:
         print(f"imputed {info.values_imputed} missing values online", file=sys.stderr)
+    from kernelstream._cli_notes import category_note
+
+    for note in info.notes:
+        print(f"kernelstream: note: {note}", file=sys.stderr)
     for col, cats in info.categories.items():
-        extra = info.values_in_last_category.get(col, 0)
-        print(
-            f"text column {col!r} one-hot encoded online: {len(cats)} categories"
-            + (f", {extra} values of later ones shared the last column (--max-categories)"
-               if extra else ""),
-            file=sys.stderr,
-        )  # fmt: skip
+        print(category_note(info, col, cats), file=sys.stderr)
 
 
 class _PredictionWriter:
@@ -347,10 +346,11 @@ def _resume(path: str):
 
 
 def cmd_run(args) -> int:
-    from kernelstream._optional import available, hint
+    from kernelstream._cli_notes import check_extras
     from kernelstream.evaluate import progressive
 
     _check_output_paths(args)
+    check_extras(args)
     if args.resume:
         learner = _resume(args.resume)
     else:
@@ -378,6 +378,7 @@ def cmd_run(args) -> int:
             progress=args.progress,
             on_chunk=writer,
             store_predictions=False,
+            metrics=args.metric,
         )
     except BaseException:
         if writer is not None:
@@ -385,10 +386,7 @@ def cmd_run(args) -> int:
         raise
     _report_reading(info)
     _print_table(res, task, info)
-    if args.plot and not available("matplotlib"):
-        print(f"kernelstream: no plot written to {args.plot}: " + hint("matplotlib"),
-              file=sys.stderr)  # fmt: skip
-    elif args.plot:
+    if args.plot:
         _save_plot(res.plot(label=repr(learner)), args.plot)
         print(f"plot written to {args.plot}")
     if writer is not None:
@@ -459,6 +457,7 @@ def _save_plot(fig, path: str) -> None:
 
 def _print_table(res, task: str, info) -> None:
     """The checkpoints, with the baseline's loss beside the learner's (target's units)."""
+    from kernelstream._cli_notes import metric_columns, metric_summary
     from kernelstream._optional import available
 
     if available("pandas"):
@@ -466,7 +465,9 @@ def _print_table(res, task: str, info) -> None:
 
         frame = res.to_frame()
         frame["us_per_round"] = 1e6 * frame["seconds"] / frame["rounds"]
-        frame = frame[["rounds", "loss", "baseline", "seconds", "us_per_round", "dim", "memory_mb"]]
+        extra = metric_columns(res)
+        frame = frame[["rounds", "loss", "baseline", *extra, "seconds", "us_per_round", "dim",
+                       "memory_mb"]]  # fmt: skip
         with pd.option_context("display.max_rows", 200, "display.width", 120):
             print(frame.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     else:  # the base install (numpy only): the same columns as plain text
@@ -478,6 +479,7 @@ def _print_table(res, task: str, info) -> None:
             "rounds": [str(int(v)) for v in res.rounds],
             "loss": [f"{v:.6g}" for v in res.loss],
             "baseline": [f"{v:.6g}" for v in base],
+            **{m: [f"{v:.6g}" for v in res.metrics[m]] for m in metric_columns(res)},
             "seconds": [f"{v:.6g}" for v in res.seconds],
             "us_per_round": [f"{1e6 * s / max(r, 1):.6g}" for s, r in zip(res.seconds, res.rounds)],
             "dim": [str(int(v)) for v in res.dim],
@@ -497,7 +499,8 @@ def _print_table(res, task: str, info) -> None:
         f"\n{res.n_rounds} rounds in {res.total_seconds:.3f} s "
         f"({1e6 * res.total_seconds / max(res.n_rounds, 1):.2f} us/round); final {metric} "
         f"{res.final_loss:.6g}{units}; baseline ({base}) {res.baseline[-1]:.6g}; "
-        f"dim {res.dim[-1]}" + (" (stopped by the time budget)" if res.stopped_by_budget else "")
+        f"dim {res.dim[-1]}{metric_summary(res)}"
+        + (" (stopped by the time budget)" if res.stopped_by_budget else "")
     )
 
 
@@ -817,10 +820,17 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--save-model", help="pickle the learner here after the run")
     r.add_argument("--resume", help="continue a learner pickled by --save-model")
     r.add_argument(
+        "--metric",
+        action="append",
+        choices=METRIC_NAMES,
+        help="report this metric too, a column each (repeatable; default: mse for "
+        "regression, error for classification)",
+    )
+    r.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="progress bar (default: on a terminal, if tqdm is installed)",
+        help="progress on stderr: a tqdm bar, else a plain line (default: on a terminal)",
     )
     r.set_defaults(func=cmd_run)
 
@@ -890,7 +900,7 @@ def make_parser() -> argparse.ArgumentParser:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="progress bar (default: on a terminal, if tqdm is installed)",
+        help="progress on stderr: a tqdm bar, else a plain line (default: on a terminal)",
     )
     for q in (dl, dp, df):
         q.add_argument(
@@ -898,6 +908,9 @@ def make_parser() -> argparse.ArgumentParser:
             help="data directory (default: $KERNELSTREAM_DATA, else the platform cache)",
         )
     d.set_defaults(func=cmd_data)
+    from kernelstream.forecast.cli import add_parser as add_forecast
+
+    add_forecast(sub)
     return p
 
 

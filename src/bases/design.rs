@@ -122,6 +122,12 @@ impl Design {
         self.d
     }
 
+    /// The per-coordinate buffers hold `d` entries: a decoded state's `d` is then bounded
+    /// by its own length (checked before anything is built from `d`).
+    pub fn sizes_agree(&self) -> bool {
+        self.max_j.len() == self.d
+    }
+
     pub fn basis(&self) -> &Basis1D {
         &self.basis
     }

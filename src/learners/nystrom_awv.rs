@@ -75,6 +75,7 @@ use crate::samplers::{Kors, KorsWeights};
 use crate::uncertainty::{noise_discount, NoiseLevel};
 use serde::{Deserialize, Serialize};
 
+mod capped;
 mod discount;
 use discount::Stepped;
 
@@ -131,6 +132,9 @@ pub struct NystromAwv {
     xs: Vec<f64>,
     /// Past targets (KORS mode only).
     ys: Vec<f64>,
+    /// KORS at its cap: the repair's checkpoint in place of the three caches above
+    /// (`capped.rs`).
+    capped: Option<capped::Capped>,
     /// Jitter added to `lam K_DD` of a fixed dictionary.
     fixed_jitter: f64,
     /// Forgetting factor (1: none; `discount.rs`).
@@ -365,6 +369,7 @@ impl NystromAwv {
             kcols: Vec::new(),
             xs: Vec::new(),
             ys: Vec::new(),
+            capped: None,
             fixed_jitter: 0.0,
             gamma: 1.0,
             refill: Vec::new(),
@@ -614,7 +619,9 @@ impl NystromAwv {
                     .into(),
             ));
         }
-        let a = if self.gamma < 1.0 {
+        let a = if let Some(a) = self.capped_a() {
+            a
+        } else if self.gamma < 1.0 {
             self.discounted_a(self.n_seen + u64::from(stepped))
         } else {
             let kdd = self.kernel.gram(&self.centers, &self.centers, self.d.unwrap_or(1).max(1));
@@ -816,13 +823,7 @@ impl NystromAwv {
         self.chol.rank_one_update(&mut xup);
         sc.u = xup;
         add_to_q(&mut self.q, &krow, y);
-        if self.kors.is_some() {
-            for (col, &kj) in self.kcols.iter_mut().zip(&krow) {
-                col.push(kj);
-            }
-            self.xs.extend_from_slice(x);
-            self.ys.extend_from_slice(y);
-        }
+        self.cache_round(x, &krow, y);
         if self.d.is_none() {
             self.d = Some(x.len());
         }
@@ -834,6 +835,7 @@ impl NystromAwv {
         if !self.chol.is_healthy() {
             self.refactorize(false)?;
         }
+        self.checkpoint();
         Ok(())
     }
 }
@@ -1092,19 +1094,14 @@ impl NystromAwv {
                 self.q.iter_mut().for_each(|v| *v *= self.gamma);
             }
             add_to_q(&mut self.q, krow, yi);
-            if self.kors.is_some() {
-                for (col, &kj) in self.kcols.iter_mut().zip(krow) {
-                    col.push(kj);
-                }
-                self.xs.extend_from_slice(xi);
-                self.ys.extend_from_slice(yi);
-            }
+            self.cache_round(xi, krow, yi);
         }
         if self.d.is_none() {
             self.d = Some(d);
         }
         self.n_seen += n as u64;
         self.blocked_rounds += n as u64;
+        self.checkpoint();
         true
     }
 
@@ -1179,12 +1176,16 @@ impl OnlineLearner for NystromAwv {
     /// `n_new (d + 1 + m)` doubles, `m` the dictionary size at its cap (without a cap,
     /// the present size plus one: KORS's dictionary grows like the effective
     /// dimension, slowly, and its growth within one call is not foreseen). Counted
-    /// before the rounds run.
+    /// before the rounds run. A capped dictionary keeps at most its checkpoint's rows
+    /// (`capped.rs`).
     fn check_capacity(&self, n_new: usize, d: usize) -> Result<()> {
         let Some(kors) = self.kors.as_ref() else { return Ok(()) };
         let m = self.size() as u128;
         let cap = kors.budget().map_or(m + 1, |b| (b as u128).max(m));
-        let t = (self.t() as u128).saturating_add(n_new as u128);
+        let t = match self.is_capped() {
+            true => capped::checkpoint_rows(cap as usize) as u128, // the checkpoint's rows
+            false => (self.t() as u128).saturating_add(n_new as u128),
+        };
         let k = self.outputs() as u128;
         let doubles = t
             .checked_mul(d as u128 + k + cap)
@@ -1290,6 +1291,7 @@ impl crate::multi::MultiOutput for NystromAwv {
             return None;
         }
         match self.kors {
+            Some(_) if self.is_capped() => self.capped.as_ref().map(|c| c.outputs),
             Some(_) => self.ys.len().checked_div(self.t()),
             None => self.q.len().checked_div(self.size()),
         }
@@ -1364,13 +1366,16 @@ impl crate::multi::MultiOutput for NystromAwv {
         let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.q = widen(&self.q);
         self.ys = widen(&self.ys);
+        if let Some(c) = self.capped.as_mut() {
+            c.outputs += k;
+        }
         self.forget_kept();
         Ok(())
     }
 }
 
 // The format version of a pickled NystromAwv: bump it when a serialised field changes.
-crate::state::state_version!(NystromAwv, 7);
+crate::state::state_version!(NystromAwv, 8);
 
 impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {
@@ -1407,9 +1412,13 @@ impl crate::state::ValidState for NystromAwv {
                 ensure(self.center_rounds.iter().all(|r| r.is_none()), || {
                     "a fixed dictionary point has a round index".into()
                 })?;
-                ensure(self.kcols.is_empty() && self.xs.is_empty() && self.ys.is_empty(), || {
-                    "a fixed-dictionary learner holds a data cache".into()
-                })
+                ensure(
+                    self.kcols.is_empty()
+                        && self.xs.is_empty()
+                        && self.ys.is_empty()
+                        && self.capped.is_none(),
+                    || "a fixed-dictionary learner holds a data cache".into(),
+                )
             }
             Some(kors) => {
                 kors.validate()?;
@@ -1427,6 +1436,9 @@ impl crate::state::ValidState for NystromAwv {
                 ensure(self.center_rounds.windows(2).all(|w| w[0] < w[1]), || {
                     "dictionary rounds not increasing".into()
                 })?;
+                if self.is_capped() {
+                    return self.validate_capped(k);
+                }
                 len_is("past inputs", self.xs.len(), product("past inputs", t, d)?)?;
                 len_is("past targets", self.ys.len(), product("past targets", t, k)?)?;
                 len_is("kernel columns", self.kcols.len(), m)?;

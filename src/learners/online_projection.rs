@@ -775,8 +775,13 @@ impl crate::state::ValidState for OnlineProjection {
         let cfg = &self.cfg;
         let d = st.design.input_dim();
         ensure(d >= 1, || "the input dimension is 0".into())?;
-        same("kappa", &st.kappa, &self.kappa(d))?;
+        // Sizes against the stored buffers first (each bounded by the state's length):
+        // the checks below build a design from `d`, and `n` bounds the schedule.
+        ensure(st.design.sizes_agree(), || format!("the design does not hold {d} coordinates"))?;
         let n = usize::try_from(st.n).map_err(|_| crate::KsError::Input("bad n".into()))?;
+        len_is("past targets", st.ys.len(), n)?;
+        len_is("past inputs", st.xs.len(), product("past inputs", n, d)?)?;
+        same("kappa", &st.kappa, &self.kappa(d))?;
         // The schedule: after round n exactly the units with t_N <= n are on.
         ensure(
             !st.unit_due(cfg)
@@ -790,8 +795,6 @@ impl crate::state::ValidState for OnlineProjection {
         len_is("r", st.r.len(), p)?;
         let phi_len = if st.ready && p > 0 { p * (p + 1) / 2 } else { 0 };
         len_is("Phi (packed)", st.phi.len(), phi_len)?;
-        len_is("past inputs", st.xs.len(), product("past inputs", n, d)?)?;
-        len_is("past targets", st.ys.len(), n)?;
         for (name, v) in [
             ("G", &st.gram),
             ("r", &st.r),

@@ -16,6 +16,6 @@ mod warm_cholesky;
 mod warm_krr;
 
 pub use any::AnyLearner;
-pub use autokernel::{AutoKernel, AutoKernelConfig, AutoKernelParams, ExpertFeatures, ExpertSpec};
+pub use autokernel::{AutoKernel, AutoKernelParams, ExpertFeatures, ExpertSpec};
 pub use experts::{Mixture, MixtureParams, Trace, MIXTURE_ARGS};
 pub use traced::Traced;

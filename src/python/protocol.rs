@@ -1,9 +1,10 @@
 //! The learner protocol of the API contract, generated for every learner class
 //! by [`learner_protocol!`]: `predict_one`, `learn_one`, `progressive_predict`
 //! (GIL released), `predict_many`, `learn_many`, `n_seen`, `dim`, and the state
-//! bytes used by pickling (`_state_bytes` / `_set_state_bytes`, bincode after the
-//! type's own format version, [`crate::state::StateVersion`], checked on load; then
-//! the state validated as a whole: [`crate::state::ValidState`]).
+//! bytes used by pickling and model files (`_state_bytes` / `_set_state_bytes`: the
+//! fields by name behind a header with the type's own format version,
+//! [`crate::state::StateVersion`], and a checksum, [`crate::state::codec`], checked on
+//! load; then the state validated as a whole: [`crate::state::ValidState`]).
 //!
 //! Every method runs inside [`crate::python::errors::guard`] (a panic becomes
 //! `InternalError`), and the whole-stream methods stop on Ctrl-C at a round
@@ -12,11 +13,10 @@
 
 use crate::state::StateVersion;
 
-/// Serialises a learner's core state: its format version (a `u32`), then its fields.
+/// Serialises a learner's core state: [`crate::state::codec`]'s header (magic, format
+/// version, checksum), then its fields by name.
 pub fn dump<T: serde::Serialize + StateVersion>(value: &T) -> crate::Result<Vec<u8>> {
-    bincode::serialize(&(T::STATE_VERSION, value)).map_err(|e| {
-        crate::KsError::Internal(format!("could not serialise the learner state: {e}"))
-    })
+    crate::state::codec::encode(value)
 }
 
 /// Restores a core state: no trailing bytes, the format version, the invariants of
@@ -33,32 +33,13 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVer
     Ok(value)
 }
 
-/// Decodes a core state: no trailing bytes, the format version, the invariants of the
-/// state (its configuration is not compared with anything: [`load`] does that).
+/// Decodes a core state: its checksum, the format version, no trailing bytes, the
+/// invariants of the state (its configuration is not compared with anything: [`load`] does that).
 pub fn decode<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVersion>(
     bytes: &[u8],
 ) -> crate::Result<T> {
-    use bincode::Options;
-    // The version first: a state of another layout would not decode at all.
-    let Some(head) = bytes.get(..4) else {
-        return crate::input_err!("corrupt learner state: {} bytes", bytes.len());
-    };
-    let version = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-    if version != T::STATE_VERSION {
-        return crate::input_err!(
-            "learner state has format version {version}, this build reads version {}",
-            T::STATE_VERSION
-        );
-    }
-    // The encoding of `bincode::serialize` (fixed-width integers), but refusing
-    // trailing bytes and reading at most the input's length.
-    let opts = bincode::DefaultOptions::new()
-        .with_fixint_encoding()
-        .reject_trailing_bytes()
-        .with_limit(bytes.len() as u64);
-    let (_, value): (u32, T) = opts
-        .deserialize(bytes)
-        .map_err(|e| crate::KsError::Input(format!("corrupt learner state: {e}")))?;
+    // Header, checksum and version first, then the fields by name (codec).
+    let value: T = crate::state::codec::decode(bytes)?;
     value.validate()?;
     Ok(value)
 }

@@ -46,34 +46,9 @@ impl StateParams for crate::learners::OnlineProjection {
     }
 }
 
-/// AutoKernel's resolved configuration: `share` and `loss_window` as the rule resolved
-/// them (a pickle of `None` keeps the `None` beside the state).
+/// AutoKernel's parameters, held whole by its state as they were given.
 impl StateParams for crate::mixture::AutoKernel {
     fn state_params(&self, py: Python<'_>) -> PyResult<Pairs> {
-        use crate::python::params::PyParam;
-        let c = self.config();
-        Ok(vec![
-            ("warmup", c.warmup.to_py(py)?),
-            ("widths", c.widths.to_py(py)?),
-            ("lams", c.lams.to_py(py)?),
-            ("nystrom_widths", c.nystrom_widths.to_py(py)?),
-            ("nystrom_lams", c.nystrom_lams.to_py(py)?),
-            ("features", c.features.to_py(py)?),
-            ("n_features", c.n_features.to_py(py)?),
-            ("max_taylor_features", c.max_taylor_features.to_py(py)?),
-            ("rule", c.rule.to_py(py)?),
-            ("seed", c.seed.to_py(py)?),
-            ("threads", c.threads.to_py(py)?),
-            ("discounts", c.discounts.to_py(py)?),
-            ("discount_widths", c.discount_widths.to_py(py)?),
-            ("discount_lams", c.discount_lams.to_py(py)?),
-            ("linear", c.linear.to_py(py)?),
-            ("share", c.share.to_py(py)?),
-            ("loss_window", c.loss_window.to_py(py)?),
-            ("restarts", c.restarts.to_py(py)?),
-            ("fogd_widths", c.fogd_widths.to_py(py)?),
-            ("laplace_widths", c.laplace_widths.to_py(py)?),
-            ("laplace_lams", c.laplace_lams.to_py(py)?),
-        ])
+        all_params(self.config(), py)
     }
 }

@@ -7,11 +7,13 @@ mid-stream, a class added mid-stream."""
 from __future__ import annotations
 
 import pickle
+import struct
 
 import numpy as np
 import pytest
 from kernelstream.calibration import SoftmaxCalibrator
 from kernelstream.errors import InputError, ParameterError
+from kernelstream.modelfile.statebytes import seal, version_of
 from kernelstream.reference.calibration import SoftmaxCalibrator as Reference
 from kernelstream.reference.calibration import isotonic
 
@@ -136,16 +138,18 @@ def test_a_corrupt_state_is_refused():
     cal.learn(S[:50], y[:50])
     state = cal.__getstate__()
     raw = bytearray(state["core"])
-    for bad in (bytes(raw[:-1]), bytes(raw) + b"\0", b"\x07\0\0\0" + bytes(raw[4:])):
+    future = seal(bytes(raw), version=version_of(bytes(raw)) + 1)
+    for bad in (bytes(raw[:-1]), bytes(raw) + b"\0", seal(bytes(raw) + b"\0"), future):
         fresh = SoftmaxCalibrator()
         with pytest.raises(InputError):
             fresh.__setstate__({**state, "core": bad})
         assert fresh.n_seen == 0
-    # the slope below its floor (the f64 after lam, gamma and K): refused by validation
-    k = raw.index(np.float64(cal.slope).tobytes())
-    raw[k : k + 8] = np.float64(-1.0).tobytes()
+    # the slope below its floor (the field "slope", a MessagePack float64: 0xcb and 8
+    # bytes big-endian; the checksum recomputed): refused by validation
+    k = raw.index(b"\xa5slope\xcb" + struct.pack(">d", cal.slope)) + 7
+    raw[k : k + 8] = struct.pack(">d", -1.0)
     with pytest.raises(InputError, match="slope"):
-        SoftmaxCalibrator().__setstate__({**state, "core": bytes(raw)})
+        SoftmaxCalibrator().__setstate__({**state, "core": seal(bytes(raw))})
 
 
 # The binning stage (src/calibration/binning.rs).

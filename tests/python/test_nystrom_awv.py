@@ -2,6 +2,8 @@
 equality with the NumPy reference (same KORS draws), with KernelAWV when every point
 is in the dictionary, with linear AWV on K_mm^{-1/2} k_m(x) for a fixed dictionary."""
 
+import pickle
+
 import kernelstream as ks
 import numpy as np
 import pytest
@@ -127,3 +129,18 @@ def test_incremental_reference_equals_direct_reference():
     np.testing.assert_allclose(
         fast.progressive_predict(X, y), c.progressive_predict(X, y), atol=1e-8
     )
+
+
+def test_capped_dictionary_state_stops_growing():
+    """At its cap the learner keeps no per-round cache: its pickle is the same size after
+    3,000 more rounds (it grew by about (m + d + 1) doubles a round before), and it
+    predicts as a copy does."""
+    X, y = stream(6000, 3, 5)
+    m = ks.NystromAWV(Gaussian(1.0), max_dictionary=10, seed=1)
+    m.progressive_predict(X[:3000], y[:3000])
+    assert m.dim == 10
+    size = len(pickle.dumps(m))
+    twin = m.copy()
+    p = m.progressive_predict(X[3000:], y[3000:])
+    assert abs(len(pickle.dumps(m)) - size) <= 8 * 64 * 10 + 64
+    np.testing.assert_array_equal(twin.progressive_predict(X[3000:], y[3000:]), p)

@@ -110,9 +110,11 @@ def test_the_defaults_of_a_reporting_learner_leave_only_run_time_settings():
 
     assert _envelope(pickle.dumps(TaylorAWV()))["params"] == {"block_size": None}
     assert _envelope(pickle.dumps(FOGD(Gaussian(2.0), n_features=7)))["params"] == {}
-    # AutoKernel's state holds the share and loss window its rule resolved, not "None"
+    # AutoKernel's state holds every parameter as given ("None" for the rule's share and
+    # loss window too): the envelope holds none
     env = _envelope(pickle.dumps(AutoKernel()))
-    assert env["params"] == {"share": None, "loss_window": None}
+    assert env["params"] == {}
+    assert pickle.loads(pickle.dumps(AutoKernel(share=None))).get_params()["share"] is None
     # NOGD's state holds the rank it resolved (20% of the budget), not "None"
     env = _envelope(pickle.dumps(NOGD(Gaussian(1.0), budget=50)))
     assert env["params"] == {"rank": None}
@@ -133,3 +135,22 @@ def test_a_format_1_envelope_still_loads():
         again.__setstate__(state)
         _same_params_exactly(again.get_params(), m.get_params())
         np.testing.assert_array_equal(again.predict_many(X), m.predict_many(X))
+
+
+def test_a_parameter_absent_from_a_pickle_takes_its_declared_default():
+    """A pickle made before an option existed (here: without ``block_size`` in its
+    envelope) loads, the option at its declared default."""
+    from kernelstream import TaylorAWV
+    from kernelstream._wrapped import _load
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(30, 2))
+    y = np.sin(3 * X[:, 0])
+    model = TaylorAWV(degree=3, lam=0.5)
+    model.learn_many(X, y)
+    state = model.__getstate__()
+    assert state["params"] == {"block_size": None}
+    state["params"] = {}
+    again = _load(TaylorAWV, state)
+    assert again.get_params() == model.get_params()
+    np.testing.assert_array_equal(again.predict_many(X), model.predict_many(X))

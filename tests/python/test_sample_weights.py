@@ -225,7 +225,9 @@ def test_sklearn_regressor_integer_weights_equal_repeated_rows():
 
     X, y, w = _data()
     reps = w.astype(int)
-    a = SklearnRegressor(ks.TaylorAWV(degree=3), scale=False).fit(X, y, sample_weight=w)
+    a = SklearnRegressor(ks.TaylorAWV(degree=3), scale=False).fit(
+        X, y, sample_weight=w, shuffle=False
+    )
     b = SklearnRegressor(ks.TaylorAWV(degree=3), scale=False).fit(
         np.repeat(X, reps, axis=0), np.repeat(y, reps)
     )
@@ -237,12 +239,16 @@ def test_sklearn_zero_weights_equal_dropped_rows_with_scaling():
 
     X, y, w = _data()
     keep = w > 0
-    a = SklearnRegressor(ks.TaylorAWV()).fit(X, y, sample_weight=(w > 0).astype(float))
-    b = SklearnRegressor(ks.TaylorAWV()).fit(X[keep], y[keep])
+    a = SklearnRegressor(ks.TaylorAWV()).fit(
+        X, y, sample_weight=(w > 0).astype(float), shuffle=False
+    )
+    b = SklearnRegressor(ks.TaylorAWV()).fit(X[keep], y[keep], shuffle=False)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     labels = (y > 0).astype(int)
-    c = SklearnClassifier(ks.TaylorAWV()).fit(X, labels, sample_weight=(w > 0).astype(float))
-    d = SklearnClassifier(ks.TaylorAWV()).fit(X[keep], labels[keep])
+    c = SklearnClassifier(ks.TaylorAWV()).fit(
+        X, labels, sample_weight=(w > 0).astype(float), shuffle=False
+    )
+    d = SklearnClassifier(ks.TaylorAWV()).fit(X[keep], labels[keep], shuffle=False)
     np.testing.assert_array_equal(c.decision_function(X), d.decision_function(X))
 
 

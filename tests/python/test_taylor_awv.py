@@ -174,13 +174,14 @@ def test_feature_count_too_large_for_memory_is_a_clear_error():
 
 
 def test_memory_is_flat_in_n():
-    # O(r^2) state: the pickled state does not grow with the number of rounds
+    # O(r^2) state: the pickled state does not grow with the number of rounds (but for
+    # its counters: integers take 1 to 9 bytes in the tagged encoding)
     rng = np.random.default_rng(0)
     m = ks.TaylorAWV(degree=2)
     m.learn_many(rng.uniform(-1, 1, (100, 5)), rng.uniform(-1, 1, 100))
     s1 = len(m._core._state_bytes())
     m.learn_many(rng.uniform(-1, 1, (5000, 5)), rng.uniform(-1, 1, 5000))
-    assert len(m._core._state_bytes()) == s1
+    assert s1 <= len(m._core._state_bytes()) <= s1 + 16
 
 
 @functools.cache

@@ -162,13 +162,22 @@ class OnlineStandardizer:
         std = math.sqrt(self.m2[0] / self.n)
         return z * std + mean if std > 1e-12 * abs(mean) else mean
 
+    def std(self) -> np.ndarray:
+        """The running standard deviation of each column (the factor :meth:`inverse`
+        multiplies by; 0 for a constant column, and before any row)."""
+        if not self.n:
+            return np.zeros(1)
+        std = np.sqrt(self.m2 / self.n)
+        return np.where(std > 1e-12 * np.abs(self.mean), std, 0.0)
+
     def inverse(self, z: np.ndarray) -> np.ndarray:
-        """Map scaled values of a 1-d quantity (targets) back: ``z std + mean``."""
+        """Map scaled values back: ``z std + mean``, for one quantity (``z`` of any
+        shape) or ``K`` columns (``z`` of shape ``(n, K)``, each with its own)."""
         if not self.n:
             return np.zeros_like(z)
-        std = np.sqrt(self.m2[0] / self.n)
-        return (
-            z * std + self.mean[0]
-            if std > 1e-12 * abs(self.mean[0])
-            else np.full_like(z, self.mean[0])
-        )
+        std = np.sqrt(self.m2 / self.n)
+        live = std > 1e-12 * np.abs(self.mean)
+        if self.mean.size == 1:  # one quantity: a scalar mean and std
+            mean, s = self.mean[0], std[0]
+            return z * s + mean if live[0] else np.full_like(z, mean)
+        return np.where(live, z * std + self.mean, self.mean)

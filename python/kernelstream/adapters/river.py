@@ -10,21 +10,31 @@ Feature policy (a kernel learner works on a fixed input dimension): each feature
 an input slot of the learner the first time it is learned with a value (``feature_names``,
 in slot order: the first row's keys sorted, then later keys as they come). A missing
 key and the value ``None`` both mean ``0.0``. A key first seen after the first row is
-never ignored: with ``max_features=N`` the learner has ``N`` inputs from the start and
-the new key takes a free one, which was ``0`` in every past row, so this is exactly the
-stream extended by zeros; for distance kernels (Gaussian, Laplacian, and TaylorAWV,
-RFF, Nystrom, AutoKernel built on them) such an input changes no past feature or kernel
-value. Without ``max_features`` (or when its slots are all taken) a new key raises
-:class:`~kernelstream.InputError` saying so. Values must be numbers (encode categories,
-e.g. with ``preprocessing.OneHotEncoder``, and give ``max_features`` room for the
-categories to come).
+never ignored, and the result is always the learner fed the rows extended by zeros:
+
+- without ``max_features`` (the default) the adapter keeps the rows as the learner saw
+  them, and a key that finds no free input widens the learner exactly: a fresh learner
+  with twice the inputs replays them, zero-extended (``kernelstream.adapters._growth``;
+  ``8 d`` bytes a row, at most 512 MB, counted in the memory usage);
+- with ``max_features=N`` the learner has ``N`` inputs from the start and the new key
+  takes a free one, which was ``0`` in every past row, so this is exactly the stream
+  extended by zeros (no rows kept: faster, bounded memory; a key past the ``N`` raises
+  :class:`~kernelstream.InputError`); for distance kernels (Gaussian, Laplacian, and
+  TaylorAWV, RFF, Nystrom, AutoKernel built on them) such an input changes no past
+  feature or kernel value.
+
+Values must be numbers (encode categories, e.g. with ``preprocessing.OneHotEncoder``).
+``RiverRegressor`` also takes dict targets, as ``river.base.MultiTargetRegressor``
+models do (a multi-output learner: the AWV family and AutoKernel): ``learn_one(x, y)``
+with ``y = {name: value}``, and ``predict_one`` returns a dict.
 
 Scale: the learners' defaults assume inputs whose distances are of order ``sigma = 1``
-and targets of order one. By default (``scale=True``) the adapters standardize the
+and targets of order one. By default (``scale="auto"``) the adapters standardize the
 features (those already of order one pass unchanged, so a ``StandardScaler`` in front
 is not applied twice), divide them by ``sqrt(d)`` (``d`` the features in use), and
-standardize the target, all online; ``scale=False`` passes the values as they are
-(``docs/adapters.md``).
+standardize the target, all online, except in front of a learner that scales itself
+(AutoKernel); ``scale=True`` always scales, ``scale=False`` passes the values as they
+are (``docs/adapters.md``).
 
 Examples
 --------
@@ -37,6 +47,15 @@ Examples
 >>> model.learn_one({"a": 0.2, "c": 1.0}, 2.0)
 >>> model.learner.n_seen, model.learner.input_dim, model.feature_names
 (2, 3, ['a', 'b', 'c'])
+>>> grows = RiverRegressor(TaylorAWV(degree=2))  # no reservation: widened when needed
+>>> grows.learn_one({"a": 0.1}, 1.0)
+>>> grows.learn_one({"a": 0.2, "b": 1.0, "c": 0.5}, 2.0)
+>>> grows.learner.n_seen, grows.learner.input_dim, grows.feature_names
+(2, 3, ['a', 'b', 'c'])
+>>> multi = RiverRegressor(TaylorAWV(degree=2))  # dict targets: one output each
+>>> multi.learn_one({"a": 0.1}, {"u": 1.0, "v": -1.0})
+>>> sorted(multi.predict_one({"a": 0.1}))
+['u', 'v']
 """
 
 from __future__ import annotations
@@ -49,6 +68,8 @@ import numpy as np
 
 from .._validation import as_label, as_weight
 from ..errors import InputError, ParameterError
+from . import _growth
+from ._order import resolve_scale
 from ._scaling import OnlineStandardizer
 
 try:
@@ -82,6 +103,13 @@ def _zero_extension_exact(learner) -> bool:
 
 
 _FLOAT64 = np.float64
+#: integers at least this large (in magnitude) are not float64 values (they round to inf)
+_INT_MAX = 2**1024 - 2**970
+
+
+def _short_int(v) -> str:
+    digits = len(str(abs(int(v))))
+    return f"{'-' if v < 0 else ''}(a {digits}-digit integer)" if digits > 30 else str(v)
 
 
 class _DictAdapter:
@@ -90,9 +118,20 @@ class _DictAdapter:
     #: not pickled)
     _slot_cache: tuple | None = None
 
-    def __init__(self, learner, scale: bool = True, max_features: int | None = None):
-        if not isinstance(scale, (bool, np.bool_)):
-            raise ParameterError(f"scale must be True or False, got {scale!r}")
+    #: the rows as the learner saw them, for an exact widening (``None``: not kept)
+    _history: _growth.History | None = None
+    #: dict targets: their names, in output order (``None``: one number per round)
+    target_names: list | None = None
+    #: the rows stopped being kept (past ``_growth.MAX_BYTES``)
+    _rows_dropped = False
+
+    @property
+    def n_learned(self) -> int:
+        """Rows learned."""
+        return int(self.learner.n_seen)
+
+    def __init__(self, learner, scale="auto", max_features: int | None = None):
+        scaled = resolve_scale(scale, learner)
         if max_features is not None and (
             isinstance(max_features, (bool, np.bool_))
             or not isinstance(max_features, numbers.Integral)
@@ -112,9 +151,9 @@ class _DictAdapter:
         self.scale = scale
         self.max_features = max_features
         self.feature_names: list | None = None  # in slot order
-        self.scaler = OnlineStandardizer(per_dimension=False, keep_unit=True) if scale else None
+        self.scaler = OnlineStandardizer(per_dimension=False, keep_unit=True) if scaled else None
         self.target_scaler = (
-            OnlineStandardizer(per_dimension=False) if scale and self._scale_target else None
+            OnlineStandardizer(per_dimension=False) if scaled and self._scale_target else None
         )
 
     def _slots(self, x: dict):
@@ -126,6 +165,8 @@ class _DictAdapter:
                 isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
             ):
                 raise InputError(f"feature {k!r} must be a real number or None, got {v!r}")
+            if isinstance(v, numbers.Integral) and not -_INT_MAX < v < _INT_MAX:
+                raise InputError(f"feature {k!r}: the integer {_short_int(v)} overflows float64")
         names = self.feature_names or []
         known = set(names)
         new = [k for k in _sorted_names(x) if k not in known and x[k] is not None]
@@ -137,12 +178,15 @@ class _DictAdapter:
                 )
             return new, max(size, 1)
         size = int(self.learner.input_dim or 0) or len(names)
+        if new and len(names) + len(new) > size and self._history is not None:
+            return names + new, _growth.grown_width(size, len(names) + len(new))
         if new and len(names) + len(new) > size:
             hint = (
                 "build the model with a larger max_features"
                 if self.max_features is not None
-                else "pass max_features=N to reserve N inputs, so that a feature first seen "
-                "later takes a free one (exactly as if it had been 0 in every past row)"
+                else f"the rows kept for widening the learner passed {_growth.MAX_BYTES} "
+                "bytes; pass max_features=N to reserve N inputs, so that a feature first "
+                "seen later takes a free one (exactly as if it had been 0 in every past row)"
             )
             raise InputError(
                 f"feature {new[0]!r} was not in the rows learned before, and all {size} "
@@ -169,7 +213,9 @@ class _DictAdapter:
                 return None
             if value is not None:
                 v[i] = value
-        return np.array(v)
+        out = np.array(v)
+        # an integer beyond the doubles makes an object array: the general path names it
+        return out if out.dtype == _FLOAT64 else None
 
     def _vector(self, x: dict):
         """``x`` as a float vector in slot order (see the module's feature policy)."""
@@ -185,29 +231,116 @@ class _DictAdapter:
         return v, names
 
     def _unit_test_skips(self) -> set:
-        # river's check_emerging_features learns rows whose keys come after the first row:
-        # without reserved inputs that is the documented InputError
+        # the rows kept for widening grow with the stream: river's memory check fails
+        # by design without a reservation (max_features), which keeps none
         skips = set(getattr(super(), "_unit_test_skips", set)())
-        return skips | ({"check_emerging_features"} if self.max_features is None else set())
+        return skips | ({"check_bounded_memory_growth"} if self.max_features is None else set())
 
-    def _learn_vector(self, x: dict, y: float, w: float = 1.0) -> None:
+    def _widened(self, v: np.ndarray, xs):
+        """Before learning the row ``v`` (``size`` inputs, more than the learner's):
+        the learner and scaler widened to ``v``'s size, exactly (see ``_growth``)."""
+        size, old = v.shape[0], self.learner.input_dim
+        if old is None or size == old:
+            return self.learner, xs
+        if xs is not None and xs.n:  # the new inputs were 0 in every past row
+            xs = xs.copy()
+            xs.mean = np.concatenate([xs.mean, np.zeros(size - old)])
+            xs.m2 = np.concatenate([xs.m2, np.zeros(size - old)])
+        return self._replay(size), xs
+
+    def _replay(self, size: int):
+        """A fresh learner that learned the rows kept, extended by zeros to ``size``."""
+        h = self._history
+        assert h is not None
+        Y = h.targets[: h.n]
+        return _growth.replayed(self.learner, h.widened(size), Y if Y.shape[1] > 1 else Y[:, 0])
+
+    def _keep(self, v: np.ndarray, target, w: float = 1.0) -> None:
+        """Keep the row the learner learned (or stop keeping rows, past the limit; or
+        once a row has a weight other than 1, which the kept rows would not replay)."""
+        if w != 1.0 and self.max_features is None:
+            self._history, self._rows_dropped = None, True
+        if self.max_features is not None or self._rows_dropped:
+            return
+        if self._history is None and self.n_learned == 1:  # the first row
+            self._history = _growth.History(v.shape[0], np.size(target))
+        h = self._history
+        if h is not None:
+            if h.rows.shape[1] < v.shape[0]:
+                h.widen(v.shape[0])
+            if not h.append(v, target):
+                self._history = None  # no widening from now on
+                self._rows_dropped = True
+
+    @property
+    def _raw_memory_usage(self) -> int:
+        """river's size of the adapter, the learners' core states included (their
+        ``sys.getsizeof`` counts the state the core holds)."""
+        import sys
+
+        from ._columns import is_native
+
+        extra = 0 if self._history is None else self._history.nbytes
+        learners = [self.learner, *getattr(self, "columns", [])]
+        if is_native(self.learner):
+            learners = [self.learner]
+        return sys.getsizeof(self) + extra + sum(sys.getsizeof(lr) for lr in learners)
+
+    def _target_row(self, y):
+        """The target ``y`` as a number, or as an array in ``target_names`` order (dict
+        targets, ``river.base.MultiTargetRegressor``'s convention)."""
+        if not isinstance(y, dict):
+            if self.target_names is not None:
+                raise InputError(f"this model learns dict targets {self.target_names}, got {y!r}")
+            return as_label(y)
+        names = self.target_names
+        if names is None:
+            from ._columns import is_native
+
+            if self.learner.n_seen:
+                raise InputError("this model learns one number per round, got a dict target")
+            if not is_native(self.learner):
+                raise InputError(
+                    f"dict targets need a multi-output learner (TaylorAWV, RFFAWV, "
+                    f"NystromAWV, KernelAWV, AutoKernel), not {type(self.learner).__name__}"
+                )
+            names = _sorted_names(y)
+        if set(y) != set(names):
+            raise InputError(f"the targets must have the keys {names}, got {_sorted_names(y)}")
+        return np.array([as_label(y[k]) for k in names]), names
+
+    def _learn_vector(self, x: dict, y, w: float = 1.0) -> None:
         v, names = self._vector(x)
+        target = self._target_row(y)
+        tnames = None
+        if isinstance(target, tuple):
+            target, tnames = target
         xs, ys = self.scaler, self.target_scaler  # the statistics after x, once accepted
+        learner, xs = self._widened(v, xs)
         if xs is not None:
             z, xs = xs.learned_row(v)
             v = z / np.sqrt(max(len(names), 1))
         if ys is not None:
-            z, ys = ys.learned_row(np.array([as_label(y)]))
-            y = float(z[0])
-        self.learner.learn_one(v, y, w)
+            z, ys = ys.learned_row(np.atleast_1d(np.asarray(target, dtype=np.float64)))
+            target = float(z[0]) if tnames is None else z
+        learner.learn_one(v, target, w)
         # the learner accepted the round: commit the features and the statistics
+        self.learner = learner
         self.scaler, self.target_scaler = xs, ys
+        if tnames is not None:
+            self.target_names = tnames
         if names is not self.feature_names:
             self.feature_names = list(names)
+        self._keep(v, target, w)
 
     def _input(self, x: dict) -> np.ndarray:
         """``x`` as the learner sees it at prediction time."""
         v, names = self._vector(x)
+        width = self.learner.input_dim
+        if width is not None and v.shape[0] > width:
+            # keys past the learner's inputs (a widening is made by learning, not by
+            # predicting): left out, as if missing
+            v, names = v[:width], names[:width]
         if self.scaler is not None:
             v = self.scaler.transform_row(v) / np.sqrt(max(len(names), 1))
         return v
@@ -243,14 +376,16 @@ class RiverRegressor(_DictAdapter, _Regressor):
     ----------
     learner : kernelstream learner
         Trained in place.
-    scale : bool, default True
-        Standardize the features (divided by ``sqrt(d)`` too) and the target online, so
-        that the learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`);
-        ``False`` passes the values as they are.
+    scale : "auto", True or False, default "auto"
+        ``True``: standardize the features (divided by ``sqrt(d)`` too) and the target
+        online, so that the learner's defaults suit the data (see
+        ``kernelstream.adapters._scaling``); ``False`` passes the values as they are;
+        ``"auto"``: ``True`` unless the learner scales itself (AutoKernel).
     max_features : int, optional
         Inputs reserved for the features, so that keys first seen after the first row
-        (categories one-hot encoded online) take a free one; ``None``: as many as the
-        first row has, and a later new key is an error. See the module's feature policy.
+        (categories one-hot encoded online) take a free one, with no rows kept;
+        ``None``: the learner is widened exactly when a new key needs it. See the
+        module's feature policy.
     """
 
     _scale_target = True
@@ -261,19 +396,26 @@ class RiverRegressor(_DictAdapter, _Regressor):
 
         yield {"learner": TaylorAWV(degree=2), "scale": True, "max_features": 12}
 
-    def learn_one(self, x: dict, y: float, w: float = 1.0) -> None:
-        """Learn ``(x, y)`` with sample weight ``w`` (river's convention; a finite number
-        ``>= 0``: the learner's loss counts ``w`` times, the online scaling sees the row
-        once; ``w = 0`` changes nothing; docs/choices.md, "Sample weights")."""
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        """Learn ``x`` with the target ``y``: a number, or a dict ``{name: value}`` (the
+        same names every round, as for ``river.base.MultiTargetRegressor``). ``w``: the
+        sample weight (river's convention; a finite number ``>= 0``: the learner's loss
+        counts ``w`` times, the online scaling sees the row once; ``w = 0`` changes
+        nothing; docs/choices.md, "Sample weights")."""
         w = as_weight(w)
         if w == 0.0:
             return
         self._learn_vector(x, y, w)
 
     def predict_one(self, x: dict, with_interval: bool = False):
-        """The prediction for ``x``; with ``with_interval=True`` (a learner wrapped in
-        :class:`kernelstream.Conformal`), a dict ``{"lower", "center", "upper"}`` in the
-        target's units, as river's conformal regressors give."""
+        """The prediction for ``x`` (a dict ``{name: value}`` for dict targets); with
+        ``with_interval=True`` (a learner wrapped in :class:`kernelstream.Conformal`), a
+        dict ``{"lower", "center", "upper"}`` in the target's units, as river's
+        conformal regressors give."""
+        if self.target_names is not None and not with_interval:
+            z = np.atleast_1d(np.asarray(self._score(x), dtype=np.float64))
+            values = self._unscale(z) if self.target_scaler is not None else z.tolist()
+            return {k: float(v) for k, v in zip(self.target_names, values)}
         if not with_interval:
             f = self._score(x)
             if self.target_scaler is None:
@@ -328,9 +470,9 @@ class RiverClassifier(_DictAdapter, _Classifier):
     learner : kernelstream learner
         Trained in place (the column of the classes not seen yet); each class's column
         starts as a copy of it.
-    scale : bool, default True
+    scale : "auto", True or False, default "auto"
         Standardize the features online (divided by ``sqrt(d)`` too); ``False`` passes
-        them as they are.
+        them as they are; ``"auto"``: ``True`` unless the learner scales itself.
     max_features : int, optional
         Inputs reserved for features first seen after the first row (see
         :class:`RiverRegressor`).
@@ -352,11 +494,14 @@ class RiverClassifier(_DictAdapter, _Classifier):
 
     _multiclass = True
 
-    def __init__(self, learner, scale: bool = True, max_features: int | None = None):
+    def __init__(self, learner, scale="auto", max_features: int | None = None):
         from ..calibration import SoftmaxCalibrator
         from ._columns import is_native, target_values
 
         super().__init__(learner, scale, max_features)
+        from ._order import warn_if_poor_classifier
+
+        warn_if_poor_classifier(learner, stacklevel=3)
         self.classes: list = []  # labels in column order
         self.columns: list = []  # one learner per class
         self.calibrator = SoftmaxCalibrator()
@@ -380,6 +525,14 @@ class RiverClassifier(_DictAdapter, _Classifier):
             hash(y)
         except TypeError:
             raise InputError(f"a label must be hashable, got {type(y).__name__}") from None
+        try:
+            # a label equals itself: NaN, NaT, pandas.NA (and None) are missing labels,
+            # which would otherwise each become a new class
+            usable = y is not None and bool(y == y)
+        except (TypeError, ValueError):
+            usable = False
+        if not usable:
+            raise InputError(f"the label is missing ({y!r}): a class label must equal itself")
         for k, label in enumerate(self.classes):
             if label == y:
                 return k
@@ -396,6 +549,22 @@ class RiverClassifier(_DictAdapter, _Classifier):
             return self.learner.predict_many(V).reshape(V.shape[0], len(self.classes))
         return np.column_stack([c.predict_many(V) for c in self.columns])
 
+    def _replay(self, size: int):
+        """The never-seen column and the class columns, fresh, after the rows kept
+        extended by zeros to ``size`` (each class's targets from the labels kept)."""
+        h = self._history
+        assert h is not None
+        X, codes = h.widened(size), h.targets[: h.n, 0]
+        on, off = self._on, self._off
+        if self._native:
+            T = np.where(codes[:, None] == np.arange(len(self.classes))[None, :], on, off)
+            return _growth.replayed(self.learner, X, T)
+        self.columns = [  # (committed with the learner by learn_one)
+            _growth.replayed(self.learner, X, np.where(codes == j, on, off))
+            for j in range(len(self.columns))
+        ]
+        return _growth.replayed(self.learner, X, np.full(h.n, off))
+
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Learn ``(x, y)`` with sample weight ``w`` (river's convention; a finite number
         ``>= 0``: each class column's loss counts ``w`` times, the scaling and the
@@ -406,6 +575,13 @@ class RiverClassifier(_DictAdapter, _Classifier):
         k = self._index(y)
         v, names = self._vector(x)
         xs = self.scaler  # the statistics after x, once accepted
+        if self.learner.input_dim is not None and v.shape[0] > self.learner.input_dim:
+            before = self.columns
+            try:
+                self.learner, xs = self._widened(v, xs)
+            except BaseException:
+                self.columns = before
+                raise
         if xs is not None:
             z, xs = xs.learned_row(v)
             v = z / np.sqrt(max(len(names), 1))
@@ -440,6 +616,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
             self.classes.append(y)
         if names is not self.feature_names:
             self.feature_names = list(names)
+        self._keep(v, k, w)
 
     def _current_scores(self, x: dict):
         v = self._input(x)

@@ -1,19 +1,25 @@
 """scikit-learn estimators around any kernelstream learner (requires scikit-learn >= 1.6).
 
 ``fit`` starts from a fresh copy of ``learner`` (the parameter itself is never trained)
-and streams the rows once, in order (``learn_many``); ``partial_fit`` continues the
-stream; ``predict`` is ``predict_many`` (state unchanged). Inputs are validated with
+and streams the rows once, in a seeded random order by default (``shuffle=True``, as
+scikit-learn's own online estimators do in ``fit``; ``shuffle=False``: the given
+order); ``partial_fit`` continues the stream in the given order; ``predict`` is ``predict_many`` (state unchanged). Inputs are validated with
 scikit-learn's own utilities, so errors are worded as scikit-learn words them, and both
 estimators pass ``sklearn.utils.estimator_checks.check_estimator`` (tested).
 ``get_params``/``set_params``/``clone`` reach the learner's hyperparameters, so nested
 grid searches work: ``{"sklearnregressor__learner__degree": [2, 3]}``.
 
 Scale: the learners' defaults assume inputs whose distances are of order ``sigma = 1``
-and targets of order one. By default (``scale=True``) the adapters standardize the
+and targets of order one. By default (``scale="auto"``) the adapters standardize the
 features (those already of order one pass unchanged) and divide them by ``sqrt(d)``,
 and standardize the target, online as the rows stream through, so raw data and
-pipelines that standardize the features first both suit them; ``scale=False`` passes
-the values as they are (``docs/adapters.md``).
+pipelines that standardize the features first both suit them, except in front of a
+learner that scales itself (:class:`kernelstream.AutoKernel`), which gets the values as
+they are; ``scale=True`` always scales, ``scale=False`` never (``docs/adapters.md``).
+
+A 2-D ``y`` of ``K`` columns (``SklearnRegressor``) is learned as ``K`` outputs by a
+multi-output learner (the AWV family: one shared matrix), and ``predict`` gives
+``(n, K)``.
 
 Examples
 --------
@@ -24,6 +30,9 @@ Examples
 >>> est = SklearnRegressor(TaylorAWV(degree=3)).fit(X, y)
 >>> est.learner_.n_seen, bool(est.score(X, y) > 0.8)
 (300, True)
+>>> Y = np.column_stack([y, X[:, 1]])  # two outputs
+>>> SklearnRegressor(TaylorAWV(degree=3)).fit(X, Y).predict(X[:4]).shape
+(4, 2)
 """
 
 from __future__ import annotations
@@ -34,7 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, ParameterError
+from ..errors import InputError
+from ._order import resolve_scale, stream_order, warn_if_poor_classifier
 from ._scaling import OnlineStandardizer
 
 try:
@@ -105,8 +115,9 @@ class _StreamingEstimator(BaseEstimator):
     """Shared ``fit``/``partial_fit``/validation of the two adapters."""
 
     _scale_target = False
+    _multi_output = False
 
-    def __init__(self, learner, scale=True):
+    def __init__(self, learner, scale="auto"):
         self.learner = learner
         self.scale = scale
 
@@ -118,7 +129,20 @@ class _StreamingEstimator(BaseEstimator):
             return validate_data(self, X, reset=reset, dtype=np.float64)
         if not reset and self._y_numeric and self._plain_rows(X) and _plain_targets(y, len(X)):
             return X, y
-        return validate_data(self, X, y, reset=reset, dtype=np.float64, y_numeric=self._y_numeric)
+        return validate_data(
+            self,
+            X,
+            y,
+            reset=reset,
+            dtype=np.float64,
+            y_numeric=self._y_numeric,
+            multi_output=self._multi_output and self._multi_capable(),
+        )
+
+    def _multi_capable(self) -> bool:
+        from ._columns import is_native
+
+        return is_native(self.learner)
 
     def _plain_rows(self, X) -> bool:
         """Whether ``X`` is what ``validate_data`` would return unchanged once fitted: a
@@ -141,15 +165,10 @@ class _StreamingEstimator(BaseEstimator):
         when the learner accepted the rows."""
         X, y, sw = _drop_unweighted(X, y, sw)
         if first:
-            if not isinstance(self.scale, (bool, np.bool_)):
-                raise ParameterError(f"scale must be True or False, got {self.scale!r}")
+            scale = resolve_scale(self.scale, self.learner)
             learner = _fresh(self.learner)
-            xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if self.scale else None
-            ys = (
-                OnlineStandardizer(per_dimension=False)
-                if self.scale and self._scale_target
-                else None
-            )
+            xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if scale else None
+            ys = OnlineStandardizer(per_dimension=False) if scale and self._scale_target else None
         else:
             learner, xs, ys = self.learner_, self.scaler_, self.target_scaler_
         y = self._encode(y)
@@ -171,17 +190,24 @@ class _StreamingEstimator(BaseEstimator):
         elif xs is not None:
             xs = xs.copy()
             X = xs.learn_transform(X)
-        if ys is not None and len(y) == 1 and y.dtype == np.float64:
+        if ys is not None and len(y) == 1 and y.ndim == 1 and y.dtype == np.float64:
             y, ys = ys.learned_row(y)
+        elif ys is not None and y.ndim == 2:  # K outputs: each column standardized
+            ys = ys.copy()
+            y = ys.learn_transform(y)
         elif ys is not None:
             ys = ys.copy()
             y = ys.learn_transform(y[:, None])[:, 0]
         return X, y, xs, ys
 
-    def _fit(self, X, y, sample_weight=None):
+    def _fit(self, X, y, sample_weight=None, shuffle=True, random_state=None):
         X, y = self._validate(X, y)
         sw = _weights(sample_weight, X)
         self._start(y)
+        order = stream_order(len(X), shuffle, random_state, self.learner)
+        if order is not None:
+            X, y = X[order], y[order]
+            sw = None if sw is None else sw[order]
         self._learn(X, y, first=True, sw=sw)
         return self
 
@@ -202,21 +228,28 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
     ----------
     learner : kernelstream learner
         The prototype; ``fit`` trains a fresh copy, ``learner_``.
-    scale : bool, default True
-        Standardize the features (divided by ``sqrt(d)`` too) and the target online, so
-        that the learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`);
-        ``False`` passes the values as they are.
+    scale : "auto", True or False, default "auto"
+        ``True``: standardize the features (divided by ``sqrt(d)`` too) and the target
+        online, so that the learner's defaults suit the data (see
+        ``kernelstream.adapters._scaling``); ``False`` passes the values as they are;
+        ``"auto"``: ``True`` unless the learner scales itself (AutoKernel).
 
     Attributes
     ----------
     learner_ : the trained learner
-    scaler_, target_scaler_ : the online standardizers (``None`` without ``scale``)
+    scaler_, target_scaler_ : the online standardizers (``None`` without scaling)
     n_features_in_ : int
     feature_names_in_ : ndarray (only when ``X`` had string column names)
     """
 
     _y_numeric = True
     _scale_target = True
+    _multi_output = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = self._multi_capable()
+        return tags
 
     def _start(self, y):
         pass
@@ -225,17 +258,31 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
         return y
 
     @_atomic
-    def fit(self, X, y, sample_weight=None):
-        """Stream the rows of ``X`` once, in order, through a fresh learner
-        (``sample_weight``: one finite weight ``>= 0`` a row, docs/choices.md, "Sample
-        weights")."""
-        return self._fit(X, y, sample_weight)
+    def fit(self, X, y, sample_weight=None, shuffle=True, random_state=None):
+        """Stream the rows of ``X`` once through a fresh learner.
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+        y : array-like (n,), or (n, K) for a multi-output learner
+        sample_weight : array-like (n,), optional
+            One finite weight ``>= 0`` a row (docs/choices.md, "Sample weights"); a row of
+            weight 0 is not learned.
+        shuffle : bool, default True
+            Learn the rows in a random order (scikit-learn's online estimators shuffle in
+            ``fit``): a file sorted by target or class would otherwise be learned as a
+            drifting stream. ``False``: the given order.
+        random_state : int, numpy Generator or RandomState, optional
+            The seed of the order; ``None``: the learner's ``seed`` (0 without one), so
+            that two fits give the same model.
+        """
+        return self._fit(X, y, sample_weight, shuffle, random_state)
 
     @_atomic
     def partial_fit(self, X, y, sample_weight=None):
         """Continue the stream with the rows of ``X`` (the first call starts it)."""
         if not hasattr(self, "learner_"):
-            return self._fit(X, y, sample_weight)
+            return self._fit(X, y, sample_weight, shuffle=False)
         X, y = self._validate(X, y, reset=False)
         self._learn(X, y, first=False, sw=_weights(sample_weight, X))
         return self
@@ -257,7 +304,7 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
         f, s = self.learner_.predict_many_std(X)
         if self.target_scaler_ is not None:
             ys = self.target_scaler_
-            f, s = ys.inverse(f), np.abs(ys.inverse(s) - ys.inverse(np.zeros_like(s)))
+            f, s = ys.inverse(f), s * ys.std()
         return f, s
 
 
@@ -282,10 +329,11 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
     ----------
     learner : kernelstream learner
         The prototype; ``fit`` trains fresh copies.
-    scale : bool, default True
-        Standardize the features online (divided by ``sqrt(d)`` too), so that the
-        learner's defaults suit the data (see :mod:`kernelstream.adapters._scaling`);
-        ``False`` passes them as they are.
+    scale : "auto", True or False, default "auto"
+        ``True``: standardize the features online (divided by ``sqrt(d)`` too), so that
+        the learner's defaults suit the data (see ``kernelstream.adapters._scaling``);
+        ``False`` passes them as they are; ``"auto"``: ``True`` unless the learner scales
+        itself (AutoKernel).
 
     Attributes
     ----------
@@ -356,11 +404,21 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         codes = self._codes(y)
         X, codes, sw = _drop_unweighted(X, codes, sw)
         k = self.classes_.size
+        if k > 2:
+            from .._limits import check_doubles
+
+            # the (n, K) targets, scores and probabilities, counted before allocating
+            check_doubles(
+                f"{len(codes)} rows x {k} classes (the score, target and probability "
+                "columns of each class)",
+                3 * len(codes) * k,
+                "; give fewer rows per partial_fit call",
+            )
         if first:
-            if not isinstance(self.scale, (bool, np.bool_)):
-                raise ParameterError(f"scale must be True or False, got {self.scale!r}")
+            scale = resolve_scale(self.scale, self.learner)
+            warn_if_poor_classifier(self.learner, stacklevel=5)
             columns = Columns(self.learner, 1 if k == 2 else k, spare=False, signed=k == 2)
-            xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if self.scale else None
+            xs = OnlineStandardizer(per_dimension=True, keep_unit=True) if scale else None
             calibrator = SoftmaxCalibrator()
         else:
             columns = self.columns_.copy()
@@ -388,11 +446,14 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         return self.columns_.predict(X)
 
     @_atomic
-    def fit(self, X, y, sample_weight=None):
-        """Stream the rows of ``X`` once, in order, through fresh learners
-        (``sample_weight``: one finite weight ``>= 0`` a row, docs/choices.md, "Sample
-        weights")."""
-        return self._fit(X, y, sample_weight)
+    def fit(self, X, y, sample_weight=None, shuffle=True, random_state=None):
+        """Stream the rows of ``X`` once through fresh learners.
+
+        ``sample_weight``, ``shuffle`` and ``random_state`` as in :meth:`SklearnRegressor.fit`: by default a
+        seeded random order (a file sorted by class, as iris, is otherwise learned as a
+        stream whose classes arrive one after the other).
+        """
+        return self._fit(X, y, sample_weight, shuffle, random_state)
 
     @_atomic
     def partial_fit(self, X, y, classes=None, sample_weight=None):

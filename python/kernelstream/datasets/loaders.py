@@ -16,27 +16,39 @@ from ..errors import InputError
 
 def data_home(data_home=None) -> Path:
     """The data directory: ``data_home``, else ``$KERNELSTREAM_DATA``, else the platform's
-    cache directory for kernelstream (``pooch.os_cache("kernelstream")``, for example
-    ``~/.cache/kernelstream`` on Linux), where :func:`kernelstream.datasets.fetch` stores files."""
+    cache directory for kernelstream (the directory ``pooch.os_cache("kernelstream")``
+    names, found without pooch: ``~/.cache/kernelstream`` on Linux), where
+    :func:`kernelstream.datasets.fetch` stores files."""
     if data_home is not None:
         return Path(data_home).expanduser()
     env = os.environ.get("KERNELSTREAM_DATA")
     if env:
         return Path(env).expanduser()
-    from .._optional import require
-
-    return Path(require("pooch").os_cache("kernelstream"))
+    return user_cache_dir("kernelstream")
 
 
-def _open_text(path: Path):
-    """Opens a text file, decompressing by suffix (``.gz``, ``.bz2``, ``.xz``)."""
+def user_cache_dir(app: str) -> Path:
+    """``platformdirs.user_cache_dir(app)`` (what pooch's ``os_cache`` returns), with the
+    standard library: ``$XDG_CACHE_HOME/app`` or ``~/.cache/app`` (Linux, the BSDs),
+    ``~/Library/Caches/app`` (macOS), ``%LOCALAPPDATA%\\app\\app\\Cache`` (Windows)."""
+    import sys
+
+    if sys.platform == "darwin":
+        return Path(os.path.expanduser("~/Library/Caches")) / app
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+        return Path(base) / app / app / "Cache"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return Path(xdg if xdg.strip() else os.path.expanduser("~/.cache")) / app
+
+
+def _open_binary(path: Path):
+    """Opens a file for reading bytes, decompressing by suffix (``.gz``, ``.bz2``, ``.xz``)."""
     import bz2
     import lzma
 
-    opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix)
-    if opener is not None:
-        return opener(path, "rt", encoding="ascii", newline="")
-    return open(path, encoding="ascii", newline="")
+    opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix, open)
+    return opener(path, "rb")
 
 
 def load_csv(path, target: str | int | None = None):
@@ -240,15 +252,14 @@ def load_libsvm(path, n_features: int | None = None):
             raise InputError(f"{path} has feature index {width} > n_features={n_features}")
         width = n_features
     # The array is dense: refuse absurd indices before allocating (one memory ceiling).
-    from .. import _core
+    from .._limits import check_doubles
 
-    need, limit = 8 * len(rows) * width, int(_core.get_memory_limit())
-    if need > limit:
-        raise InputError(
-            f"{path}: feature index {width} (data row {width_row}) would make a dense "
-            f"{len(rows)} x {width} array of {need / 2**30:.3g} GiB, above the memory limit of "
-            f"{limit / 2**30:.3g} GiB (kernelstream.set_memory_limit); is the index right?"
-        )
+    check_doubles(
+        f"{path}: feature index {width} (data row {width_row}) would make a dense "
+        f"{len(rows)} x {width} array that",
+        len(rows) * width,
+        "; is the index right?",
+    )
     X = np.zeros((len(rows), width))
     for r, entries in enumerate(rows):
         for i, v in entries.items():
@@ -264,21 +275,38 @@ def iter_libsvm(path):
     ``.bz2``, ``.xz``) are read as they are; text after ``#`` is a comment.
     """
     path = Path(path)
-    with _open_text(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            parts = line.split()
-            try:
-                label = float(parts[0])
-                entries = {}
-                for item in parts[1:]:
-                    idx, val = item.split(":", 1)
-                    i = int(idx)
-                    if i < 1:
-                        raise ValueError(f"index {i} < 1")
-                    entries[i - 1] = float(val)
-            except ValueError as exc:
-                raise InputError(f"{path}:{lineno}: not a LIBSVM line ({exc})") from None
-            yield label, entries
+    import lzma
+    import zlib
+
+    lineno = 0
+    try:
+        with _open_binary(path) as fh:  # decoded line by line: an error names its line
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    line = raw.decode("ascii")
+                except UnicodeDecodeError as exc:
+                    raise InputError(
+                        f"{path}:{lineno}: not a LIBSVM line (byte {raw[exc.start]:#04x} at "
+                        f"column {exc.start + 1} is not ASCII)"
+                    ) from None
+                line = line.split("#", 1)[0].strip()
+                if not line:
+                    continue
+                parts = line.split()
+                try:
+                    label = float(parts[0])
+                    entries = {}
+                    for item in parts[1:]:
+                        idx, val = item.split(":", 1)
+                        i = int(idx)
+                        if i < 1:
+                            raise ValueError(f"index {i} < 1")
+                        entries[i - 1] = float(val)
+                except ValueError as exc:
+                    raise InputError(f"{path}:{lineno}: not a LIBSVM line ({exc})") from None
+                yield label, entries
+    except (EOFError, lzma.LZMAError, zlib.error, OSError) as exc:
+        raise InputError(
+            f"{path}: not a readable file after line {lineno}: damaged, truncated or not "
+            f"compressed as its suffix says ({type(exc).__name__}: {exc})"
+        ) from None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 
 def plot_results(results, axes=None, labels=None, title=None):
     """Two panels (loss, seconds) against rounds, log-scaled rounds; returns the figure.
@@ -35,5 +37,7 @@ def plot_results(results, axes=None, labels=None, title=None):
     axes[0].legend(fontsize=8)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    with warnings.catch_warnings():  # matplotlib's own layout advice is not the user's business
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
     return fig

@@ -20,6 +20,7 @@ import numpy as np
 from .._validation import as_matrix, as_targets, as_weights
 from ..errors import ParameterError
 from .losses import LOSSES
+from .metrics import Metrics
 
 
 def default_checkpoints(n: int, n_points: int = 30) -> np.ndarray:
@@ -34,11 +35,29 @@ def default_checkpoints(n: int, n_points: int = 30) -> np.ndarray:
 
 
 def _memory_mb() -> float:
+    """The process's resident memory in MiB: psutil's RSS if installed, else the
+    kernel's count (``/proc/self/statm``, Linux), else the standard library's peak RSS
+    (``resource.getrusage``: the peak, not the current size; macOS and the BSDs); NaN
+    only where none exists (Windows without psutil)."""
     try:
         import psutil
 
         return psutil.Process(os.getpid()).memory_info().rss / 2**20
-    except Exception:  # pragma: no cover - psutil missing
+    except Exception:
+        pass
+    try:
+        with open("/proc/self/statm") as f:
+            resident_pages = int(f.read().split()[1])
+        return resident_pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        # kilobytes on Linux, bytes on macOS
+        return peak / (2**20 if sys.platform == "darwin" else 2**10)
+    except (ImportError, OSError, ValueError):  # pragma: no cover - Windows
         return float("nan")
 
 
@@ -61,6 +80,9 @@ class ProgressiveResult:
     interrupted: bool = False
     #: Running average loss, at each checkpoint, of the running mean of the past targets.
     baseline: np.ndarray = field(default_factory=lambda: np.empty(0))
+    #: Each metric's value at each checkpoint (name -> array; ``metrics=`` of
+    #: :func:`progressive`, by default the task's loss: ``"mse"`` or ``"error"``).
+    metrics: dict = field(default_factory=dict)
 
     @property
     def final_loss(self) -> float:
@@ -73,7 +95,7 @@ class ProgressiveResult:
 
     def to_frame(self):
         """Checkpoints as a pandas DataFrame (columns rounds, loss, seconds, dim, memory_mb,
-        baseline)."""
+        baseline, then one column per metric)."""
         from .._optional import require
 
         pd = require("pandas")
@@ -87,6 +109,11 @@ class ProgressiveResult:
                 "dim": self.dim,
                 "memory_mb": self.memory_mb,
                 "baseline": base,
+                **{
+                    name: values
+                    for name, values in self.metrics.items()
+                    if np.size(values) == self.rounds.size
+                },
             }
         ).assign(learner=self.learner)
 
@@ -100,16 +127,66 @@ class ProgressiveResult:
         return plot_results([self], axes=axes, labels=[label] if label else None)
 
 
-def _progress_bar(total: int, desc: str, progress):
+#: Seconds between two plain progress lines (``_Lines``): on a terminal, in place.
+_LINE_SECONDS = {True: 0.5, False: 10.0}
+
+
+class _Lines:
+    """Progress without tqdm: ``desc: 35,000/100,000 rounds (35%), 12.3 s, 2,850 rounds/s``
+    on stderr every ``_LINE_SECONDS`` (rewritten in place on a terminal, a new line in a
+    log), updated between the chunks of the run."""
+
+    def __init__(self, total: int | None, desc: str) -> None:
+        self.total, self.desc, self.done = total, desc, 0
+        self.tty = sys.stderr.isatty()
+        self.t0 = self.last = time.perf_counter()
+        self.shown = False
+
+    def update(self, k: int) -> None:
+        self.done += int(k)
+        now = time.perf_counter()
+        if now - self.last >= _LINE_SECONDS[self.tty]:
+            self.last = now
+            self._show(now)
+
+    def _show(self, now: float) -> None:
+        dt = now - self.t0
+        of = f"/{self.total:,}" if self.total else ""
+        pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
+        rate = f", {self.done / dt:,.0f} rounds/s" if dt > 0 else ""
+        line = f"{self.desc}: {self.done:,}{of} rounds{pct}, {dt:.1f} s{rate}"
+        sys.stderr.write(("\r" + line) if self.tty else (line + "\n"))
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.tty and self.shown:
+            self._show(time.perf_counter())
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _progress_bar(total: int | None, desc: str, progress):
+    """tqdm's bar on a terminal when tqdm is installed, else :class:`_Lines`; None
+    without progress (``progress=None``: on a terminal only)."""
+    tty = sys.stderr.isatty()
     if progress is None:
-        progress = sys.stderr.isatty()
+        progress = tty
     if not progress:
         return None
     try:
         from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
+    except ImportError:
+        tqdm = None
+    if tqdm is None or not tty:
+        return _Lines(total, desc)
     return tqdm(total=total, desc=desc, unit="rd", unit_scale=True, leave=True)
+
+
+def _learner_name(learner) -> str:
+    """The class name of ``learner``, or of the learner it wraps (the CLI's scaling)."""
+    inner = getattr(learner, "learner", None)
+    return type(inner if inner is not None and hasattr(inner, "dim") else learner).__name__
 
 
 def _log_checkpoints():
@@ -133,6 +210,7 @@ def progressive(
     on_chunk=None,
     store_predictions: bool | None = None,
     sample_weight=None,
+    metrics=None,
 ) -> ProgressiveResult:
     """Runs the online protocol of ``learner`` over ``(X, y)`` and records checkpoints.
 
@@ -148,16 +226,31 @@ def progressive(
         chunks, whose length is not known in advance, 1, 2, 5, 10, 20, 50, ... and the last)
     time_budget : seconds; the run stops at the first chunk boundary past the budget, and the
         result covers the rounds actually run (``n_rounds``; ``stopped_by_budget``)
-    progress : show a tqdm progress bar (default: when stderr is a terminal)
+    progress : show progress on stderr between chunks (default: when stderr is a
+        terminal): a tqdm bar on a terminal when tqdm is installed, else a plain line
+        (rounds done, seconds, rounds per second) every half second in place on a
+        terminal, every 10 s in a log
     on_chunk : ``on_chunk(y, predictions)`` after each piece of the stream, in order
     store_predictions : keep every prediction in ``result.predictions`` (default: for
         arrays, not for chunks, so that memory does not grow with the stream)
+    metrics : a name or a list of names among ``"mse"``, ``"rmse"``, ``"mae"``, ``"r2"``,
+        ``"error"``, ``"accuracy"``, ``"log_loss"`` (``kernelstream.evaluate.metrics``), or
+        river metric objects; default: ``"mse"`` for regression, ``"error"`` for
+        classification. ``result.metrics`` has each one's running value at every
+        checkpoint, and ``to_frame()`` a column each
     sample_weight : one finite weight ``>= 0`` a row of ``X`` (arrays only): the learner
         learns each row with its weight (``progressive_predict(..., sample_weight=...)``)
         and the losses are weighted means, ``sum_t w_t l_t / sum_t w_t``, the baseline's
-        too (the weighted running mean of the past targets); docs/choices.md, "Sample
-        weights"
+        too (the weighted running mean of the past targets); ``metrics`` are over the rows
+        of positive weight, unweighted; docs/choices.md, "Sample weights"
 
+    Returns
+    -------
+    ProgressiveResult
+        The checkpoints: rounds, loss, metrics, seconds, dim, memory.
+
+    Notes
+    -----
     The result has the loss of a baseline at every checkpoint (``baseline``): the running
     mean of the past targets (0 before any), scored by the same loss (for +-1 labels its
     sign is the majority label so far).
@@ -177,6 +270,9 @@ def progressive(
     ([100, 1000, 2000], 2000)
     >>> bool(res.loss[-1] < res.loss[0] < res.baseline[0])
     True
+    >>> res = progressive(TaylorAWV(degree=2), X, y, metrics=["mae", "r2"], progress=False)
+    >>> sorted(res.metrics), bool(res.metrics["r2"][-1] > 0.5)
+    (['mae', 'r2'], True)
     """
     if task is None:
         task = getattr(learner, "task", "regression")
@@ -184,6 +280,7 @@ def progressive(
         raise ParameterError(f"task must be 'regression' or 'classification', got {task!r}")
     if time_budget is not None and not (time_budget > 0):
         raise ParameterError(f"time_budget must be > 0 seconds, got {time_budget!r}")
+    total = None
     sw = None
     if sample_weight is not None and y is None:
         raise ParameterError(
@@ -191,7 +288,7 @@ def progressive(
         )
     if y is not None:
         X = as_matrix(X)
-        n = X.shape[0]
+        n = total = X.shape[0]
         y = as_targets(y, n)
         sw = as_weights(sample_weight, n)
         chunks = iter([(X, y)])
@@ -207,6 +304,8 @@ def progressive(
         keep = True if store_predictions is None else bool(store_predictions)
     else:
         n = None
+        if isinstance(X, (list, tuple)):  # pieces in memory: the bar knows the total
+            total = sum(len(c[1]) for c in X)
         chunks = iter(X)
         given = (
             None if checkpoints is None else sorted({int(c) for c in checkpoints if int(c) >= 1})
@@ -214,6 +313,8 @@ def progressive(
         next_cp = _log_checkpoints() if given is None else iter(given)
         keep = bool(store_predictions)
     loss_fn = LOSSES[task]
+    tracker = Metrics(metrics, task, learner)
+    metric_values: dict = {name: [] for name in tracker.names}
     kept = []
     rounds, losses, base, secs, dims, mems = [], [], [], [], [], []
     cum_loss = cum_base = y_sum = 0.0
@@ -221,7 +322,7 @@ def progressive(
     elapsed = 0.0
     done = 0
     stopped = False
-    bar = _progress_bar(n, type(learner).__name__, progress)
+    bar = _progress_bar(total, _learner_name(learner), progress)
     chunk = 64
     interrupt = None
     cp = next(next_cp, None)
@@ -237,6 +338,8 @@ def progressive(
             cum_base += float((wc * loss_fn(mean, yc)).sum())
             y_sum += float((wc * yc).sum())
             w_sum += float(wc.sum())
+            learned = wc > 0.0
+            tracker.update(yc[learned], np.asarray(p)[learned])
             done += int(yc.size)
             if keep:
                 kept.append(np.array(p, dtype=float))
@@ -251,6 +354,7 @@ def progressive(
         mean = np.divide(before, count, out=np.zeros(yc.size), where=count > 0)
         cum_base += float(loss_fn(mean, yc).sum())
         y_sum += float(yc.sum())
+        tracker.update(yc, p)
         done += int(yc.size)
         if keep:
             kept.append(np.array(p, dtype=float))
@@ -267,6 +371,8 @@ def progressive(
         secs.append(elapsed)
         dims.append(int(learner.dim))
         mems.append(_memory_mb())
+        for name, value in tracker.values().items():
+            metric_values[name].append(value)
 
     piece = None
     try:
@@ -339,6 +445,7 @@ def progressive(
         params=params,
         interrupted=interrupt is not None,
         baseline=np.asarray(base, dtype=float),
+        metrics={name: np.asarray(v, dtype=float) for name, v in metric_values.items()},
     )
     if interrupt is not None:
         interrupt.result = result  # type: ignore[attr-defined]

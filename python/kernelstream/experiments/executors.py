@@ -65,7 +65,7 @@ def run_tasks(
             for entry in plan.values():
                 if entry["data"] is not None:  # once to every worker, not once per task
                     entry["data"] = client.scatter([entry["data"]], broadcast=True)[0]
-            from .. import __version__
+            from .._core import __version__
 
             futures = [client.submit(call, fn, t, plan, __version__, pure=False) for t in tasks]
             return client.gather(futures)

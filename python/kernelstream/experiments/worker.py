@@ -46,7 +46,7 @@ def call(fn, task, plan: dict, version: str | None = None):
     back as :class:`WorkerError` or :class:`WorkerInternalError` naming the worker.
     ``version``: the client's kernelstream version, which the worker's must equal (other
     code, other results)."""
-    from .. import __version__
+    from .._core import __version__
     from ..datasets.loaders import use_source
 
     try:

@@ -55,6 +55,33 @@ class MultiOutput(Learner):
         """
         self._core.add_outputs(whole("k", k))
 
+    def _no_multi_std(self, k) -> None:
+        """The predictive std is one output's: refused for ``k > 1`` outputs, saying why."""
+        from ..errors import ParameterError
+
+        raise ParameterError(
+            f"the predictive standard deviation is computed for one output, and this "
+            f"{type(self).__name__} has {k} outputs: they share the leverage "
+            "phi^T A^-1 phi but each has its own noise level, which the core does not "
+            "track (docs/uncertainty.md); learn each output with its own learner for a "
+            "std, or wrap the learner in kernelstream.Conformal for intervals"
+        )
+
+    def predict_std(self, X) -> np.ndarray:
+        if self._multi():
+            self._no_multi_std(self._core.n_outputs)
+        return super().predict_std(X)
+
+    def predict_many_std(self, X) -> tuple:
+        if self._multi():
+            self._no_multi_std(self._core.n_outputs)
+        return super().predict_many_std(X)
+
+    def progressive_predict_std(self, X, y, return_noise: bool = False) -> tuple:
+        if self._multi() or (np.ndim(y) == 2 and np.shape(y)[1] > 1):
+            self._no_multi_std(self._core.n_outputs or np.shape(y)[1])
+        return super().progressive_predict_std(X, y, return_noise)
+
     def _multi(self) -> bool:
         k = self._core.n_outputs
         return k is not None and k > 1
@@ -63,6 +90,8 @@ class MultiOutput(Learner):
         """Prediction for ``x`` as the next round: a float, or ``K`` values when ``K > 1``
         (``return_std``: with its predictive standard deviation, one output only)."""
         if return_std:
+            if self._multi():
+                self._no_multi_std(self._core.n_outputs)
             return super().predict_one(x, return_std=True)
         # The serving loop's case (a float64 row) in one call, a float or K values.
         p = self._core._serve_predict(x)

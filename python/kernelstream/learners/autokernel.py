@@ -14,17 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, flag, real, text, whole
-from ..errors import ParameterError
+from .._validation import as_row
 from ._multi import MultiOutput
 from .mixture import MixtureTrace, traced_run
-
-
-def _numbers(name, values) -> list:
-    """A sequence of numbers as a list of floats (the core checks their values)."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise ParameterError(f"{name} must be a sequence of numbers, got {values!r}")
-    return [real(f"every entry of {name}", v) for v in values]
 
 
 class AutoKernel(MultiOutput):
@@ -162,82 +154,6 @@ class AutoKernel(MultiOutput):
         "laplace_widths": (),
         "laplace_lams": (0.1,),
     }
-
-    def __init__(
-        self,
-        warmup: int = 200,
-        widths=(0.5, 1.0, 2.0, 4.0),
-        lams=(0.01, 0.1, 1.0),
-        nystrom_widths=(0.5, 1.0),
-        nystrom_lams=(0.01, 0.1),
-        features: str = "auto",
-        n_features: int = 50,
-        max_taylor_features: int = 200,
-        rule: str = "boa",
-        seed: int = 0,
-        threads: int = 0,
-        discounts=(0.999, 0.99),
-        discount_widths=(1.0, 2.0),
-        discount_lams=(0.1,),
-        linear: bool = True,
-        share=None,
-        loss_window=None,
-        restarts: bool = True,
-        fogd_widths=(2.0,),
-        laplace_widths=(1.0, 2.0),
-        laplace_lams=(0.1,),
-    ):
-        super().__init__(
-            warmup=warmup,
-            widths=widths,
-            lams=lams,
-            nystrom_widths=nystrom_widths,
-            nystrom_lams=nystrom_lams,
-            features=features,
-            n_features=n_features,
-            max_taylor_features=max_taylor_features,
-            rule=rule,
-            seed=seed,
-            threads=threads,
-            discounts=discounts,
-            discount_widths=discount_widths,
-            discount_lams=discount_lams,
-            linear=linear,
-            share=share,
-            loss_window=loss_window,
-            restarts=restarts,
-            fogd_widths=fogd_widths,
-            laplace_widths=laplace_widths,
-            laplace_lams=laplace_lams,
-        )
-
-    def _core_kwargs(self, p):
-        return dict(
-            warmup=whole("warmup", p["warmup"]),
-            widths=_numbers("widths", p["widths"]),
-            lams=_numbers("lams", p["lams"]),
-            nystrom_widths=_numbers("nystrom_widths", p["nystrom_widths"]),
-            nystrom_lams=_numbers("nystrom_lams", p["nystrom_lams"]),
-            features=text("features", p["features"]),
-            n_features=whole("n_features", p["n_features"]),
-            max_taylor_features=whole("max_taylor_features", p["max_taylor_features"]),
-            rule=text("rule", p["rule"]),
-            seed=whole("seed", p["seed"]),
-            threads=whole("threads", p["threads"]),
-            discounts=_numbers("discounts", p["discounts"]),
-            discount_widths=_numbers("discount_widths", p["discount_widths"]),
-            discount_lams=_numbers("discount_lams", p["discount_lams"]),
-            linear=flag("linear", p["linear"]),
-            # None: the default of the rule (the core resolves it).
-            share=None if p["share"] is None else real("share", p["share"]),
-            loss_window=None
-            if p["loss_window"] is None
-            else whole("loss_window", p["loss_window"]),
-            restarts=flag("restarts", p["restarts"]),
-            fogd_widths=_numbers("fogd_widths", p["fogd_widths"]),
-            laplace_widths=_numbers("laplace_widths", p["laplace_widths"]),
-            laplace_lams=_numbers("laplace_lams", p["laplace_lams"]),
-        )
 
     @property
     def restart_events(self):

@@ -3,8 +3,10 @@
 A learner is a thin Python object around a Rust core object (``self._core``):
 this class converts inputs (:mod:`kernelstream._validation`), delegates the work,
 and implements ``get_params`` and pickling once for everybody. Subclasses set
-``_core_class`` and implement ``_core_kwargs(params)``; see
-:class:`kernelstream.TaylorAWV` for a complete example.
+``_core_class``; a subclass that writes no ``__init__`` takes the parameters the core
+declares for it (:mod:`kernelstream.learners._declared`), and ``_core_kwargs(params)``
+converts them by their declared kinds unless the subclass writes its own; see
+:class:`kernelstream.AutoKernel` for a face that holds only its docstring and logic.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 from .._validation import as_label, as_matrix, as_row, as_targets, as_weight, as_weights
 from .._wrapped import PICKLE_FORMAT_VERSION, CoreWrapper
 from ..errors import ScaleWarning
-from . import _scale_check
+from . import _declared, _scale_check
 
 _CHECKED = ()  # `_scale_rows` once the scale check is done (or not wanted)
 
@@ -55,6 +57,19 @@ class Learner(CoreWrapper):
     _doc_extras: tuple = ()
     #: scales its data itself (the command line's ``--scale auto`` leaves it raw)
     _scales_itself = False
+
+    def __init_subclass__(cls, **kwargs):
+        # A face without an __init__ of its own: the one its core's declaration gives.
+        own = cls.__dict__
+        if "__init__" not in own and own.get("_core_class") is not None:
+            if _declared.specs(cls._core_class.__name__):
+                cls.__init__ = _declared.constructor(cls)
+        super().__init_subclass__(**kwargs)
+
+    def _core_kwargs(self, params: dict) -> dict:
+        """The core's keyword arguments: each declared parameter converted by its kind
+        (the core checks the values)."""
+        return _declared.core_kwargs(self._core_class.__name__, params)
 
     @classmethod
     def _example(cls) -> dict:

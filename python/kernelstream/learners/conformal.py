@@ -188,7 +188,8 @@ class Conformal:
     def _relative(self, s) -> np.ndarray:
         """The scale of each score: the learner's std over its noise level (the same
         for every input), 1 where that is not a positive number (no estimate yet)."""
-        rel = np.asarray(s, dtype=np.float64) / self._learner.noise_std
+        with np.errstate(divide="ignore", invalid="ignore"):  # NaN/0 noise: replaced below
+            rel = np.asarray(s, dtype=np.float64) / self._learner.noise_std
         return np.where(np.isfinite(rel) & (rel > 0), rel, 1.0)
 
     def _centres_and_scales(self, X: np.ndarray):

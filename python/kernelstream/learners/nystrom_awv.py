@@ -14,7 +14,9 @@ off, on a drifting stream it keeps growing and so does the time per round.
 ``max_dictionary`` caps it: once m reaches the cap, KORS still computes each
 inclusion probability and consumes its coin flip, but adds nothing (the fixed stop of
 B-KONS), so the time per round stays O(m^2 + m d). The cache used for insertions
-and repairs keeps O(t (m + d)) numbers.
+and repairs keeps O(t (m + d)) numbers until then; at the cap (``gamma=1``) it is
+dropped for a checkpoint of the factor and at most ``max(m, 64)`` kernel rows (what a
+repair needs), so memory stays O(m^2 + m d) however long the stream.
 """
 
 from __future__ import annotations

@@ -41,153 +41,13 @@ impl ExpertFeatures {
     }
 }
 
-/// The parameters of an [`AutoKernel`] (the Python class holds their defaults).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct AutoKernelConfig {
-    /// Warm-up rounds before the scale is fixed (>= 3).
-    pub warmup: usize,
-    /// Kernel widths, as multiples of the median distance `rho`.
-    pub widths: Vec<f64>,
-    /// Ridge parameters of the experts (targets are standardised).
-    pub lams: Vec<f64>,
-    /// Widths (multiples of `rho`) of the Nystrom experts on the warm-up rows.
-    pub nystrom_widths: Vec<f64>,
-    /// Ridge parameters of the Nystrom experts.
-    pub nystrom_lams: Vec<f64>,
-    pub features: ExpertFeatures,
-    /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
-    pub n_features: usize,
-    /// Largest Taylor feature count `C(M + d, d)` per expert.
-    pub max_taylor_features: usize,
-    /// Aggregation rule: a name of [`crate::aggregation::RULES`] but "aa".
-    pub rule: String,
-    pub seed: u64,
-    /// Threads running the experts (0 = one per core).
-    pub threads: usize,
-    /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
-    /// "Changing streams"); empty: none (as before they existed).
-    #[serde(default)]
-    pub discounts: Vec<f64>,
-    /// Widths (multiples of `rho`) of the discounted feature experts.
-    #[serde(default)]
-    pub discount_widths: Vec<f64>,
-    /// Ridge parameters of the discounted feature experts.
-    #[serde(default)]
-    pub discount_lams: Vec<f64>,
-    /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
-    /// factor in `{1} + discounts`.
-    #[serde(default)]
-    pub linear: bool,
-    /// Fixed Share rate of the rule (EWA, BOA, ML-Poly, ML-Prod).
-    #[serde(default)]
-    pub share: f64,
-    /// Rounds of the running loss scale that the rule's regrets are divided by
-    /// ([`crate::mixture::loss_scale`]); 0: none (the plain rule).
-    #[serde(default)]
-    pub loss_window: usize,
-    /// Restarts after an abrupt change: a fresh AutoKernel as a successor
-    /// ([`crate::mixture::restart`]).
-    #[serde(default)]
-    pub restarts: bool,
-    /// Widths (multiples of `rho`) of the constant-step experts (FOGD on
-    /// [`FOGD_FREQUENCIES`] frequencies, its default step); empty: none.
-    #[serde(default)]
-    pub fogd_widths: Vec<f64>,
-    /// Widths (multiples of `rho_1`, the median L1 distance between the standardised
-    /// warm-up rows) of the Laplacian dictionary experts (PKAWV on the warm-up rows);
-    /// empty: none.
-    #[serde(default)]
-    pub laplace_widths: Vec<f64>,
-    /// Ridge parameters of the Laplacian dictionary experts.
-    #[serde(default)]
-    pub laplace_lams: Vec<f64>,
-}
-
-/// Frequencies of AutoKernel's constant-step experts (FOGD's default).
-pub(super) const FOGD_FREQUENCIES: usize = 100;
-
-impl AutoKernelConfig {
-    /// Every check of the values.
-    pub(super) fn check(&self) -> Result<()> {
-        let cfg = self;
-        if cfg.warmup < 3 || cfg.warmup > 5000 {
-            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
-        }
-        if cfg.widths.is_empty() || cfg.lams.is_empty() {
-            return crate::param_err!("widths and lams must each hold at least one value");
-        }
-        for &w in &cfg.widths {
-            positive("every width", w)?;
-        }
-        for &l in &cfg.lams {
-            positive("every lam", l)?;
-        }
-        for &w in &cfg.nystrom_widths {
-            positive("every nystrom width", w)?;
-        }
-        for &l in &cfg.nystrom_lams {
-            positive("every nystrom lam", l)?;
-        }
-        let r = cfg.max_taylor_features.max(2 * cfg.n_features);
-        for &g in &cfg.discounts {
-            if !(g > 0.0 && g < 1.0) {
-                return crate::param_err!("every discount must be in (0, 1), got {g}");
-            }
-            crate::awv::check_discount_span(g, r, "features per expert")?;
-        }
-        for &w in &cfg.discount_widths {
-            positive("every discount width", w)?;
-        }
-        for &l in &cfg.discount_lams {
-            positive("every discount lam", l)?;
-        }
-        for &w in &cfg.fogd_widths {
-            positive("every fogd width", w)?;
-        }
-        for &w in &cfg.laplace_widths {
-            positive("every laplace width", w)?;
-        }
-        for &l in &cfg.laplace_lams {
-            positive("every laplace lam", l)?;
-        }
-        crate::aggregation::check_share(cfg.share)?;
-        if cfg.loss_window > 0 && cfg.rule == "vaw" {
-            return crate::param_err!(
-                "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
-            );
-        }
-        if cfg.loss_window > MAX_LOSS_WINDOW {
-            return crate::param_err!(
-                "loss_window must be at most {MAX_LOSS_WINDOW} rounds, got {}",
-                cfg.loss_window
-            );
-        }
-        let n = AutoKernel::expert_count(cfg);
-        if n > 1000 {
-            return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
-        }
-        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
-            return crate::param_err!(
-                "n_features must be in [1, {}], got {}",
-                MAX_RFF_FEATURES / 2,
-                cfg.n_features
-            );
-        }
-        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
-            return crate::param_err!(
-                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
-                cfg.max_taylor_features
-            );
-        }
-        crate::parallel::check_threads(cfg.threads)?;
-        make_rule(&cfg.rule, n, cfg.share)?;
-        Ok(())
-    }
-}
-
 crate::params! {
-    /// The parameters of an [`AutoKernel`] (defaults: those of the Python class
-    /// `AutoKernel`); [`AutoKernelParams::config`] resolves the rule-dependent defaults.
+    /// The parameters of an [`AutoKernel`], its one declaration: the learner holds them
+    /// as given (the state too), `share` and `loss_window` resolved by the rule
+    /// ([`AutoKernelParams::resolved_share`]). A field absent from a saved state takes
+    /// its declared default: an option is added with a neutral default (the learner
+    /// before it, bit for bit).
+    #[serde(default)]
     pub struct AutoKernelParams {
         /// Warm-up rounds before the scale is fixed.
         warmup: usize = 200 => "int", "in [3, 5000]";
@@ -229,7 +89,8 @@ crate::params! {
         loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
         /// Restarts after an abrupt change: a fresh AutoKernel as a successor.
         restarts: bool = true => "bool", "True or False";
-        /// Widths (multiples of `rho`) of the constant-step (FOGD) experts.
+        /// Widths (multiples of `rho`) of the constant-step experts (FOGD on
+        /// [`FOGD_FREQUENCIES`] frequencies, its default step).
         fogd_widths: Vec<f64> = vec![2.0] => "seq", "each > 0";
         /// Widths (multiples of the median L1 distance) of the Laplacian dictionary
         /// experts.
@@ -242,40 +103,98 @@ crate::params! {
 /// `share` and `loss_window` when left None: (exponential-weights rules, "vaw").
 const DEFAULT_SHARE: (f64, f64) = (1e-4, 0.0);
 const DEFAULT_LOSS_WINDOW: (usize, usize) = (2000, 0);
+/// Frequencies of AutoKernel's constant-step experts (FOGD's default).
+pub(super) const FOGD_FREQUENCIES: usize = 100;
 
 impl AutoKernelParams {
-    pub fn validate(&self) -> Result<()> {
-        self.config().check()
+    /// The Fixed Share rate of the rule (None: the rule's default).
+    pub fn resolved_share(&self) -> f64 {
+        let vaw = self.rule == "vaw";
+        self.share.unwrap_or(if vaw { DEFAULT_SHARE.1 } else { DEFAULT_SHARE.0 })
     }
 
-    /// The resolved configuration (the defaults that depend on the rule filled in).
-    pub fn config(&self) -> AutoKernelConfig {
+    /// The loss-scale window of the rule (None: the rule's default; 0: none).
+    pub fn resolved_loss_window(&self) -> usize {
         let vaw = self.rule == "vaw";
-        let pick = |d: (f64, f64)| if vaw { d.1 } else { d.0 };
-        let pick_w = |d: (usize, usize)| if vaw { d.1 } else { d.0 };
-        AutoKernelConfig {
-            warmup: self.warmup,
-            widths: self.widths.clone(),
-            lams: self.lams.clone(),
-            nystrom_widths: self.nystrom_widths.clone(),
-            nystrom_lams: self.nystrom_lams.clone(),
-            features: self.features,
-            n_features: self.n_features,
-            max_taylor_features: self.max_taylor_features,
-            rule: self.rule.clone(),
-            seed: self.seed,
-            threads: self.threads,
-            discounts: self.discounts.clone(),
-            discount_widths: self.discount_widths.clone(),
-            discount_lams: self.discount_lams.clone(),
-            linear: self.linear,
-            share: self.share.unwrap_or(pick(DEFAULT_SHARE)),
-            loss_window: self.loss_window.unwrap_or(pick_w(DEFAULT_LOSS_WINDOW)),
-            restarts: self.restarts,
-            fogd_widths: self.fogd_widths.clone(),
-            laplace_widths: self.laplace_widths.clone(),
-            laplace_lams: self.laplace_lams.clone(),
+        self.loss_window.unwrap_or(if vaw { DEFAULT_LOSS_WINDOW.1 } else { DEFAULT_LOSS_WINDOW.0 })
+    }
+
+    /// Every check of the values.
+    pub fn validate(&self) -> Result<()> {
+        let cfg = self;
+        if cfg.warmup < 3 || cfg.warmup > 5000 {
+            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
         }
+        if cfg.widths.is_empty() || cfg.lams.is_empty() {
+            return crate::param_err!("widths and lams must each hold at least one value");
+        }
+        for &w in &cfg.widths {
+            positive("every width", w)?;
+        }
+        for &l in &cfg.lams {
+            positive("every lam", l)?;
+        }
+        for &w in &cfg.nystrom_widths {
+            positive("every nystrom width", w)?;
+        }
+        for &l in &cfg.nystrom_lams {
+            positive("every nystrom lam", l)?;
+        }
+        let r = cfg.max_taylor_features.max(2 * cfg.n_features);
+        for &g in &cfg.discounts {
+            if !(g > 0.0 && g < 1.0) {
+                return crate::param_err!("every discount must be in (0, 1), got {g}");
+            }
+            crate::awv::check_discount_span(g, r, "features per expert")?;
+        }
+        for &w in &cfg.discount_widths {
+            positive("every discount width", w)?;
+        }
+        for &l in &cfg.discount_lams {
+            positive("every discount lam", l)?;
+        }
+        for &w in &cfg.fogd_widths {
+            positive("every fogd width", w)?;
+        }
+        for &w in &cfg.laplace_widths {
+            positive("every laplace width", w)?;
+        }
+        for &l in &cfg.laplace_lams {
+            positive("every laplace lam", l)?;
+        }
+        let (share, loss_window) = (cfg.resolved_share(), cfg.resolved_loss_window());
+        crate::aggregation::check_share(share)?;
+        if loss_window > 0 && cfg.rule == "vaw" {
+            return crate::param_err!(
+                "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+            );
+        }
+        if loss_window > MAX_LOSS_WINDOW {
+            return crate::param_err!(
+                "loss_window must be at most {MAX_LOSS_WINDOW} rounds, got {}",
+                loss_window
+            );
+        }
+        let n = AutoKernel::expert_count(cfg);
+        if n > 1000 {
+            return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
+        }
+        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
+            return crate::param_err!(
+                "n_features must be in [1, {}], got {}",
+                MAX_RFF_FEATURES / 2,
+                cfg.n_features
+            );
+        }
+        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
+            return crate::param_err!(
+                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
+                cfg.max_taylor_features
+            );
+        }
+        crate::parallel::check_threads(cfg.threads)?;
+        make_rule(&cfg.rule, n, share)?;
+        Ok(())
     }
 }
 

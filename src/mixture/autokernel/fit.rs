@@ -174,9 +174,11 @@ impl AutoKernel {
             }
         }
         let n = experts.len();
-        let mut mixture = Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.share)?)?;
-        if self.cfg.loss_window > 0 {
-            mixture = mixture.with_loss_scale(self.cfg.loss_window)?;
+        let mut mixture =
+            Mixture::new(experts, make_rule(&self.cfg.rule, n, self.cfg.resolved_share())?)?;
+        let loss_window = self.cfg.resolved_loss_window();
+        if loss_window > 0 {
+            mixture = mixture.with_loss_scale(loss_window)?;
         }
         mixture.set_threads(self.cfg.threads)?;
         let warm_z = if k == 1 {

@@ -42,7 +42,7 @@ mod rounds;
 mod state;
 mod steps;
 
-pub use config::{AutoKernelConfig, AutoKernelParams, ExpertFeatures, ExpertSpec};
+pub use config::{AutoKernelParams, ExpertFeatures, ExpertSpec};
 use state::AutoKernelState;
 
 use crate::error::Result;
@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "AutoKernelState")]
 pub struct AutoKernel {
-    pub(super) cfg: AutoKernelConfig,
+    pub(super) cfg: AutoKernelParams,
     pub(super) d: Option<usize>,
     pub(super) n_seen: u64,
     /// Outputs `K` ([`super::outputs`]): 1 until a first round fixes it.
@@ -90,14 +90,12 @@ pub(super) struct Fitted {
 
 impl AutoKernel {
     pub fn new(p: &AutoKernelParams) -> Result<Self> {
-        p.validate()?;
-        Self::with_config(p.config())
+        Self::with_config(p.clone())
     }
 
-    /// The learner for a resolved configuration (checked as [`AutoKernelParams::validate`]
-    /// does; the form a pickled state holds).
-    pub fn with_config(cfg: AutoKernelConfig) -> Result<Self> {
-        cfg.check()?;
+    /// The learner for `cfg` (checked by [`AutoKernelParams::validate`]).
+    pub fn with_config(cfg: AutoKernelParams) -> Result<Self> {
+        cfg.validate()?;
         Ok(AutoKernel {
             d: None,
             n_seen: 0,
@@ -113,8 +111,8 @@ impl AutoKernel {
     }
 
     /// The configuration of a successor: this one without restarts of its own.
-    pub(super) fn successor_config(&self) -> AutoKernelConfig {
-        AutoKernelConfig { restarts: false, ..self.cfg.clone() }
+    pub(super) fn successor_config(&self) -> AutoKernelParams {
+        AutoKernelParams { restarts: false, ..self.cfg.clone() }
     }
 
     /// The change detector and successor (None without `restarts`).
@@ -122,7 +120,7 @@ impl AutoKernel {
         self.restart.as_ref()
     }
 
-    pub fn config(&self) -> &AutoKernelConfig {
+    pub fn config(&self) -> &AutoKernelParams {
         &self.cfg
     }
 
@@ -137,7 +135,7 @@ impl AutoKernel {
     /// experts, `1 + |discounts|` linear experts if `linear`, `fogd_widths`
     /// constant-step experts, then `laplace_widths x laplace_lams` Laplacian dictionary
     /// experts.
-    fn expert_count(cfg: &AutoKernelConfig) -> usize {
+    fn expert_count(cfg: &AutoKernelParams) -> usize {
         cfg.widths.len() * cfg.lams.len()
             + cfg.nystrom_widths.len() * cfg.nystrom_lams.len()
             + cfg.discounts.len() * cfg.discount_widths.len() * cfg.discount_lams.len()

@@ -1,6 +1,6 @@
 //! AutoKernel's serialised state, checked as a whole before use.
 
-use super::config::AutoKernelConfig;
+use super::config::AutoKernelParams;
 use super::{AutoKernel, Fitted};
 use crate::error::Result;
 use crate::learners::OnlineLearner;
@@ -11,7 +11,7 @@ use serde::Deserialize;
 /// The serialised fields of an [`AutoKernel`], checked as a whole before use.
 #[derive(Deserialize)]
 pub(super) struct AutoKernelState {
-    cfg: AutoKernelConfig,
+    cfg: AutoKernelParams,
     d: Option<usize>,
     n_seen: u64,
     k: usize,
@@ -97,7 +97,7 @@ impl TryFrom<AutoKernelState> for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 15);
+crate::state::state_version!(AutoKernel, 16);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {

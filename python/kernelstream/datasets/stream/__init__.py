@@ -90,9 +90,8 @@ class ChunkStream:
             self._frame = source
             self.kind = "dask" if _frames.is_dask(source) else "pandas"
             self.source = f"a {self.kind} DataFrame"
-            self.columns = [str(c) for c in source.columns]
-            if len(set(self.columns)) != len(self.columns):
-                raise InputError(f"{self.source} has two columns of the same name")
+            self._labels = _frames.column_names(source, self.source)
+            self.columns = list(self._labels)
         else:
             path = Path(source)
             if not path.exists():
@@ -122,6 +121,12 @@ class ChunkStream:
 
     def _resolve_target(self, target):
         cols = self.columns
+        labels = getattr(self, "_labels", None)
+        if labels is not None and not isinstance(target, (str, type(None), bool)):
+            # a DataFrame's own label (an integer label, a MultiIndex tuple) names its column
+            named = [name for name, label in labels.items() if _same(label, target)]
+            if named:
+                return named[0]
         if isinstance(target, (int, np.integer)) and not isinstance(target, bool):
             if not -len(cols) <= target < len(cols):
                 raise InputError(
@@ -158,7 +163,7 @@ class ChunkStream:
         elif self.kind == "parquet":
             text, gen = _parquet.batches(self._pq, self.path, self.chunk_rows, usecols)
         else:
-            text, gen = _frames.batches(self._frame, self.chunk_rows, usecols)
+            text, gen = _frames.batches(self._frame, self.chunk_rows, usecols, self._labels)
         opts = {**self._opts, "drop": ()}  # left out by the reader already
         self._encoder = TableEncoder(self.source, usecols, text, self.target, **opts)
         self.width = self._encoder.width
@@ -168,6 +173,7 @@ class ChunkStream:
         for batch in gen:
             X, y = self._encoder.encode(batch)
             self.rows_read = self._encoder.rows_read
+            self.width = self._encoder.width  # (dates and identifiers: the first batch)
             if y.size:
                 yield X, y
 
@@ -208,6 +214,17 @@ class ChunkStream:
         return {c: list(v) for c, v in self._encoder.categories.items()}
 
     @property
+    def notes(self) -> list:
+        """What the first batch decided: date columns encoded as calendar features,
+        identifier-like columns left out (``datasets/stream/_kinds.py``)."""
+        return list(self._encoder.notes) if self._encoder else []
+
+    @property
+    def lumped(self) -> dict:
+        """Per text column, ``{value: rows}`` of the values that shared the last column."""
+        return {c: dict(v) for c, v in self._encoder.lumped.items() if v} if self._encoder else {}
+
+    @property
     def values_in_last_category(self) -> dict:
         """Per text column, how many values shared the last column (the budget was full)."""
         return dict(self._encoder.others) if self._encoder else {}
@@ -217,6 +234,13 @@ class ChunkStream:
         if self._encoder is not None:
             return self._encoder.feature_names
         return [f"x{i}" for i in range(self.width or 0)]
+
+
+def _same(label, target) -> bool:
+    try:
+        return bool(label == target) and type(label) is not bool
+    except (TypeError, ValueError):
+        return False
 
 
 def stream(source, target=None, chunk_rows: int = 65536, **options) -> ChunkStream:

@@ -4,15 +4,23 @@ Three readers, the first installed one is used: pyarrow's streaming reader, pand
 chunked reader, the standard ``csv`` module (pandas alone reads a line with fewer fields
 than the header as one whose last fields are empty). All read the header first, within a bound on
 its length and width (:func:`read_header`), so that a line of millions of fields is refused
-before it is parsed; pyarrow and the ``csv`` module also bound every data line (pandas'
-tokenizer stops at the first line whose field count differs from the header's).
+before it is parsed, and every reader bounds every data line the same way (pyarrow by its
+block, the others by :class:`BoundedLines` before the line reaches the parser). The column
+names are the header's as :func:`read_header` reads them (a UTF-8 byte-order mark and spaces
+around the names removed): each reader is given them and skips the file's first line.
+Compressed files are decompressed by Python's ``gzip``/``bz2``/``lzma`` (pyarrow: by its own
+codecs for ``.gz``/``.bz2``; it has none for ``.xz``); a damaged or truncated stream is an
+:class:`InputError` naming the file.
 Each reader decides from the first ``chunk_rows`` rows whether a column is numeric or text.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import lzma
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +39,69 @@ MIN_LINE_BYTES = 1 << 20
 BLOCK_BYTES_PER_FIELD = 64
 
 
+#: what Python's decompressors raise on a damaged, truncated or mis-named stream
+DECODE_ERRORS = (OSError, EOFError, lzma.LZMAError, zlib.error)
+
+
 def _open_binary(path: Path):
     import bz2
     import gzip
-    import lzma
 
     opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(path.suffix, open)
     return opener(path, "rb")
+
+
+def _unreadable(path, exc) -> InputError:
+    """The error for a file that cannot be read or decompressed."""
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, (EOFError, lzma.LZMAError, zlib.error)) or path.suffix in (
+        ".gz",
+        ".bz2",
+        ".xz",
+    ):
+        return InputError(f"{path} is not a readable {path.suffix} file: damaged, truncated or "
+                          f"not {path.suffix}-compressed ({what})")  # fmt: skip
+    return InputError(f"{path} is not a readable CSV file ({what})")
+
+
+class BoundedLines(io.RawIOBase):
+    """The bytes of ``raw`` (a binary file), refused with an :class:`InputError` naming
+    the line as soon as a line is longer than ``limit`` bytes: a reader parsing through it
+    (pandas) never holds a longer line. Decompression errors become :class:`InputError`."""
+
+    def __init__(self, raw, path: Path, limit: int):
+        self._raw, self._path, self._limit = raw, path, limit
+        self._run = 0  # bytes of the current line so far
+        self._line = 1
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        try:
+            data = self._raw.read(min(len(b), 1 << 16))
+        except DECODE_ERRORS as exc:
+            raise _unreadable(self._path, exc) from None
+        lines = data.split(b"\n")
+        head = self._run + len(lines[0])  # the line continued from the last read
+        if head > self._limit or max(map(len, lines)) > self._limit:
+            k = next(
+                k for k, part in enumerate(lines) if len(part) + (k == 0) * self._run > self._limit
+            )
+            raise InputError(
+                f"{self._path}:{self._line + k}: a line longer than {self._limit} bytes"
+            )
+        self._line += len(lines) - 1
+        self._run = head if len(lines) == 1 else len(lines[-1])
+        n = len(data)
+        b[:n] = data
+        return n
+
+    def close(self) -> None:
+        try:
+            self._raw.close()
+        finally:
+            super().close()
 
 
 def max_line_bytes(width: int) -> int:
@@ -52,8 +116,10 @@ def read_header(path: Path, max_columns: int = MAX_COLUMNS) -> list:
     try:
         with _open_binary(path) as fh:
             line = fh.readline(limit + 1)
-    except (OSError, EOFError) as exc:
-        raise InputError(f"{path} is not a readable CSV file ({exc})") from None
+    except DECODE_ERRORS as exc:
+        raise _unreadable(path, exc) from None
+    if line.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark is not part of the name
+        line = line[3:]
     if not line.strip():
         raise InputError(f"{path} is empty")
     if len(line) > limit:
@@ -99,7 +165,15 @@ def reader_name() -> str:
 
 
 def batches(path: Path, columns: list, chunk_rows: int, usecols: list, reader: str | None = None):
-    """``(text_columns, iterator of batches)`` for the columns ``usecols`` of ``path``."""
+    """``(text_columns, iterator of batches)`` for the columns ``usecols`` of ``path``,
+    whose header :func:`read_header` read as ``columns`` (checked again here: a file
+    replaced since is refused rather than read with the old names)."""
+    try:
+        now = read_header(path, len(columns))
+    except InputError:
+        now = None
+    if now != columns:
+        raise InputError(f"{path} changed since its header was read: read it again")
     reader = reader or reader_name()
     return {"pyarrow": _pyarrow, "pandas": _pandas, "csv": _csvmodule}[reader](
         path, columns, chunk_rows, usecols
@@ -117,15 +191,28 @@ def _pyarrow(path, columns, chunk_rows, usecols):
     # large (measured: flat with 64 KiB blocks, +100 MB over 3M rows with 4 MiB blocks).
     # A line longer than a block is refused.
     block = max(1 << 16, min(BLOCK_BYTES_PER_FIELD * len(columns), 1 << 24))
+    errors = (pa.ArrowInvalid, pa.ArrowKeyError, *DECODE_ERRORS)
 
+    @contextlib.contextmanager
     def open_(types=None):
-        return pacsv.open_csv(
-            pa.input_stream(str(path), compression="detect"),
-            read_options=pacsv.ReadOptions(block_size=block, use_threads=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types=types, include_columns=usecols, strings_can_be_null=True
-            ),
-        )
+        # pyarrow has no .xz codec: Python's lzma decompresses it. The header's names are
+        # given (the first line skipped), so that every reader names the columns alike.
+        raw = _open_binary(path) if path.suffix == ".xz" else None
+        src = raw if raw is not None else pa.input_stream(str(path), compression="detect")
+        try:
+            with pacsv.open_csv(
+                src,
+                read_options=pacsv.ReadOptions(
+                    block_size=block, use_threads=False, column_names=columns, skip_rows=1
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=types, include_columns=usecols, strings_can_be_null=True
+                ),
+            ) as r:
+                yield r
+        finally:
+            if raw is not None:
+                raw.close()
 
     def numeric(t) -> bool:
         return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t)
@@ -133,7 +220,7 @@ def _pyarrow(path, columns, chunk_rows, usecols):
     try:  # first block: which columns are numbers (then every block is read with those types)
         with open_() as r:
             schema = r.schema
-    except (pa.ArrowInvalid, OSError) as exc:
+    except errors as exc:
         raise _arrow_error(path, exc) from None
     text = {f.name for f in schema if not numeric(f.type)}
     types = {f.name: (pa.string() if f.name in text else pa.float64()) for f in schema}
@@ -148,7 +235,7 @@ def _pyarrow(path, columns, chunk_rows, usecols):
                             name: part.column(i).to_numpy(zero_copy_only=False)
                             for i, name in enumerate(part.schema.names)
                         }
-        except (pa.ArrowInvalid, OSError) as exc:
+        except errors as exc:
             raise _arrow_error(path, exc) from None
 
     return text, gen()
@@ -157,6 +244,8 @@ def _pyarrow(path, columns, chunk_rows, usecols):
 def _arrow_error(path, exc) -> InputError:
     import re
 
+    if isinstance(exc, (EOFError, lzma.LZMAError, zlib.error)):
+        return _unreadable(path, exc)
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     m = re.search(r"Expected (\d+) columns, got (\d+)", msg)
     if m:
@@ -177,12 +266,26 @@ def _pandas(path, columns, chunk_rows, usecols):
 
     # No usecols: with it, pandas would ignore the extra fields of a too long line. pandas
     # reads a line with fewer fields than the header as if its last fields were empty.
-    def read(**kw):
-        return pd.read_csv(path, encoding="utf-8", keep_default_na=False, na_values=NA_TOKENS, **kw)
+    # It reads through BoundedLines (every line bounded before it is parsed, Python's
+    # decompressors), with the header's names given and the file's first line skipped.
+    limit = max_line_bytes(len(columns))
 
-    errors = (pd.errors.ParserError, UnicodeDecodeError, ValueError, EOFError, OSError)
+    def read(**kw):
+        return pd.read_csv(
+            BoundedLines(_open_binary(path), path, limit),
+            encoding="utf-8",
+            keep_default_na=False,
+            na_values=NA_TOKENS,
+            header=0,
+            names=columns,
+            **kw,
+        )
+
+    errors = (pd.errors.ParserError, UnicodeDecodeError, ValueError, *DECODE_ERRORS)
     try:  # the first rows tell which columns are numbers; then every chunk is read typed
         head = read(nrows=chunk_rows, dtype=str)
+    except InputError:
+        raise
     except errors as exc:
         raise InputError(f"{path} is not a readable CSV table ({_first_line(exc)})") from None
     text = {c for c in usecols if not all(_is_number(v) for v in head[c].dropna().to_numpy())}
@@ -202,6 +305,8 @@ def _pandas(path, columns, chunk_rows, usecols):
                     batch[c] = vals
                 row0 += len(frame)
                 yield batch
+        except InputError:
+            raise
         except errors as exc:
             where = f"after data row {row0}: " if row0 else ""
             # (pandas < 3 refuses a number beyond the doubles here; pandas 3 reads it as inf)
@@ -261,6 +366,8 @@ def _csvmodule(path, columns, chunk_rows, usecols):
                     yield [fields[i] for i in keep]
             except UnicodeDecodeError:
                 raise InputError(f"{path} is not a readable CSV file (not UTF-8 text)") from None
+            except DECODE_ERRORS as exc:
+                raise _unreadable(path, exc) from None
             except csv.Error as exc:
                 raise InputError(f"{path} is not a readable CSV file ({exc})") from None
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..._limits import check_doubles
 from ...errors import InputError
 from ..loaders import iter_libsvm
 
@@ -25,7 +26,16 @@ def chunks(path: Path, chunk_rows: int, n_features: int | None, state):
             return
         if state.width is None:
             top = max((max(e) + 1 for _, e in rows if e), default=0)
-            state.width = n_features if n_features is not None else max(top, 1)
+            width = n_features if n_features is not None else max(top, 1)
+            # the dense chunk is rows x width: refused before it is allocated
+            check_doubles(
+                f"{path}: a dense chunk of {len(rows)} rows x {width} columns ("
+                + ("n_features" if n_features is not None else "the largest feature index")
+                + ")",
+                len(rows) * width,
+                "; is the index right? (fewer rows per chunk: chunk_rows / --chunk-rows)",
+            )
+            state.width = width
         X = np.zeros((len(rows), state.width))
         y = np.empty(len(rows))
         for r, (label, entries) in enumerate(rows):

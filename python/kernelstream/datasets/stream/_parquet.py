@@ -26,7 +26,13 @@ def open_parquet(path: Path):
         f = pq.ParquetFile(str(path), pre_buffer=False)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"{path} is not a readable Parquet file ({exc})") from None
-    return f, list(f.schema_arrow.names)
+    names = list(f.schema_arrow.names)
+    seen: set = set()
+    for name in names:
+        if name in seen:
+            raise InputError(f"{path}: two columns are named {name!r}; rename one")
+        seen.add(name)
+    return f, names
 
 
 def batches(f, path: Path, chunk_rows: int, usecols: list):
@@ -44,6 +50,18 @@ def batches(f, path: Path, chunk_rows: int, usecols: list):
             or pa.types.is_decimal(t)
         )
 
+    def nested(t) -> bool:
+        return (
+            pa.types.is_nested(t) or pa.types.is_dictionary(t) and pa.types.is_nested(t.value_type)
+        )
+
+    for n in usecols:
+        t = schema.field(n).type
+        if nested(t):
+            raise InputError(
+                f"{path}: column {n!r} holds {t} values; only numbers, booleans and text are "
+                "read (drop it, or flatten it first)"
+            )
     text = {n for n in usecols if not numeric(schema.field(n).type)}
 
     def gen():
@@ -57,7 +75,7 @@ def batches(f, path: Path, chunk_rows: int, usecols: list):
                     else:
                         batch[name] = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
                 yield batch
-        except (pa.ArrowInvalid, OSError) as exc:
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError, OSError) as exc:
             raise InputError(f"{path} is not a readable Parquet file ({exc})") from None
 
     return text, gen()

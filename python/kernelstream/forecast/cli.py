@@ -1,0 +1,111 @@
+"""``kernelstream forecast``: forecasts of the series of a CSV file (``docs/forecasting.md``).
+
+The target column's series (one per ``--id`` value) runs through a
+:class:`~kernelstream.Forecaster` each; the table of ``unique_id, ds, h, forecast, lower,
+upper`` (the target's units) goes to ``--out`` (written atomically) or stdout, and
+``--plot`` draws the first series with its horizon-1 forecasts and intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import InputError
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def add_parser(sub) -> None:
+    """The ``forecast`` subcommand on the CLI's subparsers."""
+    f = sub.add_parser("forecast", help="online multi-horizon forecasts of a CSV column")
+    f.add_argument("--csv", required=True, help="the CSV file")
+    f.add_argument("--target", required=True, help="the column to forecast")
+    f.add_argument("--time", help="the time column (datetimes add calendar features)")
+    f.add_argument("--id", help="the series id column (one forecaster per series)")
+    f.add_argument("--horizon", type=_positive, required=True, help="forecast 1..H steps ahead")
+    f.add_argument("--season", type=_positive, help="the seasonal period (default: found)")
+    f.add_argument("--out", help="write the forecasts to this CSV file (default: stdout)")
+    f.add_argument("--plot", help="draw the first series' forecasts (matplotlib) to this file")
+    f.set_defaults(func=cmd_forecast)
+
+
+def _table(args):
+    from .._optional import require
+
+    pd = require("pandas", "kernelstream forecast")
+    try:
+        frame = pd.read_csv(args.csv)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {args.csv} as CSV: {exc}") from None
+    for flag, col in (("--target", args.target), ("--time", args.time), ("--id", args.id)):
+        if col is not None and col not in frame.columns:
+            raise InputError(
+                f"{flag} {col!r}: no such column in {args.csv} ({list(frame.columns)})"
+            )
+    y = pd.to_numeric(frame[args.target], errors="coerce")
+    if y.isna().any() and not frame[args.target].isna().equals(y.isna()):
+        raise InputError(f"--target {args.target!r} has values that are not numbers")
+    out = pd.DataFrame({"y": y.astype(float)})
+    out["unique_id"] = frame[args.id].astype(str) if args.id else "series"
+    if args.time:
+        ds = frame[args.time]
+        if not pd.api.types.is_numeric_dtype(ds):
+            try:
+                ds = pd.to_datetime(ds)
+            except (ValueError, TypeError):
+                raise InputError(
+                    f"--time {args.time!r}: values are neither numbers nor dates"
+                ) from None
+        out["ds"] = ds.to_numpy()
+    else:
+        out["ds"] = out.groupby("unique_id").cumcount().to_numpy()
+    return out
+
+
+def cmd_forecast(args) -> int:
+    from .. import forecast_panel
+    from .._files import atomic_write
+
+    frame = _table(args)
+    params = {} if args.season is None else {"season": args.season}
+    res = forecast_panel(frame[["unique_id", "ds", "y"]], horizon=args.horizon, **params)
+    if args.out:
+        with atomic_write(args.out, "w") as fh:
+            res.to_csv(fh, index=False)
+    else:
+        res.to_csv(sys.stdout, index=False)
+    if args.plot:
+        _plot(frame, res, args.plot)
+    return 0
+
+
+def _plot(frame, res, path) -> None:
+    from .._files import atomic_write
+    from .._optional import require
+
+    matplotlib = require("matplotlib", "--plot")
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    uid = res["unique_id"].iloc[0]
+    s = frame[frame["unique_id"] == uid]
+    r = res[(res["unique_id"] == uid) & (res["h"] == 1)]
+    fig, ax = plt.subplots(figsize=(10, 4))
+    ax.plot(s["ds"], s["y"], color="black", lw=1, label=str(uid))
+    ax.plot(r["ds"], r["forecast"], lw=1, label="forecast, h=1")
+    ok = r["lower"].abs().lt(float("inf")) & r["upper"].abs().lt(float("inf"))
+    ax.fill_between(r["ds"][ok], r["lower"][ok], r["upper"][ok], alpha=0.25, label="interval")
+    ax.legend(loc="best")
+    fmt = str(path).rsplit(".", 1)[-1] if "." in str(path) else "png"
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format=fmt)
+    plt.close(fig)

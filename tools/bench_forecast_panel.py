@@ -1,0 +1,147 @@
+"""forecast_panel locally and on a local Dask cluster (a scheduler and 2 workers, started
+here): identical forecasts, rows per second, and peak memory per worker.
+
+    python tools/bench_forecast_panel.py --series 10000 --points 500 [--horizon 1]
+
+The synthetic panel: each series is a trend, a season of 12 and AR(1) noise with its own
+seeded level, slope and amplitude. Rows per second count the input rows (series x
+points); the peak memory is each worker process's maximum resident set (``ru_maxrss``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def panel(n_series: int, points: int, seed: int = 0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    t = np.arange(points)
+    ys = []
+    for _ in range(n_series):
+        a, b, c = rng.normal(10, 3), rng.normal(0, 0.02), rng.uniform(0, 3)
+        e = np.zeros(points)
+        for i in range(1, points):
+            e[i] = 0.6 * e[i - 1] + rng.normal()
+        ys.append(a + b * t + c * np.sin(2 * np.pi * t / 12) + e)
+    return pd.DataFrame(
+        {
+            "unique_id": np.repeat([f"s{i:05d}" for i in range(n_series)], points),
+            "ds": np.tile(t, n_series),
+            "y": np.concatenate(ys),
+        }
+    )
+
+
+@contextlib.contextmanager
+def local_cluster(n_workers: int = 2, timeout: float = 240):
+    """The address of a ``dask scheduler`` and ``n_workers`` single-thread ``dask worker``
+    processes on 127.0.0.1, each in its own session, ended with its group afterwards."""
+    exe = shutil.which("dask", path=os.path.dirname(sys.executable)) or shutil.which("dask")
+    if exe is None:
+        raise SystemExit(
+            "the `dask` command is not installed: pip install 'kernelstream[parallel]'"
+        )
+    tmp = tempfile.mkdtemp(prefix="ks-dask-")
+    procs = []
+
+    def start(args, name):
+        log = open(os.path.join(tmp, f"{name}.log"), "wb")  # noqa: SIM115
+        procs.append((subprocess.Popen([exe, *args], stdout=log, stderr=subprocess.STDOUT,
+                                       cwd=tmp, start_new_session=True), log))  # fmt: skip
+
+    try:
+        sched = os.path.join(tmp, "scheduler.json")
+        start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+               "--scheduler-file", sched, "--idle-timeout", "900"], "scheduler")  # fmt: skip
+        deadline, address = time.monotonic() + timeout, None
+        while address is None:
+            if procs[0][0].poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the Dask scheduler did not start")
+            try:
+                with open(sched) as fh:
+                    address = json.load(fh)["address"]
+            except (OSError, ValueError, KeyError):
+                time.sleep(0.2)
+        for i in range(n_workers):
+            start(["worker", address, "--name", f"w{i + 1}", "--host", "127.0.0.1",
+                   "--nthreads", "1", "--no-nanny", "--no-dashboard", "--death-timeout", "60",
+                   "--local-directory", os.path.join(tmp, f"w{i + 1}")], f"w{i + 1}")  # fmt: skip
+        from distributed import Client
+
+        with Client(address, timeout=timeout) as client:
+            client.wait_for_workers(n_workers, timeout=timeout)
+        yield address
+    finally:
+        for proc, log in reversed(procs):
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(15)
+            log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def main(argv=None) -> int:
+    import kernelstream as ks
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--series", type=int, default=10_000)
+    ap.add_argument("--points", type=int, default=500)
+    ap.add_argument("--horizon", type=int, default=1)
+    ap.add_argument("--no-local", action="store_true", help="skip the local run (and the check)")
+    args = ap.parse_args(argv)
+    frame = panel(args.series, args.points)
+    rows = len(frame)
+    print(f"panel: {args.series} series x {args.points} points = {rows} rows", flush=True)
+    local = None
+    if not args.no_local:
+        t0 = time.perf_counter()
+        local = ks.forecast_panel(frame, horizon=args.horizon)
+        dt = time.perf_counter() - t0
+        print(f"local (1 process): {dt:.1f} s, {rows / dt:.0f} rows/s, "
+              f"peak RSS {_peak_rss_mb():.0f} MB", flush=True)  # fmt: skip
+    with local_cluster(2) as address:
+        from distributed import Client
+
+        with Client(address) as client:
+            t0 = time.perf_counter()
+            dask = ks.forecast_panel(frame, horizon=args.horizon, executor="dask", scheduler=client)
+            dt = time.perf_counter() - t0
+            peaks = client.run(_peak_rss_mb)
+        print(f"dask (2 workers x 1 thread): {dt:.1f} s, {rows / dt:.0f} rows/s", flush=True)
+        for w, mb in sorted(peaks.items()):
+            print(f"  worker {w}: peak RSS {mb:.0f} MB")
+    if local is not None:
+        import pandas as pd
+
+        pd.testing.assert_frame_equal(local, dask, check_exact=True)
+        print(f"identical: {len(local)} forecast rows, local == dask bit for bit")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
