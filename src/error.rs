@@ -71,6 +71,19 @@ pub fn positive(name: &str, value: f64) -> Result<f64> {
     scale(name, value)
 }
 
+/// Smallest width whose inverse is finite (`1 / f64::MAX`, about `5.6e-309`).
+pub const INVERTIBLE_MIN: f64 = 1.0 / f64::MAX;
+
+/// Checks a finite width `> 0` whose inverse is finite (`>= INVERTIBLE_MIN`): the
+/// bound of a map that only multiplies by `1 / value` (the Taylor features).
+pub fn invertible(name: &str, value: f64) -> Result<f64> {
+    if value.is_finite() && value > 0.0 && (1.0 / value).is_finite() {
+        Ok(value)
+    } else {
+        param_err!("{name} must be finite and > 0 with a finite inverse (>= {INVERTIBLE_MIN:e}), got {value:.6e}")
+    }
+}
+
 /// Checks that a parameter is finite and non-negative (at most [`SCALE_MAX`]).
 pub fn non_negative(name: &str, value: f64) -> Result<f64> {
     if value.is_finite() && (0.0..=SCALE_MAX).contains(&value) {

@@ -14,7 +14,7 @@
 //! O(r) per point, no factorials, no Kronecker powers.
 
 use super::FeatureMap;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
 /// Largest number of features we agree to build: the AWV state is `r (r+1) / 2`
@@ -52,7 +52,7 @@ pub fn taylor_feature_count(d: usize, degree: usize) -> Option<usize> {
 
 impl TaylorGaussian {
     pub fn new(d: usize, degree: usize, sigma: f64) -> Result<Self> {
-        let sigma = positive("sigma", sigma)?;
+        let sigma = crate::error::invertible("sigma", sigma)?;
         if d == 0 {
             return crate::input_err!("the input dimension d must be at least 1");
         }
@@ -117,12 +117,15 @@ impl FeatureMap for TaylorGaussian {
     }
     fn map_into(&self, x: &[f64], out: &mut [f64]) {
         let inv_sigma = 1.0 / self.sigma;
+        // ||x / sigma||^2, scaled before squaring: x_i^2 underflows for a tiny sigma
+        // where (x_i / sigma)^2 does not.
         let mut sq = 0.0;
         for &xi in x {
-            sq += xi * xi;
+            let u = xi * inv_sigma;
+            sq += u * u;
         }
         // exp(-||x||^2 / (2 sigma^2)) applied to the constant monomial, hence to all.
-        out[0] = (-sq * inv_sigma * inv_sigma * 0.5).exp();
+        out[0] = (-sq * 0.5).exp();
         for k in 1..out.len() {
             let p = self.parent[k] as usize;
             let i = self.coord[k] as usize;
@@ -135,7 +138,7 @@ impl crate::state::ValidState for TaylorGaussian {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
         ensure(self.d >= 1, || "the input dimension is 0".into())?;
-        positive("sigma", self.sigma)?;
+        crate::error::invertible("sigma", self.sigma)?;
         let r = self.parent.len();
         ensure(
             taylor_feature_count(self.d, self.degree) == Some(r) && r <= MAX_TAYLOR_FEATURES,

@@ -325,3 +325,43 @@ def test_a_hand_kept_list_is_found(tmp_path, monkeypatch):
     # a window naming a few learners (a comparison, an example) is not a list
     stray.write_text(" ".join(NAMES[:3]) + "\n")
     assert hand_kept_lists(["stray.py"]) == {}
+
+
+def _docstring_defaults(doc: str) -> dict:
+    """``{name: default}`` of the numpydoc lines ``name : type, default VALUE``."""
+    import ast
+    import inspect
+    import re
+
+    found = re.findall(r"^(\w+) : [^\n]*?, default (.+)$", inspect.cleandoc(doc), re.M)
+    return {k: ast.literal_eval(v.strip()) for k, v in found}
+
+
+def test_docstring_defaults_equal_the_declared_ones():
+    """A default written in a learner's docstring is the one the core declares (the
+    value and its type: ``1.0`` is not ``1``)."""
+    from kernelstream.learners import _registry
+
+    checked = 0
+    for name in _registry.names():
+        declared = {p["name"]: p["default"] for p in _registry.entry(name)["params"]}
+        for k, v in _docstring_defaults(_registry.face(name).__doc__).items():
+            assert k in declared, f"{name}'s docstring documents {k!r}, not a parameter"
+            d = declared[k]
+            assert (v, type(v)) == (d, type(d)), f"{name}.{k}: docstring {v!r}, declared {d!r}"
+            checked += 1
+    assert checked >= 90
+
+
+def test_docstring_default_parser_reads_each_form():
+    doc = """X.
+
+    Parameters
+    ----------
+    sigma : float, default 1.0
+        Width.
+    widths : sequence of float, default (0.5, 1.0)
+    rule : str, default "boa"
+    block_size : int, optional
+    """
+    assert _docstring_defaults(doc) == {"sigma": 1.0, "widths": (0.5, 1.0), "rule": "boa"}

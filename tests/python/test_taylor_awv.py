@@ -229,3 +229,28 @@ def test_block_size_is_a_setting_kept_by_copies_and_checked(rng):
     for bad in (0, -1, 1.5, 10**6, "8"):
         with pytest.raises(ks.ParameterError):
             ks.TaylorAWV(block_size=bad)
+
+
+@pytest.mark.parametrize("sigma", [1e-200, 1e-300, 1e-308])
+def test_tiny_sigma_in_the_documented_domain_is_accepted_and_exact(rng, sigma):
+    """``sigma > 0`` with a finite ``1/sigma`` (the declared domain) builds, and the
+    features of inputs at the kernel's own scale follow the closed form (sec. 3.1):
+    ``x`` of order ``sigma`` is scaled before it is squared (``x_i^2`` underflows)."""
+    m = ks.TaylorAWV(sigma=sigma, degree=2)
+    for _ in range(5):
+        u = rng.uniform(-1.5, 1.5, size=3)  # x / sigma
+        x = u * sigma
+        g0 = math.exp(-(u @ u) / 2)
+        lhs = m.features(x) @ m.features(x)
+        rhs = math.exp(-(u @ u)) * sum((u @ u) ** j / math.factorial(j) for j in range(3))
+        assert m.features(x)[0] == pytest.approx(g0, rel=1e-13)
+        assert lhs == pytest.approx(rhs, rel=1e-12)
+    X = rng.uniform(-1, 1, size=(20, 3))
+    with pytest.warns(ks.ScaleWarning):
+        assert np.all(np.isfinite(m.progressive_predict(X, X[:, 0])))
+
+
+@pytest.mark.parametrize("sigma", [5e-324, 1e-310, 0.0, -1.0, math.inf])
+def test_sigma_without_a_finite_inverse_is_refused(sigma):
+    with pytest.raises(ks.ParameterError, match="finite inverse"):
+        ks.TaylorAWV(sigma=sigma)

@@ -30,6 +30,7 @@ from collections import deque
 
 import numpy as np
 
+from .._threads import serialised
 from .._validation import (
     as_label,
     as_matrix,
@@ -208,6 +209,7 @@ class Conformal:
     def predict_many(self, X) -> np.ndarray:
         return self._learner.predict_many(X)
 
+    @serialised
     def predict_interval(self, X):
         """``(lower, upper)`` for each row of ``X`` as the next round (state unchanged)."""
         X = as_matrix(X)
@@ -261,6 +263,7 @@ class Conformal:
         if pending is not None:
             raise pending
 
+    @serialised
     def learn_one(self, x, y, w: float = 1.0) -> None:
         """Reveal ``y``: the interval made for ``x`` is scored, then the learner learns.
 
@@ -282,6 +285,7 @@ class Conformal:
     def learn_many(self, X, y, sample_weight=None) -> None:
         self.progressive_interval(X, y, sample_weight=sample_weight)
 
+    @serialised
     def progressive_interval(self, X, y, sample_weight=None):
         """``(prediction, lower, upper)`` for each row, each made before its label.
 
@@ -404,6 +408,7 @@ class Conformal:
     def get_params(self, deep: bool = True) -> dict:
         return dict(self._params)
 
+    @serialised
     def set_params(self, **params):
         if not params:
             return self
@@ -421,6 +426,7 @@ class Conformal:
     def clone(self):
         return type(self)(**{**self._params, "learner": self._params["learner"].clone()})
 
+    @serialised
     def __copy__(self):
         new = type(self).__new__(type(self))
         new._params = dict(self._params)
@@ -434,6 +440,7 @@ class Conformal:
     def copy(self):
         return self.__copy__()
 
+    @serialised
     def __getstate__(self):
         st = self._state
         return {
