@@ -91,6 +91,43 @@ def as_label(y) -> float:
     return float(y)
 
 
+def as_weight(w) -> float:
+    """One sample weight ``w``: a finite real number ``>= 0`` (docs/choices.md,
+    "Sample weights"), else an :class:`InputError`."""
+    if type(w) is not float:
+        if isinstance(w, (bool, np.bool_, str, bytes)):
+            raise InputError(f"the sample weight w must be a real number, got {w!r}")
+        if isinstance(w, np.ndarray):
+            if w.size != 1:
+                raise InputError(f"w must be a single number, got an array of shape {w.shape}")
+            w = w.reshape(()).item()
+        if not isinstance(w, numbers.Real):
+            raise InputError(f"the sample weight w must be a real number, got a {type(w).__name__}")
+        w = float(w)
+    if not (np.isfinite(w) and w >= 0.0):
+        raise InputError(f"the sample weight must be a finite number >= 0, got {w}")
+    return w
+
+
+def as_weights(sample_weight, n: int):
+    """``sample_weight`` as a 1-D float64 array of ``n`` finite weights ``>= 0``, or
+    ``None`` (no weights: every row counts once)."""
+    if sample_weight is None:
+        return None
+    arr = _to_float_array(sample_weight, "sample_weight")
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.ndim != 1:
+        raise InputError(f"sample_weight must be a 1-D array, got an array of shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise InputError(f"X has {n} rows but sample_weight has {arr.shape[0]} values")
+    bad = ~(np.isfinite(arr) & (arr >= 0.0))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputError(f"sample_weight[{i}] = {arr[i]} is not a finite number >= 0")
+    return arr
+
+
 # --- parameter types (constructor arguments of the Rust-backed classes) --------
 # Python converts each argument to the type the Rust constructor takes and refuses any
 # other type; the value itself (ranges, names, combinations, memory) is checked once, by

@@ -363,6 +363,8 @@ def cmd_run(args) -> int:
         args.learner = args.learner or "auto-kernel"
         learner = build_learner(args.learner, args)
     chunks, task, source, info = _load_stream(args)
+    if getattr(args, "weight", None):
+        chunks = _weighted_chunks(chunks, info, args.weight)
     if args.resume:
         print(f"resumed {learner!r} after {learner.n_seen} rounds from {args.resume}")
     run, scaling = _scaled(learner, task, args)
@@ -370,6 +372,8 @@ def cmd_run(args) -> int:
         print("kernelstream: note: online scaling starts its statistics anew on --resume",
               file=sys.stderr)  # fmt: skip
     width = info.width if info is not None else 5
+    if getattr(args, "weight", None):
+        width -= 1  # the weight column is no feature
     print(f"{learner!r} on {source}: d={width}, task={task}, scaling: {scaling}")
     writer = _PredictionWriter(args.save_predictions) if args.save_predictions else None
     try:
@@ -399,6 +403,30 @@ def cmd_run(args) -> int:
         _save_model(learner, args.save_model)
         print(f"learner saved to {args.save_model} (continue with --resume)")
     return 0
+
+
+def _weighted_chunks(chunks, info, col: str):
+    """``--weight COL``: the chunks as ``(X, y, w)``, the column ``COL`` taken out of the
+    features as the rows' sample weights (docs/choices.md, "Sample weights")."""
+    import numpy as np
+
+    encoder = getattr(info, "_encoder", None)
+    if encoder is None:
+        raise UsageError("--weight needs --csv or --dataset (a table with named columns)")
+    names = list(encoder.feature_names)
+    if col not in names:
+        target = getattr(info, "target", None)
+        what = "the target" if col == target else "not a numeric feature column"
+        raise UsageError(f"--weight {col}: {what}; the numeric columns are {names}")
+    j = names.index(col)
+    for X, y in chunks:
+        w = np.ascontiguousarray(X[:, j])
+        bad = ~(np.isfinite(w) & (w >= 0))
+        if bad.any():
+            raise UsageError(
+                f"--weight {col}: the weight {w[bad][0]!r} is not a finite number >= 0"
+            )
+        yield np.ascontiguousarray(np.delete(X, j, axis=1)), y, w
 
 
 def _check_output_paths(args) -> None:
@@ -720,6 +748,12 @@ def _add_data_options(r) -> None:
         "first seen after the first 7 share the last)",
     )
     r.add_argument("--positive", help="classification: this target value is +1, every other -1")
+    r.add_argument(
+        "--weight",
+        metavar="COL",
+        help="a numeric column of sample weights (finite, >= 0; 0: the row is predicted, not "
+        "learned); not a feature",
+    )
     r.add_argument(
         "--chunk-rows", type=_count, default=65536, help="rows read at a time (default 65536)"
     )

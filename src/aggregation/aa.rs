@@ -73,14 +73,19 @@ impl Aggregator for AggregatingAlgorithm {
         self.predict_with(z, &mut buf)
     }
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        self.predict_update_weighted(z, y, 1.0)
+    }
+    /// `logw_j -= w eta (clip(z_j) - y)^2` (`w eta = eta` exactly for `w = 1`).
+    fn predict_update_weighted(&mut self, z: &[f64], y: f64, w: f64) -> f64 {
+        let eta = w * self.eta;
         let mut buf = std::mem::take(&mut self.buf);
         let pred = self.predict_with(z, &mut buf);
         self.buf = buf;
         let all_inf =
-            z.iter().all(|zj| !(self.eta * (zj.clamp(self.lo, self.hi) - y).powi(2)).is_finite());
+            z.iter().all(|zj| !(eta * (zj.clamp(self.lo, self.hi) - y).powi(2)).is_finite());
         if !all_inf {
             for (l, zj) in self.logw.iter_mut().zip(z) {
-                *l -= self.eta * (zj.clamp(self.lo, self.hi) - y).powi(2);
+                *l -= eta * (zj.clamp(self.lo, self.hi) - y).powi(2);
             }
             renormalise_log(&mut self.logw);
         }

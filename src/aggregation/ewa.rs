@@ -59,6 +59,11 @@ impl Aggregator for Ewa {
         combine(&self.weights(), z)
     }
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        self.predict_update_weighted(z, y, 1.0)
+    }
+    /// `logw_j -= w eta (z_j - y)^2` (`w eta = eta` exactly for `w = 1`).
+    fn predict_update_weighted(&mut self, z: &[f64], y: f64, w: f64) -> f64 {
+        let eta = w * self.eta;
         if self.p.len() != self.logw.len() {
             self.p = vec![0.0; self.logw.len()];
         }
@@ -66,10 +71,10 @@ impl Aggregator for Ewa {
         let pred = combine(&self.p, z);
         // logw_j -= eta (z_j - y)^2; if every expert's loss overflows to +inf in
         // the same round, the round carries no relative information: skip it.
-        let all_inf = z.iter().all(|zj| !(self.eta * (zj - y).powi(2)).is_finite());
+        let all_inf = z.iter().all(|zj| !(eta * (zj - y).powi(2)).is_finite());
         if !all_inf {
             for (l, zj) in self.logw.iter_mut().zip(z) {
-                *l -= self.eta * (zj - y).powi(2);
+                *l -= eta * (zj - y).powi(2);
             }
             renormalise_log(&mut self.logw);
         }

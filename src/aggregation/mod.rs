@@ -40,6 +40,11 @@ pub trait Aggregator {
     fn predict(&self, z: &[f64]) -> f64;
     /// Plays the round: the prediction for `z`, then the update with `y`.
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64;
+    /// [`Aggregator::predict_update`] with the round's losses weighted by the sample
+    /// weight `w > 0` (docs/choices.md, "Sample weights"): EWA/AA
+    /// `logw_j -= w eta loss_j`, the regret rules' regrets `w r_j`, VAW the weighted
+    /// ridge update. `w = 1` is `predict_update`, bit for bit.
+    fn predict_update_weighted(&mut self, z: &[f64], y: f64, w: f64) -> f64;
     /// The weights the next prediction would use.
     fn weights(&self) -> Vec<f64>;
     fn n_seen(&self) -> u64;
@@ -177,7 +182,11 @@ impl<R: RegretRule> Aggregator for R {
     }
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
         let n = self.expert_count();
-        regret_round(self, n, z, y)
+        regret_round(self, n, z, y, 1.0)
+    }
+    fn predict_update_weighted(&mut self, z: &[f64], y: f64, w: f64) -> f64 {
+        let n = self.expert_count();
+        regret_round(self, n, z, y, w)
     }
     fn weights(&self) -> Vec<f64> {
         let mut p = vec![0.0; self.expert_count()];
@@ -190,7 +199,14 @@ impl<R: RegretRule> Aggregator for R {
 }
 
 /// One round of a [`RegretRule`] on `n` experts: returns the prediction made before `y`.
-pub(crate) fn regret_round<R: RegretRule>(rule: &mut R, n: usize, z: &[f64], y: f64) -> f64 {
+/// The regrets are those of the loss weighted by `w`: `w r_j` (`w = 1`: plain).
+pub(crate) fn regret_round<R: RegretRule>(
+    rule: &mut R,
+    n: usize,
+    z: &[f64],
+    y: f64,
+    w: f64,
+) -> f64 {
     let (pb, rb) = rule.buffers();
     let (mut p, mut r) = (std::mem::take(pb), std::mem::take(rb));
     p.resize(n, 0.0);
@@ -198,6 +214,9 @@ pub(crate) fn regret_round<R: RegretRule>(rule: &mut R, n: usize, z: &[f64], y: 
     rule.probs_into(&mut p);
     let pred = combine(&p, z);
     regrets_into(z, y, pred, rule.gradient(), &mut r);
+    if w != 1.0 {
+        r.iter_mut().for_each(|v| *v *= w);
+    }
     rule.learn_regrets(&r);
     let share = rule.share();
     if share > 0.0 && n > 1 {

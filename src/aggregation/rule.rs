@@ -213,6 +213,9 @@ impl Aggregator for AnyAggregator {
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
         dispatch!(self, a => a.predict_update(z, y))
     }
+    fn predict_update_weighted(&mut self, z: &[f64], y: f64, w: f64) -> f64 {
+        dispatch!(self, a => a.predict_update_weighted(z, y, w))
+    }
     fn weights(&self) -> Vec<f64> {
         dispatch!(self, a => a.weights())
     }

@@ -49,6 +49,10 @@ impl Aggregator for VawMeta {
     fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
         self.engine.predict_learn(z, y)
     }
+    /// The weighted ridge update `A += w z z^T`, `b += w y z`.
+    fn predict_update_weighted(&mut self, z: &[f64], y: f64, w: f64) -> f64 {
+        self.engine.predict_learn_weighted(z, y, w)
+    }
     /// The ridge solution after the last round,
     /// `(lam I + sum_{s<=t} z_s z_s^T)^{-1} sum_{s<=t} y_s z_s` (the VAW prediction at `z`
     /// is `<A_{t+1}^{-1} b_t, z>`, which depends on `z` through `A_{t+1}`).

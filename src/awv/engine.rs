@@ -82,6 +82,8 @@ pub struct LinearAwv {
 
 #[path = "variance.rs"]
 mod variance;
+#[path = "weighted.rs"]
+mod weighted;
 
 /// Scratch of discounted rounds: `g = A^{-1} e_k` and a block's `2n` rows.
 #[derive(Clone, Debug, Default)]

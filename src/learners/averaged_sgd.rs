@@ -108,13 +108,24 @@ impl OnlineLearner for AveragedKernelSgd {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        self.predict_learn_weighted(x, y, 1.0)
+    }
+
+    fn supports_weights(&self) -> bool {
+        true
+    }
+
+    /// Sample weight `w`: the step on the loss `w (y - f)^2 / 2`,
+    /// `a_n = w gamma_n (Y_n - f~_{n-1}(X_n))` (the average over the iterates is unchanged;
+    /// `w gamma = gamma` exactly for `w = 1`).
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
         let (s1, s2) = self.sums(x);
         let n = self.a.len();
         let pred = s1 - s2 / (n + 1) as f64;
         let gamma = self.gamma0 * ((n + 1) as f64).powf(-self.zeta);
         // eq. (87): a_n = gamma_n (Y_n - f~_{n-1}(X_n)); the round is committed only
         // if everything it computed is finite.
-        let a = gamma * (y - s1);
+        let a = w * gamma * (y - s1);
         if !(pred.is_finite() && s2.is_finite() && a.is_finite()) {
             return Err(crate::KsError::Numerical(format!(
                 "AveragedKernelSGD: this round overflows (prediction {pred:.6e}, new coefficient \

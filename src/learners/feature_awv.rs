@@ -265,7 +265,18 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let mut p = [0.0];
-        self.round(x, std::slice::from_ref(&y), &mut p)?;
+        self.round(x, std::slice::from_ref(&y), 1.0, &mut p)?;
+        Ok(p[0])
+    }
+
+    fn supports_weights(&self) -> bool {
+        true
+    }
+
+    /// The engine's weighted round (`A += w phi phi^T`, `b += w y phi`).
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
+        let mut p = [0.0];
+        self.round(x, std::slice::from_ref(&y), w, &mut p)?;
         Ok(p[0])
     }
 
@@ -282,7 +293,7 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         let kept_row =
             |s: &Self| s.state.as_ref().is_some_and(|st| s.kept.matches(x, st.engine.n_seen()));
         if !y.is_empty() && y.len() == k && kept_row(self) {
-            self.round(x, y, &mut p)?;
+            self.round(x, y, 1.0, &mut p)?;
             if let Some(o) = out.as_deref_mut() {
                 o.extend_from_slice(&p);
             }
@@ -290,7 +301,7 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
         }
         if self.state.is_none() && !y.is_empty() {
             crate::interrupt::poll()?;
-            self.round(&x[..d], &y[..k], &mut p)?;
+            self.round(&x[..d], &y[..k], 1.0, &mut p)?;
             if let Some(o) = out.as_deref_mut() {
                 o.extend_from_slice(&p);
             }
@@ -355,14 +366,18 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         self.state.as_ref().map_or(1, |s| s.engine.n_outputs())
     }
 
-    /// One full round with the `K = y.len()` targets `y` (`K` checked by the
-    /// caller), the predictions written into `out`.
-    fn round(&mut self, x: &[f64], y: &[f64], out: &mut [f64]) -> Result<()> {
+    /// One full round of weight `w` with the `K = y.len()` targets `y` (`K` checked by
+    /// the caller), the predictions written into `out`.
+    fn round(&mut self, x: &[f64], y: &[f64], w: f64, out: &mut [f64]) -> Result<()> {
         if let Some(st) = self.state.as_mut() {
             if st.engine.n_outputs() != y.len() {
                 return crate::multi::single_output_err(st.engine.n_outputs());
             }
-            if self.kept.take(x, st.engine.n_seen()) && st.engine.learn_kept_multi(&st.v, y, out) {
+            if w != 1.0 {
+                self.kept.clear();
+            } else if self.kept.take(x, st.engine.n_seen())
+                && st.engine.learn_kept_multi(&st.v, y, out)
+            {
                 return Ok(());
             }
         }
@@ -381,7 +396,7 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
             }
             return Err(e);
         }
-        st.engine.predict_learn_multi(&st.v, y, out);
+        st.engine.predict_learn_weighted_multi(&st.v, y, w, out);
         Ok(())
     }
 
@@ -464,11 +479,32 @@ impl<F: LazyFeatureMap> crate::multi::MultiOutput for FeatureAwv<F> {
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let s = out.len();
         out.resize(s + y.len(), 0.0);
-        let r = self.round(x, y, &mut out[s..]);
+        let r = self.round(x, y, 1.0, &mut out[s..]);
         if r.is_err() {
             out.truncate(s);
         }
         r
+    }
+
+    /// The engine's weighted round on the `K` targets (`B += w phi y^T`).
+    fn predict_learn_weighted_multi(
+        &mut self,
+        x: &[f64],
+        y: &[f64],
+        w: f64,
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        let s = out.len();
+        out.resize(s + y.len(), 0.0);
+        let r = self.round(x, y, w, &mut out[s..]);
+        if r.is_err() {
+            out.truncate(s);
+        }
+        r
+    }
+
+    fn supports_weights_multi(&self) -> bool {
+        true
     }
 
     fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {

@@ -168,8 +168,10 @@ impl Fogd {
 
     /// One round with the `K = y.len()` targets: the `K` predictions `w_c . z(x)` made
     /// before the labels into `out`, then each column's gradient step.
-    fn round(&mut self, x: &[f64], y: &[f64], out: &mut [f64]) -> Result<()> {
-        let (lr, loss, epsilon) = (self.lr, self.loss, self.epsilon);
+    fn round(&mut self, x: &[f64], y: &[f64], w: f64, out: &mut [f64]) -> Result<()> {
+        // Sample weight w: the loss w l(f, y), so the step is w lr l'(f) (w lr = lr
+        // exactly for w = 1).
+        let (lr, loss, epsilon) = (w * self.lr, self.loss, self.epsilon);
         let rng0 = self.state.is_none().then(|| self.rng.clone());
         let st = self.ensure_state(x.len(), y.len())?;
         st.map.map_into(x, &mut st.z);
@@ -198,7 +200,7 @@ impl Fogd {
             if loss == Loss::Squared {
                 // The residual of the prediction made before the label (no leverage
                 // term: a first-order learner has no A^{-1}).
-                self.noise.observe(NOISE_MEMORY, *yt, *pt, 0.0);
+                self.noise.observe_weighted(NOISE_MEMORY, *yt, *pt, 0.0, w);
             }
         }
         self.n_seen += 1;
@@ -284,8 +286,22 @@ impl OnlineLearner for Fogd {
             return crate::multi::single_output_err(k);
         }
         let mut f = [0.0];
-        self.round(x, &[y], &mut f)?;
+        self.round(x, &[y], 1.0, &mut f)?;
         Ok(f[0])
+    }
+
+    /// The step on the weighted loss `w l(f, y)`: `w <- w - w lr l'(f) z(x)`.
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
+        if let Some(k) = self.state.as_ref().map(|st| self.outputs_of(st)).filter(|&k| k > 1) {
+            return crate::multi::single_output_err(k);
+        }
+        let mut f = [0.0];
+        self.round(x, &[y], w, &mut f)?;
+        Ok(f[0])
+    }
+
+    fn supports_weights(&self) -> bool {
+        true
     }
 
     fn n_seen(&self) -> u64 {
@@ -357,7 +373,7 @@ impl crate::multi::MultiOutput for Fogd {
         }
         let s = out.len();
         out.resize(s + y.len(), 0.0);
-        let r = self.round(x, y, &mut out[s..]);
+        let r = self.round(x, y, 1.0, &mut out[s..]);
         if r.is_err() {
             out.truncate(s);
         }

@@ -487,6 +487,12 @@ impl OnlineLearner for KernelAwv {
         self.rounds(rows.x, rows.d, rows.y, out)
     }
 
+    /// Integer weights as repeated rows (its state keeps rows without weights:
+    /// docs/choices.md, "Sample weights").
+    fn repeats_weights(&self) -> bool {
+        true
+    }
+
     fn n_seen(&self) -> u64 {
         self.t() as u64
     }

@@ -204,6 +204,36 @@ pub trait OnlineLearner {
     /// the update. Every learner implements it (or [`OnlineLearner::learn`] is recursive).
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64>;
 
+    /// A full round of sample weight `w` (finite, `w > 0`; docs/choices.md, "Sample
+    /// weights"): the prediction before `y` is revealed (the plain round's), then the
+    /// update with the round's loss counted `w` times. [`crate::stream`] never passes
+    /// `w = 0` (a zero-weight row is not learned) and takes the unweighted path for
+    /// streams of unit weights. The default plays `w = 1` as
+    /// [`OnlineLearner::predict_learn`] and refuses other weights (an `InputError`
+    /// before any state change); every learner of the table overrides it.
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
+        if !self.supports_weights() && w != 1.0 {
+            return crate::input_err!(
+                "this learner does not support sample weights other than 0 and 1"
+            );
+        }
+        self.predict_learn(x, y)
+    }
+
+    /// Whether [`OnlineLearner::predict_learn_weighted`] learns weights other than 0
+    /// and 1 ([`crate::stream`] refuses them before any state change otherwise).
+    fn supports_weights(&self) -> bool {
+        false
+    }
+
+    /// A learner without a weighted round of its own (its state keeps every row, or a
+    /// warm-up buffer, that would need the weights too) learns an integer weight `w` as
+    /// the row repeated `w` times (`w` rounds, counted in `n_seen`), the definition of
+    /// an integer weight; [`crate::stream`] refuses other weights before any change.
+    fn repeats_weights(&self) -> bool {
+        false
+    }
+
     /// A run of full rounds over row-major `x` (`y.len()` rows of length `d`),
     /// pushing each prediction onto `out`: [`OnlineLearner::run_rows`] with `out`.
     fn predict_learn_many(

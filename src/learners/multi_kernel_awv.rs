@@ -675,6 +675,35 @@ impl OnlineLearner for MultiKernelAwv {
         self.rows_with_raw(rows, out, None)
     }
 
+    fn supports_weights(&self) -> bool {
+        true
+    }
+
+    /// Every expert's weighted AWV round (`A += w phi phi^T`, `b += w y phi`), then the
+    /// meta-aggregator's round with its losses weighted by `w`.
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
+        if w == 1.0 {
+            return self.predict_learn(x, y);
+        }
+        self.kept.clear();
+        if self.state.is_none() {
+            self.state_mut(x.len())?;
+            crate::features::rff::keep_draw_if_fits(&mut self.state, |s| &s.features, x)?;
+        }
+        let clip = self.clip;
+        let st = self.state_mut(x.len())?;
+        let State { features, experts, meta, v, z, raw, .. } = st;
+        for ((f, e), zj) in features.iter().zip(experts.iter_mut()).zip(z.iter_mut()) {
+            f.map_into(x, v);
+            *zj = e.predict_learn_weighted(v, y, w);
+        }
+        raw.copy_from_slice(z);
+        if let Some((lo, hi)) = clip {
+            z.iter_mut().for_each(|v| *v = v.clamp(lo, hi));
+        }
+        Ok(meta.predict_update_weighted(z, y, w))
+    }
+
     /// The experts' predictions as matrix-matrix products ([`LinearAwv::predict_many`],
     /// experts in parallel) when the learner runs blocks; single predictions (bit for
     /// bit `predict`) otherwise.

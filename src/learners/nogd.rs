@@ -238,6 +238,16 @@ impl OnlineLearner for Nogd {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        self.predict_learn_weighted(x, y, 1.0)
+    }
+
+    fn supports_weights(&self) -> bool {
+        true
+    }
+
+    /// Sample weight `w`: the loss `w l(f, y)`, so every step uses `w l'(f)` (exactly
+    /// `l'(f)` for `w = 1`).
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
         if self.d.is_none() {
             self.d = Some(x.len());
         }
@@ -249,7 +259,7 @@ impl OnlineLearner for Nogd {
         self.kernel_row(x, &mut krow);
         let f = if b == 0 { 0.0 } else { self.prediction(&krow, &mut phi) };
         let active = self.loss != Loss::Squared || (f - y).abs() > self.epsilon;
-        let g = if active { self.loss.deriv(f, y) } else { 0.0 };
+        let g = if active { w * self.loss.deriv(f, y) } else { 0.0 };
         let mut result = Ok(());
         if g != 0.0 {
             if self.embedded() {

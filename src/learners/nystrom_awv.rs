@@ -1252,6 +1252,12 @@ impl OnlineLearner for NystromAwv {
         res
     }
 
+    /// Integer weights as repeated rows (its state keeps rows without weights:
+    /// docs/choices.md, "Sample weights").
+    fn repeats_weights(&self) -> bool {
+        true
+    }
+
     fn n_seen(&self) -> u64 {
         self.n_seen
     }

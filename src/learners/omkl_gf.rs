@@ -169,6 +169,17 @@ impl OnlineLearner for OmklGf {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        self.predict_learn_weighted(x, y, 1.0)
+    }
+
+    fn supports_weights(&self) -> bool {
+        true
+    }
+
+    /// Sample weight `sw`: the round's objective (loss and regulariser) of every expert,
+    /// hence its gradient step and its log-weight's loss, is scaled by `sw`, as the
+    /// importance weight of [`super::ogd_experts`] scales it (`sw = 1`: bit for bit).
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, sw: f64) -> Result<f64> {
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
@@ -183,7 +194,7 @@ impl OnlineLearner for OmklGf {
         softmax_pub(&st.experts.logw, &mut w);
         let (mut num, mut den) = (0.0, 0.0);
         for &j in &st.chosen {
-            let iw = 1.0 / st.q[j].max(0.05);
+            let iw = sw * (1.0 / st.q[j].max(0.05));
             num += w[j] * st.experts.step(j, (x, y), (eta, iw), reg, &mut st.v);
             den += w[j];
         }

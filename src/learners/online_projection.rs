@@ -750,6 +750,12 @@ impl OnlineLearner for OnlineProjection {
         Ok(pred)
     }
 
+    /// Integer weights as repeated rows (its state keeps rows without weights:
+    /// docs/choices.md, "Sample weights").
+    fn repeats_weights(&self) -> bool {
+        true
+    }
+
     fn n_seen(&self) -> u64 {
         self.state.as_ref().map_or(0, |s| s.n)
     }

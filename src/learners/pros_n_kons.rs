@@ -399,7 +399,11 @@ impl ProsNKons {
     }
 
     /// The learning half: `g = l'(y_hat) phi`, Sherman-Morrison on `A^{-1}`.
-    fn round_learn(&mut self, out: &RoundOut, y: f64) {
+    /// The update of a round of sample weight `w` (docs/choices.md, "Sample weights"):
+    /// the loss `w l`, so the gradient `w g` with `g = l' phi`, and the curvature of `w`
+    /// copies of the loss, `A_t = A_{t-1} + w (sigma/2) g g^T` (as the AWV family's
+    /// `w phi phi^T`); `w = 1` is the plain round, bit for bit.
+    fn round_learn(&mut self, out: &RoundOut, y: f64, w: f64) {
         self.n_seen += 1;
         if !out.has_phi {
             return;
@@ -412,15 +416,15 @@ impl ProsNKons {
         }
         // b = A_{t-1}^{-1} g = l' u ; g^T b = l'^2 q.
         let q = dot(&st.phi, &st.u).max(0.0);
-        let den = 1.0 + 0.5 * sigma * lp * lp * q;
+        let den = 1.0 + 0.5 * sigma * w * lp * lp * q;
         for ui in st.u.iter_mut() {
             *ui *= lp;
         }
-        // A_t^{-1} = A_{t-1}^{-1} - (sigma/2) b b^T / (1 + (sigma/2) g^T b).
-        packed::syr(&mut st.ainv, 0.5 * sigma / den, &st.u);
-        // A_t^{-1} g_t = b / (1 + (sigma/2) g^T b): next round's Newton step.
+        // A_t^{-1} = A_{t-1}^{-1} - w (sigma/2) b b^T / (1 + w (sigma/2) g^T b).
+        packed::syr(&mut st.ainv, 0.5 * sigma * w / den, &st.u);
+        // A_t^{-1} (w g_t) = w b / (1 + w (sigma/2) g^T b): next round's Newton step.
         for (s, b) in st.step.iter_mut().zip(&st.u) {
-            *s = b / den;
+            *s = w * b / den;
         }
     }
 }
@@ -447,8 +451,19 @@ impl OnlineLearner for ProsNKons {
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         let out = self.round_predict(x)?;
-        self.round_learn(&out, y);
+        self.round_learn(&out, y, 1.0);
         Ok(out.y_hat)
+    }
+
+    /// The round's dictionary step (KORS) as for any row, then the weighted update.
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
+        let out = self.round_predict(x)?;
+        self.round_learn(&out, y, w);
+        Ok(out.y_hat)
+    }
+
+    fn supports_weights(&self) -> bool {
+        true
     }
 
     fn n_seen(&self) -> u64 {

@@ -87,6 +87,17 @@ impl OnlineLearner for Raker {
     }
 
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
+        self.predict_learn_weighted(x, y, 1.0)
+    }
+
+    fn supports_weights(&self) -> bool {
+        true
+    }
+
+    /// Sample weight `w`: the round's objective (loss and regulariser) of every expert,
+    /// hence its gradient step and its log-weight's loss, is scaled by `w`, as the
+    /// importance weight of [`super::ogd_experts`] scales it (`w = 1`: bit for bit).
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
         // The first round draws the features: check x against them, else undo the draw.
         if self.state.is_none() {
             self.state_mut(x.len())?;
@@ -98,7 +109,7 @@ impl OnlineLearner for Raker {
         softmax_pub(&st.experts.logw, &mut st.p);
         let mut pred = 0.0;
         for j in 0..st.experts.features.len() {
-            pred += st.p[j] * st.experts.step(j, (x, y), (eta, 1.0), reg, &mut st.v);
+            pred += st.p[j] * st.experts.step(j, (x, y), (eta, w), reg, &mut st.v);
         }
         renormalise_log_pub(&mut st.experts.logw);
         Ok(pred)

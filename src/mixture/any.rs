@@ -64,6 +64,12 @@ macro_rules! any_learner {
             fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
                 each!(self, [$($v)*], l => l.predict_learn(x, y))
             }
+            fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
+                each!(self, [$($v)*], l => l.predict_learn_weighted(x, y, w))
+            }
+            fn supports_weights(&self) -> bool {
+                each!(self, [$($v)*], l => l.supports_weights())
+            }
             fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
                 each!(self, [$($v)*], l => l.run_rows(rows, out))
             }

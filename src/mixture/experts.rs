@@ -461,6 +461,37 @@ impl OnlineLearner for Mixture {
         self.run(rows.x, rows.d, rows.y, out, None)
     }
 
+    /// Every expert's weighted round, then the rule's round with the losses weighted
+    /// by `w` (docs/choices.md, "Sample weights").
+    fn predict_learn_weighted(&mut self, x: &[f64], y: f64, w: f64) -> Result<f64> {
+        if w == 1.0 {
+            return self.predict_learn(x, y);
+        }
+        let mut z = std::mem::take(&mut self.z);
+        z.clear();
+        for e in self.experts.iter_mut() {
+            match e.predict_learn_weighted(x, y, w) {
+                Ok(p) => z.push(p),
+                Err(err) => {
+                    self.z = z;
+                    return Err(err);
+                }
+            }
+        }
+        self.d = Some(x.len());
+        let p = match self.loss_scale.as_mut() {
+            Some(ls) => ls.round_weighted(&mut self.rule, &mut z, y, w),
+            None => self.rule.predict_update_weighted(&z, y, w),
+        };
+        self.n_seen += 1;
+        self.z = z;
+        Ok(p)
+    }
+
+    fn supports_weights(&self) -> bool {
+        self.experts.iter().all(|e| e.supports_weights())
+    }
+
     fn n_seen(&self) -> u64 {
         self.n_seen
     }

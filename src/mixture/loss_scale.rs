@@ -66,15 +66,27 @@ impl LossScale {
     /// `y` and updates the scale with its squared error. `z` is left as it was, up to
     /// rounding.
     pub fn round(&mut self, rule: &mut AnyAggregator, z: &mut [f64], y: f64) -> f64 {
+        self.round_weighted(rule, z, y, 1.0)
+    }
+
+    /// [`Self::round`] of sample weight `w > 0`: the rule's weighted round, and the
+    /// squared error counted `w` times in the scale (`num += w e`, `den += w`).
+    pub fn round_weighted(
+        &mut self,
+        rule: &mut AnyAggregator,
+        z: &mut [f64],
+        y: f64,
+        w: f64,
+    ) -> f64 {
         let c = self.factor();
         z.iter_mut().for_each(|v| *v /= c);
-        let p = c * rule.predict_update(z, y / c);
+        let p = c * rule.predict_update_weighted(z, y / c, w);
         z.iter_mut().for_each(|v| *v *= c);
         let beta = 1.0 - 1.0 / self.window;
         let e = (p - y) * (p - y);
         if e.is_finite() {
-            self.num = beta * self.num + e;
-            self.den = beta * self.den + 1.0;
+            self.num = beta * self.num + w * e;
+            self.den = beta * self.den + w;
         }
         p
     }

@@ -41,6 +41,30 @@ pub trait MultiOutput: OnlineLearner {
     /// predictions made before `y` onto `out`.
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()>;
 
+    /// [`MultiOutput::predict_learn_multi`] of sample weight `w` (finite, `> 0`;
+    /// docs/choices.md, "Sample weights"). The default plays `w = 1` and refuses
+    /// other weights; a learner with [`MultiOutput::supports_weights_multi`] overrides it.
+    fn predict_learn_weighted_multi(
+        &mut self,
+        x: &[f64],
+        y: &[f64],
+        w: f64,
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        if w != 1.0 {
+            return crate::input_err!(
+                "this learner does not support sample weights with several outputs"
+            );
+        }
+        self.predict_learn_multi(x, y, out)
+    }
+
+    /// Whether [`MultiOutput::predict_learn_weighted_multi`] learns weights other than
+    /// 0 and 1.
+    fn supports_weights_multi(&self) -> bool {
+        false
+    }
+
     /// Full rounds over `rows` (row-major `x`: `n` rows of `d`; `y`: `n x K`), pushing
     /// the `n x K` predictions. The default loops [`MultiOutput::predict_learn_multi`]
     /// (polling Ctrl-C); a learner may batch it (same results as the loop).

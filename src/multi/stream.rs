@@ -109,3 +109,70 @@ pub fn learn_one<L: MultiOutput + ?Sized>(learner: &mut L, x: &[f64], y: &[f64])
     validate(learner, x, 1, x.len(), Some((y, y.len())))?;
     learner.predict_learn_multi(x, y, &mut Vec::new())
 }
+
+/// [`progressive_predict_into`] with sample weights `w` (`None` or all 1: unweighted;
+/// docs/choices.md, "Sample weights"): weight 0 predicted and not learned, others the
+/// learner's weighted round, or, for a learner that repeats rows
+/// ([`crate::learners::OnlineLearner::repeats_weights`]), the row `w` times.
+#[allow(clippy::too_many_arguments)]
+pub fn progressive_predict_weighted_into<L: MultiOutput + ?Sized>(
+    learner: &mut L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    y: &[f64],
+    k: usize,
+    w: Option<&[f64]>,
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    if let Some(w) = w {
+        crate::stream::check_weights(w, n)?;
+    }
+    let Some(w) = w.filter(|w| w.iter().any(|&v| v != 1.0)) else {
+        return progressive_predict_into(learner, x, n, d, y, k, out);
+    };
+    let repeats = !learner.supports_weights_multi() && learner.repeats_weights();
+    let max = crate::stream::MAX_REPEATS;
+    if repeats {
+        if let Some(v) = w.iter().find(|&&v| v.fract() != 0.0 || v > max) {
+            return crate::input_err!(
+                "this learner learns an integer sample weight w as the row repeated w times: \
+                 weights must be whole numbers in [0, {max}], got {v}"
+            );
+        }
+    } else if !learner.supports_weights_multi() {
+        if let Some(v) = w.iter().find(|&&v| v != 0.0 && v != 1.0) {
+            return crate::input_err!(
+                "this learner does not support sample weights other than 0 and 1 with \
+                 several outputs (got {v})"
+            );
+        }
+    }
+    validate(learner, x, n, d, Some((y, k)))?;
+    crate::interrupt::start();
+    out.reserve(y.len());
+    let mut scratch = Vec::new();
+    for ((row, yt), &wt) in x.chunks_exact(d).zip(y.chunks_exact(k)).zip(w) {
+        crate::interrupt::poll()?;
+        if wt == 0.0 {
+            // (before the first round `K` is unknown: the one prediction for every output)
+            let s = out.len();
+            learner.predict_multi(row, out)?;
+            if out.len() == s + 1 && k > 1 {
+                out.resize(s + k, out[s]);
+            }
+        } else if wt == 1.0 {
+            learner.predict_learn_multi(row, yt, out)?;
+        } else if repeats {
+            learner.predict_learn_multi(row, yt, out)?;
+            for _ in 1..(wt as usize) {
+                crate::interrupt::poll()?;
+                scratch.clear();
+                learner.predict_learn_multi(row, yt, &mut scratch)?;
+            }
+        } else {
+            learner.predict_learn_weighted_multi(row, yt, wt, out)?;
+        }
+    }
+    Ok(())
+}

@@ -25,33 +25,53 @@ macro_rules! multi_output_protocol {
                 })
             }
 
+            #[pyo3(signature = (x, y, w = 1.0))]
             fn _learn_one_multi(
                 &mut self,
                 x: numpy::PyReadonlyArray1<'_, f64>,
                 y: numpy::PyReadonlyArray1<'_, f64>,
+                w: f64,
             ) -> pyo3::PyResult<()> {
                 $crate::python::errors::guard(|| {
                     let (x, y) =
                         ($crate::python::convert::vec1(&x), $crate::python::convert::vec1(&y));
                     $crate::interrupt::start();
-                    Ok($crate::multi::stream::learn_one(&mut self.inner, &x, &y)?)
+                    if w == 1.0 {
+                        return Ok($crate::multi::stream::learn_one(&mut self.inner, &x, &y)?);
+                    }
+                    let (k, mut out) = (y.len(), Vec::new());
+                    let ws = [w];
+                    Ok($crate::multi::stream::progressive_predict_weighted_into(
+                        &mut self.inner,
+                        &x,
+                        1,
+                        x.len(),
+                        &y,
+                        k,
+                        Some(&ws),
+                        &mut out,
+                    )?)
                 })
             }
 
+            #[pyo3(signature = (x, y, sample_weight = None))]
             fn _progressive_predict_multi<'py>(
                 &mut self,
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray2<'py, f64>,
+                sample_weight: Option<numpy::PyReadonlyArray1<'py, f64>>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray2<f64>>> {
                 $crate::python::errors::guard(|| {
                     let (xs, ys, n, d, k) = $crate::python::convert::xy_mat2(&x, &y)?;
+                    let ws = sample_weight.as_ref().map(|w| $crate::python::convert::vec1(w));
                     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let ws: Option<&[f64]> = ws.as_deref();
                     let inner = &mut self.inner;
                     let mut out = Vec::new();
                     let res = py.detach(|| {
-                        $crate::multi::stream::progressive_predict_into(
-                            inner, xs, n, d, ys, k, &mut out,
+                        $crate::multi::stream::progressive_predict_weighted_into(
+                            inner, xs, n, d, ys, k, ws, &mut out,
                         )
                     });
                     let done = out.len() / k.max(1);
@@ -80,21 +100,28 @@ macro_rules! multi_output_protocol {
                 })
             }
 
+            #[pyo3(signature = (x, y, sample_weight = None))]
             fn _learn_many_multi<'py>(
                 &mut self,
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray2<'py, f64>,
+                sample_weight: Option<numpy::PyReadonlyArray1<'py, f64>>,
             ) -> pyo3::PyResult<()> {
                 $crate::python::errors::guard(|| {
                     let (xs, ys, n, d, k) = $crate::python::convert::xy_mat2(&x, &y)?;
+                    let ws = sample_weight.as_ref().map(|w| $crate::python::convert::vec1(w));
                     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let ws: Option<&[f64]> = ws.as_deref();
                     let inner = &mut self.inner;
-                    let before = $crate::learners::OnlineLearner::n_seen(&*inner);
-                    let res =
-                        py.detach(|| $crate::multi::stream::learn_many(inner, xs, n, d, ys, k));
-                    let done = $crate::learners::OnlineLearner::n_seen(&self.inner) - before;
-                    $crate::python::errors::stream_result(py, res, done as usize, None)
+                    let mut out = Vec::new();
+                    let res = py.detach(|| {
+                        $crate::multi::stream::progressive_predict_weighted_into(
+                            inner, xs, n, d, ys, k, ws, &mut out,
+                        )
+                    });
+                    let done = out.len() / k.max(1);
+                    $crate::python::errors::stream_result(py, res, done, None)
                 })
             }
 

@@ -78,32 +78,41 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// `w`: the sample weight (docs/choices.md, "Sample weights").
+            #[pyo3(signature = (x, y, w = 1.0))]
             fn learn_one(
                 &mut self,
                 x: numpy::PyReadonlyArray1<'_, f64>,
                 y: f64,
+                w: f64,
             ) -> pyo3::PyResult<()> {
                 $crate::python::errors::guard(|| {
                     let x = $crate::python::convert::vec1(&x);
                     $crate::interrupt::start();
-                    Ok($crate::stream::learn_one(&mut self.inner, &x, y)?)
+                    Ok($crate::stream::learn_one_weighted(&mut self.inner, &x, y, w)?)
                 })
             }
 
+            #[pyo3(signature = (x, y, sample_weight = None))]
             fn progressive_predict<'py>(
                 &mut self,
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray1<'py, f64>,
+                sample_weight: Option<numpy::PyReadonlyArray1<'py, f64>>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, numpy::PyArray1<f64>>> {
                 $crate::python::errors::guard(|| {
                     let (xs, n, d) = $crate::python::convert::mat2(&x);
                     let ys = $crate::python::convert::vec1(&y);
+                    let ws = sample_weight.as_ref().map(|w| $crate::python::convert::vec1(w));
                     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let ws: Option<&[f64]> = ws.as_deref();
                     let inner = &mut self.inner;
                     let mut out = Vec::new();
                     let res = py.detach(|| {
-                        $crate::stream::progressive_predict_into(inner, xs, n, d, ys, &mut out)
+                        $crate::stream::progressive_predict_weighted_into(
+                            inner, xs, n, d, ys, ws, &mut out,
+                        )
                     });
                     $crate::python::errors::stream_result(py, res, out.len(), Some(&out))?;
                     Ok(numpy::PyArray1::from_vec(py, out))
@@ -189,21 +198,26 @@ macro_rules! learner_protocol {
                 })
             }
 
+            #[pyo3(signature = (x, y, sample_weight = None))]
             fn learn_many<'py>(
                 &mut self,
                 py: pyo3::Python<'py>,
                 x: numpy::PyReadonlyArray2<'py, f64>,
                 y: numpy::PyReadonlyArray1<'py, f64>,
+                sample_weight: Option<numpy::PyReadonlyArray1<'py, f64>>,
             ) -> pyo3::PyResult<()> {
                 $crate::python::errors::guard(|| {
                     let (xs, n, d) = $crate::python::convert::mat2(&x);
                     let ys = $crate::python::convert::vec1(&y);
+                    let ws = sample_weight.as_ref().map(|w| $crate::python::convert::vec1(w));
                     let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let ws: Option<&[f64]> = ws.as_deref();
                     let inner = &mut self.inner;
-                    let before = $crate::learners::OnlineLearner::n_seen(&*inner);
-                    let res = py.detach(|| $crate::stream::learn_many(inner, xs, n, d, ys));
-                    let done = $crate::learners::OnlineLearner::n_seen(&self.inner) - before;
-                    $crate::python::errors::stream_result(py, res, done as usize, None)
+                    let mut done = 0;
+                    let res = py.detach(|| {
+                        $crate::stream::learn_many_weighted(inner, xs, n, d, ys, ws, &mut done)
+                    });
+                    $crate::python::errors::stream_result(py, res, done, None)
                 })
             }
 

@@ -60,10 +60,12 @@ macro_rules! serve_protocol {
 
             /// `learn_one(x, y)` for a 1-D float64 array `x` and a float `y`,
             /// returning `True`; `False` (nothing done) for any other `x` or `y`.
+            #[pyo3(signature = (x, y, w = 1.0))]
             fn _serve_learn(
                 &mut self,
                 x: &pyo3::Bound<'_, pyo3::PyAny>,
                 y: &pyo3::Bound<'_, pyo3::PyAny>,
+                w: f64,
             ) -> pyo3::PyResult<bool> {
                 let (Some(x), Some(y)) = (
                     $crate::python::serve::common_row(x),
@@ -74,7 +76,7 @@ macro_rules! serve_protocol {
                 $crate::python::errors::guard(|| {
                     let x = $crate::python::convert::vec1(&x);
                     $crate::interrupt::start();
-                    $crate::stream::learn_one(&mut self.inner, &x, y)?;
+                    $crate::stream::learn_one_weighted(&mut self.inner, &x, y, w)?;
                     Ok(true)
                 })
             }

@@ -47,6 +47,18 @@ impl NoiseLevel {
         }
     }
 
+    /// [`Self::observe`] of a round of sample weight `w` (docs/choices.md, "Sample
+    /// weights"): its term counts `w` times, `num = rho num + w term`, `den = rho den + w`
+    /// (`w = 1`: [`Self::observe`]).
+    pub fn observe_weighted(&mut self, rho: f64, y: f64, pred: f64, delta: f64, w: f64) {
+        let e = y - pred;
+        let term = e * e / (1.0 + delta.max(0.0));
+        if term.is_finite() {
+            self.num = rho * self.num + w * term;
+            self.den = rho * self.den + w;
+        }
+    }
+
     /// `sigma_hat^2` (NaN before any round).
     pub fn variance(&self) -> f64 {
         if self.den > 0.0 {

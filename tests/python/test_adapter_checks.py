@@ -43,13 +43,28 @@ PAIRS = [("regressor", name, *entry) for name, entry in ADAPTER_REGRESSION.items
 SECOND_CONFIGS = {"TaylorAWV"}
 
 
+# scikit-learn's own convention for online estimators (its SGD estimators list the same
+# check as an expected failure): the check fits a shuffled weighted stream and a sorted
+# repeated one, and an online learner (and the adapters' online scaling) depends on the
+# order of the rows. Weight equivalence is tested in the order it holds in:
+# tests/python/test_sample_weights.py.
+ORDER_DEPENDENT_CHECKS = {
+    "check_sample_weight_equivalence_on_dense_data",
+    "check_sample_weight_equivalence_on_sparse_data",
+}
+
+
 def _sklearn_cases():
     for kind, name, make, scale in PAIRS:
         adapter = SklearnRegressor if kind == "regressor" else SklearnClassifier
         est = adapter(make(), **_kwargs(scale))
-        marks = (pytest.mark.slow,) if name in SECOND_CONFIGS else ()
+        marks0 = (pytest.mark.slow,) if name in SECOND_CONFIGS else ()
         for _est, check in sklearn_checks.estimator_checks_generator(est, legacy=True):
             check_name = getattr(check, "func", check).__name__
+            marks = marks0
+            if check_name in ORDER_DEPENDENT_CHECKS:
+                reason = "online: the fit depends on the order of the rows"
+                marks = (*marks0, pytest.mark.xfail(reason=reason, strict=False))
             yield pytest.param(
                 est, check, id=f"{adapter.__name__}-{name}-{check_name}", marks=marks
             )

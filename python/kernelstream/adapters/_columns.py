@@ -72,16 +72,19 @@ class Columns:
         """Column ``k``'s targets for the class indices ``codes``."""
         return np.where(codes == k, self.on, self.off)
 
-    def progressive(self, X: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """The ``(n, K)`` scores of the rows, each made before its label; then learned."""
+    def progressive(self, X: np.ndarray, codes: np.ndarray, sample_weight=None) -> np.ndarray:
+        """The ``(n, K)`` scores of the rows, each made before its label; then learned
+        (with ``sample_weight``, each row's weight; one output a learner)."""
         if self.native:
             T = np.column_stack([self.targets(codes, k) for k in range(self.n)])
-            return self.learners[0].progressive_predict(X, T)
+            return self.learners[0].progressive_predict(X, T, sample_weight=sample_weight)
         out = np.empty((X.shape[0], len(self.learners)))
         for k, lr in enumerate(self.learners):
-            out[:, k] = lr.progressive_predict(X, self.targets(codes, k))
+            out[:, k] = lr.progressive_predict(
+                X, self.targets(codes, k), sample_weight=sample_weight
+            )
         if self.spare is not None:
-            self.spare.learn_many(X, np.full(X.shape[0], self.off))
+            self.spare.learn_many(X, np.full(X.shape[0], self.off), sample_weight=sample_weight)
         return out
 
     def predict(self, X: np.ndarray) -> np.ndarray:

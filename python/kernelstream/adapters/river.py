@@ -67,7 +67,7 @@ import numbers
 import numpy as np
 
 from .._threads import LOCK_ATTR, serialised
-from .._validation import as_label
+from .._validation import as_label, as_weight
 from ..errors import InputError, ParameterError
 from . import _growth
 from ._order import resolve_scale
@@ -262,8 +262,11 @@ class _DictAdapter:
         Y = h.targets[: h.n]
         return _growth.replayed(self.learner, h.widened(size), Y if Y.shape[1] > 1 else Y[:, 0])
 
-    def _keep(self, v: np.ndarray, target) -> None:
-        """Keep the row the learner learned (or stop keeping rows, past the limit)."""
+    def _keep(self, v: np.ndarray, target, w: float = 1.0) -> None:
+        """Keep the row the learner learned (or stop keeping rows, past the limit; or
+        once a row has a weight other than 1, which the kept rows would not replay)."""
+        if w != 1.0 and self.max_features is None:
+            self._history, self._rows_dropped = None, True
         if self.max_features is not None or self._rows_dropped:
             return
         if self._history is None and self.n_learned == 1:  # the first row
@@ -313,7 +316,7 @@ class _DictAdapter:
             raise InputError(f"the targets must have the keys {names}, got {_sorted_names(y)}")
         return np.array([as_label(y[k]) for k in names]), names
 
-    def _learn_vector(self, x: dict, y) -> None:
+    def _learn_vector(self, x: dict, y, w: float = 1.0) -> None:
         v, names = self._vector(x)
         target = self._target_row(y)
         tnames = None
@@ -327,7 +330,7 @@ class _DictAdapter:
         if ys is not None:
             z, ys = ys.learned_row(np.atleast_1d(np.asarray(target, dtype=np.float64)))
             target = float(z[0]) if tnames is None else z
-        learner.learn_one(v, target)
+        learner.learn_one(v, target, w)
         # the learner accepted the round: commit the features and the statistics
         self.learner = learner
         self.scaler, self.target_scaler = xs, ys
@@ -335,7 +338,7 @@ class _DictAdapter:
             self.target_names = tnames
         if names is not self.feature_names:
             self.feature_names = list(names)
-        self._keep(v, target)
+        self._keep(v, target, w)
 
     def _input(self, x: dict) -> np.ndarray:
         """``x`` as the learner sees it at prediction time."""
@@ -402,10 +405,16 @@ class RiverRegressor(_DictAdapter, _Regressor):
         yield {"learner": TaylorAWV(degree=2), "scale": True, "max_features": 12}
 
     @serialised
-    def learn_one(self, x: dict, y) -> None:
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Learn ``x`` with the target ``y``: a number, or a dict ``{name: value}`` (the
-        same names every round, as for ``river.base.MultiTargetRegressor``)."""
-        self._learn_vector(x, y)
+        same names every round, as for ``river.base.MultiTargetRegressor``). ``w``: the
+        sample weight (river's convention; a finite number ``>= 0``: the learner's loss
+        counts ``w`` times, the online scaling sees the row once; ``w = 0`` changes
+        nothing; docs/choices.md, "Sample weights")."""
+        w = as_weight(w)
+        if w == 0.0:
+            return
+        self._learn_vector(x, y, w)
 
     @serialised
     def predict_one(self, x: dict, with_interval: bool = False):
@@ -567,7 +576,13 @@ class RiverClassifier(_DictAdapter, _Classifier):
         return _growth.replayed(self.learner, X, np.full(h.n, off))
 
     @serialised
-    def learn_one(self, x: dict, y) -> None:
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        """Learn ``(x, y)`` with sample weight ``w`` (river's convention; a finite number
+        ``>= 0``: each class column's loss counts ``w`` times, the scaling and the
+        calibration see the row once; ``w = 0`` changes nothing)."""
+        w = as_weight(w)
+        if w == 0.0:
+            return
         k = self._index(y)
         v, names = self._vector(x)
         xs = self.scaler  # the statistics after x, once accepted
@@ -594,7 +609,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
                 scores = np.zeros(1)
             targets = np.full(scores.size, self._off)
             targets[k] = self._on
-            self.learner.learn_one(v, targets)
+            self.learner.learn_one(v, targets, w)
             columns = self.columns
         else:
             columns = list(self.columns)
@@ -603,16 +618,16 @@ class RiverClassifier(_DictAdapter, _Classifier):
             scores = np.array([c.predict_one(v) for c in columns])  # before the label
             # The never-seen column first: a refused row (bad values) stops here,
             # unchanged; the columns then take the same row, which they accept likewise.
-            self.learner.learn_one(v, self._off)
+            self.learner.learn_one(v, self._off, w)
             for j, c in enumerate(columns):
-                c.learn_one(v, self._on if j == k else self._off)
+                c.learn_one(v, self._on if j == k else self._off, w)
         calibrator.learn(scores[None, :], [k])
         self.columns, self.calibrator, self.scaler = columns, calibrator, xs
         if new:
             self.classes.append(y)
         if names is not self.feature_names:
             self.feature_names = list(names)
-        self._keep(v, k)
+        self._keep(v, k, w)
 
     def _current_scores(self, x: dict):
         v = self._input(x)

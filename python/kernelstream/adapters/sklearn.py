@@ -50,7 +50,7 @@ from ._scaling import OnlineStandardizer
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
-    from sklearn.utils.validation import check_is_fitted, validate_data
+    from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 except ImportError as exc:  # pragma: no cover - scikit-learn is an optional dependency
     raise ImportError(
         "kernelstream.adapters.SklearnRegressor/SklearnClassifier need scikit-learn >= 1.6 "
@@ -83,6 +83,27 @@ def _plain_targets(y, n: int) -> bool:
         and y.shape == (n,)
         and bool(np.isfinite(y).all())
     )
+
+
+def _weights(sample_weight, X):
+    """scikit-learn's ``_check_sample_weight`` (``None``: no weights; finite, ``>= 0``,
+    one a row), its errors as :class:`InputError`; ``None`` too when every weight is 1."""
+    if sample_weight is None:
+        return None
+    try:
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"sample_weight: {exc}") from None
+    return None if bool(np.all(sw == 1.0)) else sw
+
+
+def _drop_unweighted(X, y, sw):
+    """The rows of positive weight (a zero-weight row is not learned: docs/choices.md,
+    "Sample weights"), with their weights."""
+    if sw is None:
+        return X, y, None
+    keep = sw > 0.0
+    return X[keep], y[keep], sw[keep]
 
 
 def _fresh(learner):
@@ -138,9 +159,11 @@ class _StreamingEstimator(BaseEstimator):
             and bool(np.isfinite(X).all())
         )
 
-    def _learn(self, X, y, first: bool):
+    def _learn(self, X, y, first: bool, sw=None):
         """Stream ``(X, y)`` through ``learner_`` (a fresh one if ``first``) and the online
-        scalers; the attributes change only when the learner accepted the rows."""
+        scalers (which see each row of positive weight once); the attributes change only
+        when the learner accepted the rows."""
+        X, y, sw = _drop_unweighted(X, y, sw)
         if first:
             scale = resolve_scale(self.scale, self.learner)
             learner = _fresh(self.learner)
@@ -149,8 +172,18 @@ class _StreamingEstimator(BaseEstimator):
         else:
             learner, xs, ys = self.learner_, self.scaler_, self.target_scaler_
         y = self._encode(y)
-        # New statistics, committed below once the learner accepted the rows; one row
-        # (the serving loop's) by the one-row methods, the same arithmetic, bit for bit.
+        if len(X):  # (every row of weight 0: nothing learned)
+            X, y, xs, ys = self._scaled_rows(X, y, xs, ys)
+            learner.learn_many(X, y, sample_weight=sw)
+        self.learner_: Any = learner
+        self.scaler_: Any = xs
+        self.target_scaler_: Any = ys
+
+    @staticmethod
+    def _scaled_rows(X, y, xs, ys):
+        """``(X, y)`` scaled by the scalers' statistics after them, and those statistics
+        (new objects: committed once the learner accepted the rows); one row (the serving
+        loop's) by the one-row methods, the same arithmetic, bit for bit."""
         if xs is not None and len(X) == 1:
             z, xs = xs.learned_row(X[0])
             X = z[None, :]
@@ -165,18 +198,17 @@ class _StreamingEstimator(BaseEstimator):
         elif ys is not None:
             ys = ys.copy()
             y = ys.learn_transform(y[:, None])[:, 0]
-        learner.learn_many(X, y)
-        self.learner_: Any = learner
-        self.scaler_: Any = xs
-        self.target_scaler_: Any = ys
+        return X, y, xs, ys
 
-    def _fit(self, X, y, shuffle=True, random_state=None):
+    def _fit(self, X, y, sample_weight=None, shuffle=True, random_state=None):
         X, y = self._validate(X, y)
+        sw = _weights(sample_weight, X)
         self._start(y)
         order = stream_order(len(X), shuffle, random_state, self.learner)
         if order is not None:
             X, y = X[order], y[order]
-        self._learn(X, y, first=True)
+            sw = None if sw is None else sw[order]
+        self._learn(X, y, first=True, sw=sw)
         return self
 
     def _decision(self, X):
@@ -226,13 +258,16 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
         return y
 
     @_atomic
-    def fit(self, X, y, shuffle=True, random_state=None):
+    def fit(self, X, y, sample_weight=None, shuffle=True, random_state=None):
         """Stream the rows of ``X`` once through a fresh learner.
 
         Parameters
         ----------
         X : array-like (n, d)
         y : array-like (n,), or (n, K) for a multi-output learner
+        sample_weight : array-like (n,), optional
+            One finite weight ``>= 0`` a row (docs/choices.md, "Sample weights"); a row of
+            weight 0 is not learned.
         shuffle : bool, default True
             Learn the rows in a random order (scikit-learn's online estimators shuffle in
             ``fit``): a file sorted by target or class would otherwise be learned as a
@@ -241,15 +276,15 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
             The seed of the order; ``None``: the learner's ``seed`` (0 without one), so
             that two fits give the same model.
         """
-        return self._fit(X, y, shuffle, random_state)
+        return self._fit(X, y, sample_weight, shuffle, random_state)
 
     @_atomic
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """Continue the stream with the rows of ``X`` (the first call starts it)."""
         if not hasattr(self, "learner_"):
-            return self._fit(X, y, shuffle=False)
+            return self._fit(X, y, sample_weight, shuffle=False)
         X, y = self._validate(X, y, reset=False)
-        self._learn(X, y, first=False)
+        self._learn(X, y, first=False, sw=_weights(sample_weight, X))
         return self
 
     def predict(self, X, return_std: bool = False):
@@ -358,13 +393,16 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
             return np.column_stack([(1.0 - f) / 2.0, (1.0 + f) / 2.0])
         return raw
 
-    def _learn(self, X, y, first: bool):
+    def _learn(self, X, y, first: bool, sw=None):
         """Stream ``(X, y)`` through the columns (fresh ones if ``first``), the online
-        scaler and the calibrator; the attributes change only when all accepted the rows."""
+        scaler and the calibrator (the rows of positive weight; the scaler and the
+        calibrator see each once, the columns learn it with its weight); the attributes
+        change only when all accepted the rows."""
         from ..calibration import SoftmaxCalibrator
         from ._columns import Columns
 
         codes = self._codes(y)
+        X, codes, sw = _drop_unweighted(X, codes, sw)
         k = self.classes_.size
         if k > 2:
             from .._limits import check_doubles
@@ -386,11 +424,14 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
             columns = self.columns_.copy()
             xs = None if self.scaler_ is None else self.scaler_.copy()
             calibrator = copy.copy(self.calibrator_)
-        if xs is not None:
-            X = xs.learn_transform(X)
-        # two classes: the one column is classes_[1]'s, with targets +1/-1
-        raw = columns.progressive(X, 1 - codes if k == 2 else codes)
-        probs = calibrator.progressive_proba(self._calibration_scores(raw), codes)
+        if len(X) == 0:  # every row had weight 0: nothing learned
+            probs = np.empty((0, k))
+        else:
+            if xs is not None:
+                X = xs.learn_transform(X)
+            # two classes: the one column is classes_[1]'s, with targets +1/-1
+            raw = columns.progressive(X, 1 - codes if k == 2 else codes, sw)
+            probs = calibrator.progressive_proba(self._calibration_scores(raw), codes)
         self.columns_: Any = columns
         self.learner_: Any = columns.learners[0] if k == 2 or columns.native else columns
         self.scaler_: Any = xs
@@ -405,17 +446,17 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         return self.columns_.predict(X)
 
     @_atomic
-    def fit(self, X, y, shuffle=True, random_state=None):
+    def fit(self, X, y, sample_weight=None, shuffle=True, random_state=None):
         """Stream the rows of ``X`` once through fresh learners.
 
-        ``shuffle`` and ``random_state`` as in :meth:`SklearnRegressor.fit`: by default a
+        ``sample_weight``, ``shuffle`` and ``random_state`` as in :meth:`SklearnRegressor.fit`: by default a
         seeded random order (a file sorted by class, as iris, is otherwise learned as a
         stream whose classes arrive one after the other).
         """
-        return self._fit(X, y, shuffle, random_state)
+        return self._fit(X, y, sample_weight, shuffle, random_state)
 
     @_atomic
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue the stream with the rows of ``X``.
 
         ``classes`` (all the labels) is required on the first call unless ``y`` already
@@ -432,8 +473,9 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
                     f"partial_fit, was: {self.classes_.tolist()}"
                 )
         X, y = self._validate(X, y, reset=first)
+        sw = _weights(sample_weight, X)
         if not first:
-            self._learn(X, y, first=False)
+            self._learn(X, y, first=False, sw=sw)
             return self
         if classes is None:
             classes = self._classes(y, "y")
@@ -443,7 +485,7 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
                     f"({classes[0]!r}): pass classes=[all the labels]"
                 )
         self.classes_ = classes
-        self._learn(X, y, first=True)
+        self._learn(X, y, first=True, sw=sw)
         return self
 
     @_atomic

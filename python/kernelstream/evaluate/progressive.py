@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import as_matrix, as_targets
+from .._validation import as_matrix, as_targets, as_weights
 from ..errors import ParameterError
 from .losses import LOSSES
 from .metrics import Metrics
@@ -209,6 +209,7 @@ def progressive(
     max_chunk: int = 2048,
     on_chunk=None,
     store_predictions: bool | None = None,
+    sample_weight=None,
     metrics=None,
 ) -> ProgressiveResult:
     """Runs the online protocol of ``learner`` over ``(X, y)`` and records checkpoints.
@@ -216,8 +217,8 @@ def progressive(
     Parameters
     ----------
     learner : a kernelstream learner (anything with ``progressive_predict`` and ``dim``)
-    X, y : the stream, rows in order; or ``X`` an iterable of ``(X, y)`` chunks and ``y``
-        None (for example :func:`kernelstream.datasets.stream`: a file read in constant
+    X, y : the stream, rows in order; or ``X`` an iterable of ``(X, y)`` chunks (or
+        ``(X, y, sample_weight)``) and ``y`` None (for example :func:`kernelstream.datasets.stream`: a file read in constant
         memory)
     task : ``"regression"`` (squared loss) or ``"classification"`` (error rate, ``sign(0) = +1``);
         default: the learner's own ``task`` (a hinge- or logistic-loss learner is a classifier)
@@ -237,6 +238,11 @@ def progressive(
         river metric objects; default: ``"mse"`` for regression, ``"error"`` for
         classification. ``result.metrics`` has each one's running value at every
         checkpoint, and ``to_frame()`` a column each
+    sample_weight : one finite weight ``>= 0`` a row of ``X`` (arrays only): the learner
+        learns each row with its weight (``progressive_predict(..., sample_weight=...)``)
+        and the losses are weighted means, ``sum_t w_t l_t / sum_t w_t``, the baseline's
+        too (the weighted running mean of the past targets); ``metrics`` are over the rows
+        of positive weight, unweighted; docs/choices.md, "Sample weights"
 
     Returns
     -------
@@ -275,10 +281,16 @@ def progressive(
     if time_budget is not None and not (time_budget > 0):
         raise ParameterError(f"time_budget must be > 0 seconds, got {time_budget!r}")
     total = None
+    sw = None
+    if sample_weight is not None and y is None:
+        raise ParameterError(
+            "sample_weight needs X and y as arrays; a stream of chunks gives (X, y, w) chunks"
+        )
     if y is not None:
         X = as_matrix(X)
         n = total = X.shape[0]
         y = as_targets(y, n)
+        sw = as_weights(sample_weight, n)
         chunks = iter([(X, y)])
         if checkpoints is None:
             cps = default_checkpoints(n)
@@ -306,6 +318,7 @@ def progressive(
     kept = []
     rounds, losses, base, secs, dims, mems = [], [], [], [], [], []
     cum_loss = cum_base = y_sum = 0.0
+    w_sum = 0.0  # the weights of the rounds done (weighted runs)
     elapsed = 0.0
     done = 0
     stopped = False
@@ -314,9 +327,27 @@ def progressive(
     interrupt = None
     cp = next(next_cp, None)
 
-    def account(yc, p):
+    def account(yc, p, wc=None):
         # the learner's loss and the baseline's (running mean of the targets before)
-        nonlocal cum_loss, cum_base, y_sum, done
+        nonlocal cum_loss, cum_base, y_sum, done, w_sum
+        if wc is not None:  # weighted means (the rounds' weights)
+            cum_loss += float((wc * loss_fn(p, yc)).sum())
+            before = y_sum + np.cumsum(wc * yc) - wc * yc
+            count = w_sum + np.cumsum(wc) - wc
+            mean = np.divide(before, count, out=np.zeros(yc.size), where=count > 0)
+            cum_base += float((wc * loss_fn(mean, yc)).sum())
+            y_sum += float((wc * yc).sum())
+            w_sum += float(wc.sum())
+            learned = wc > 0.0
+            tracker.update(yc[learned], np.asarray(p)[learned])
+            done += int(yc.size)
+            if keep:
+                kept.append(np.array(p, dtype=float))
+            if on_chunk is not None:
+                on_chunk(yc, p)
+            if bar is not None:
+                bar.update(yc.size)
+            return
         cum_loss += float(loss_fn(p, yc).sum())
         before = y_sum + np.cumsum(yc) - yc
         count = done + np.arange(yc.size, dtype=float)
@@ -334,8 +365,9 @@ def progressive(
 
     def record():
         rounds.append(int(done))
-        losses.append(cum_loss / done)
-        base.append(cum_base / done)
+        total = done if sw is None else w_sum
+        losses.append(cum_loss / total if total > 0 else float("nan"))
+        base.append(cum_base / total if total > 0 else float("nan"))
         secs.append(elapsed)
         dims.append(int(learner.dim))
         mems.append(_memory_mb())
@@ -344,10 +376,12 @@ def progressive(
 
     piece = None
     try:
-        for Xc, yc in chunks:
+        for item in chunks:
+            Xc, yc = item[0], item[1]
             if n is None:
                 Xc = as_matrix(Xc)
                 yc = as_targets(yc, Xc.shape[0])
+                sw = as_weights(item[2], Xc.shape[0]) if len(item) > 2 else None
             pos, m = 0, yc.size
             while pos < m:
                 stop = min(m, pos + chunk)
@@ -355,11 +389,16 @@ def progressive(
                     stop = min(stop, pos + cp - done)
                 piece = (Xc, yc, pos)
                 t0 = time.perf_counter()
-                p = learner.progressive_predict(Xc[pos:stop], yc[pos:stop])
+                if sw is None:
+                    p = learner.progressive_predict(Xc[pos:stop], yc[pos:stop])
+                else:
+                    p = learner.progressive_predict(
+                        Xc[pos:stop], yc[pos:stop], sample_weight=sw[pos:stop]
+                    )
                 dt = time.perf_counter() - t0
                 piece = None
                 elapsed += dt
-                account(yc[pos:stop], p)
+                account(yc[pos:stop], p, None if sw is None else sw[pos:stop])
                 pos = stop
                 if cp is not None and done == cp:
                     record()
@@ -384,7 +423,8 @@ def progressive(
         part = np.asarray(getattr(exc, "predictions", np.empty(0)), dtype=float)
         if part.size and piece is not None:
             Xc, yc, pos = piece
-            account(yc[pos : pos + part.size], part)
+            wc = None if sw is None else sw[pos : pos + part.size]
+            account(yc[pos : pos + part.size], part, wc)
         if done > 0 and (not rounds or rounds[-1] != done):
             record()
     finally:

@@ -77,19 +77,21 @@ class OnlineScaled:
     def __repr__(self) -> str:
         return repr(self.learner)
 
-    def progressive_predict(self, X, y) -> np.ndarray:
-        """The learner's progressive predictions on the scaled rows, in the target's units."""
+    def progressive_predict(self, X, y, sample_weight=None) -> np.ndarray:
+        """The learner's progressive predictions on the scaled rows, in the target's units
+        (``sample_weight``: the learner's; the scaling counts each row once)."""
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
         Z = X if self.x_scaler is None else self.x_scaler.learn_transform(X)
         ys = self.y_scaler
+        kw = {} if sample_weight is None else {"sample_weight": sample_weight}
         if ys is None:
-            return self.learner.progressive_predict(Z, y)
+            return self.learner.progressive_predict(Z, y, **kw)
         n0, mean0 = ys.n, (0.0 if ys.mean is None else float(ys.mean[0]))
         var0 = 0.0 if not ys.n else float(ys.m2[0]) / ys.n
         n, mean, m2 = ys.running_moments(y[:, None])
         zy = ys.learn_transform(y[:, None])[:, 0]
-        p = self.learner.progressive_predict(Z, zy)
+        p = self.learner.progressive_predict(Z, zy, **kw)
         # round t is mapped back with the targets of rounds < t
         prev_n = np.r_[n0, n[:-1, 0]]
         prev_mean = np.r_[mean0, mean[:-1, 0]]

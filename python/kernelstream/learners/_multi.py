@@ -19,9 +19,11 @@ from .._validation import (
     as_output_row,
     as_row,
     as_targets,
+    as_weight,
+    as_weights,
     whole,
 )
-from .base import _CHECKED, Learner
+from .base import _CHECKED, Learner, _learned
 
 
 def _largest(Y: np.ndarray) -> np.ndarray:
@@ -99,35 +101,42 @@ class MultiOutput(Learner):
             return self._core.predict_one(as_row(x))  # (Learner's, without a second call)
         return self._core._predict_one_multi(as_row(x))
 
-    def learn_one(self, x, y) -> None:
-        """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update."""
+    def learn_one(self, x, y, w: float = 1.0) -> None:
+        """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update
+        (``w``: the sample weight, docs/choices.md, "Sample weights")."""
+        if type(w) is not float:
+            w = as_weight(w)
         # The serving loop's case (a float64 row, a float) in one call, once the scale
         # check is done; False: nothing done.
-        if self._scale_rows is _CHECKED and self._core._serve_learn(x, y):
+        if self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w):
             return
         # Both paths call the scale check from here: its warning points at the caller.
         # (A Python number is told apart without np.ndim.)
         if isinstance(y, (float, int)) or np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
             x, y = as_row(x), as_label(y)
-            self._core.learn_one(x, y)
-            if self._scale_rows is not _CHECKED:
+            self._core.learn_one(x, y, w)
+            if self._scale_rows is not _CHECKED and w > 0.0:
                 self._watch_scale(x[None, :], np.array([y]))
         else:
             x, Y = as_row(x), as_output_row(y)
-            self._core._learn_one_multi(x, Y)
-            if self._scale_rows is not _CHECKED:
+            self._core._learn_one_multi(x, Y, w)
+            if self._scale_rows is not _CHECKED and w > 0.0:
                 self._watch_scale(x[None, :], _largest(Y[None, :]))
 
-    def progressive_predict(self, X, y) -> np.ndarray:
+    def progressive_predict(self, X, y, sample_weight=None) -> np.ndarray:
         """The online protocol over the rows of ``X``: ``y`` of shape ``(n,)`` gives
-        ``(n,)`` predictions, ``Y`` of shape ``(n, K)`` gives ``(n, K)``."""
+        ``(n,)`` predictions, ``Y`` of shape ``(n, K)`` gives ``(n, K)``
+        (``sample_weight``: one weight a row)."""
         X = as_matrix(X)
+        sw = as_weights(sample_weight, X.shape[0])
         if np.ndim(y) != 2:
             y = as_targets(y, X.shape[0])
-            out, seen = self._core.progressive_predict(X, y), y
+            out = self._core.progressive_predict(X, y, sw)
+            X, seen = _learned(X, y, sw)
         else:
             Y = as_output_matrix(y, X.shape[0])
-            out, seen = self._core._progressive_predict_multi(X, Y), _largest(Y)
+            out = self._core._progressive_predict_multi(X, Y, sw)
+            X, seen = _learned(X, _largest(Y), sw)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(X, seen)
         return out
@@ -138,17 +147,19 @@ class MultiOutput(Learner):
             return super().predict_many(X)
         return self._core._predict_many_multi(as_matrix(X))
 
-    def learn_many(self, X, y) -> None:
-        """Learn the rows of ``X`` in order (``y`` of shape ``(n,)`` or ``(n, K)``)."""
+    def learn_many(self, X, y, sample_weight=None) -> None:
+        """Learn the rows of ``X`` in order (``y`` of shape ``(n,)`` or ``(n, K)``;
+        ``sample_weight``: one weight a row)."""
         X = as_matrix(X)
+        sw = as_weights(sample_weight, X.shape[0])
         if np.ndim(y) != 2:
             y = as_targets(y, X.shape[0])
-            self._core.learn_many(X, y)
-            seen = y
+            self._core.learn_many(X, y, sw)
+            X, seen = _learned(X, y, sw)
         else:
             Y = as_output_matrix(y, X.shape[0])
-            self._core._learn_many_multi(X, Y)
-            seen = _largest(Y)
+            self._core._learn_many_multi(X, Y, sw)
+            X, seen = _learned(X, _largest(Y), sw)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(X, seen)
 

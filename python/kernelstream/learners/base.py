@@ -16,12 +16,20 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_label, as_matrix, as_row, as_targets
+from .._validation import as_label, as_matrix, as_row, as_targets, as_weight, as_weights
 from .._wrapped import PICKLE_FORMAT_VERSION, CoreWrapper
 from ..errors import ScaleWarning
 from . import _declared, _scale_check
 
 _CHECKED = ()  # `_scale_rows` once the scale check is done (or not wanted)
+
+
+def _learned(X: np.ndarray, y: np.ndarray, sw) -> tuple:
+    """The rows of ``(X, y)`` a weighted call learned (weight > 0; all without weights)."""
+    if sw is None:
+        return X, y
+    keep = sw > 0.0
+    return X[keep], y[keep]
 
 
 class Learner(CoreWrapper):
@@ -111,41 +119,70 @@ class Learner(CoreWrapper):
         input; NaN before an estimate exists; ``None`` for a learner without one)."""
         return self._core.noise_std
 
-    def learn_one(self, x, y) -> None:
-        """Reveal the label ``y`` of ``x`` and update."""
+    def learn_one(self, x, y, w: float = 1.0) -> None:
+        """Reveal the label ``y`` of ``x`` and update.
+
+        ``w`` is the sample weight, a finite number ``>= 0`` (docs/choices.md, "Sample
+        weights"): the round's loss counts ``w`` times; ``w = 0`` learns nothing.
+        """
+        if type(w) is not float:
+            w = as_weight(w)
         # The serving loop's case (a float64 row, a float) in one call, once the scale
         # check is done; False: nothing done, convert here.
-        if self._scale_rows is _CHECKED and self._core._serve_learn(x, y):
+        if self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w):
             return
         x, y = as_row(x), as_label(y)
-        self._core.learn_one(x, y)
-        if self._scale_rows is not _CHECKED:
+        self._core.learn_one(x, y, w)
+        if self._scale_rows is not _CHECKED and w > 0.0:
             self._watch_scale(x[None, :], np.array([y]))
 
-    def progressive_predict(self, X, y) -> np.ndarray:
+    def progressive_predict(self, X, y, sample_weight=None) -> np.ndarray:
         """Run the online protocol over the rows of ``X`` in order (in Rust, GIL released).
 
         The t-th output is the prediction made before ``y[t]`` was seen; the learner then
-        learns ``(X[t], y[t])``, so the state moves on.
+        learns ``(X[t], y[t])``, so the state moves on. ``sample_weight``: one finite
+        weight ``>= 0`` a row (``None``: each row counts once; docs/choices.md, "Sample
+        weights"); a row of weight 0 is predicted and not learned.
         """
         X = as_matrix(X)
         y = as_targets(y, X.shape[0])
-        out = self._core.progressive_predict(X, y)
+        sw = as_weights(sample_weight, X.shape[0])
+        out = self._core.progressive_predict(X, y, sw)
         if self._scale_rows is not _CHECKED:
-            self._watch_scale(X, y)
+            self._watch_scale(*_learned(X, y, sw))
         return out
 
     def predict_many(self, X) -> np.ndarray:
         """``predict_one`` for each row of ``X``; the state does not change."""
         return self._core.predict_many(as_matrix(X))
 
-    def learn_many(self, X, y) -> None:
-        """Learn the rows of ``X`` in order (equals a loop of ``learn_one``)."""
+    def learn_many(self, X, y, sample_weight=None) -> None:
+        """Learn the rows of ``X`` in order (equals a loop of ``learn_one``; with
+        ``sample_weight``, of ``learn_one(x, y, w)``).
+
+        Examples
+        --------
+        For the AWV family an integer weight is the row learned that many times
+        (docs/choices.md, "Sample weights"):
+
+        >>> import numpy as np
+        >>> from kernelstream import TaylorAWV
+        >>> X = np.array([[0.1, 0.2], [0.5, -0.3], [-0.4, 0.8]])
+        >>> y = np.array([0.3, -0.2, 0.5])
+        >>> weighted, repeated = TaylorAWV(degree=2), TaylorAWV(degree=2)
+        >>> weighted.learn_many(X, y, sample_weight=[2.0, 0.0, 1.0])
+        >>> repeated.learn_many(X[[0, 0, 2]], y[[0, 0, 2]])
+        >>> bool(np.allclose(weighted.predict_many(X), repeated.predict_many(X), atol=1e-12))
+        True
+        >>> weighted.n_seen  # rows learned (the zero-weight row is not)
+        2
+        """
         X = as_matrix(X)
         y = as_targets(y, X.shape[0])
-        self._core.learn_many(X, y)
+        sw = as_weights(sample_weight, X.shape[0])
+        self._core.learn_many(X, y, sw)
         if self._scale_rows is not _CHECKED:
-            self._watch_scale(X, y)
+            self._watch_scale(*_learned(X, y, sw))
 
     # -- the scale check (kernelstream.ScaleWarning, learners/_scale_check.py) -------
     def _kernel_widths(self) -> list:

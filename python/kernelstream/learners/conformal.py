@@ -31,7 +31,17 @@ from collections import deque
 import numpy as np
 
 from .._threads import serialised
-from .._validation import as_label, as_matrix, as_row, as_targets, flag, real, whole
+from .._validation import (
+    as_label,
+    as_matrix,
+    as_row,
+    as_targets,
+    as_weight,
+    as_weights,
+    flag,
+    real,
+    whole,
+)
 from ..errors import InputError, ParameterError
 from .base import Learner
 
@@ -213,9 +223,11 @@ class Conformal:
         return float(lo[0]), float(self.predict_one(x)), float(hi[0])
 
     # -- learning ----------------------------------------------------------------
-    def _closed(self, state: dict, p, s, y, lo, hi) -> dict:
+    def _closed(self, state: dict, p, s, y, lo, hi, learned=None) -> dict:
         """``state`` after the rounds whose centres, stds and labels are ``p, s, y``
-        (their intervals written into ``lo``/``hi``); ``state`` itself is not changed."""
+        (their intervals written into ``lo``/``hi``); ``state`` itself is not changed.
+        ``learned`` (a mask, ``None``: every round): the rounds of positive weight; the
+        others get their interval and change nothing (docs/choices.md, "Sample weights")."""
         alpha, gamma = self._params["alpha"], self._params["gamma"]
         alpha_t, n, covered = state["alpha_t"], state["n"], state["covered"]
         window = deque(state["scores"], maxlen=state["scores"].maxlen)
@@ -223,6 +235,8 @@ class Conformal:
         for t in range(len(p)):
             q = _rank_quantile(ranked, 1.0 - alpha_t)
             lo[t], hi[t] = p[t] - q * s[t], p[t] + q * s[t]
+            if learned is not None and not learned[t]:
+                continue
             miss = 0.0 if abs(y[t] - p[t]) <= q * s[t] else 1.0
             alpha_t += gamma * (alpha - miss)  # Gibbs and Candes, eq. (2)
             n += 1
@@ -234,14 +248,14 @@ class Conformal:
             bisect.insort(ranked, score)
         return dict(alpha_t=alpha_t, scores=window, sorted=ranked, n=n, covered=covered)
 
-    def _close(self, p, s, y, lo, hi) -> None:
+    def _close(self, p, s, y, lo, hi, learned=None) -> None:
         """Closes rounds the learner has already learned. A Ctrl-C here is held until
         the (pure, short) update is done, so that the learner and the intervals never
         disagree on the rounds seen; it is raised after."""
         pending = None
         while True:
             try:
-                new = self._closed(self._state, p, s, y, lo, hi)
+                new = self._closed(self._state, p, s, y, lo, hi, learned)
                 self._state = new
                 break
             except KeyboardInterrupt as exc:
@@ -250,29 +264,41 @@ class Conformal:
             raise pending
 
     @serialised
-    def learn_one(self, x, y) -> None:
-        """Reveal ``y``: the interval made for ``x`` is scored, then the learner learns."""
+    def learn_one(self, x, y, w: float = 1.0) -> None:
+        """Reveal ``y``: the interval made for ``x`` is scored, then the learner learns.
+
+        ``w``: the sample weight, passed to the learner; the score set counts a row of
+        positive weight once, a row of weight 0 is neither learned nor scored
+        (docs/choices.md, "Sample weights").
+        """
         x = as_row(x)
         y = as_label(y)
+        w = as_weight(w)
+        if w == 0.0:
+            return
         p, s = self._centres_and_scales(x[None, :])
         if not math.isfinite(p[0]):
             raise InputError("the learner's prediction is not finite")
-        self._learner.learn_one(x, y)  # checks x and y before any change
+        self._learner.learn_one(x, y, w)  # checks x and y before any change
         self._close(p, s, np.array([y]), np.empty(1), np.empty(1))
 
-    def learn_many(self, X, y) -> None:
-        self.progressive_interval(X, y)
+    def learn_many(self, X, y, sample_weight=None) -> None:
+        self.progressive_interval(X, y, sample_weight=sample_weight)
 
     @serialised
-    def progressive_interval(self, X, y):
+    def progressive_interval(self, X, y, sample_weight=None):
         """``(prediction, lower, upper)`` for each row, each made before its label.
 
         The learner runs the stream through its own ``progressive_predict`` (in Rust);
         the intervals follow the same rounds. Ctrl-C stops at a round boundary with a
         ``KeyboardInterrupt`` carrying ``rounds_completed`` and ``predictions``.
+        ``sample_weight``: as :meth:`learn_one`'s ``w``, one a row.
         """
         X = as_matrix(X)
         y = as_targets(y, X.shape[0])
+        sw = as_weights(sample_weight, X.shape[0])
+        if sw is not None and not np.all(sw == 1.0):
+            return self._weighted_interval(X, y, sw)
         n = X.shape[0]
         p, lo, hi = np.empty(n), np.empty(n), np.empty(n)
         scale = np.ones(n)
@@ -330,9 +356,32 @@ class Conformal:
             exc._chunk_rounds = stop - start  # type: ignore[attr-defined]
             raise
 
-    def progressive_predict(self, X, y) -> np.ndarray:
+    def _weighted_interval(self, X, y, sw):
+        """:meth:`progressive_interval` with weights, row by row: each row's interval
+        before its label, then the learner learns it with its weight and the score set
+        takes it if its weight is positive."""
+        n = X.shape[0]
+        p, lo, hi = np.empty(n), np.empty(n), np.empty(n)
+        done = 0
+        try:
+            for t in range(n):
+                pt, st = self._centres_and_scales(X[t : t + 1])
+                if not math.isfinite(pt[0]):
+                    raise InputError(f"row {t}: the learner's prediction is not finite")
+                self._learner.learn_one(X[t], float(y[t]), float(sw[t]))
+                p[t] = pt[0]
+                sl = slice(t, t + 1)
+                self._close(pt, st, y[sl], lo[sl], hi[sl], sw[sl] > 0.0)
+                done = t + 1
+        except KeyboardInterrupt as exc:
+            exc.rounds_completed = done
+            exc.predictions = p[:done].copy()
+            raise
+        return p, lo, hi
+
+    def progressive_predict(self, X, y, sample_weight=None) -> np.ndarray:
         """The centres of :meth:`progressive_interval` (the learner's predictions)."""
-        return self.progressive_interval(X, y)[0]
+        return self.progressive_interval(X, y, sample_weight=sample_weight)[0]
 
     # -- the protocol's bookkeeping ---------------------------------------------
     @property

@@ -114,6 +114,12 @@ impl OnlineLearner for AutoKernel {
         res.map(|_| debug_assert_eq!(out.len() - start, rows.y.len()))
     }
 
+    /// Integer weights as repeated rows (its state keeps rows without weights:
+    /// docs/choices.md, "Sample weights").
+    fn repeats_weights(&self) -> bool {
+        true
+    }
+
     fn n_seen(&self) -> u64 {
         self.n_seen
     }
