@@ -85,8 +85,12 @@ class BoundedLines(io.RawIOBase):
         lines = data.split(b"\n")
         head = self._run + len(lines[0])  # the line continued from the last read
         if head > self._limit or max(map(len, lines)) > self._limit:
-            k = next(k for k, part in enumerate(lines) if len(part) + (k == 0) * self._run > self._limit)
-            raise InputError(f"{self._path}:{self._line + k}: a line longer than {self._limit} bytes")
+            k = next(
+                k for k, part in enumerate(lines) if len(part) + (k == 0) * self._run > self._limit
+            )
+            raise InputError(
+                f"{self._path}:{self._line + k}: a line longer than {self._limit} bytes"
+            )
         self._line += len(lines) - 1
         self._run = head if len(lines) == 1 else len(lines[-1])
         n = len(data)

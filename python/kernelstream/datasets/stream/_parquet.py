@@ -51,8 +51,8 @@ def batches(f, path: Path, chunk_rows: int, usecols: list):
         )
 
     def nested(t) -> bool:
-        return pa.types.is_nested(t) or pa.types.is_dictionary(t) and pa.types.is_nested(
-            t.value_type
+        return (
+            pa.types.is_nested(t) or pa.types.is_dictionary(t) and pa.types.is_nested(t.value_type)
         )
 
     for n in usecols:
