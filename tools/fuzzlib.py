@@ -9,7 +9,9 @@ timeout is killed and recorded as ``hang``.
 Verdicts: ``ok`` (accepted and usable), ``refused`` (a ``KernelstreamError``: the intended
 outcome for bad input), ``panic`` (``PanicException``), ``error`` (any other exception,
 i.e. the wrong type), ``nan`` (accepted, then NaN predictions on ordinary data),
-``untouched`` (a failed ``__setstate__`` changed the trained object), ``abort``, ``hang``.
+``untouched`` (a failed ``__setstate__`` changed the trained object), ``parameter`` (a
+damaged state refused as a ``ParameterError``: states are data, an ``InputError``),
+``abort``, ``hang``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import sys
 import time
 import traceback
 
-FAILURES = ("panic", "error", "nan", "untouched", "abort", "hang")
+FAILURES = ("panic", "error", "nan", "untouched", "abort", "hang", "parameter")
 
 # --- the catalog: every class, a few configurations each --------------------------
 
@@ -438,6 +440,10 @@ def run_case(case: dict) -> str:
             time.sleep(case["every"])
             beat()
         return "ok"
+    if case["kind"] == "model":  # tools/fuzz_models.py
+        import fuzz_models
+
+        return fuzz_models.run_case(case)
     cat = catalog()
     if case["kind"] == "state":
         entry = cat[case["name"]]
@@ -451,7 +457,9 @@ def run_case(case: dict) -> str:
             verdict = _classify(exc)
             if verdict == "refused" and state_bytes(obj, entry[1]) != before:
                 return "untouched"
-            return verdict
+            from kernelstream.errors import ParameterError
+
+            return "parameter" if isinstance(exc, ParameterError) else verdict
         try:
             ok = exercise(obj, entry[1], X, y)
         except BaseException as exc:  # noqa: BLE001

@@ -1,15 +1,17 @@
 """Writes the state fixtures of a release: for every entry of the test zoo
-(``tests/python/zoo.py``: every exported learner, Mixture and AutoKernel included), a
-small learner pickled after a short stream, and the predictions it must give next.
+(``tests/python/zoo.py``: every exported learner, Mixture, AutoKernel and Conformal
+included), a small learner saved as a model file (``kernelstream.save``) after a short
+stream, and the predictions it must give next.
 
     python tools/make_state_fixtures.py            # fixtures of this version
     python tools/make_state_fixtures.py --missing  # add zoo entries that have none yet
 
-The files go to ``tests/fixtures/states/<version>/``: ``<entry>.pkl`` and one
-``manifest.json`` (the stream after the pickle, the recorded predictions, the state
-format version, and a tolerance per entry). ``tests/python/test_state_fixtures.py``
-loads every release's fixtures with the current code: each must reproduce its
-predictions, or be refused with an ``InputError`` naming its format version.
+The files go to ``tests/fixtures/states/<version>/``: ``<entry>.ksm`` and one
+``manifest.json`` (the stream after the save, the recorded predictions, the format
+version of each component state, and a tolerance per entry).
+``tests/python/test_state_fixtures.py`` loads every release's fixtures with the current
+code: each must reproduce its predictions, or be refused with an ``InputError`` naming
+its format version. (Folders of the development snapshots before 0.1.0 hold pickles.)
 
 The tolerance follows from the conditioning of each prediction: the fixture is
 replayed on every instruction-set path of the machine (``KERNELSTREAM_SIMD``; the
@@ -24,14 +26,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pickle
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "fixtures" / "states"
-N_LEARN = 60  # rounds before the pickle (past AutoKernel's warmup and OMKL-GF's graph)
+N_LEARN = 60  # rounds before the save (past AutoKernel's warmup and OMKL-GF's graph)
 N_NEXT = 12  # rounds after it: predict_many, then progressive_predict
 SAFETY = 1000.0
 FLOOR = 1e-12
@@ -59,9 +60,11 @@ def _zoo():
 
 
 def _replay(blob: bytes, X, y) -> tuple[list, list]:
-    """Predictions of an unpickled learner: ``predict_many(X)``, then
-    ``progressive_predict(X, y)``."""
-    learner = pickle.loads(blob)
+    """Predictions of a learner loaded from a model file's bytes: ``predict_many(X)``,
+    then ``progressive_predict(X, y)``."""
+    from kernelstream.modelfile import loads
+
+    learner = loads(blob)
     first = learner.predict_many(X)
     second = learner.progressive_predict(X, y)
     return [float(v) for v in first], [float(v) for v in second]
@@ -93,9 +96,19 @@ def _replay_under(path: str, files: dict) -> dict:
     return json.loads(res.stdout)
 
 
+def _header(blob: bytes) -> bytes:
+    """The JSON header of a model file's bytes (``kernelstream.modelfile.format``)."""
+    from kernelstream.modelfile.format import MAGIC
+
+    start = len(MAGIC) + 12
+    n = int.from_bytes(blob[len(MAGIC) + 4 : start], "little")
+    return blob[start : start + n]
+
+
 def main(argv=None) -> int:
     import kernelstream as ks
     import numpy as np
+    from kernelstream.modelfile import dumps
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--missing", action="store_true", help="only add entries with no fixture")
@@ -117,28 +130,25 @@ def main(argv=None) -> int:
             continue
         entry = zoo[name]
         learner = entry.factory()
-        if getattr(type(learner), "_core_class", None) is None:
-            continue  # a Python wrapper (Conformal): its pickle has its own version
         X, y = _stream(entry, N_LEARN + N_NEXT, seed=2026)
         learner.learn_many(X[:N_LEARN], y[:N_LEARN])
-        blob = pickle.dumps(learner, protocol=4)
-        pkl = out / f"{name}.pkl"
-        tmp = pkl.with_suffix(".tmp")
-        tmp.write_bytes(blob)
-        tmp.replace(pkl)
+        blob = dumps(learner)
+        path = out / f"{name}.ksm"
+        ks.save(learner, path)
         Xn, yn = X[N_LEARN:], y[N_LEARN:]
         first, second = _replay(blob, Xn, yn)
         entries[name] = {
-            "file": pkl.name,
+            "file": path.name,
             "class": type(learner).__name__,
             "n_seen": learner.n_seen,
-            "state_format_version": type(learner)._core_class._state_version(),
+            "encoding": "tagged",
+            "components": json.loads(_header(blob))["components"],
             "X": Xn.tolist(),
             "y": yn.tolist(),
             "predict_many": first,
             "progressive_predict": second,
         }
-        todo[name] = (str(pkl), Xn.tolist(), yn.tolist())
+        todo[name] = (str(path), Xn.tolist(), yn.tolist())
 
     # The spread between instruction-set paths measures each prediction's conditioning.
     spread = dict.fromkeys(todo, 0.0)

@@ -320,28 +320,34 @@ class _Discard(Exception):
     """Thrown into :class:`_PredictionWriter`'s atomic write to discard it."""
 
 
-def _resume(path: str):
-    """The learner pickled by ``--save-model`` at ``path``; a :class:`UsageError` if the
-    file is unreadable, not a pickle, damaged, or holds something else than a learner."""
-    import pickle
-
+def _resume(path: str, args):
+    """The learner saved by ``--save-model`` at ``path`` (a model file,
+    ``kernelstream.load``: no code runs on reading); a :class:`UsageError` if the file is
+    unreadable, damaged, not a model file, holds something else than a learner, or a
+    learner other than an explicit ``--learner``."""
+    from kernelstream.learners import _registry
     from kernelstream.learners.base import Learner
+    from kernelstream.modelfile import load
 
     try:
-        with open(path, "rb") as fh:
-            learner = pickle.load(fh)
+        learner = load(path)
     except OSError as exc:
         raise UsageError(f"--resume {path}: cannot read it ({exc.strerror or exc})") from None
     except KernelstreamError as exc:
-        raise UsageError(f"--resume {path}: the saved learner is damaged ({exc})") from None
-    except Exception as exc:  # noqa: BLE001 - whatever unpickling a damaged file raises
         raise UsageError(
-            f"--resume {path}: not a learner saved by --save-model ({type(exc).__name__}: {exc})"
+            f"--resume {path}: not a model file saved by --save-model ({exc})"
         ) from None
     if not isinstance(learner, Learner):
         raise UsageError(
             f"--resume {path}: holds a {type(learner).__name__}, not a learner saved by --save-model"
         )
+    name = _registry.cli_name(type(learner).__name__)
+    if args.learner is not None and args.learner != name:
+        raise UsageError(
+            f"--resume {path} holds a {name} learner, but --learner {args.learner} was given "
+            "(leave out --learner to continue the saved one)"
+        )
+    args.learner = name
     return learner
 
 
@@ -352,8 +358,9 @@ def cmd_run(args) -> int:
     _check_output_paths(args)
     check_extras(args)
     if args.resume:
-        learner = _resume(args.resume)
+        learner = _resume(args.resume, args)
     else:
+        args.learner = args.learner or "auto-kernel"
         learner = build_learner(args.learner, args)
     chunks, task, source, info = _load_stream(args)
     if args.resume:
@@ -398,6 +405,8 @@ def _check_output_paths(args) -> None:
     """Every file ``run`` will write can be written: checked before the run, not after."""
     from kernelstream._files import check_writable
 
+    if args.save_model is not None and not args.save_model.strip():
+        raise UsageError("--save-model needs a file name, got an empty one")
     for flag, value in (
         ("--save-model", args.save_model),
         ("--save-predictions", args.save_predictions),
@@ -411,14 +420,12 @@ def _check_output_paths(args) -> None:
 
 
 def _save_model(learner, path: str) -> None:
-    """Pickles ``learner`` to ``path`` atomically: a kill or a full disk during the save
-    leaves the previous file whole (``--resume m.pkl --save-model m.pkl`` is safe)."""
-    import pickle
+    """Saves ``learner`` to the model file ``path`` (``kernelstream.save``: atomic, a kill
+    or a full disk during the save leaves the previous file whole, so ``--resume m.ksm
+    --save-model m.ksm`` is safe)."""
+    from kernelstream.modelfile import save
 
-    from kernelstream._files import atomic_write
-
-    with atomic_write(path, "wb") as fh:
-        pickle.dump(learner, fh)
+    save(learner, path)
 
 
 def _save_plot(fig, path: str) -> None:
@@ -730,8 +737,9 @@ def make_parser() -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--learner",
-        default="auto-kernel",
-        help=f"one of: {', '.join(LEARNERS)} (default auto-kernel: no width to choose)",
+        default=None,
+        help=f"one of: {', '.join(LEARNERS)} (default auto-kernel: no width to choose; "
+        "with --resume, the saved learner)",
     )
     r.add_argument(
         "--dataset", help="dataset name in the data directory (see kernelstream data list)"
@@ -783,8 +791,10 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--time-budget", type=_seconds, help="stop after this many seconds")
     r.add_argument("--plot", help="write the loss/time plot to this PNG (needs the plots extra)")
     r.add_argument("--save-predictions", help="write y and predictions to this CSV")
-    r.add_argument("--save-model", help="pickle the learner here after the run")
-    r.add_argument("--resume", help="continue a learner pickled by --save-model")
+    r.add_argument(
+        "--save-model", help="save the learner to this model file after the run (kernelstream.save)"
+    )
+    r.add_argument("--resume", help="continue the learner of a model file saved by --save-model")
     r.add_argument(
         "--metric",
         action="append",
@@ -880,8 +890,43 @@ def make_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the run unwinds (temporary files of
+    ``--save-predictions`` and the atomic writes removed) before the process ends."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated
+
+
+def _terminate() -> int:
+    """Ends the process by SIGTERM's default action (the status a parent expects)."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+    return 128 + signal.SIGTERM  # pragma: no cover - not reached
+
+
 def main(argv=None) -> int:
+    import signal
+    import threading
+
     args = make_parser().parse_args(argv)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _main(args)
+    except _Terminated:
+        return _terminate()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args) -> int:
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (`kernelstream ... | head`): stop quietly

@@ -589,7 +589,7 @@ impl NystromAwv {
         self.krow_into(x, krow);
         let mut added = false;
         let mut ext = None;
-        if let Some(kors) = &self.kors {
+        if let Some(kors) = self.kors.as_ref().filter(|k| !k.is_full()) {
             let step = if kors.size() == self.size() {
                 kors.peek_with_row(x, krow)?
             } else {
@@ -739,6 +739,7 @@ impl NystromAwv {
         let same_size = self.center_rounds.len();
         match self.kors.as_mut() {
             None => Ok(false),
+            Some(kors) if kors.is_full() => kors.step_at_cap(x).unwrap_or(Ok(false)),
             Some(kors) => {
                 let step = if kors.size() == same_size {
                     kors.step_with_row(x, krow)?

@@ -27,10 +27,29 @@ pub fn load<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVer
     bytes: &[u8],
     fresh: &T,
 ) -> crate::Result<T> {
-    let mut value = decode::<T>(bytes)?;
-    value.check_config(fresh)?;
+    let mut value = decode_state::<T>(bytes)?;
+    value.check_config(fresh).map_err(state_error)?;
     value.adopt_settings(fresh);
     Ok(value)
+}
+
+/// [`decode`] with every refusal an `InputError`: a stored value out of a parameter's
+/// range (a `validate` that reuses the constructor's checks) is damaged data, not a
+/// constructor argument (README, "Robustness").
+pub fn decode_state<T: serde::de::DeserializeOwned + crate::state::ValidState + StateVersion>(
+    bytes: &[u8],
+) -> crate::Result<T> {
+    decode::<T>(bytes).map_err(state_error)
+}
+
+/// A `ParameterError` raised while checking a state, as the `InputError` it is.
+fn state_error(e: crate::KsError) -> crate::KsError {
+    match e {
+        crate::KsError::Parameter(m) => {
+            crate::KsError::Input(format!("invalid learner state: {m}"))
+        }
+        e => e,
+    }
 }
 
 /// Decodes a core state: its checksum, the format version, no trailing bytes, the
@@ -250,10 +269,29 @@ macro_rules! learner_protocol {
                 data: &[u8],
             ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyDict>> {
                 $crate::python::errors::guard(|| {
-                    let value = $crate::python::protocol::decode::<$core_ty>(data)?;
+                    let value = $crate::python::protocol::decode_state::<$core_ty>(data)?;
                     let pairs =
                         $crate::python::state_params::StateParams::state_params(&value, py)?;
                     pyo3::types::IntoPyDict::into_py_dict(pairs, py)
+                })
+            }
+
+            /// Refuses, as a first `learn_one` of a `d`-feature row would (before anything
+            /// of that width is allocated), inputs of `d` features (the adapters call it
+            /// before building their first row).
+            fn _check_width(&self, d: usize) -> pyo3::PyResult<()> {
+                $crate::python::errors::guard(|| {
+                    match $crate::learners::OnlineLearner::input_dim(&self.inner) {
+                        Some(d0) if d0 != d => Err($crate::KsError::Input(format!(
+                            "input has {d} features but this learner was fed {d0}-dimensional \
+                             inputs before"
+                        ))
+                        .into()),
+                        Some(_) => Ok(()),
+                        None => {
+                            Ok($crate::learners::OnlineLearner::check_input_dim(&self.inner, d)?)
+                        }
+                    }
                 })
             }
 

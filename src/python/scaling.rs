@@ -3,7 +3,7 @@
 use crate::python::convert::vec1;
 use crate::python::errors::guard;
 use crate::scaling::{Moments, Scaling};
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 type Row<'py> = Bound<'py, PyArray1<f64>>;
@@ -25,6 +25,12 @@ fn _standardize_row<'py>(
     learn: bool,
 ) -> PyResult<(Row<'py>, Option<Row<'py>>, Option<Row<'py>>)> {
     guard(|| {
+        // The new mean, m2 and the scaled row: within the memory ceiling before allocating.
+        let d = x.len();
+        crate::limits::check_input_doubles(
+            &format!("standardizing a row of {d} values"),
+            Some(3 * d as u128),
+        )?;
         let x = vec1(&x);
         let own = |a: &Option<PyReadonlyArray1<'py, f64>>| {
             a.as_ref().map_or(Vec::new(), |a| vec1(a).into_owned())

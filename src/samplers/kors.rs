@@ -312,6 +312,30 @@ impl Kors {
         Ok(())
     }
 
+    /// A step at the cap, for a caller that needs only whether `x` was added: checks `x`
+    /// and consumes the step's draw as [`Self::step_full`] does (the same generator
+    /// state after it), without `p_t`'s `O(m^2)` (nothing can be added whatever it is).
+    /// `None` (nothing done) below the cap.
+    pub fn step_at_cap(&mut self, x: &[f64]) -> Option<Result<bool>> {
+        if !self.full() {
+            return None;
+        }
+        if let Err(e) = self.check_point(x) {
+            return Some(Err(e));
+        }
+        self.rng.uniform();
+        if self.d.is_none() {
+            self.d = Some(x.len());
+        }
+        self.n_seen += 1;
+        Some(Ok(false))
+    }
+
+    /// Whether the dictionary is at its cap (no step adds a point).
+    pub fn is_full(&self) -> bool {
+        self.full()
+    }
+
     /// One KORS step on `x`: draws `z_t ~ Bernoulli(p_t)` and adds `x` if `z_t = 1`.
     /// Returns whether `x` was added.
     pub fn step(&mut self, x: &[f64]) -> Result<bool> {

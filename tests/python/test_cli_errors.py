@@ -11,6 +11,7 @@ import pickle
 import subprocess
 import sys
 
+import kernelstream as ks
 import pytest
 
 _HIDE = """
@@ -58,6 +59,8 @@ def files(tmp_path_factory):
     paths["notpickle"].write_text("hello")
     paths["otherpickle"] = d / "other.pkl"
     paths["otherpickle"].write_bytes(pickle.dumps({"a": 1}))
+    paths["model"] = d / "taylor.ksm"
+    ks.save(ks.TaylorAWV(), paths["model"])
     paths["dir"] = d
     return paths
 
@@ -77,7 +80,10 @@ CASES = [
     ("regression as classification", ["run", "--csv", "{ok}", "--task", "classification"],
      ["two classes"]),
     ("not a pickle", ["run", "--resume", "{notpickle}"], ["--resume"]),
-    ("another pickle", ["run", "--resume", "{otherpickle}"], ["not a learner"]),
+    ("another pickle", ["run", "--resume", "{otherpickle}"], ["--resume", "this is a pickle"]),
+    ("resume with another learner", ["run", "--resume", "{model}", "--learner", "fogd"],
+     ["--resume", "holds a taylor-awv learner", "--learner fogd"]),
+    ("empty save-model", ["run", "--save-model", ""], ["--save-model", "empty"]),
     ("negative n", ["run", "--n", "-5"], ["--n", "at least 1"]),
     ("limit 0", ["run", "--limit", "0"], ["--limit"]),
     ("bad float", ["run", "--sigma", "abc"], ["--sigma"]),

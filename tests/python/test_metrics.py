@@ -96,3 +96,20 @@ def test_data_path_needs_no_pooch(monkeypatch, tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(tmp_path / "kernelstream")
+
+
+def test_no_internal_runtime_warning_reaches_the_user():
+    # Before: numpy's "invalid value encountered in divide" from Conformal before the
+    # learner had a noise estimate, and "overflow encountered in matmul" from the scale
+    # check on inputs near float64's limit.
+    import warnings
+
+    X, y = _regression(50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        c = ks.Conformal(ks.TaylorAWV())
+        c.predict_interval(X[:3])
+        c.learn_many(X, y)
+        big = ks.KernelAWV(__import__("kernelstream.kernels", fromlist=["G"]).Gaussian(1.0))
+        with pytest.warns(ks.ScaleWarning):
+            big.learn_many(np.full((4, 2), 1e300) * np.arange(1, 5)[:, None], np.zeros(4))

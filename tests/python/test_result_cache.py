@@ -129,3 +129,77 @@ def test_value_cache_verifies_its_checksum(tmp_path):
     assert cache.load_value(path) == (False, None)
     path.write_text('{"value": 1}')  # an old record without a checksum
     assert cache.load_value(path) == (False, None)
+
+
+def _load_in_child(out, timeout=30, address_space=None, key=None):
+    """``load_cached`` of the probe's record in a subprocess (a read that blocks or grows
+    without end must not take the test with it): its result's ``repr``."""
+    import subprocess
+    import sys
+
+    key = key or json.loads(_record(out).read_text())["key"]
+    code = (
+        "import resource, sys\n"
+        f"if {address_space!r}: resource.setrlimit(resource.RLIMIT_AS, ({address_space!r},) * 2)\n"
+        "from kernelstream.experiments import cache\n"
+        f"print(repr(cache.load_cached({str(out)!r}, 'cache-probe', {key!r})))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def test_a_fifo_in_place_of_an_output_is_a_miss_not_a_hang(out):
+    import os
+
+    png = _outputs(out)[1]
+    png.unlink()
+    os.mkfifo(png)  # nobody writes it: reading it would block forever
+    assert _load_in_child(out) == "None"
+    # and the run recomputes the entry (replacing the FIFO by the figure)
+    png.unlink()
+    assert not run(ENTRY, _ctx(out)).get("_cached") and png.read_bytes().startswith(PNG)
+
+
+def test_a_fifo_in_place_of_the_record_is_a_miss(out):
+    import os
+
+    key = json.loads(_record(out).read_text())["key"]
+    _record(out).unlink()
+    os.mkfifo(_record(out))
+    assert _load_in_child(out, key=key) == "None"
+
+
+def _list_file(out, path, digest):
+    rec = json.loads(_record(out).read_text())
+    rec["files"][str(path)] = digest
+    _record(out).write_text(json.dumps(rec))
+
+
+def test_a_device_listed_by_a_record_is_never_read(out):
+    # /dev/zero (through a link inside the output directory, and by its own name)
+    link = out / "zero.bin"
+    link.symlink_to("/dev/zero")
+    _list_file(out, link, "0" * 64)
+    _list_file(out, "/dev/zero", "0" * 64)
+    # a read of /dev/zero would grow until this address space is exhausted
+    assert _load_in_child(out, address_space=3 << 30) == "None"
+
+
+def test_a_regular_file_outside_the_output_directory_is_refused(out, tmp_path_factory):
+    other = tmp_path_factory.mktemp("elsewhere") / "x.txt"
+    other.write_text("outside")
+    _list_file(out, other, cache._file_sum(other))
+    assert cache._file_sum(other) is not None  # a sound file, with its right checksum
+    assert (
+        cache.load_cached(out, "cache-probe", json.loads(_record(out).read_text())["key"]) is None
+    )
+    assert not run(ENTRY, _ctx(out)).get("_cached")  # recomputed, the record rewritten
+    assert str(other) not in json.loads(_record(out).read_text())["files"]
+
+
+def test_an_output_larger_than_the_bound_is_a_miss(out, monkeypatch):
+    monkeypatch.setattr(cache, "MAX_OUTPUT_BYTES", 100)  # the figure has 208 bytes
+    assert not run(ENTRY, _ctx(out)).get("_cached")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -22,7 +21,7 @@ def _old_model(path):
     m = ks.TaylorAWV(sigma=1.0, degree=2)
     X = np.random.default_rng(0).uniform(-1, 1, size=(50, 5))
     m.learn_many(X, X[:, 0])
-    path.write_bytes(pickle.dumps(m))
+    ks.save(m, path)
     return path.read_bytes()
 
 
@@ -31,20 +30,21 @@ def _leftovers(directory):
 
 
 def test_kill_9_during_save_model_keeps_the_previous_model(tmp_path):
-    """The CLI's ``--resume m.pkl --save-model m.pkl`` pattern: the process is killed
-    while the new model is being written (the pickler is slowed down in the child)."""
-    model = tmp_path / "m.pkl"
+    """The CLI's ``--resume m.ksm --save-model m.ksm`` pattern: the process is killed
+    while the new model is being written (the write is slowed down in the child)."""
+    model = tmp_path / "m.ksm"
     old = _old_model(model)
     child = textwrap.dedent(
         f"""
-        import pickle, signal, sys, time
+        import signal, sys, time
+        from kernelstream.modelfile import format
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        def slow_dump(obj, fh, *args, **kwargs):
-            fh.write(b"partial model bytes")
+        def slow_write(fh, data):
+            fh.write(data[:100])
             fh.flush()
             print("writing", flush=True)
             time.sleep(60)
-        pickle.dump = slow_dump
+        format._write = slow_write
         from kernelstream.cli import main
         main(["run", "--n", "300", "--resume", {str(model)!r}, "--save-model", {str(model)!r}])
         """
@@ -68,18 +68,18 @@ def test_kill_9_during_save_model_keeps_the_previous_model(tmp_path):
         proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
     assert model.read_bytes() == old
-    assert pickle.loads(model.read_bytes()).n_seen == 50
+    assert ks.load(model).n_seen == 50
 
 
 def test_full_disk_during_save_model_keeps_the_previous_model(tmp_path, monkeypatch, capsys):
-    model = tmp_path / "m.pkl"
+    model = tmp_path / "m.ksm"
     old = _old_model(model)
 
-    def dump_until_full(obj, fh, *args, **kwargs):
-        fh.write(b"x" * 1000)
+    def write_until_full(fh, data):
+        fh.write(data[:1000])
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(pickle, "dump", dump_until_full)
+    monkeypatch.setattr("kernelstream.modelfile.format._write", write_until_full)
     code = cli.main(["run", "--n", "300", "--save-model", str(model)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "No space left" in err[0]
@@ -88,12 +88,16 @@ def test_full_disk_during_save_model_keeps_the_previous_model(tmp_path, monkeypa
 
 
 def test_save_predictions_and_model_are_complete_files(tmp_path, capsys):
-    model, preds = tmp_path / "m.pkl", tmp_path / "p.csv"
+    model, preds = tmp_path / "m.ksm", tmp_path / "p.csv"
     assert cli.main(["run", "--n", "400", "--save-model", str(model),
                      "--save-predictions", str(preds)]) == 0  # fmt: skip
     capsys.readouterr()
-    m = pickle.loads(model.read_bytes())
+    m = ks.load(model)
     assert m.n_seen == 400
+    # and the run continues it, with the same --learner or none
+    assert cli.main(["run", "--n", "100", "--resume", str(model), "--learner", "auto-kernel",
+                     "--save-model", str(model)]) == 0  # fmt: skip
+    assert ks.load(model).n_seen == 500
     rows = np.loadtxt(preds, delimiter=",", skiprows=1)
     assert rows.shape == (400, 2) and preds.read_text().startswith("y,prediction\n")
     assert _leftovers(tmp_path) == []

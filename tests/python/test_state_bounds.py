@@ -58,3 +58,26 @@ def test_projection_state_with_a_huge_dimension_is_refused_before_allocating():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "refused:" in out.stdout and "coordinates" in out.stdout
+
+
+def test_out_of_range_stored_parameter_is_an_input_error():
+    # Defect 19: a state whose stored lam is 0 (out of its range) was refused with the
+    # constructor's ParameterError; a damaged state is data, an InputError.
+    import struct
+
+    import kernelstream as ks
+    import numpy as np
+    import pytest
+    from kernelstream.errors import InputError
+
+    m = ks.TaylorAWV(degree=2, lam=0.75)
+    X = np.random.default_rng(0).uniform(-1, 1, (6, 3))
+    m.learn_many(X, np.sin(X[:, 0]))
+    st = m.__getstate__()
+    core = bytes(st["core"])
+    assert core.count(struct.pack("<d", 0.75)) >= 1
+    st["core"] = core.replace(struct.pack("<d", 0.75), struct.pack("<d", 0.0))
+    before = bytes(m._core._state_bytes())
+    with pytest.raises(InputError, match="invalid learner state: lam"):
+        m.__setstate__(st)
+    assert bytes(m._core._state_bytes()) == before

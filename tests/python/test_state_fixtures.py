@@ -1,8 +1,10 @@
 """Learners pickled by earlier releases (``tests/fixtures/states/<version>/``, written by
 ``tools/make_state_fixtures.py``): each loads and gives the predictions recorded when it
 was made, or is refused with an ``InputError`` that names its state format version.
-States of the positional (bincode) format, that of the development snapshots before
-0.1.0 (entries without ``"encoding": "tagged"``), are refused with a message saying so.
+From 0.1.0 on the fixtures are model files (``kernelstream.save``), whose entries list
+each component's state format version. States of the positional (bincode) format, that
+of the development snapshots before 0.1.0 (pickles; entries without ``"encoding":
+"tagged"``), are refused with a message saying so.
 
 The tolerance of each entry is recorded with it: the spread of its predictions between
 the instruction-set paths (which round differently), times 1000, at least 1e-12
@@ -20,6 +22,7 @@ import kernelstream as ks
 import numpy as np
 import pytest
 from kernelstream.errors import InputError
+from kernelstream.learners import conformal
 from kernelstream.modelfile.statebytes import seal, version_of
 from zoo import ZOO
 
@@ -33,6 +36,8 @@ CASES = [
 
 
 def _load(path: Path):
+    if path.suffix == ".ksm":  # a model file (0.1.0 on)
+        return ks.load(path)
     with warnings.catch_warnings():
         # Unpickling what another version saved warns (and is what this test does).
         warnings.filterwarnings("ignore", message="unpickling a .* saved by kernelstream")
@@ -52,10 +57,7 @@ def test_there_are_fixtures():
 def test_every_zoo_entry_has_a_fixture():
     """A learner added to the zoo gets its fixture (``make_state_fixtures.py --missing``)."""
     have = {name for _, name, _ in (c.values for c in CASES)}
-    # Conformal is a Python object around a learner (no core state of its own): its
-    # pickle carries its own format version (test_conformal.py).
-    core = {n for n in ZOO if getattr(type(ZOO[n].factory()), "_core_class", None) is not None}
-    assert sorted(core - have) == []
+    assert sorted(set(ZOO) - have) == []
 
 
 @pytest.mark.parametrize("release, name, entry", CASES)
@@ -65,7 +67,15 @@ def test_fixture_loads_and_predicts_or_is_refused(release, name, entry):
         with pytest.raises(InputError, match=POSITIONAL):
             _load(path)
         return
-    if entry["state_format_version"] != getattr(ks, entry["class"])._core_class._state_version():
+    if "components" in entry:  # a model file: the version of each component state
+        ours = {e["core_class"]: e["state_version"] for e in ks._core.registry()}
+        ours["Conformal"] = conformal._STATE_VERSION
+        old = {k: v for k, v in entry["components"].items() if ours.get(k) != v}
+        if old:
+            with pytest.raises(InputError, match=r"state of format version \d+; kernelstream"):
+                _load(path)
+            return
+    elif entry["state_format_version"] != getattr(ks, entry["class"])._core_class._state_version():
         # Refused by a version: its own, or (a container of an older format holding
         # pickled experts) that of an expert, whichever the loader meets first.
         with pytest.raises(InputError, match=r"format version (\d+), this build reads") as info:

@@ -59,6 +59,22 @@ def _check_finite(X: np.ndarray, what: str) -> None:
         raise InputError(f"{what} contains NaN or infinite values")
 
 
+#: Row-sized float64 buffers an adapter holds or makes for one row of ``d`` features: the
+#: row, the scaler's ``mean`` and ``m2`` and their successors, the scaled row.
+ROW_BUFFERS = 6
+
+
+def check_row_buffers(size: int, what: str, error: type[Exception]) -> None:
+    """Raises ``error`` (before anything is allocated) if the buffers of rows of ``size``
+    features need more than the memory ceiling (:func:`kernelstream.set_memory_limit`)."""
+    need, limit = 8 * ROW_BUFFERS * int(size), int(_core.get_memory_limit())
+    if need > limit:
+        raise error(
+            f"{what}: rows of {size} features need about {need / 2**20:.1f} MiB of buffers, "
+            f"above the memory limit of {limit / 2**20:.1f} MiB (kernelstream.set_memory_limit)"
+        )
+
+
 #: ``keep_unit``: a feature whose running root mean square is in this range passes unchanged
 UNIT_RANGE = (0.25, 4.0)
 

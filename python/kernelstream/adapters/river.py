@@ -66,11 +66,12 @@ import numbers
 
 import numpy as np
 
+from .._threads import LOCK_ATTR, serialised
 from .._validation import as_label
 from ..errors import InputError, ParameterError
 from . import _growth
 from ._order import resolve_scale
-from ._scaling import OnlineStandardizer
+from ._scaling import OnlineStandardizer, check_row_buffers
 
 try:
     from river.base import Classifier as _Classifier
@@ -147,6 +148,8 @@ class _DictAdapter:
                 f"{type(learner).__name__} with its kernel would change, so give every row "
                 "all its features instead"
             )
+        if max_features is not None:
+            check_row_buffers(max_features, f"max_features={max_features}", ParameterError)
         self.learner = learner
         self.scale = scale
         self.max_features = max_features
@@ -165,7 +168,7 @@ class _DictAdapter:
                 isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)
             ):
                 raise InputError(f"feature {k!r} must be a real number or None, got {v!r}")
-            if isinstance(v, numbers.Integral) and not -_INT_MAX < v < _INT_MAX:
+            if isinstance(v, numbers.Integral) and not -_INT_MAX < int(v) < _INT_MAX:
                 raise InputError(f"feature {k!r}: the integer {_short_int(v)} overflows float64")
         names = self.feature_names or []
         known = set(names)
@@ -176,6 +179,10 @@ class _DictAdapter:
                 raise InputError(
                     f"the first row has {len(new)} features, more than max_features={size}"
                 )
+            check_row_buffers(size, "the first row", InputError)
+            check_width = getattr(getattr(self.learner, "_core", None), "_check_width", None)
+            if check_width is not None:  # the learner's own limits, before any allocation
+                check_width(max(size, 1))
             return new, max(size, 1)
         size = int(self.learner.input_dim or 0) or len(names)
         if new and len(names) + len(new) > size and self._history is not None:
@@ -348,6 +355,7 @@ class _DictAdapter:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_slot_cache", None)
+        state.pop(LOCK_ATTR, None)  # each copy has its own (kernelstream._threads)
         return state
 
     def clone(self, new_params=None, include_attributes=False):
@@ -361,7 +369,7 @@ class _DictAdapter:
         new = type(self)(**params)
         if include_attributes:
             for attr, value in self.__dict__.items():
-                if attr not in params:
+                if attr not in params and attr != LOCK_ATTR:
                     setattr(new, attr, copy.deepcopy(value))
         return new
 
@@ -393,11 +401,13 @@ class RiverRegressor(_DictAdapter, _Regressor):
 
         yield {"learner": TaylorAWV(degree=2), "scale": True, "max_features": 12}
 
+    @serialised
     def learn_one(self, x: dict, y) -> None:
         """Learn ``x`` with the target ``y``: a number, or a dict ``{name: value}`` (the
         same names every round, as for ``river.base.MultiTargetRegressor``)."""
         self._learn_vector(x, y)
 
+    @serialised
     def predict_one(self, x: dict, with_interval: bool = False):
         """The prediction for ``x`` (a dict ``{name: value}`` for dict targets); with
         ``with_interval=True`` (a learner wrapped in :class:`kernelstream.Conformal`), a
@@ -556,6 +566,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
         ]
         return _growth.replayed(self.learner, X, np.full(h.n, off))
 
+    @serialised
     def learn_one(self, x: dict, y) -> None:
         k = self._index(y)
         v, names = self._vector(x)
@@ -609,11 +620,13 @@ class RiverClassifier(_DictAdapter, _Classifier):
             return self._native_scores(v)
         return np.array([c.predict_one(v) for c in self.columns])
 
+    @serialised
     def predict_one(self, x: dict, **kwargs):
         if not self.classes:
             return None
         return self.classes[int(np.argmax(self._current_scores(x)))]
 
+    @serialised
     def predict_proba_one(self, x: dict, **kwargs) -> dict:
         if not self.classes:
             return {}

@@ -6,9 +6,78 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 
 from .._files import write_text
+
+#: largest record, and largest output file, the cache reads (outputs are tables, JSON
+#: and figures; anything larger is a miss, recomputed)
+MAX_RECORD_BYTES = 64 << 20
+MAX_OUTPUT_BYTES = 1 << 30
+
+
+def _open_regular(path, limit: int | None):
+    """``(file, size)`` of ``path`` if it is a regular file of at most ``limit`` bytes,
+    else ``None``. Opened without blocking and checked on the open descriptor, so that a
+    FIFO, a device (``/dev/zero``) or a file swapped in meanwhile is never read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (limit is not None and st.st_size > limit):
+            os.close(fd)
+            return None
+        return os.fdopen(fd, "rb"), st.st_size
+    except OSError:
+        os.close(fd)
+        return None
+
+
+def _read_regular(path, limit: int) -> bytes | None:
+    """The bytes of a regular file of at most ``limit`` bytes (:func:`_open_regular`)."""
+    opened = _open_regular(path, limit)
+    if opened is None:
+        return None
+    fh, size = opened
+    with fh:
+        try:
+            data = fh.read(size + 1)
+        except OSError:
+            return None
+    return data if len(data) == size else None  # it grew or shrank while read: a miss
+
+
+def _sha256_regular(path, limit: int | None) -> str | None:
+    """sha256 of a regular file's bytes, read in blocks; None if it is not one."""
+    opened = _open_regular(path, limit)
+    if opened is None:
+        return None
+    fh, size = opened
+    h, seen = hashlib.sha256(), 0
+    with fh:
+        try:
+            while block := fh.read(1 << 20):
+                seen += len(block)
+                if seen > size:
+                    return None
+                h.update(block)
+        except OSError:
+            return None
+    return h.hexdigest() if seen == size else None
+
+
+def _inside(path, root) -> bool:
+    """Whether ``path`` (symbolic links followed) lies inside the directory ``root``."""
+    try:
+        real, top = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    except (OSError, ValueError):
+        return False
+    return real != top and top in real.parents
+
 
 _DATA_SUMS: dict = {}
 
@@ -22,7 +91,9 @@ def _data_checksums(data_home) -> dict:
         sums = {}
         if home.is_dir():
             for f in sorted(home.glob("*.csv*")):
-                sums[f.name] = hashlib.sha256(f.read_bytes()).hexdigest()
+                digest = _sha256_regular(f, None)  # a FIFO or device is not a data file
+                if digest is not None:
+                    sums[f.name] = digest
         _DATA_SUMS[key] = sums
     return _DATA_SUMS[key]
 
@@ -83,11 +154,9 @@ def _path(out: Path, name: str) -> Path:
 
 
 def _file_sum(path) -> str | None:
-    """sha256 of a file's bytes, or None if it cannot be read."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return None
+    """sha256 of an output's bytes, or None if it is not a regular file of at most
+    ``MAX_OUTPUT_BYTES`` (or cannot be read)."""
+    return _sha256_regular(path, MAX_OUTPUT_BYTES)
 
 
 def _value_sum(value) -> str:
@@ -134,13 +203,18 @@ def _valid_payload(payload) -> bool:
 
 def load_cached(out: Path, name: str, key: str):
     """The cached payload of entry ``name`` if its record matches ``key``, has the shape
-    a payload must have, and every output it lists (JSON, table, figures) still has
-    the checksum recorded when it was written; else None (the entry is recomputed,
-    which rewrites damaged outputs)."""
+    a payload must have, and every output it lists (JSON, table, figures) is a regular
+    file inside ``out`` that still has the checksum recorded when it was written; else
+    None (the entry is recomputed, which rewrites damaged outputs). The record and the
+    outputs are read only if they are regular files of bounded size: a FIFO, a device or
+    a path outside ``out`` in a record is a miss, never read."""
     path = _path(out, name)
+    raw = _read_regular(path, MAX_RECORD_BYTES)
+    if raw is None:
+        return None
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        stored = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
     if not isinstance(stored, dict) or stored.get("key") != key:
         return None
@@ -153,7 +227,7 @@ def load_cached(out: Path, name: str, key: str):
     if not expected <= set(files):
         return None
     for f, digest in files.items():
-        if not isinstance(digest, str) or _file_sum(f) != digest:
+        if not isinstance(digest, str) or not _inside(f, out) or _file_sum(f) != digest:
             return None
     return payload
 
@@ -193,12 +267,15 @@ def value_path(out: Path, name: str, parts: dict, code: str, data_home) -> Path:
 def load_value(path: Path):
     """``(True, value)`` if ``path`` holds a stored value whose checksum matches, else
     ``(False, None)`` (a damaged record is a miss: the value is computed again)."""
+    raw = _read_regular(path, MAX_RECORD_BYTES)
+    if raw is None:
+        return False, None
     try:
-        stored = json.loads(Path(path).read_text(encoding="utf-8"))
+        stored = json.loads(raw.decode("utf-8"))
         value = stored["value"]
         if stored["sha256"] != _value_sum(value):
             return False, None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, RecursionError):
         return False, None
     return True, value
 

@@ -68,11 +68,50 @@ def run_tasks(
             from .._core import __version__
 
             futures = [client.submit(call, fn, t, plan, __version__, pure=False) for t in tasks]
-            return client.gather(futures)
+            return _gather(client, futures)
         finally:
             if client is not scheduler:
                 client.close()
     raise ParameterError(f"unknown executor {executor!r}")
+
+
+#: seconds a Dask run waits with no worker left before it gives up (the scheduler would
+#: wait forever for one to join)
+LOST_WORKERS_GRACE = 30.0
+
+
+def _gather(client, futures) -> list:
+    """``client.gather(futures)``, polling the scheduler's workers: when every worker is
+    gone for ``LOST_WORKERS_GRACE`` seconds the tasks are cancelled and a
+    :class:`~kernelstream.experiments.worker.WorkerError` names the workers lost."""
+    import time
+
+    from distributed import wait
+
+    from .worker import WorkerError
+
+    seen: set = set()
+    alone_since = None
+    while True:
+        try:
+            wait(futures, timeout=1.0)
+            return client.gather(futures)
+        except TimeoutError:
+            pass
+        workers = set(client.scheduler_info().get("workers", {}))
+        seen |= workers
+        if workers:
+            alone_since = None
+            continue
+        alone_since = alone_since if alone_since is not None else time.monotonic()
+        if time.monotonic() - alone_since >= LOST_WORKERS_GRACE:
+            done = sum(f.done() for f in futures)
+            client.cancel(futures)
+            lost = ", ".join(sorted(seen)) or "none had joined"
+            raise WorkerError(
+                f"every Dask worker is gone ({lost}); {done} of {len(futures)} tasks were "
+                f"done and no worker joined within {LOST_WORKERS_GRACE:g} s"
+            )
 
 
 def data_plan(names, data_home=None, worker_data: str = "ship") -> dict:

@@ -33,10 +33,14 @@ TARGET_MAX = 100.0
 
 def _median_distance(X: np.ndarray) -> float:
     """Median of the nonzero pairwise distances between the rows of ``X`` (0 if none)."""
-    Z = X - X.mean(axis=0)  # centred first: the Gram identity then loses little to rounding
-    sq = np.einsum("ij,ij->i", Z, Z)
-    D2 = sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T)
-    d = np.sqrt(np.maximum(D2[np.triu_indices(X.shape[0], 1)], 0.0))
+    # (inputs near float64's limit: inf/NaN distances, which the check reads as far
+    # apart, not an internal RuntimeWarning for the user)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = X - X.mean(axis=0)  # centred first: the Gram identity then loses little to rounding
+        sq = np.einsum("ij,ij->i", Z, Z)
+        D2 = sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T)
+        d = np.sqrt(np.maximum(D2[np.triu_indices(X.shape[0], 1)], 0.0))
+    d = np.where(np.isnan(d), np.inf, d)
     d = d[d > 0]
     return float(np.median(d)) if d.size else 0.0
 
@@ -54,7 +58,8 @@ def scale_problems(X, y, widths, taylor: bool, regression: bool) -> list:
                 f"{FAR:g} times the kernel width (sigma = {sigma:g})"
             )
     if taylor:
-        r = float(np.median(np.linalg.norm(X, axis=1)))
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = float(np.median(np.linalg.norm(X, axis=1)))
         if r > FAR * sigma:
             out.append(
                 f"the median norm of its first rows is {r:.3g}, more than {FAR:g} sigma "

@@ -30,6 +30,7 @@ from collections import deque
 
 import numpy as np
 
+from .._threads import serialised
 from .._validation import as_label, as_matrix, as_row, as_targets, flag, real, whole
 from ..errors import InputError, ParameterError
 from .base import Learner
@@ -198,6 +199,7 @@ class Conformal:
     def predict_many(self, X) -> np.ndarray:
         return self._learner.predict_many(X)
 
+    @serialised
     def predict_interval(self, X):
         """``(lower, upper)`` for each row of ``X`` as the next round (state unchanged)."""
         X = as_matrix(X)
@@ -247,6 +249,7 @@ class Conformal:
         if pending is not None:
             raise pending
 
+    @serialised
     def learn_one(self, x, y) -> None:
         """Reveal ``y``: the interval made for ``x`` is scored, then the learner learns."""
         x = as_row(x)
@@ -260,6 +263,7 @@ class Conformal:
     def learn_many(self, X, y) -> None:
         self.progressive_interval(X, y)
 
+    @serialised
     def progressive_interval(self, X, y):
         """``(prediction, lower, upper)`` for each row, each made before its label.
 
@@ -355,6 +359,7 @@ class Conformal:
     def get_params(self, deep: bool = True) -> dict:
         return dict(self._params)
 
+    @serialised
     def set_params(self, **params):
         if not params:
             return self
@@ -372,6 +377,7 @@ class Conformal:
     def clone(self):
         return type(self)(**{**self._params, "learner": self._params["learner"].clone()})
 
+    @serialised
     def __copy__(self):
         new = type(self).__new__(type(self))
         new._params = dict(self._params)
@@ -385,6 +391,7 @@ class Conformal:
     def copy(self):
         return self.__copy__()
 
+    @serialised
     def __getstate__(self):
         st = self._state
         return {

@@ -1,2 +1,7 @@
 """Model files: ``kernelstream.save(learner, path)`` and ``kernelstream.load(path)``
-(``format.py``), and the header of the core states they hold (``statebytes.py``)."""
+(``format.py``: the file; ``values.py``: the readable header and its allow-list), and
+the header of the core states they hold (``statebytes.py``)."""
+
+from .format import dumps, load, loads, save
+
+__all__ = ["save", "load", "dumps", "loads"]

@@ -266,3 +266,40 @@ pub(super) mod tests {
         l.validate().unwrap();
     }
 }
+
+#[cfg(test)]
+mod kors_at_cap {
+    use crate::kernels::Kernel;
+    use crate::rng::Rng;
+    use crate::samplers::{Kors, KorsWeights};
+
+    /// `Kors::step_at_cap` leaves the generator as `step_full` does: after lifting the
+    /// cap, both samplers add the same points.
+    #[test]
+    fn a_step_at_the_cap_consumes_the_same_draw() {
+        let mut r = Rng::new(4);
+        let pts: Vec<Vec<f64>> = (0..400).map(|_| vec![r.uniform(), r.uniform()]).collect();
+        let k = Kernel::Gaussian { sigma: 0.2 };
+        let mut a = Kors::new(k, 0.5, 0.5, 1.0, KorsWeights::Sqrt, 9).unwrap();
+        a.set_budget(Some(5));
+        let mut i = 0;
+        while !a.is_full() {
+            a.step(&pts[i]).unwrap();
+            i += 1;
+        }
+        let mut b = a.clone();
+        for p in &pts[i..i + 100] {
+            assert!(!a.step_full(p).unwrap().added);
+            assert_eq!(b.step_at_cap(p).map(|s| s.unwrap()), Some(false));
+        }
+        a.set_budget(None);
+        b.set_budget(None);
+        assert_eq!(b.step_at_cap(&pts[0]), None);
+        for p in &pts[i + 100..] {
+            assert_eq!(a.step(p).unwrap(), b.step(p).unwrap());
+        }
+        assert!(a.size() > 5);
+        assert_eq!(a.indices(), b.indices());
+        assert_eq!(a.n_seen(), b.n_seen());
+    }
+}

@@ -46,7 +46,7 @@ def _text(frame, labels) -> set:
     out = set()
     for c in labels:
         dtype = frame[c].dtype
-        if not (pd.api.types.is_numeric_dtype(dtype) or dtype == bool):
+        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
             out.add(c)
     return out
 

@@ -1,0 +1,220 @@
+"""The values of a model file's header as JSON, and back, with no code run on reading.
+
+A learner is written as its class's registry name and its pickled state
+(``__getstate__``: the constructor parameters, the core state's bytes, which go to the
+file's blob section, and any Python-side state), recursively: a Mixture's experts and a
+Conformal's learner are learners too. Reading builds only what this table names: the
+JSON types, tuples, dicts, floats that JSON cannot hold, float64/int64/bool arrays,
+kernels by their ``spec`` (``Kernel.from_spec``, the one table of kernels) and learners
+of the registry (``learners._registry``) or ``Conformal``. Anything else in a file is
+refused; nothing is ever imported by a name the file gives.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError
+
+#: Nesting a header may have at most (a Conformal around a Mixture of learners: ~10).
+MAX_DEPTH = 48
+_ARRAY_DTYPES = ("float64", "int64", "bool")
+
+
+def _classes() -> dict:
+    from ..learners import Conformal
+    from ..learners import _registry as registry
+
+    return {**{n: registry.face(n) for n in registry.names()}, "Conformal": Conformal}
+
+
+def is_learner(obj) -> bool:
+    return type(obj).__name__ in _classes() and type(obj) is _classes()[type(obj).__name__]
+
+
+class Writer:
+    """Encodes values; byte strings are appended to ``blobs`` and referred to by index.
+    ``readable``: a learner inside is its class and parameters only (the form of a
+    node's ``params``, which is compared, never built from)."""
+
+    def __init__(self, readable: bool = False):
+        self.blobs: list[bytes] = []
+        self.readable = readable
+        #: ``{core class: its state format version}`` of every learner written
+        self.components: dict = {}
+
+    def value(self, v, depth: int = 0):
+        from ..kernels import Kernel
+
+        if depth > MAX_DEPTH:
+            raise ValueError("the learner is nested too deeply to save")
+        if v is None or isinstance(v, (bool, str)):
+            return v
+        if isinstance(v, (int, np.integer)) and not isinstance(v, np.bool_):
+            return int(v)
+        if isinstance(v, (float, np.floating)):
+            v = float(v)
+            return v if math.isfinite(v) else {"$float": repr(v)}
+        if isinstance(v, (bytes, bytearray)) and not self.readable:
+            self.blobs.append(bytes(v))
+            return {"$blob": len(self.blobs) - 1}
+        if isinstance(v, Kernel):
+            name, params = v.spec
+            return {"$kernel": [name, [self.value(p, depth + 1) for p in params]]}
+        if isinstance(v, np.ndarray):
+            if v.dtype.name not in _ARRAY_DTYPES:
+                raise ValueError(f"cannot save an array of dtype {v.dtype}")
+            return {"$array": {"dtype": v.dtype.name, "shape": list(v.shape),
+                               "data": [self.value(x) for x in v.ravel().tolist()]}}  # fmt: skip
+        if is_learner(v) and self.readable:
+            return {"$learner": {"class": type(v).__name__,
+                                 "params": self.value(v.get_params(), depth + 1)}}  # fmt: skip
+        if is_learner(v):
+            return {"$learner": self.learner(v, depth + 1)}
+        if isinstance(v, tuple):
+            return {"$tuple": [self.value(x, depth + 1) for x in v]}
+        if isinstance(v, list):
+            return [self.value(x, depth + 1) for x in v]
+        if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+            return {"$dict": {k: self.value(x, depth + 1) for k, x in v.items()}}
+        raise ValueError(f"cannot save a value of type {type(v).__name__} in a model file")
+
+    def learner(self, obj, depth: int = 0) -> dict:
+        """``{"class", "params", "state"}``: ``params`` (readable, checked on reading) is
+        ``get_params()``; ``state`` is what the object pickles."""
+        core = getattr(type(obj), "_core_class", None)
+        if core is not None:
+            self.components[core.__name__] = int(core._state_version())
+        else:  # Conformal: a Python state of its own version
+            from ..learners import conformal
+
+            self.components[type(obj).__name__] = conformal._STATE_VERSION
+        return {
+            "class": type(obj).__name__,
+            "params": Writer(readable=True).value(obj.get_params(), depth + 1),
+            "state": self.value(obj.__getstate__(), depth + 1),
+        }
+
+
+class Reader:
+    """Decodes what :class:`Writer` wrote; every departure is an ``InputError``."""
+
+    def __init__(self, blobs: list):
+        self.blobs = blobs
+
+    def value(self, v, depth: int = 0):
+        if depth > MAX_DEPTH:
+            raise InputError("damaged model file: values nested too deeply")
+        if v is None or isinstance(v, (bool, str, int, float)):
+            return v
+        if isinstance(v, list):
+            return [self.value(x, depth + 1) for x in v]
+        if not isinstance(v, dict) or len(v) != 1:
+            raise InputError(f"damaged model file: unknown value {_short(v)}")
+        ((tag, body),) = v.items()
+        try:
+            return getattr(self, "_" + tag.lstrip("$"))(body, depth) if tag in _TAGS else _bad(v)
+        except InputError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, OverflowError) as exc:
+            raise InputError(f"damaged model file: bad {tag} value ({exc})") from None
+
+    def _float(self, body, depth):
+        if body not in ("nan", "inf", "-inf"):
+            _bad(body)
+        return float(body)
+
+    def _blob(self, body, depth):
+        if type(body) is not int or not 0 <= body < len(self.blobs):
+            raise InputError(f"damaged model file: no blob {_short(body)}")
+        return self.blobs[body]
+
+    def _tuple(self, body, depth):
+        if not isinstance(body, list):
+            _bad(body)
+        return tuple(self.value(x, depth + 1) for x in body)
+
+    def _dict(self, body, depth):
+        if not isinstance(body, dict):
+            _bad(body)
+        return {k: self.value(x, depth + 1) for k, x in body.items()}
+
+    def _kernel(self, body, depth):
+        from ..errors import KernelstreamError
+        from ..kernels import Kernel
+
+        name, params = body
+        if not isinstance(name, str) or not isinstance(params, list):
+            _bad(body)
+        try:
+            return Kernel.from_spec(name, [self.value(p, depth + 1) for p in params])
+        except (KernelstreamError, TypeError) as exc:
+            raise InputError(f"damaged model file: kernel {name!r}: {exc}") from None
+
+    def _array(self, body, depth):
+        dtype, shape, data = body["dtype"], body["shape"], body["data"]
+        if dtype not in _ARRAY_DTYPES or not isinstance(shape, list) or not isinstance(data, list):
+            _bad(body)
+        if not all(type(n) is int and n >= 0 for n in shape) or math.prod(shape) != len(data):
+            raise InputError(
+                f"damaged model file: an array of shape {shape} holds {len(data)} values"
+            )
+        values = [self.value(x) for x in data]
+        if not all(
+            type(x) is {"float64": float, "int64": int, "bool": bool}[dtype] for x in values
+        ):
+            raise InputError(f"damaged model file: an array of {dtype} holds other values")
+        return np.array(values, dtype=dtype).reshape(shape)
+
+    def _learner(self, body, depth):
+        return self.learner(body, depth + 1)
+
+    def learner(self, node, depth: int = 0):
+        """The learner of a node: its class from the allow-list, built from its state
+        (the path of unpickling, with the state's checks), then its parameters compared
+        with the readable ones."""
+        from .._wrapped import CoreWrapper, _load
+
+        if not isinstance(node, dict) or set(node) != {"class", "params", "state"}:
+            raise InputError(f"damaged model file: not a learner {_short(node)}")
+        name = node["class"]
+        classes = _classes()
+        if not isinstance(name, str) or name not in classes:
+            raise InputError(
+                f"model file names the class {_short(name)}, which is not a kernelstream "
+                f"learner (the learners: {', '.join(sorted(classes))})"
+            )
+        cls = classes[name]
+        state = self.value(node["state"], depth + 1)
+        if not isinstance(state, dict):
+            raise InputError(f"damaged model file: the state of a {name} is not a dict")
+        if issubclass(cls, CoreWrapper):
+            obj = _load(cls, state)
+        else:
+            obj = cls.__new__(cls)
+            obj.__setstate__(state)
+        _same_params(name, Writer(readable=True).value(obj.get_params()), node["params"])
+        return obj
+
+
+def _same_params(name: str, built: dict, stored) -> None:
+    """The readable parameters equal those of the learner built from the state, but for
+    parameters the file lacks (added after it was written: they took their defaults)."""
+    got: dict = built.get("$dict") or {}
+    want = stored.get("$dict") if isinstance(stored, dict) else None
+    if not isinstance(want, dict) or any(k not in got or got[k] != v for k, v in want.items()):
+        raise InputError(f"damaged model file: the parameters of the {name} differ from its state")
+
+
+_TAGS = ("$float", "$blob", "$tuple", "$dict", "$kernel", "$array", "$learner")
+
+
+def _bad(v):
+    raise InputError(f"damaged model file: unknown value {_short(v)}")
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
