@@ -73,14 +73,19 @@ def test_out_of_range_stored_parameter_is_an_input_error():
     import numpy as np
     import pytest
     from kernelstream.errors import InputError
+    from kernelstream.modelfile.statebytes import seal
 
     m = ks.TaylorAWV(degree=2, lam=0.75)
     X = np.random.default_rng(0).uniform(-1, 1, (6, 3))
     m.learn_many(X, np.sin(X[:, 0]))
     st = m.__getstate__()
     core = bytes(st["core"])
-    assert core.count(struct.pack("<d", 0.75)) >= 1
-    st["core"] = core.replace(struct.pack("<d", 0.75), struct.pack("<d", 0.0))
+    # The state is MessagePack behind a checksummed header: a float64 is 0xcb and its
+    # big-endian bytes; the edit is re-sealed so that the validation, not the checksum,
+    # is what refuses it.
+    lam, zero = b"\xcb" + struct.pack(">d", 0.75), b"\xcb" + struct.pack(">d", 0.0)
+    assert core.count(lam) >= 1
+    st["core"] = seal(core.replace(lam, zero))
     before = bytes(m._core._state_bytes())
     with pytest.raises(InputError, match="invalid learner state: lam"):
         m.__setstate__(st)

@@ -162,7 +162,8 @@ def test_a_libsvm_index_too_wide_for_the_ceiling_is_refused_before_allocating(tm
 
 def test_max_categories_beyond_the_ceiling_is_refused_naming_it(tmp_path):
     path = tmp_path / "t.csv"
-    path.write_text("a,c,y\n" + "".join(f"{i},k{i},{i}\n" for i in range(200)))
+    # 40 categories, each repeated (a column of all-distinct values is left out as an id)
+    path.write_text("a,c,y\n" + "".join(f"{i},k{i % 40},{i}\n" for i in range(200)))
     before = ks.get_memory_limit()
     ks.set_memory_limit(64 << 20)
     try:
