@@ -241,6 +241,7 @@ def test_a_header_without_a_key_is_refused(drop):
         loads(_build(header, blobs))
 
 
+@pytest.mark.slow  # a short run of tools/fuzz_models.py (about 5 s)
 def test_the_model_file_fuzzer_finds_nothing():
     """The bounded CI run of ``tools/fuzz_models.py`` (each load in a worker process)."""
     tool = Path(__file__).resolve().parents[2] / "tools" / "fuzz_models.py"
