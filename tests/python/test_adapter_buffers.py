@@ -1,4 +1,4 @@
-"""The memory ceiling counts the adapters' own row buffers (issue 35, defect 2).
+"""The memory ceiling counts the adapters' own row buffers (a huge max_features allocated its buffers unchecked).
 
 ``RiverRegressor(..., max_features=N)`` builds rows of ``N`` floats and its scaler keeps
 and renews two more (``adapters/_scaling.py``, ``src/scaling.rs``): those sizes are

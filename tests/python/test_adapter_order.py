@@ -1,4 +1,4 @@
-"""Issue 38, items 2 and 4: the scikit-learn adapters' ``fit`` order and scaling, and
+"""The scikit-learn adapters' ``fit`` order and scaling, and
 2-D targets.
 
 - ``fit(shuffle=True)`` (the default) learns the rows in a seeded random order, as

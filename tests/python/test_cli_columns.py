@@ -1,4 +1,4 @@
-"""Issue 38, items 6 and 7 on the command line and ``datasets.stream``: dates become
+"""Column kinds and metrics on the command line and ``datasets.stream``: dates become
 calendar features, identifiers are left out (each with a note), the category limit says
 what it lumped, ``--positive`` on a numeric target is one line, ``--metric``."""
 

@@ -239,6 +239,6 @@ def test_numpy_only_install_runs_and_names_the_missing_extra(monkeypatch):
     assert done.returncode == 0, done.stderr
     assert "us_per_round" in done.stdout and "300 rounds" in done.stdout
     monkeypatch.delenv("KERNELSTREAM_DATA", raising=False)
-    # the default directory, found without pooch (it used to need it: issue 38)
+    # the default directory, found without pooch (it used to need it)
     done = _cli("data", "path", hide=hide)
     assert done.returncode == 0 and done.stdout.strip().endswith("kernelstream"), done.stderr

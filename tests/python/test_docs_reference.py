@@ -1,4 +1,4 @@
-"""Issue 38, item 9: the API reference and the docs pages render what they mean.
+"""The API reference and the docs pages render what they mean.
 
 - a list right after a paragraph line (no blank line) renders, in Python-Markdown, as
   part of the paragraph (the uncertainty page's caveats did);

@@ -1,4 +1,4 @@
-"""Issue 38, items 7 and 8: ``evaluate.progressive(..., metrics=...)`` against the
+"""Metrics and memory figures: ``evaluate.progressive(..., metrics=...)`` against the
 definitions (scikit-learn's metrics on the same predictions, river's metric objects),
 and the ``memory_mb`` column without psutil."""
 

@@ -255,7 +255,7 @@ def test_the_model_file_fuzzer_finds_nothing():
     "name", ["KernelAWV", "RFFAWV", "MultiKernelAWV", "Mixture", "AveragedKernelSGD"]
 )
 def test_a_flipped_bit_in_a_pickled_state_is_refused(name):
-    """Issue 35, defect 7 (the checksum half): one flipped bit of a pickled learner's core
+    """The state checksum: one flipped bit of a pickled learner's core
     state was accepted (predictions then reached 1e305). Every state carries a CRC-32
     now: 2,000 bits spread over the state, each flipped alone, are all refused, and the
     object they were loaded into stays as it was."""

@@ -1,4 +1,4 @@
-"""Issue 38, items 4, 5 and 8 on the river adapters: a key first seen mid-stream widens
+"""The river adapters' dict targets, late keys and memory: a key first seen mid-stream widens
 the learner exactly (no ``max_features`` needed), dict targets as
 ``river.base.MultiTargetRegressor``, and memory figures that count the learner's state."""
 

@@ -1,4 +1,4 @@
-"""Damaged states are refused by what they store (issue 35, defects 1, 7 and 19).
+"""Damaged states are refused by what they store (sizes checked before allocating; stored parameters out of range are InputErrors).
 
 A decoded state is checked against bounds before anything is built or allocated from
 its sizes, and against the invariants the updates maintain (finite numbers, positive
