@@ -41,7 +41,7 @@ use crate::error::Result;
 use crate::limits::{check_doubles, scale};
 use crate::linalg::blas::{axpy, dot};
 use crate::linalg::upper;
-use crate::uncertainty::{noise_discount, NoiseLevel};
+use crate::uncertainty::{noise_discount, NoiseLevel, OtherOutputs};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
@@ -76,14 +76,18 @@ pub struct LinearAwv {
     kept_pred: Vec<f64>,
     /// Scratch of discounted rounds (boxed: the undiscounted engine stays small).
     disc: Box<DiscScratch>,
-    /// Noise level of the progressive residuals (the predictive std: `variance.rs`).
+    /// Noise level of the progressive residuals (the predictive std: `variance.rs`),
+    /// of output 1; those of outputs `2..K` in `noise_rest`.
     noise: NoiseLevel,
+    noise_rest: OtherOutputs,
 }
 
 #[path = "variance.rs"]
 mod variance;
 #[path = "weighted.rs"]
 mod weighted;
+#[path = "widen.rs"]
+mod widen;
 
 /// Scratch of discounted rounds: `g = A^{-1} e_k` and a block's `2n` rows.
 #[derive(Clone, Debug, Default)]
@@ -198,6 +202,7 @@ impl LinearAwv {
             kept_pred: Vec::new(),
             disc: Box::default(),
             noise: NoiseLevel::default(),
+            noise_rest: OtherOutputs::default(),
         }
     }
 
@@ -222,6 +227,7 @@ impl LinearAwv {
             Some(state_doubles(self.r) + outputs::target_doubles(self.r, total)),
         )?;
         self.b.resize(self.r * total, 0.0);
+        self.noise_rest.add(&self.noise, self.k, total - self.k);
         self.k = total;
         self.kept = None;
         Ok(())
@@ -613,10 +619,8 @@ impl LinearAwv {
 
     /// The end of a round with targets `y` and predictions `pred` (`K` each).
     fn finish_round(&mut self, delta: f64, y: &[f64], pred: &[f64]) {
-        if let ([yt], [pt]) = (y, pred) {
-            // The noise level of a single output (the predictive std: variance.rs).
-            self.noise.observe(noise_discount(self.gamma), *yt, *pt, delta);
-        }
+        // The noise level of each output (the predictive std: variance.rs).
+        self.noise_rest.observe(&mut self.noise, noise_discount(self.gamma), (y, pred), delta, 1.0);
         // v^T A_t^{-1} v = delta - delta^2 / (1 + delta) = delta / (1 + delta).
         self.last_leverage = delta / (1.0 + delta);
         self.regret_term += outputs::sum_sq(y) * self.last_leverage;
@@ -821,6 +825,8 @@ struct StoredRef<'a> {
     last_leverage: f64,
     regret_term: f64,
     noise: &'a NoiseLevel,
+    #[serde(skip_serializing_if = "OtherOutputs::is_empty")]
+    noise_rest: &'a OtherOutputs,
 }
 
 #[derive(Deserialize)]
@@ -838,6 +844,9 @@ struct Stored {
     last_leverage: f64,
     regret_term: f64,
     noise: NoiseLevel,
+    /// Absent in states of one output and in those saved before it existed.
+    #[serde(default)]
+    noise_rest: OtherOutputs,
 }
 
 /// The forgetting factor of states saved before discounting existed.
@@ -876,6 +885,7 @@ impl Serialize for LinearAwv {
             last_leverage: self.last_leverage,
             regret_term: self.regret_term,
             noise: &self.noise,
+            noise_rest: &self.noise_rest,
         }
         .serialize(s)
     }
@@ -901,6 +911,7 @@ impl<'de> Deserialize<'de> for LinearAwv {
         e.last_leverage = s.last_leverage;
         e.regret_term = s.regret_term;
         e.noise = s.noise;
+        e.noise_rest = s.noise_rest;
         Ok(e)
     }
 }
@@ -931,7 +942,8 @@ impl crate::state::ValidState for LinearAwv {
         ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {
             "a diagnostic is NaN".into()
         })?;
-        self.noise.validate()
+        self.noise.validate()?;
+        self.noise_rest.validate(self.k)
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("lam", &self.lam, &fresh.lam)?;

@@ -282,6 +282,15 @@ pub trait OnlineLearner {
         None
     }
 
+    /// Widens the learner to `d` inputs, more than it was fed before, as an exact
+    /// zero-extension (docs/streams.md, "Rows that grow"): afterwards it is the learner
+    /// fed every past row extended by zeros. The default refuses with an `InputError`
+    /// saying why; a learner for which the zero-extension is exact overrides it.
+    /// Unchanged on error.
+    fn widen_inputs(&mut self, d: usize) -> Result<()> {
+        cannot_widen(self.input_dim().unwrap_or(0), d)
+    }
+
     /// Rounds learned so far.
     fn n_seen(&self) -> u64;
 
@@ -294,4 +303,15 @@ pub trait OnlineLearner {
     fn memory_doubles(&self, _d: usize) -> Option<u128> {
         Some(0)
     }
+}
+
+/// The refusal of a widening from `d0` to `d` inputs that would not be exact
+/// ([`OnlineLearner::widen_inputs`]).
+pub fn cannot_widen<T>(d0: usize, d: usize) -> Result<T> {
+    crate::input_err!(
+        "input has {d} features but this learner was fed {d0}-dimensional inputs before, and \
+         it cannot be widened exactly (its state for {d0} inputs is not that of rows extended \
+         by zeros: random features or a scale drawn for {d0} inputs, or a product kernel); \
+         pass rows of {d0} values, or reserve inputs from the start with zero columns"
+    )
 }

@@ -72,7 +72,7 @@ use crate::linalg::blas::{axpy, dot};
 use crate::linalg::cholesky::{self, ColCholesky};
 use crate::linalg::gemm::{gemm, View};
 use crate::samplers::{Kors, KorsWeights};
-use crate::uncertainty::{noise_discount, NoiseLevel};
+use crate::uncertainty::{noise_discount, NoiseLevel, OtherOutputs};
 use serde::{Deserialize, Serialize};
 
 mod capped;
@@ -143,8 +143,11 @@ pub struct NystromAwv {
     refill: Vec<f64>,
     n_seen: u64,
     stats: NystromStats,
-    /// Noise level of the progressive residuals (the predictive std; one output).
+    /// Noise level of the progressive residuals (the predictive std), of output 1.
     noise: NoiseLevel,
+    /// Those of outputs `2..K` (absent with one output and in older states).
+    #[serde(default, skip_serializing_if = "OtherOutputs::is_empty")]
+    noise_rest: OtherOutputs,
     /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic from
     /// the dictionary size; 1: single rounds). A run-time setting, not part of the state.
     #[serde(skip)]
@@ -376,6 +379,7 @@ impl NystromAwv {
             n_seen: 0,
             stats: NystromStats::default(),
             noise: NoiseLevel::default(),
+            noise_rest: OtherOutputs::default(),
             block_size: None,
             blocked_rounds: 0,
             scratch: Scratch::default(),
@@ -828,9 +832,8 @@ impl NystromAwv {
         if self.d.is_none() {
             self.d = Some(x.len());
         }
-        if let ([yt], [pt]) = (y, &*out) {
-            self.noise.observe(noise_discount(self.gamma), *yt, *pt, delta);
-        }
+        let rho = noise_discount(self.gamma);
+        self.noise_rest.observe(&mut self.noise, rho, (y, &*out), delta, 1.0);
         self.n_seen += 1;
         sc.krow = krow;
         if !self.chol.is_healthy() {
@@ -855,17 +858,24 @@ fn add_to_q(q: &mut [f64], krow: &[f64], y: &[f64]) {
 impl NystromAwv {
     /// The prediction and predictive std of the next round (after its discount step).
     fn std_plan(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+        let plan = self.std_plan_multi(x, 1)?;
+        Ok(Some((plan.pred[0], self.noise.std(plan.delta))))
+    }
+
+    /// The plan of the next round's `k` predictions and its leverage `delta` (the
+    /// outputs share it), as `predict` makes them.
+    fn std_plan_multi(&self, x: &[f64], k: usize) -> Result<Plan> {
         let mut sc = Scratch::default();
         let mut krow = Vec::new();
-        let mut plan = self.plan_with(x, &mut krow, &mut sc, 1, self.stepped())?;
+        let mut plan = self.plan_with(x, &mut krow, &mut sc, k, self.stepped())?;
         if !plan.pred.iter().all(|p| p.is_finite()) {
             // As `predict`: the learning round would repair the factor first.
             let mut copy = self.clone();
             copy.discount_step();
             copy.refactorize(true)?;
-            plan = copy.plan_with(x, &mut krow, &mut sc, 1, None)?;
+            plan = copy.plan_with(x, &mut krow, &mut sc, k, None)?;
         }
-        Ok(Some((plan.pred[0], self.noise.std(plan.delta))))
+        Ok(plan)
     }
 
     /// The fixed dictionary (row-major) and the width of a learner on a fixed
@@ -1088,9 +1098,8 @@ impl NystromAwv {
         // q_t = gamma q_{t-1} + krow_t y_t^T and the caches, row by row as single rounds.
         for (i, (xi, yi)) in x.chunks_exact(d).zip(y.chunks_exact(k)).enumerate() {
             let krow = &b.krows[i * m..(i + 1) * m];
-            if k == 1 {
-                self.noise.observe(noise_discount(self.gamma), yi[0], b.preds[i], b.deltas[i]);
-            }
+            let (rho, pi) = (noise_discount(self.gamma), &b.preds[i * k..(i + 1) * k]);
+            self.noise_rest.observe(&mut self.noise, rho, (yi, pi), b.deltas[i], 1.0);
             if self.gamma < 1.0 {
                 self.q.iter_mut().for_each(|v| *v *= self.gamma);
             }
@@ -1317,6 +1326,24 @@ impl crate::multi::MultiOutput for NystromAwv {
         r
     }
 
+    fn predict_std_multi(
+        &self,
+        x: &[f64],
+        means: &mut Vec<f64>,
+        stds: &mut Vec<f64>,
+    ) -> Result<bool> {
+        let k = self.outputs();
+        let plan = self.std_plan_multi(x, k)?;
+        means.extend_from_slice(&plan.pred);
+        self.noise_rest.stds(&self.noise, k, plan.delta, stds);
+        Ok(true)
+    }
+
+    fn noise_stds_multi(&self, out: &mut Vec<f64>) -> bool {
+        self.noise_rest.levels(&self.noise, self.outputs(), out);
+        true
+    }
+
     fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let s = out.len();
         out.resize(s + self.outputs(), 0.0);
@@ -1367,6 +1394,7 @@ impl crate::multi::MultiOutput for NystromAwv {
         let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.q = widen(&self.q);
         self.ys = widen(&self.ys);
+        self.noise_rest.add(&self.noise, k0, k);
         if let Some(c) = self.capped.as_mut() {
             c.outputs += k;
         }
@@ -1382,6 +1410,7 @@ impl crate::state::ValidState for NystromAwv {
     fn validate(&self) -> Result<()> {
         use crate::state::*;
         self.noise.validate()?;
+        self.noise_rest.validate(crate::multi::MultiOutput::n_outputs(self).unwrap_or(1))?;
         let m = self.center_rounds.len();
         let t = usize::try_from(self.n_seen).map_err(|_| KsError::Input("bad n_seen".into()))?;
         ensure(self.n_seen <= i64::MAX as u64, || "the round counter is out of range".into())?;
