@@ -42,7 +42,8 @@ impl LinearAwv {
         for (col, old_col) in b.chunks_exact_mut(r).zip(self.b.chunks_exact(r0.max(1))) {
             idx.iter().zip(old_col).for_each(|(&pi, &v)| col[pi] = v);
         }
-        let mut e = LinearAwv::from_parts(r, self.lam, self.ridge, upper::from_packed(&packed, r), b);
+        let mut e =
+            LinearAwv::from_parts(r, self.lam, self.ridge, upper::from_packed(&packed, r), b);
         e.k = self.k;
         e.n_seen = self.n_seen;
         e.last_leverage = self.last_leverage;

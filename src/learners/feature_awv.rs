@@ -635,4 +635,3 @@ impl<F: LazyFeatureMap> FeatureAwv<F> {
         Ok(())
     }
 }
-

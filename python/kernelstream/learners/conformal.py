@@ -251,7 +251,9 @@ class Conformal:
         """``q_t``: a number, or one per output for ``k`` outputs."""
         if k is None:
             return _rank_quantile(self._state["sorted"], 1.0 - self._state["alpha_t"])
-        return np.array([_rank_quantile(st["sorted"], 1.0 - st["alpha_t"]) for st in self._states(k)])
+        return np.array(
+            [_rank_quantile(st["sorted"], 1.0 - st["alpha_t"]) for st in self._states(k)]
+        )
 
     def predict_one(self, x) -> float:
         """The wrapped learner's prediction for ``x`` (the interval's centre)."""
@@ -528,7 +530,10 @@ class Conformal:
 
     @staticmethod
     def _stored(st: dict) -> dict:
-        return {k: list(st["scores"]) if k == "scores" else st[k] for k in ("alpha_t", "scores", "n", "covered")}
+        return {
+            k: list(st["scores"]) if k == "scores" else st[k]
+            for k in ("alpha_t", "scores", "n", "covered")
+        }
 
     def __setstate__(self, state):
         if not isinstance(state, dict) or state.get("format_version") != _STATE_VERSION:
