@@ -234,3 +234,25 @@ def test_conformal_per_output_with_weights_and_a_mixture():
     back = pickle.loads(pickle.dumps(multi))
     np.testing.assert_array_equal(back.coverage, multi.coverage)
     np.testing.assert_array_equal(back.predict_interval(X[:3])[0], multi.predict_interval(X[:3])[0])
+
+
+def test_river_adapter_intervals_per_target():
+    """Dict targets around a multi-output Conformal: one interval per target name, in
+    the target's units, equal to the one-target adapter's on that target."""
+    from kernelstream.adapters import RiverRegressor
+
+    X, Y = stream(400, seed=14)
+    Y = Y[:, :2] * [10.0, 0.1] + [5.0, -3.0]
+    multi = RiverRegressor(ks.Conformal(ks.TaylorAWV(degree=3), window=100))
+    ones = [RiverRegressor(ks.Conformal(ks.TaylorAWV(degree=3), window=100)) for _ in "ab"]
+    for x, yt in zip(X, Y):
+        xd = {"u": x[0], "v": x[1]}
+        got = multi.predict_one(xd, with_interval=True)  # (before any target: one output)
+        for name, one, yk in zip("ab", ones, yt):
+            want = one.predict_one(xd, with_interval=True)
+            for part in ("lower", "center", "upper") if multi.target_names else ():
+                g, w = got[name][part], want[part]
+                assert g == w or abs(g - w) <= 1e-8 * max(1.0, abs(w)), (name, part, g, w)
+            one.learn_one(xd, float(yk))
+        multi.learn_one(xd, {"a": float(yt[0]), "b": float(yt[1])})
+    assert np.isfinite(got["a"]["lower"]) and got["a"]["lower"] < got["a"]["upper"]
