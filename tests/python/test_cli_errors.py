@@ -155,11 +155,12 @@ def test_user_errors_are_one_line_exit_2(case, args, fragments, batch_results):
 
 def test_a_bug_keeps_its_traceback(monkeypatch):
     from kernelstream import cli
+    from kernelstream.cli import bench
 
     def broken(args):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_bench", broken)
+    monkeypatch.setattr(bench, "cmd_bench", broken)
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main(["bench"])
 
@@ -201,10 +202,15 @@ def test_version_and_help():
 
 
 def test_bench_list():
-    from kernelstream.benchcases import cases
+    from kernelstream.bench import cases
 
     done = _cli("bench", "--list")
-    assert done.returncode == 0 and done.stdout.split() == list(cases())
+    assert done.returncode == 0
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert [line[0] for line in lines] == list(cases())
+    timed = {line[0]: line[1:] for line in lines}
+    assert timed["taylor-awv"] == ["TaylorAWV"] and timed["kors"] == ["-"]
+    assert timed["mixture"] == ["Mixture", "AutoKernel"]
 
 
 def test_base_install_without_matplotlib_and_tqdm(tmp_path):

@@ -3,7 +3,7 @@
 
 from .catalog import entries, run_entry
 from .registry import Context, EntryResult, Row, register
-from .worker import WorkerError, WorkerInternalError
+from ..executors.worker import WorkerError, WorkerInternalError
 
 __all__ = [
     "Context",
