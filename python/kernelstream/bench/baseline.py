@@ -35,8 +35,8 @@ def figures(row: dict) -> dict:
 
 
 def to_baseline(rows: list, quick: bool, build: dict) -> dict:
-    """The baseline of a run: its rows' figures, their dimensions and (for reading only)
-    their times per round."""
+    """The baseline of a run: its rows' figures (4 significant digits: their run-to-run
+    spread is wider), their dimensions and (for reading only) their times per round."""
     return {
         "format": FORMAT,
         "quick": bool(quick),
@@ -46,7 +46,7 @@ def to_baseline(rows: list, quick: bool, build: dict) -> dict:
                 "case": r["case"],
                 "label": r["label"],
                 "dim": int(r["dim"]),
-                **figures(r),
+                **{k: float(f"{v:.4g}") for k, v in figures(r).items()},
                 "rust_us": round(float(r["rust_us"]), 3),
             }
             for r in rows

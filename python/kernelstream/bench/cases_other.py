@@ -3,7 +3,7 @@ AveragedKernelSGD against their NumPy references."""
 
 import numpy as np
 
-from .case import BenchCase, uniform_stream
+from .case import BenchCase
 
 
 def pros_n_kons(quick):

@@ -8,7 +8,7 @@ import sys
 
 from kernelstream.evaluate.metrics import NAMES as METRIC_NAMES
 
-from .common import UsageError, check_outputs, count, number, seconds, seed
+from .common import check_outputs, count, number, seconds, seed
 from .learner import LEARNERS, build_learner, resume
 from .notes import check_extras
 from .stream import load_stream, report_reading, scaled, weighted_chunks
