@@ -36,12 +36,11 @@ def test_change_is_the_current_figure_over_the_baselines():
     ]
     got = {(c["case"], c["label"], c["figure"]): c for c in baseline.compare(run, base, True)}
     assert set(got) == {
-        ("a", "x", "ratio"), ("a", "y", "ratio"), ("a", "y", "cost_ratio"),
+        ("a", "x", "ratio"), ("a", "y", "cost_ratio"),
         ("b", "z", "ratio"), ("b", "z", "dgemm_fraction"), ("c", "w", "ratio"),
         ("d", "v", "ratio"),
     }  # fmt: skip
     assert got["a", "x", "ratio"]["change"] == 5.0 / 4.0
-    assert got["a", "y", "ratio"]["change"] == 0.5
     assert got["a", "y", "cost_ratio"]["change"] == 1.5 / 1.25
     assert got["b", "z", "ratio"]["change"] == 1.0
     # dgemm fraction: 12/16 now, 6/24 in the baseline
@@ -55,12 +54,18 @@ def test_change_is_the_current_figure_over_the_baselines():
     assert sum(ln.split()[-1] == "new" for ln in lines[1:]) == 2
 
 
-def test_a_baseline_keeps_ratios_and_no_time_is_compared():
-    data = _baseline([_row("a", "x", 3, ratio=2.0, serve_rate_ratio=0.4)])
-    (row,) = data["rows"]
-    assert set(row) == {"case", "label", "dim", "ratio", "serve_rate_ratio", "rust_us"}
-    compared = {c["figure"] for c in baseline.compare([_row("a", "x", 3, ratio=1.0)], data, True)}
-    assert compared == {"ratio"}  # rust_us is kept for reading only
+def test_a_baseline_keeps_each_ratio_once_and_no_time_is_compared():
+    data = _baseline([
+        _row("a", "x", 3, ratio=2.5, serve_rate_ratio=0.4),  # ratio: 1 / serve_rate_ratio
+        _row("b", "y", 3, ratio=2.0),
+    ])  # fmt: skip
+    assert [set(r) - {"case", "label", "dim", "rust_us"} for r in data["rows"]] == [
+        {"serve_rate_ratio"},
+        {"ratio"},
+    ]
+    run = [_row("a", "x", 3, ratio=2.0, serve_rate_ratio=0.5), _row("b", "y", 3, ratio=1.0)]
+    compared = [(c["figure"], c["change"]) for c in baseline.compare(run, data, True)]
+    assert compared == [("serve_rate_ratio", 0.5 / 0.4), ("ratio", 0.5)]  # no time compared
 
 
 def test_other_sizes_are_refused():

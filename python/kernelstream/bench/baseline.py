@@ -27,8 +27,12 @@ FORMAT = 1
 
 
 def figures(row: dict) -> dict:
-    """The ratio-type figures of one row of ``run_bench``."""
-    out = {k: float(row[k]) for k in FIGURES[:3] if k in row}
+    """The ratio-type figures of one row of ``run_bench``, each fact once: a case with a
+    cost or a serving-rate ratio reports that one (its ``ratio`` is the inverse)."""
+    for key in ("cost_ratio", "serve_rate_ratio"):
+        if key in row:
+            return {key: float(row[key])}
+    out = {"ratio": float(row["ratio"])}
     if "gflops" in row and row.get("dgemm_gflops"):
         out["dgemm_fraction"] = float(row["gflops"]) / float(row["dgemm_gflops"])
     return out
@@ -41,6 +45,7 @@ def to_baseline(rows: list, quick: bool, build: dict) -> dict:
         "format": FORMAT,
         "quick": bool(quick),
         "build": {k: build[k] for k in ("version", "simd_path") if k in build},
+        "load": load_average(),
         "rows": [
             {
                 "case": r["case"],
@@ -52,6 +57,17 @@ def to_baseline(rows: list, quick: bool, build: dict) -> dict:
             for r in rows
         ],
     }
+
+
+def load_average() -> list:
+    """The machine's load average (1, 5 and 15 minutes) when a baseline is written: the
+    ratios spread more on a loaded machine (docs/performance.md, "Baselines")."""
+    import os
+
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except (AttributeError, OSError):  # not on every platform
+        return []
 
 
 def committed(quick: bool) -> Path:

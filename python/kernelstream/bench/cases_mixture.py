@@ -130,6 +130,7 @@ def mixture(quick):
         ),
     ]
 
+
 def serve(quick):
     """The serving path (a Python loop of ``predict_one`` then ``learn_one``, in the
     ``reference`` column) against ``progressive_predict`` of the same learner on the same

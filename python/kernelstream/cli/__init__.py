@@ -114,4 +114,3 @@ def _main(args) -> int:
     except MemoryError:
         print("kernelstream: error: out of memory (try a smaller --n or --limit)", file=sys.stderr)
         return 2
-

@@ -59,7 +59,9 @@ def cmd_bench(args) -> int:
 
     rows = run_bench(args.cases or None, quick=args.quick, printer=_print_flush, progress=progress)
     if base is not None:
-        print(f"\ncompared with {path} (now/base above 1: the ratio grew)")
+        load = " ".join(map(str, base.get("load", []))) or "not recorded"
+        print(f"\ncompared with {path} (load average then {load}, now {_load()}; "
+              "now/base above 1: the ratio grew)")  # fmt: skip
         for line in baseline.table(baseline.compare(rows, base, args.quick)):
             print(line)
     if args.save_baseline:
@@ -84,6 +86,12 @@ def _print_cases(all_cases, timed) -> None:
     untimed = [n for n in _registry.names() if n not in covered]
     if untimed:
         print(f"kernelstream: note: no case times {', '.join(untimed)}", file=sys.stderr)
+
+
+def _load() -> str:
+    from kernelstream.bench.baseline import load_average
+
+    return " ".join(map(str, load_average())) or "unknown"
 
 
 def _print_flush(*a):

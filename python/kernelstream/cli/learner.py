@@ -21,6 +21,8 @@ SELF_SCALING_LEARNERS = {c for c, n in LEARNERS.items() if _registry.face(n)._sc
 
 #: Learners whose basis lives on [0, 1]^d: their inputs are scaled to [0, 1] instead of [-1, 1].
 UNIT_CUBE_LEARNERS = {c for c, n in LEARNERS.items() if _registry.input_box(n) == (0.0, 1.0)}
+
+
 def build_learner(name: str, args) -> object:
     import kernelstream as ks
     from kernelstream import kernels
