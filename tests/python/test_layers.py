@@ -1,6 +1,7 @@
 """The package's layers: the library (the learners and everything they are built from) never
 imports the layers above it, the experiments (``kernelstream reproduce``), the benchmarks
-(``kernelstream bench``) and the command line; those may import the library."""
+(``kernelstream bench``) and the command line. The experiments and the benchmarks import the
+library only (not each other), the command line any of them."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ UPPER = {
     "kernelstream.cli": "command line",
     "kernelstream.__main__": "command line",
 }
+
+
+#: Each layer's rank: a module imports its own layer's modules and those of lower ranks.
+RANK = {"library": 0, "experiments": 1, "benchmarks": 1, "command line": 2}
 
 
 def _module(path: Path) -> str:
@@ -53,16 +58,19 @@ def imports(source: str, module: str, is_package: bool) -> set[str]:
     return {m for m in found if m == "kernelstream" or m.startswith("kernelstream.")}
 
 
-def upward_imports() -> list[str]:
-    """``"importer -> imported (layer)"`` for every import from the library up."""
+def allowed(importer: str, imported: str) -> bool:
+    """Whether a module of layer ``importer`` may import one of layer ``imported``."""
+    return importer == imported or RANK[imported] < RANK[importer]
+
+
+def forbidden_imports() -> list[str]:
+    """``"importer (layer) -> imported (layer)"`` for every import the layers forbid."""
     bad = []
     for path in sorted(PACKAGE.rglob("*.py")):
         module = _module(path)
-        if layer(module) != "library":
-            continue
         for target in sorted(imports(path.read_text(), module, path.name == "__init__.py")):
-            if layer(target) != "library":
-                bad.append(f"{module} -> {target} ({layer(target)})")
+            if not allowed(layer(module), layer(target)):
+                bad.append(f"{module} ({layer(module)}) -> {target} ({layer(target)})")
     return bad
 
 
@@ -72,7 +80,17 @@ def test_the_library_never_imports_the_layers_above_it():
     assert {"kernelstream.learners.base", "kernelstream.adapters.river"} <= {
         _module(p) for p in library
     }
-    assert upward_imports() == []
+    assert forbidden_imports() == []
+
+
+def test_the_rule_between_layers():
+    assert allowed("command line", "library") and allowed("command line", "benchmarks")
+    assert allowed("experiments", "library") and allowed("benchmarks", "library")
+    assert allowed("benchmarks", "benchmarks")
+    for upper in ("experiments", "benchmarks", "command line"):
+        assert not allowed("library", upper)
+    assert not allowed("experiments", "benchmarks") and not allowed("benchmarks", "experiments")
+    assert not allowed("benchmarks", "command line")
 
 
 def test_each_upper_layer_has_its_home():
@@ -102,7 +120,7 @@ def test_layer_and_imports_catch_an_upward_import():
     }
     for source, target in cases.items():
         found = imports(source, "kernelstream.forecast.panel", is_package=False)
-        assert target in found and layer(target) != "library", source
+        assert target in found and not allowed("library", layer(target)), source
     found = imports("from . import base", "kernelstream.learners", is_package=True)
     assert "kernelstream.learners.base" in found
     assert all(layer(m) == "library" for m in found)
