@@ -153,7 +153,6 @@ def table(comparison: list) -> list:
 
 def dumps(data: dict) -> str:
     """A baseline as the committed files hold it: JSON, one row a line."""
-    head = {k: v for k, v in data.items() if k != "rows"}
-    rows = ",\n".join("    " + json.dumps(r, sort_keys=False) for r in data["rows"])
-    text = json.dumps(head, indent=2)[:-2]
-    return f'{text},\n  "rows": [\n{rows}\n  ]\n}}\n'
+    head = "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in data.items() if k != "rows")
+    rows = ",\n".join("    " + json.dumps(r) for r in data["rows"])
+    return f'{{\n{head}  "rows": [\n{rows}\n  ]\n}}\n'
