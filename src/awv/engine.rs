@@ -825,7 +825,6 @@ struct StoredRef<'a> {
     last_leverage: f64,
     regret_term: f64,
     noise: &'a NoiseLevel,
-    #[serde(skip_serializing_if = "OtherOutputs::is_empty")]
     noise_rest: &'a OtherOutputs,
 }
 
@@ -844,7 +843,7 @@ struct Stored {
     last_leverage: f64,
     regret_term: f64,
     noise: NoiseLevel,
-    /// Absent in states of one output and in those saved before it existed.
+    /// Absent in states saved before it existed (empty with one output).
     #[serde(default)]
     noise_rest: OtherOutputs,
 }

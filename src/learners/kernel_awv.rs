@@ -72,8 +72,8 @@ pub struct KernelAwv {
     regret_term: f64,
     /// Noise level of the progressive residuals (the predictive std), of output 1.
     noise: NoiseLevel,
-    /// Those of outputs `2..K` (absent with one output and in older states).
-    #[serde(default, skip_serializing_if = "OtherOutputs::is_empty")]
+    /// Those of outputs `2..K` (empty with one output; absent in older states).
+    #[serde(default)]
     noise_rest: OtherOutputs,
     /// The input of [`OnlineLearner::predict_keep`] and its new factor row.
     #[serde(skip)]

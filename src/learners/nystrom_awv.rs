@@ -145,8 +145,8 @@ pub struct NystromAwv {
     stats: NystromStats,
     /// Noise level of the progressive residuals (the predictive std), of output 1.
     noise: NoiseLevel,
-    /// Those of outputs `2..K` (absent with one output and in older states).
-    #[serde(default, skip_serializing_if = "OtherOutputs::is_empty")]
+    /// Those of outputs `2..K` (empty with one output; absent in older states).
+    #[serde(default)]
     noise_rest: OtherOutputs,
     /// Rounds per block of `progressive_predict`/`learn_many` (None: automatic from
     /// the dictionary size; 1: single rounds). A run-time setting, not part of the state.

@@ -94,7 +94,7 @@ impl NoiseLevel {
 pub struct OtherOutputs(Vec<NoiseLevel>);
 
 impl OtherOutputs {
-    /// Whether no other output is tracked (one output: the field is not stored).
+    /// Whether no other output is tracked (one output).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

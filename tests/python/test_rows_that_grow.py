@@ -1,6 +1,6 @@
 """A bare learner fed a row wider than before (docs/streams.md, "Rows that grow"):
 widened as an exact zero-extension where that is exact (TaylorAWV, KernelAWV with a
-Gaussian or Laplacian kernel: the learner equals the one fed every row extended by zeros
+Gaussian or Laplacian kernel, mixtures of them: the learner equals the one fed every row extended by zeros
 from the first round), refused with an InputError saying why where it is not (random
 features drawn for the first width, product kernels, discounted refills, self-scaling
 learners), and a narrower row refused as before. Before: every wider row was an
@@ -36,6 +36,7 @@ EXACT = {
     "taylor-blocks": lambda: ks.TaylorAWV(degree=4, block_size=8),
     "kernel-gaussian": lambda: ks.KernelAWV(Gaussian(0.8)),
     "kernel-laplacian": lambda: ks.KernelAWV(Laplacian(1.5), lam=0.3),
+    "mixture": lambda: ks.Mixture([ks.TaylorAWV(degree=2), ks.KernelAWV(Gaussian(0.8))]),
 }
 
 
@@ -118,6 +119,9 @@ NOT_EXACT = {
     "kernel-min (a product kernel)": lambda: ks.KernelAWV(Min()),
     "nystrom (not yet)": lambda: ks.NystromAWV(Gaussian(1.0)),
     "autokernel (scales drawn for d inputs)": lambda: ks.AutoKernel(),
+    "mixture with an expert that cannot widen": lambda: ks.Mixture(
+        [ks.TaylorAWV(degree=2), ks.RFFAWV(Gaussian(1.0), n_features=20)]
+    ),
 }
 
 
