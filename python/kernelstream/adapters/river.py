@@ -444,7 +444,9 @@ class RiverRegressor(_DictAdapter, _Regressor):
                 "RiverRegressor(kernelstream.Conformal(learner))"
             )
         if self.target_names is not None:  # an interval per output (Conformal, K outputs)
-            parts = [np.atleast_1d(np.asarray(b, dtype=np.float64)) for b in interval(self._input(x))]
+            parts = [
+                np.atleast_1d(np.asarray(b, dtype=np.float64)) for b in interval(self._input(x))
+            ]
             if self.target_scaler is not None:  # increasing affine maps, +-inf kept
                 with np.errstate(invalid="ignore"):  # (inf * 0 of a constant target: unused)
                     parts = [self.target_scaler.inverse(b) for b in parts]
