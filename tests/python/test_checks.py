@@ -133,6 +133,23 @@ class SharedState(Mean):
         return (self.prior + self.sums[0]) / (1 + self.n_seen)
 
 
+class ScalesInPlace(Mean):
+    """Halves the caller's row."""
+
+    def _row(self, x):
+        x = super()._row(x)
+        x *= 0.5
+        return x
+
+
+class LearnsIntoAParameter(Mean):
+    """Keeps its running mean as the parameter ``prior``."""
+
+    def learn_one(self, x, y):
+        super().learn_one(x, y)
+        self.prior = self.total / self.n_seen
+
+
 class PickleForgets(Mean):
     def __getstate__(self):
         return {**self.__dict__, "total": 0.0}
@@ -189,6 +206,8 @@ BROKEN = {
     PredictMutates: {"check_predict_is_pure"},
     LearnManySkipsTheLastRow: {"check_learn_many_equals_learn_one"},
     ProgressivePeeks: {"check_progressive_predict_equals_loop"},
+    ScalesInPlace: {"check_inputs_and_params_unchanged"},
+    LearnsIntoAParameter: {"check_inputs_and_params_unchanged"},
     SharedState: {"check_copy_mid_stream"},
     PickleForgets: {"check_pickle_mid_stream"},
     FixesTheWidthFirst: {"check_refusals_leave_learner_unchanged"},

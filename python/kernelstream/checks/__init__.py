@@ -14,6 +14,7 @@ on regressors):
 | `check_predict_is_pure` | the two methods (and `predict_many` if it has one) |
 | `check_learn_many_equals_learn_one` | `learn_many` |
 | `check_progressive_predict_equals_loop` | `progressive_predict` |
+| `check_inputs_and_params_unchanged` | the two methods (`get_params` for the parameters) |
 | `check_copy_mid_stream` | the two methods |
 | `check_pickle_mid_stream` | pickling (a class defined in a doctest does not pickle) |
 | `check_model_file_mid_stream` | a registry learner or `Conformal` (`kernelstream.save`) |
@@ -65,8 +66,9 @@ learner needs: it refuses what it cannot learn, before changing anything):
 ...         self.input_dim, self.n_seen, self.total = x.size, self.n_seen + 1, self.total + y
 >>> outcome = check_learner(RunningMean(prior=0.5))
 >>> [n for n, r in outcome.items() if r == "passed"]  # doctest: +NORMALIZE_WHITESPACE
-['check_predict_is_pure', 'check_copy_mid_stream', 'check_refusals_leave_learner_unchanged',
- 'check_get_params_round_trip', 'check_same_seed_same_run']
+['check_predict_is_pure', 'check_inputs_and_params_unchanged', 'check_copy_mid_stream',
+ 'check_refusals_leave_learner_unchanged', 'check_get_params_round_trip',
+ 'check_same_seed_same_run']
 >>> outcome["check_block_size_independence"]
 'skipped: no block_size parameter'
 
@@ -117,6 +119,7 @@ BATTERY: tuple = (
     (p.check_predict_is_pure, _always),
     (p.check_learn_many_equals_learn_one, p.needs_learn_many),
     (p.check_progressive_predict_equals_loop, p.needs_progressive),
+    (p.check_inputs_and_params_unchanged, _always),
     (p.check_copy_mid_stream, _always),
     (p.check_pickle_mid_stream, p.needs_pickle),
     (p.check_model_file_mid_stream, p.needs_model_file),

@@ -109,6 +109,24 @@ def check_pickle_mid_stream(learner, s: Stream) -> None:
     _round_trip_mid_stream(learner, s, lambda l: pickle.loads(pickle.dumps(l)), "a pickle")
 
 
+def check_inputs_and_params_unchanged(learner, s: Stream) -> None:
+    """The learner changes neither the arrays it is given nor its parameters: after each
+    call of the protocol it has on (writable copies of) the stream, the copies hold the
+    stream's bits and ``get_params()`` is the template's (learned state is no parameter)."""
+    a = fresh(learner)
+    X, y = s.X.copy(), s.y.copy()
+    k = s.split
+    loop(a, X[:k], y[:k])
+    for method in ("learn_many", "progressive_predict"):
+        if has(a, method):
+            getattr(a, method)(X[k:], y[k:])
+    predict_rows(a, X)
+    expect_equal(X, s.X, "the rows after the calls")
+    expect_equal(y, s.y, "the labels after the calls")
+    if has(learner, "get_params"):
+        same_params(a.get_params(), learner.get_params(), "get_params() after learning")
+
+
 def check_copy_mid_stream(learner, s: Stream) -> None:
     """``copy.copy`` and ``copy.deepcopy`` mid-stream are independent: the copy goes on
     exactly as the original would, and learning in it leaves the original as it was."""
