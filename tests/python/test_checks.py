@@ -264,7 +264,7 @@ def test_a_broken_model_file_round_trip_is_caught(monkeypatch):
 
     learner = ks.TaylorAWV(sigma=1.0, degree=2)
     assert "check_model_file_mid_stream" not in _failing(learner)
-    monkeypatch.setattr(modelfile, "load", lambda path: ks.TaylorAWV(sigma=1.0, degree=2))
+    monkeypatch.setattr(modelfile, "loads", lambda data: ks.TaylorAWV(sigma=1.0, degree=2))
     assert _failing(learner) == {"check_model_file_mid_stream"}
 
 

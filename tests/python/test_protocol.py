@@ -45,7 +45,9 @@ def _checks(name):
 BATTERY = [(name, check) for name in sorted(VARIANTS) for check in _checks(name)]
 
 
-@pytest.mark.parametrize("check", [c for _, c in BATTERY], ids=[f"{c.name}[{n}]" for n, c in BATTERY])
+@pytest.mark.parametrize(
+    "check", [c for _, c in BATTERY], ids=[f"{c.name}[{n}]" for n, c in BATTERY]
+)
 def test_protocol(check):
     check()
 

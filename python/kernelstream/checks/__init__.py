@@ -180,7 +180,23 @@ def _battery(learner, X, y, rtol: float) -> Iterator[tuple]:
 def yield_checks(learner, X=None, y=None, *, rtol: float = 1e-10) -> Iterator[Check]:
     """The checks that apply to ``learner``, each a :class:`Check` to call, on the rows
     ``X`` and labels ``y`` (default: 60 rows in the learner's input box). ``learner`` is
-    the template: the checks work on copies of it and never change it."""
+    the template: the checks work on copies of it and never change it.
+
+    In a test suite, one test per check::
+
+        @pytest.mark.parametrize("check", yield_checks(MyLearner()), ids=repr)
+        def test_protocol(check):
+            check()
+
+    Examples
+    --------
+    >>> from kernelstream import TaylorAWV
+    >>> from kernelstream.checks import yield_checks
+    >>> first = next(yield_checks(TaylorAWV(degree=2)))
+    >>> first
+    check_predict_is_pure[TaylorAWV]
+    >>> first()  # passes: nothing to say
+    """
     for check, skipped in _battery(learner, X, y, rtol):
         if skipped is None:
             yield check

@@ -55,9 +55,9 @@ def bad_calls(s: Stream) -> list:
     ]
 
 
-def _refused(learner, call, s: Stream, what: str) -> None:
-    """``call(learner)`` raises ``s.refusal`` with a message and changes nothing."""
-    before = fingerprint(learner)
+def _refused(learner, call, s: Stream, what: str, before: tuple) -> None:
+    """``call(learner)`` raises ``s.refusal`` with a message and leaves the state
+    ``before`` (a :func:`fingerprint`)."""
     try:
         call(learner)
     except s.refusal as exc:
@@ -84,15 +84,20 @@ def check_refusals_leave_learner_unchanged(learner, s: Stream) -> None:
     state as it was; the learner then goes on exactly as an untouched copy."""
     calls = [c for c in bad_calls(s) if has(learner, c[1])]
     a = fresh(learner)
+    before = fingerprint(a)
     for label, _, call in calls:
         if not label.startswith("wrong width"):
-            _refused(a, call, s, f"{label} on a fresh learner")
+            _refused(a, call, s, f"{label} on a fresh learner", before)
     learned = fresh(learner)
     learn(learned, s.X[: s.split], s.y[: s.split])
-    untouched = fresh(learned)
+    untouched, before = fresh(learned), fingerprint(learned)
     for label, _, call in calls:
-        _refused(learned, call, s, f"{label} after {s.split} rounds")
+        _refused(learned, call, s, f"{label} after {s.split} rounds", before)
     _goes_on_untouched(learned, untouched, s, "the refusals")
+
+
+def _learns(x, label):
+    return lambda l: l.learn_one(x, label)
 
 
 def needs_classifier(learner, s: Stream):
@@ -103,9 +108,9 @@ def check_classifier_refuses_other_labels(learner, s: Stream) -> None:
     """A classifier refuses every label but -1 and +1 (0, 2, 0.5), changing nothing."""
     learned = fresh(learner)
     learn(learned, s.X[: s.split], s.y[: s.split])
-    untouched = fresh(learned)
+    untouched, before = fresh(learned), fingerprint(learned)
     for bad in (0.0, 2.0, 0.5, -3.0):
-        _refused(learned, lambda l, t=bad: l.learn_one(s.X[0], t), s, f"the label {bad}")
+        _refused(learned, _learns(s.X[0], bad), s, f"the label {bad}", before)
     _goes_on_untouched(learned, untouched, s, "the refused labels")
 
 
@@ -127,5 +132,5 @@ def check_pickle_refuses_unknown_format(learner, s: Stream) -> None:
     b = fresh(learner)
     untouched = fresh(learner)
     bad = dict(state, format_version=999)
-    _refused(b, lambda l: l.__setstate__(bad), s, "a state of format 999")
+    _refused(b, lambda l: l.__setstate__(bad), s, "a state of format 999", fingerprint(b))
     _goes_on_untouched(b, untouched, s, "the refused state")

@@ -23,7 +23,7 @@ class Stream:
     y: np.ndarray
     task: str  # "regression" or "classification" (labels -1/+1)
     rtol: float  # of the stream's scale, for results equal "up to rounding"
-    refusal: type  # the exception a refused input must raise
+    refusal: type[Exception]  # the exception a refused input must raise
 
     @property
     def split(self) -> int:
@@ -65,7 +65,7 @@ def task_of(learner) -> str:
     return "classification" if getattr(learner, "task", None) == "classification" else "regression"
 
 
-def refusal_of(learner) -> type:
+def refusal_of(learner) -> type[Exception]:
     """kernelstream's learners (and subclasses) raise ``InputError``; any other learner a
     ``ValueError`` (which ``InputError`` is)."""
     from ..errors import InputError
@@ -111,9 +111,18 @@ def run(learner, X, y) -> np.ndarray:
     return loop(learner, X, y)
 
 
-def learn(learner, X, y) -> None:
+def learn_one_by_one(learner, X, y) -> None:
     for x, t in zip(X, y):
         learner.learn_one(x, t)
+
+
+def learn(learner, X, y) -> None:
+    """``learn_many(X, y)``, or :func:`learn_one_by_one` for a learner without it (they
+    are equal: :func:`~._protocol.check_learn_many_equals_learn_one`)."""
+    if has(learner, "learn_many"):
+        learner.learn_many(X, y)
+    else:
+        learn_one_by_one(learner, X, y)
 
 
 def fingerprint(learner) -> tuple:
