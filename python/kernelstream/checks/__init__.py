@@ -182,7 +182,7 @@ def yield_checks(learner, X=None, y=None, *, rtol: float = 1e-10) -> Iterator[Ch
     ``X`` and labels ``y`` (default: 60 rows in the learner's input box). ``learner`` is
     the template: the checks work on copies of it and never change it.
 
-    In a test suite, one test per check::
+    In a test suite, one test per check:
 
         @pytest.mark.parametrize("check", yield_checks(MyLearner()), ids=repr)
         def test_protocol(check):
