@@ -17,6 +17,7 @@ import pytest
 from kernelstream import checks
 from kernelstream.checks import CheckFailure, check_learner, yield_checks
 from kernelstream.learners import _registry
+from test_protocol import applicable
 
 
 class Mean:
@@ -218,8 +219,15 @@ BROKEN = {
     BlockSizeMatters: {"check_block_size_independence"},
     RandomOffset: {"check_same_seed_same_run"},
 }
-#: the checks only kernelstream's objects reach, broken below through the library
-LIBRARY_ONLY = {"check_model_file_mid_stream", "check_pickle_refuses_unknown_format"}
+#: the checks of what Mean has not (model files, versioned pickles, stds, several
+#: outputs), broken below through the library
+LIBRARY_ONLY = {
+    "check_model_file_mid_stream",
+    "check_pickle_refuses_unknown_format",
+    "check_predictive_std",
+    "check_no_std_is_refused",
+    "check_multi_output",
+}
 
 
 def _failing(learner) -> set:
@@ -277,6 +285,35 @@ def test_a_pickle_of_an_unknown_format_accepted_is_caught(monkeypatch):
     assert "check_pickle_refuses_unknown_format" in _failing(learner)
 
 
+def test_a_std_that_disagrees_is_caught(monkeypatch):
+    learner = ks.TaylorAWV(sigma=1.0, degree=2)
+    assert "check_predictive_std" not in _failing(learner)
+    std = type(learner).predict_std
+    monkeypatch.setattr(type(learner), "predict_std", lambda self, X: std(self, X) * (1 + 1e-9))
+    assert _failing(learner) == {"check_predictive_std"}
+
+
+def test_a_std_that_is_not_refused_is_caught(monkeypatch):
+    learner = ks.NOGD(**ks.NOGD._example())
+    assert not learner.has_predictive_std and "check_no_std_is_refused" not in _failing(learner)
+    monkeypatch.setattr(type(learner), "predict_std", lambda self, X: np.zeros(len(X)))
+    assert _failing(learner) == {"check_no_std_is_refused"}
+
+
+def test_outputs_learned_without_a_row_are_caught(monkeypatch):
+    learner = ks.TaylorAWV(sigma=1.0, degree=2)
+    assert "check_multi_output" not in _failing(learner)
+    learn_many = type(learner).learn_many
+
+    def skips(self, X, y, sample_weight=None):  # several outputs: the last row left out
+        if np.ndim(y) == 2:
+            X, y = np.asarray(X)[:-1], np.asarray(y)[:-1]
+        learn_many(self, X, y, sample_weight)
+
+    monkeypatch.setattr(type(learner), "learn_many", skips)
+    assert _failing(learner) == {"check_multi_output"}
+
+
 def test_the_template_is_never_changed():
     learner = ks.TaylorAWV(sigma=1.0, degree=2)
     before = pickle.dumps(learner)
@@ -304,13 +341,8 @@ def test_every_registered_learner_passes_the_whole_battery(name):
     # on the default stream: the example's row width and input box, from the registry
     learner = _registry.example(name)
     outcome = check_learner(learner)
-    skipped = {k for k, v in outcome.items() if v != "passed"}
-    expected = set()
-    if learner.task != "classification":
-        expected.add("check_classifier_refuses_other_labels")
-    if "block_size" not in learner.get_params():
-        expected.add("check_block_size_independence")
-    assert skipped == expected
+    passed = {k for k, v in outcome.items() if v == "passed"}
+    assert passed == applicable(learner, learner.task), set(checks.CHECKS) - passed
 
 
 def test_kernelstreams_refusals_are_value_errors():

@@ -5,9 +5,10 @@ for your own: ``check_learner(learner)`` runs every check that applies and raise
 
 A learner here is an object with ``predict_one(x)`` and ``learn_one(x, y)`` that
 copies (``copy.deepcopy``). What it has beyond that decides which checks run; a check
-that needs more is skipped, with the reason (every check runs on kernelstream's
-learners, but the block-size check on those without ``block_size`` and the label check
-on regressors):
+that needs more is skipped, with the reason (on kernelstream's learners only what they
+cannot have is skipped: the label check on regressors, the block-size check without
+``block_size``, one of the two std checks, the multi-output check outside the AWV
+family):
 
 | check | runs on a learner with |
 |---|---|
@@ -24,6 +25,9 @@ on regressors):
 | `check_get_params_round_trip` | `get_params` |
 | `check_block_size_independence` | a `block_size` parameter |
 | `check_same_seed_same_run` | the two methods (`get_params` to build two alike) |
+| `check_predictive_std` | `has_predictive_std` (docs/uncertainty.md) |
+| `check_no_std_is_refused` | `predict_std` without `has_predictive_std` |
+| `check_multi_output` | `n_outputs`, in a configuration that takes several |
 
 Bad input must raise ``InputError`` from kernelstream's own classes and a ``ValueError``
 (which ``InputError`` is) from any other, and change nothing (the same pickled bytes,
@@ -93,6 +97,7 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
+from . import _extras as e
 from . import _protocol as p
 from . import _refusals as r
 from ._tools import Stream, default_stream, refusal_of, task_of
@@ -129,6 +134,9 @@ BATTERY: tuple = (
     (p.check_get_params_round_trip, p.needs_get_params),
     (p.check_block_size_independence, p.needs_block_size),
     (p.check_same_seed_same_run, _always),
+    (e.check_predictive_std, e.needs_predictive_std),
+    (e.check_no_std_is_refused, e.needs_std_refusal),
+    (e.check_multi_output, e.needs_outputs),
 )
 
 #: the names of the checks, in order

@@ -40,9 +40,10 @@ def _needs(*methods: str):
 
 def check_predict_is_pure(learner, s: Stream) -> None:
     """``predict_one`` and ``predict_many`` change nothing: after them the state (its
-    pickled bytes, ``n_seen``) is as before, and learning goes on exactly as in a copy
-    never asked; ``predict_one`` gives ``predict_many``'s values (up to rounding: a
-    learner may predict several rows as one product, docs/api.md)."""
+    pickled bytes, ``n_seen``) is as before; ``predict_one`` gives ``predict_many``'s
+    values (up to rounding: a learner may predict several rows as one product,
+    docs/api.md); and rounds of ``predict_one(x)`` then ``learn_one(x, y)`` (the serving
+    path) end, bit for bit, in the state of ``learn_one`` alone in a copy never asked."""
     a = fresh(learner)
     learn(a, s.X[: s.split], s.y[: s.split])
     untouched, before = copy.deepcopy(a), fingerprint(a)
@@ -53,7 +54,10 @@ def check_predict_is_pure(learner, s: Stream) -> None:
     expect_same_state(a, before, "after predict_one and predict_many on every row")
     expect_close([a.predict_one(x) for x in s.X], want, s, "predict_one against predict_many")
     rest = s.X[s.split :], s.y[s.split :]
-    expect_equal(loop(a, *rest), loop(untouched, *rest), "the rounds after the predictions")
+    loop(a, *rest)
+    learn_one_by_one(untouched, *rest)
+    expect_same_state(a, fingerprint(untouched), "predict-then-learn rounds against learn_one")
+    expect_equal(predict_rows(a, s.X), predict_rows(untouched, s.X), "their predictions")
 
 
 def check_learn_many_equals_learn_one(learner, s: Stream) -> None:

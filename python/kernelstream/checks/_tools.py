@@ -183,10 +183,11 @@ def expect_equal(got, want, what: str) -> None:
 
 
 def expect_close(got, want, s: Stream, what: str) -> None:
-    """Equal up to rounding: within ``s.rtol`` of the scale ``max(1, |y|, |want|)``."""
+    """Equal up to rounding: within ``s.rtol`` of the scale ``max(1, |y|, |want|)``
+    (NaN equals NaN: a std before any noise estimate)."""
     got, want = _arrays(got, want, what)
-    tol = s.rtol * max(s.scale, float(np.max(np.abs(want), initial=0.0)))
-    bad = ~(np.abs(got - want) <= tol)
+    tol = s.rtol * max(s.scale, float(np.max(np.abs(want[np.isfinite(want)]), initial=0.0)))
+    bad = ~((np.abs(got - want) <= tol) | (np.isnan(got) & np.isnan(want)))
     if bad.any():
         raise AssertionError(_diff(got, want, bad, f"{what} (tolerance {tol:.3g})"))
 
