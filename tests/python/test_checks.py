@@ -336,6 +336,13 @@ def test_bad_arguments_are_a_value_error(args):
         check_learner(Mean(), **args)
 
 
+def test_a_learner_that_has_learned_is_refused():
+    trained = Mean()
+    trained.learn_one(np.zeros(3), 1.0)
+    with pytest.raises(ValueError, match="has learned 1 rounds"):
+        check_learner(trained)
+
+
 @pytest.mark.parametrize("name", _registry.names())
 def test_every_registered_learner_passes_the_whole_battery(name):
     # on the default stream: the example's row width and input box, from the registry

@@ -165,6 +165,11 @@ class Check:
 
 
 def _stream(learner, X, y, rtol: float) -> Stream:
+    if getattr(learner, "n_seen", 0):
+        raise ValueError(
+            f"the learner has learned {learner.n_seen} rounds: give one that has not (the "
+            "checks compare it with learners built from its parameters)"
+        )
     if (X is None) != (y is None):
         raise ValueError("give both X and y, or neither (the default stream)")
     if X is None:
@@ -188,7 +193,8 @@ def _battery(learner, X, y, rtol: float) -> Iterator[tuple]:
 def yield_checks(learner, X=None, y=None, *, rtol: float = 1e-10) -> Iterator[Check]:
     """The checks that apply to ``learner``, each a :class:`Check` to call, on the rows
     ``X`` and labels ``y`` (default: 60 rows in the learner's input box). ``learner`` is
-    the template: the checks work on copies of it and never change it.
+    the template, one that has learned nothing: the checks work on copies of it and
+    never change it.
 
     In a test suite, one test per check:
 
