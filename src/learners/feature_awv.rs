@@ -7,7 +7,8 @@
 //! the dimension `d`; every round then runs the linear AWV engine on `phi(x_t)`
 //! (`b_0 = 0`: the first prediction is 0).
 
-use super::{OnlineLearner, Rows};
+use super::batch::Rows;
+use super::online_learner::OnlineLearner;
 use crate::awv::{check_block_size, LinearAwv};
 use crate::error::Result;
 use crate::features::FeatureMap;
@@ -83,7 +84,7 @@ pub struct FeatureAwv<F: LazyFeatureMap> {
     state: Option<State<F>>,
     /// The input of [`OnlineLearner::predict_keep`] (its features in `state.v`).
     #[serde(skip)]
-    kept: super::Kept,
+    kept: super::kept::Kept,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -36,7 +36,8 @@
 //! `4 max_size^2` bytes (1.6 GB for the default 20000); a stream that would exceed
 //! `max_size` is refused before any state change.
 
-use super::{OnlineLearner, Rows};
+use super::batch::Rows;
+use super::online_learner::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{dot, dot4};
@@ -77,7 +78,7 @@ pub struct KernelAwv {
     noise_rest: OtherOutputs,
     /// The input of [`OnlineLearner::predict_keep`] and its new factor row.
     #[serde(skip)]
-    kept: super::Kept,
+    kept: super::kept::Kept,
     #[serde(skip)]
     kept_row: Option<NewRow>,
 }

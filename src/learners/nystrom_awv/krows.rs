@@ -66,8 +66,8 @@ impl NystromAwv {
         sc.krow.clear();
         sc.krow.extend_from_slice(krow);
         let mut pred = vec![0.0];
-        self.predict_with(None, &sc.krow, None, &mut sc.w, &mut sc.u, &mut pred);
-        let delta = dot(&sc.w, &sc.w);
+        self.predict_with(None, &sc.krow, None, &mut sc.sv, &mut pred);
+        let delta = dot(&sc.sv.w, &sc.sv.w);
         self.scratch = sc;
         let p = pred[0];
         if !p.is_finite() {

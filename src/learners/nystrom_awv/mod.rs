@@ -70,7 +70,8 @@
 //! several outputs (`multi.rs`), kernel rows given by a mixture (`krows.rs`), the
 //! state's format and invariants (`state.rs`).
 
-use super::{OnlineLearner, Rows};
+use super::batch::Rows;
+use super::online_learner::OnlineLearner;
 use crate::awv::check_block_size;
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
@@ -168,7 +169,7 @@ pub struct NystromAwv {
     /// The input of [`OnlineLearner::predict_keep`] and its plan (its kernel row in
     /// `scratch.krow`).
     #[serde(skip)]
-    kept: super::Kept,
+    kept: super::kept::Kept,
     #[serde(skip)]
     kept_plan: Option<Plan>,
 }

@@ -2,7 +2,8 @@
 
 use super::NystromAwv;
 use crate::error::Result;
-use crate::learners::{OnlineLearner, Rows};
+use crate::learners::batch::Rows;
+use crate::learners::online_learner::OnlineLearner;
 
 /// `K` outputs share the factor of `A`; `q` and the past targets have `K` columns
 /// (docs/choices.md, "Multi-output AWV").

@@ -24,29 +24,34 @@ pub(super) struct Plan {
     pub(super) stepped: Option<Box<Stepped>>,
 }
 
+/// `w = L^{-1} krow` and `u = L^{-1} q` (by columns) of [`NystromAwv::predict_with`].
+#[derive(Clone, Debug, Default)]
+pub(super) struct Solved {
+    pub(super) w: Vec<f64>,
+    pub(super) u: Vec<f64>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub(super) struct Scratch {
     pub(super) krow: Vec<f64>,
-    pub(super) w: Vec<f64>,
-    pub(super) u: Vec<f64>,
+    pub(super) sv: Solved,
     pub(super) blk: Box<BlockScratch>,
 }
 
 impl NystromAwv {
     /// `w = L^{-1} krow`, `u_j = L^{-1} q_j` for the `K = out.len()` columns of `q`
-    /// (`u` holds them by columns), all bordered by `ext` if given, into scratch;
+    /// (`u` holds them by columns), all bordered by `ext` if given, into `sv`;
     /// writes the `K` predictions into `out`; `stepped`: the stepped factor and `q` to
     /// use (None: the state's).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn predict_with(
         &self,
         stepped: Option<&Stepped>,
         krow: &[f64],
         ext: Option<&Extension>,
-        w: &mut Vec<f64>,
-        u: &mut Vec<f64>,
+        sv: &mut Solved,
         out: &mut [f64],
     ) {
+        let Solved { w, u } = sv;
         let (m, k) = (self.size(), out.len());
         let (chol, q) = stepped.map_or((&self.chol, &self.q[..]), |s| (&s.chol, &s.q[..]));
         w.clear();
@@ -117,9 +122,8 @@ impl NystromAwv {
             }
         }
         let mut pred = vec![0.0; k];
-        let (w, u) = (&mut scratch.w, &mut scratch.u);
-        self.predict_with(stepped.as_deref(), krow, ext.as_ref(), w, u, &mut pred);
-        let delta = dot(&scratch.w, &scratch.w);
+        self.predict_with(stepped.as_deref(), krow, ext.as_ref(), &mut scratch.sv, &mut pred);
+        let delta = dot(&scratch.sv.w, &scratch.sv.w);
         Ok(Plan { added, ext, pred, delta, stepped })
     }
 
@@ -228,8 +232,8 @@ impl NystromAwv {
             None => {
                 let ext = if kors_added { self.extension(x, &krow, k, None) } else { None };
                 // 2-3. Prediction.
-                self.predict_with(None, &krow, ext.as_ref(), &mut sc.w, &mut sc.u, out);
-                (ext, dot(&sc.w, &sc.w))
+                self.predict_with(None, &krow, ext.as_ref(), &mut sc.sv, out);
+                (ext, dot(&sc.sv.w, &sc.sv.w))
             }
         };
         // 4. Apply the insertion.
@@ -240,8 +244,8 @@ impl NystromAwv {
             // Repair: refactorise from the cache and predict again (with the same decisions).
             self.refactorize(true)?;
             let m = self.size();
-            self.predict_with(None, &krow[..m], None, &mut sc.w, &mut sc.u, out);
-            delta = dot(&sc.w, &sc.w);
+            self.predict_with(None, &krow[..m], None, &mut sc.sv, out);
+            delta = dot(&sc.sv.w, &sc.sv.w);
             if !out.iter().all(|p| p.is_finite()) {
                 return Err(KsError::Numerical(
                     "NystromAWV: the prediction is not finite even after refactorising A".into(),
@@ -249,11 +253,11 @@ impl NystromAwv {
             }
         }
         // 5. A_t = A_{t-1} + krow krow^T, q_t = q_{t-1} + krow y^T, caches.
-        let mut xup = std::mem::take(&mut sc.u);
+        let mut xup = std::mem::take(&mut sc.sv.u);
         xup.clear();
         xup.extend_from_slice(&krow);
         self.chol.rank_one_update(&mut xup);
-        sc.u = xup;
+        sc.sv.u = xup;
         add_to_q(&mut self.q, &krow, y);
         self.cache_round(x, &krow, y);
         if self.d.is_none() {

@@ -29,7 +29,8 @@
 //! Files: the recursions on the stored design (`recursion.rs`), the state's format and
 //! invariants (`state.rs`).
 
-use super::{OnlineLearner, Rows};
+use super::batch::Rows;
+use super::online_learner::OnlineLearner;
 use crate::bases::design::{check_domain, Scratch};
 use crate::bases::{Basis1D, Design};
 use crate::error::{positive, Result};
