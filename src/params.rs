@@ -19,7 +19,7 @@ use crate::error::Result;
 pub struct ParamSpec {
     /// The name (the Python keyword).
     pub name: &'static str,
-    /// `"float"`, `"int"`, `"bool"`, `"str"`, `"seq"` or `"object"`.
+    /// `"float"`, `"int"`, `"bool"`, `"str"`, `"seq"`, `"kernel"`, `"kernels"` or `"object"`.
     pub kind: &'static str,
     /// The accepted values in words (`"> 0"`, `"one of ('cos', 'cossin')"`).
     pub domain: &'static str,

@@ -29,7 +29,7 @@ crate::params::shared_rows! {
     kernel_row {
         /// The shift-invariant kernel whose random features are drawn.
         kernel: Option<crate::kernels::Kernel> = None
-            => "object", "a Gaussian or Laplacian kernel", required;
+            => "kernel", "a Gaussian or Laplacian kernel", required;
     }
     /// Their row `seed` (of the frequencies).
     seed_row {

@@ -30,7 +30,7 @@ crate::params! {
     /// `AveragedKernelSGD`).
     pub struct AveragedKernelSgdParams {
         /// The kernel.
-        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        kernel: Option<Kernel> = None => "kernel", "a kernel", required;
         /// Step size scale `gamma_0` of `gamma_n = gamma_0 n^-zeta`.
         gamma0: f64 = 1.0 => "float", "> 0";
         /// Step size decay `zeta`.

@@ -90,7 +90,7 @@ crate::params! {
     /// The parameters of [`KernelAwv`] (defaults: those of the Python class `KernelAWV`).
     pub struct KernelAwvParams {
         /// The kernel.
-        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        kernel: Option<Kernel> = None => "kernel", "a kernel", required;
         /// Ridge parameter `lambda`.
         lam: f64 = 1.0 => "float", "> 0";
         /// Online ridge (predict with `A_{t-1}`) instead of AWV.

@@ -108,7 +108,7 @@ crate::params! {
     /// `MultiKernelAWV`).
     pub struct MultiKernelAwvParams {
         /// The kernels, one AWV expert each (shift-invariant: random features).
-        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+        kernels: Vec<Kernel> = Vec::new() => "kernels", "a non-empty list of Gaussian or Laplacian kernels", required;
         /// Frequencies per kernel.
         n_features: usize = 50 => "int", "in [1, 20000]";
         /// Ridge parameter `lambda` of the experts (and of a VAW meta level).

@@ -54,7 +54,7 @@ crate::params! {
     /// The parameters of [`Nogd`] (defaults: those of the Python class `NOGD`).
     pub struct NogdParams {
         /// The kernel.
-        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        kernel: Option<Kernel> = None => "kernel", "a kernel", required;
         /// Support points kept before the embedding step (`B`).
         budget: usize = 100 => "int", "in [1, 20000]";
         /// Rank `k` of the embedding (None: `round(0.2 B)`).

@@ -237,7 +237,7 @@ crate::params! {
     /// The parameters of [`NystromAwv`] (defaults: those of the Python class `NystromAWV`).
     pub struct NystromAwvParams {
         /// The kernel.
-        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        kernel: Option<Kernel> = None => "kernel", "a kernel", required;
         /// Ridge parameter `lambda`.
         lam: f64 = 1.0 => "float", "> 0";
         /// KORS regularisation `mu`.

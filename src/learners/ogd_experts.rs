@@ -32,7 +32,7 @@ macro_rules! ogd_params {
             $(#[$m])*
             pub struct $name {
                 /// The kernels, one expert each (shift-invariant: random features).
-                kernels: Vec<$crate::kernels::Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+                kernels: Vec<$crate::kernels::Kernel> = Vec::new() => "kernels", "a non-empty list of Gaussian or Laplacian kernels", required;
                 /// Frequencies per kernel (`2m` features each).
                 n_features: usize = 50 => "int", "in [1, 20000]";
                 /// Step size of the experts and of the exponential weights.

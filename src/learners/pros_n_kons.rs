@@ -122,7 +122,7 @@ crate::params! {
     #[derive(Copy)]
     pub struct ProsNKonsParams {
         /// The kernel.
-        kernel: Kernel = Kernel::Gaussian { sigma: 1.0 } => "object", "a kernel", required;
+        kernel: Kernel = Kernel::Gaussian { sigma: 1.0 } => "kernel", "a kernel", required;
         /// Initial regularisation `A_0 = alpha I`.
         alpha: f64 = 1.0 => "float", "> 0";
         /// KORS regularisation `gamma`.

@@ -14,7 +14,7 @@ from kernelstream.kernels import Gaussian
 
 REGISTRY = _core.registry()
 NAMES = [e["name"] for e in REGISTRY]
-KINDS = {"float", "int", "bool", "str", "seq", "object"}
+KINDS = {"float", "int", "bool", "str", "seq", "kernel", "kernels", "object"}
 
 
 def test_registry_shape():

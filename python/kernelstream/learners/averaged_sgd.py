@@ -60,16 +60,6 @@ class AveragedKernelSGD(Learner):
 
         return dict(kernel=Min(), gamma0=2.0)
 
-    def __init__(self, kernel, gamma0: float = 1.0, zeta: float = 0.5):
-        super().__init__(kernel=kernel, gamma0=gamma0, zeta=zeta)
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            gamma0=real("gamma0", p["gamma0"]),
-            zeta=real("zeta", p["zeta"]),
-        )
-
     @property
     def coefficients(self) -> np.ndarray:
         """``a_i`` of the un-averaged iterate ``f~_n = sum_i a_i K(X_i, .)``."""

@@ -63,17 +63,6 @@ class KernelAWV(MultiOutput):
         # a small cap: the fuzzers run in a bounded address space
         return dict(kernel=Gaussian(1.0), lam=0.5, max_size=200)
 
-    def __init__(self, kernel, lam: float = 1.0, ridge: bool = False, max_size: int = 20000):
-        super().__init__(kernel=kernel, lam=lam, ridge=ridge, max_size=max_size)
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            lam=real("lam", p["lam"]),
-            ridge=flag("ridge", p["ridge"]),
-            max_size=whole("max_size", p["max_size"]),
-        )
-
     @property
     def regret_term(self) -> float:
         """``sum_t y_t^2 <A_t^{-1} phi(x_t), phi(x_t)>``: bounds the regret minus ``lam ||f||^2``."""

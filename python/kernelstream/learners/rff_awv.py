@@ -84,40 +84,6 @@ class RFFAWV(MultiOutput):
 
     _absent_params = {"gamma": 1.0}
 
-    def __init__(
-        self,
-        kernel,
-        n_features: int = 50,
-        lam: float = 1.0,
-        features: str = "cos",
-        seed: int = 0,
-        ridge: bool = False,
-        block_size: int | None = None,
-        gamma: float = 1.0,
-    ):
-        super().__init__(
-            kernel=kernel,
-            n_features=n_features,
-            lam=lam,
-            features=features,
-            seed=seed,
-            ridge=ridge,
-            block_size=block_size,
-            gamma=gamma,
-        )
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            n_features=whole("n_features", p["n_features"]),
-            lam=real("lam", p["lam"]),
-            features=text("features", p["features"]),
-            ridge=flag("ridge", p["ridge"]),
-            seed=whole("seed", p["seed"]),
-            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
-            gamma=real("gamma", p["gamma"]),
-        )
-
     @property
     def frequencies(self):
         """The drawn frequencies, an ``(m, d)`` array (``None`` before the first round)."""
