@@ -11,18 +11,14 @@ paper's real-data experiments. The Rust core keeps the Cholesky factor of
 from __future__ import annotations
 
 from .. import _core
-from .._validation import flag, real, whole
-from ..kernels import as_kernel
 from ._multi import MultiOutput
 
 
 class KernelAWV(MultiOutput):
     """Exact Kernel-AWV (or online kernel ridge regression), O(t^2) per round.
 
-    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
-    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
-    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
-    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+    Scale: centred targets of order one and a kernel width of the order of the distances
+    between inputs, as for every AWV learner (``docs/adapters.md``, "Scale").
 
     Parameters
     ----------

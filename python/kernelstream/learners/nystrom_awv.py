@@ -24,10 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import flag, real, text, whole
 from .._wrapped import _RenamedAttribute
 from ..errors import ParameterError
-from ..kernels import as_kernel
 from ..samplers import Dictionary
 from ._multi import MultiOutput
 
@@ -49,10 +47,8 @@ def _as_dictionary(dictionary):
 class NystromAWV(MultiOutput):
     """PKAWV with Nystrom projections on a dictionary grown by KORS.
 
-    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
-    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
-    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
-    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+    Scale: the AWV learners' (``docs/adapters.md``, "Scale"): no intercept, so centred
+    targets of order one; ``sigma`` of the order of the distances between inputs.
 
     Parameters
     ----------
