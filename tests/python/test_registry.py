@@ -363,7 +363,10 @@ def test_the_docstring_documents_every_declared_default(entry):
     required), and the docstring documents no other."""
     doc = _docstring_defaults(_registry.face(entry["name"]).__doc__)
     declared = {p["name"]: REQUIRED if p["required"] else p["default"] for p in entry["params"]}
-    assert set(doc) == set(declared), (sorted(set(doc) - set(declared)), sorted(set(declared) - set(doc)))
+    assert set(doc) == set(declared), (
+        sorted(set(doc) - set(declared)),
+        sorted(set(declared) - set(doc)),
+    )
     for k, d in declared.items():
         v = doc[k]
         assert (v, type(v)) == (d, type(d)), f"{entry['name']}.{k}: docstring {v!r}, declared {d!r}"

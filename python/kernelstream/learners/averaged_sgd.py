@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, real
-from ..kernels import as_kernel
+from .._validation import as_row
 from .base import Learner
 
 

@@ -12,7 +12,7 @@ converts them by their declared kinds unless the subclass writes its own; see
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -67,6 +67,10 @@ class Learner(CoreWrapper):
     _keep: dict = {}
     #: the name of the constructor's ``**keywords`` beyond the declared parameters
     _more_params: Any = None
+
+    if TYPE_CHECKING:  # the constructor a face derives from its declaration (at run time)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
     def __init_subclass__(cls, **kwargs):
         # A face without an __init__ of its own: the one its core's declaration gives.

@@ -10,14 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, real, whole
+from .._validation import as_row
 from ..errors import InputError
-from ..kernels import as_kernel
 from ._losses import ByLoss
 from .base import Learner
 
 
-class FOGD(ByLoss, Learner):
+class FOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
     """Online gradient descent on random Fourier features.
 
     ``D = n_features`` frequencies ``u_i`` are drawn from the kernel's spectral density

@@ -102,7 +102,11 @@ class Mixture(MultiOutput):
     _core_class = _core.Mixture
     _doc_extras = ("MixtureTrace",)
     _more_params = "rule_params"  # the rule's parameters (its class's keywords)
-    _keep = {"experts": lambda e: Experts(e) if isinstance(e, (list, tuple)) else e}
+    _keep = {
+        "experts": lambda e: (
+            e if isinstance(e, Experts) or not isinstance(e, (list, tuple)) else Experts(e)
+        )
+    }
 
     @classmethod
     def _example(cls) -> dict:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, flag, real, text, whole
+from .._validation import as_row, real, whole
 from ..errors import ParameterError
-from ..kernels import as_kernel
 from .base import Learner
 
 #: The meta rules by name, read from the core's one table (``_core.aggregation_rules()``).

@@ -7,14 +7,12 @@ Algorithm 2; the first-order baseline of the PROS-N-KONS paper (sec. 5).
 from __future__ import annotations
 
 from .. import _core
-from .._validation import real, whole
 from .._wrapped import _RenamedAttribute
-from ..kernels import as_kernel
 from ._losses import ByLoss
 from .base import Learner
 
 
-class NOGD(ByLoss, Learner):
+class NOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
     """Kernel gradient descent on the first ``budget`` support points, then gradient descent in their Nystrom embedding.
 
     Stage 1: ``f(x) = sum_i alpha_i k(s_i, x)``; a round with a nonzero loss gradient

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, flag, real, text, whole
+from .._validation import as_matrix, whole
 from ..errors import ParameterError
 from .base import Learner
 

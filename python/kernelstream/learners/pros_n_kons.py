@@ -10,14 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, as_row, real, text, whole
-from ..kernels import as_kernel
+from .._validation import as_matrix, as_row, real
 from ..samplers import Dictionary
 from ._losses import ByLoss
 from .base import Learner
 
 
-class ProsNKons(ByLoss, Learner):
+class ProsNKons(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
     """Kernel online Newton step in a Nystrom embedding grown by KORS (PROS-N-KONS and variants).
 
     Each round KORS (ridge ``gamma``, accuracy ``eps``, oversampling ``beta``, weights

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, flag, real, whole
+from .._validation import as_row
 from ._multi import MultiOutput
 
 
