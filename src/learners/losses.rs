@@ -29,12 +29,12 @@ crate::params::shared_rows! {
     loss_row {
         /// The loss.
         loss: crate::learners::Loss = crate::learners::Loss::Squared
-            => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+            => "str", crate::params::one_of(&["squared", "hinge", "squared_hinge", "logistic"]);
     }
     /// The row `epsilon` beside it (FOGD, NOGD), checked by [`Loss::check_epsilon`].
     epsilon_row {
         /// No-update zone `|f - y| <= epsilon` (squared loss only).
-        epsilon: f64 = 0.0 => "float", ">= 0";
+        epsilon: f64 = 0.0 => "float", crate::params::NON_NEGATIVE.note("0 but for the squared loss");
     }
 }
 

@@ -13,6 +13,7 @@ converter in the face's ``_converters``.
 from __future__ import annotations
 
 import inspect
+import math
 from functools import cache
 
 from .. import _core
@@ -130,12 +131,58 @@ def constructor(cls):
         params = dict(bound.arguments)
         del params["self"]
         extra = params.pop(more, {}) if more else {}
-        params = {
-            k: keep[k](v) if k in keep else kept(by_name[k], v) for k, v in params.items()
-        }
+        params = {k: keep[k](v) if k in keep else kept(by_name[k], v) for k, v in params.items()}
         super(cls, self).__init__(**params, **extra)
 
-    __init__.__signature__ = sig  # type: ignore[attr-defined]
+    __init__.__signature__ = sig
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     __init__.__module__ = cls.__module__
     return __init__
+
+
+def samples(spec: dict) -> tuple:
+    """``(valid, invalid)``: values of the parameter ``spec`` drawn from its declared
+    constraint (``spec["constraint"]``), the ones the fuzzers and the tests use. Valid:
+    the bounds (or the nearest numbers inside an open one), the options, None where
+    accepted. Invalid: the numbers just outside each bound, NaN and infinities, a name
+    that is not an option, None where it is not accepted, a value of the wrong type.
+    An object's constraint (a kernel, an array) gives none."""
+    c, kind = spec["constraint"], spec["kind"]
+    valid: list = []
+    invalid: list = []
+    if c["type"] == "interval":
+        lo, hi = c["lo"], c["hi"]
+        if kind == "int":
+            lo_in = int(math.floor(lo)) + 1 if c["lo_open"] else int(math.ceil(lo))
+            valid.append(lo_in)
+            invalid.append(lo_in - 1)
+            if math.isfinite(hi):
+                hi_in = int(math.ceil(hi)) - 1 if c["hi_open"] else int(math.floor(hi))
+                valid.append(hi_in)
+                invalid.append(hi_in + 1)
+            invalid += [2**64, 1.5, "1"]
+        else:
+            if math.isfinite(lo):
+                valid.append(math.nextafter(lo, math.inf) if c["lo_open"] else lo)
+                invalid.append(lo if c["lo_open"] else math.nextafter(lo, -math.inf))
+            if math.isfinite(hi):
+                valid.append(math.nextafter(hi, -math.inf) if c["hi_open"] else hi)
+                invalid.append(hi if c["hi_open"] else math.nextafter(hi, math.inf))
+            invalid += [math.nan, math.inf, -math.inf, "1.0"]
+    elif c["type"] == "options":
+        valid += list(c["options"])
+        invalid += ["no-such-option", 3]
+    elif c["type"] == "flag":
+        valid += [True, False]
+        invalid += ["yes", 1]
+    elif kind == "kernel":
+        invalid += ["gaussian"]
+    if c["each"] and c["type"] != "object":
+        valid = [[v] for v in valid]
+        invalid = [[v] for v in invalid if not isinstance(v, str)] + ["1.0"]
+        if c["non_empty"]:
+            invalid.append([])
+        else:
+            valid.append([])
+    (valid if c["or_none"] else invalid).append(None)
+    return valid, invalid
