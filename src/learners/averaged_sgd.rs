@@ -10,7 +10,7 @@
 //! gives both the averaged prediction and the un-averaged residual. O(n) per round.
 
 use super::OnlineLearner;
-use crate::error::{non_negative, positive, Result};
+use crate::error::Result;
 use crate::kernels::Kernel;
 use serde::{Deserialize, Serialize};
 

@@ -17,7 +17,7 @@
 
 use super::losses::Loss;
 use super::OnlineLearner;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::rff::{self, RandomFourier, RffVariant};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;

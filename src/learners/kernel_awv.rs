@@ -37,7 +37,7 @@
 //! `max_size` is refused before any state change.
 
 use super::{OnlineLearner, Rows};
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::linalg::blas::{dot, dot4};
 use crate::uncertainty::{noise_discount, NoiseLevel};

@@ -39,10 +39,9 @@ crate::params::shared_rows! {
 }
 
 impl Loss {
-    /// Checks the no-update zone `epsilon` of this loss (the row `epsilon_row`): `>= 0`, and 0
-    /// but for the squared loss.
+    /// Checks the no-update zone `epsilon` of this loss (the row `epsilon_row`, whose
+    /// constraint checks `>= 0`): 0 but for the squared loss.
     pub fn check_epsilon(self, epsilon: f64) -> Result<()> {
-        crate::error::non_negative("epsilon", epsilon)?;
         if epsilon > 0.0 && self != Loss::Squared {
             return crate::param_err!(
                 "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"

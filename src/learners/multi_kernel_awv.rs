@@ -26,7 +26,7 @@
 use super::{OnlineLearner, Rows};
 use crate::aggregation::{Aggregator, AnyAggregator, RuleParams};
 use crate::awv::{auto_block_size, check_block_size, LinearAwv};
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;

@@ -19,7 +19,7 @@
 
 use super::losses::Loss;
 use super::OnlineLearner;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
 use serde::{Deserialize, Serialize};

@@ -7,8 +7,8 @@
 //! `logw_j -= eta_t iw ((f_j - y_t)^2 + reg ||theta_j||^2)` (the UPDATED `theta_j`, as
 //! the code does).
 
-use crate::error::{non_negative, positive, Result};
-use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
+use crate::error::Result;
+use crate::features::rff::{RandomFourier, RffVariant};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
 use crate::linalg::blas::dot;

@@ -36,7 +36,7 @@
 //! longer called (docs/choices.md, "B-KONS"), so there are no more resets.
 
 use super::OnlineLearner;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::nested_cholesky::{NestedCholesky, DEFAULT_PIVOT_TOL};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};

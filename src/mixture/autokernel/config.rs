@@ -2,7 +2,7 @@
 
 use super::AutoKernel;
 use crate::aggregation::{AnyAggregator, RuleParams};
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::rff::MAX_RFF_FEATURES;
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use serde::{Deserialize, Serialize};
