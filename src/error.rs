@@ -71,8 +71,9 @@ pub fn positive(name: &str, value: f64) -> Result<f64> {
     scale(name, value)
 }
 
-/// Smallest width whose inverse is finite (`1 / f64::MAX`, about `5.6e-309`).
-pub const INVERTIBLE_MIN: f64 = 1.0 / f64::MAX;
+/// Smallest width whose inverse is finite, about `5.56e-309`: the double just above
+/// `1 / f64::MAX`, whose own inverse rounds to infinity.
+pub const INVERTIBLE_MIN: f64 = f64::from_bits((1.0 / f64::MAX).to_bits() + 1);
 
 /// Checks a finite width `> 0` whose inverse is finite (`>= INVERTIBLE_MIN`): the
 /// bound of a map that only multiplies by `1 / value` (the Taylor features).

@@ -1,9 +1,13 @@
 """Parameter fuzzer: every public constructor with random extreme values, in a worker subprocess.
 
 Each case replaces one to three constructor arguments of a class of
-``fuzzlib.catalog()`` by an extreme value of the argument's type (integers up to
-2^63, floats from 5e-324 to 1.7e308, kernels with such a width) and, if the object is
-built, runs a short ordinary stream through it. Half of the learner cases also
+``fuzzlib.catalog()`` by a value drawn from the parameter's declared constraint
+(``_core.registry()``'s ``constraint``, through ``_declared.samples``: its bounds, the
+numbers just outside them, NaN, infinities, names that are not options, None, a value
+of the wrong type) or, half the time, an extreme value of its declared kind (integers up
+to 2^63, floats from 5e-324 to 1.7e308, kernels with such a width; a class the core does
+not register: of its default's type) and, if the object is built, runs a short ordinary
+stream through it. Half of the learner cases also
 change the input width (1 to 10^6 columns: the memory a first row implies is counted
 against the ceiling) and, for the classes with ``threads``, the thread count (0 to
 1024, and beyond). The contract: a ``ParameterError`` (or
@@ -50,11 +54,18 @@ WIDTHS = [1, 2, 5, 30, 1000, 10**4, 10**5, 10**6]
 THREADS = [0, 1, 2, 3, 4, 16, 64, 1024, 1025, 2**40]
 
 
-def extreme(name, default, kind, rng):
-    """An extreme value for the parameter ``name``: by its declared kind (``kind``: the
-    core's table; None for an object the core does not register) or its default's type."""
+def extreme(name, default, spec, rng):
+    """A value for the parameter ``name``: half the time one drawn from its declared
+    constraint (``spec``: its entry in the core's table; None for an object the core
+    does not register), else an extreme value of its declared kind or its default's
+    type."""
     from kernelstream.kernels import Kernel
 
+    if spec is not None and rng.random() < 0.5:
+        valid, invalid = _declared.samples(spec)
+        if valid or invalid:
+            return rng.choice(valid + invalid)
+    kind = None if spec is None else spec["kind"]
     if isinstance(default, bool):
         return not default
     if isinstance(default, int) or (default is None and kind == "int"):
@@ -62,9 +73,9 @@ def extreme(name, default, kind, rng):
     if isinstance(default, float) or (default is None and kind == "float"):
         return rng.choice(FLOATS)
     # Kernels are built in the worker (their own checks are part of the case).
-    if isinstance(default, Kernel) or name == "kernel":
+    if isinstance(default, Kernel) or kind == "kernel":
         return ("__kernel__", rng.choice(["Gaussian", "Laplacian"]), rng.choice(FLOATS))
-    if name == "kernels":
+    if kind == "kernels":
         return [
             ("__kernel__", rng.choice(["Gaussian", "Laplacian"]), rng.choice(FLOATS))
             for _ in range(rng.randint(1, 3))
@@ -82,9 +93,9 @@ def setup(cat):
         X, y = fuzzlib.data(entry)
         specs[name] = (type(obj), obj.get_params(), entry[1], X, y, entry[3:5])
 
-    def kinds(cls) -> dict:
+    def declared(cls) -> dict:
         core = getattr(cls, "_core_class", None)
-        return {s["name"]: s["kind"] for s in _declared.specs(getattr(core, "__name__", ""))}
+        return {s["name"]: s for s in _declared.specs(getattr(core, "__name__", ""))}
 
     def make_case(name, rng):
         cls, params, objkind, X, y, (domain, task) = specs[name]
@@ -93,7 +104,7 @@ def setup(cat):
         kwargs = dict(params)
         chosen = rng.sample(keys, min(len(keys), rng.randint(1, 3)))
         for k in chosen:
-            kwargs[k] = extreme(k, params[k], kinds(cls).get(k), rng)
+            kwargs[k] = extreme(k, params[k], declared(cls).get(k), rng)
         if "threads" in keys and rng.random() < 0.5:
             kwargs["threads"] = rng.choice(THREADS)
             chosen.append("threads")

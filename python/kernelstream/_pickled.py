@@ -45,7 +45,11 @@ def python_forms(core_class, held: dict) -> dict:
     out = {}
     for name, value in held.items():
         kind, default = kinds.get(name, (None, None))
-        if kind == "seq" and isinstance(value, tuple) and not isinstance(default, tuple):
+        if (
+            kind in ("seq", "kernels")
+            and isinstance(value, tuple)
+            and not isinstance(default, tuple)
+        ):
             value = list(value)
         out[name] = value
     return out

@@ -28,6 +28,17 @@ pub const RULES: [RuleInfo; 6] = [
     RuleInfo { name: "mlprod", class: "MLProd", params: &["gradient", "share"] },
 ];
 
+/// The rules' names, in [`RULES`]'s order.
+pub const RULE_NAMES: [&str; RULES.len()] = {
+    let mut names = [""; RULES.len()];
+    let mut i = 0;
+    while i < RULES.len() {
+        names[i] = RULES[i].name;
+        i += 1;
+    }
+    names
+};
+
 /// The parameters of the rules; [`Default`] holds each one's default (the only place
 /// they are written). A rule reads the fields [`RULES`] lists for it.
 #[derive(Clone, Copy, Debug, PartialEq)]

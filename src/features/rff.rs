@@ -29,12 +29,12 @@ crate::params::shared_rows! {
     kernel_row {
         /// The shift-invariant kernel whose random features are drawn.
         kernel: Option<crate::kernels::Kernel> = None
-            => "object", "a Gaussian or Laplacian kernel", required;
+            => "kernel", crate::params::object("a Gaussian or Laplacian kernel"), required;
     }
     /// Their row `seed` (of the frequencies).
     seed_row {
         /// Seed of the frequencies.
-        seed: u64 = 0 => "int", ">= 0";
+        seed: u64 = 0 => "int", crate::params::WHOLE;
     }
 }
 

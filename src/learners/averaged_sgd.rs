@@ -10,7 +10,7 @@
 //! gives both the averaged prediction and the un-averaged residual. O(n) per round.
 
 use super::online_learner::OnlineLearner;
-use crate::error::{non_negative, positive, Result};
+use crate::error::Result;
 use crate::kernels::Kernel;
 use serde::{Deserialize, Serialize};
 
@@ -30,19 +30,17 @@ crate::params! {
     /// `AveragedKernelSGD`).
     pub struct AveragedKernelSgdParams {
         /// The kernel.
-        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        kernel: Option<Kernel> = None => "kernel", crate::params::object("a kernel"), required;
         /// Step size scale `gamma_0` of `gamma_n = gamma_0 n^-zeta`.
-        gamma0: f64 = 1.0 => "float", "> 0";
+        gamma0: f64 = 1.0 => "float", crate::params::SCALE;
         /// Step size decay `zeta`.
-        zeta: f64 = 0.5 => "float", ">= 0";
+        zeta: f64 = 0.5 => "float", crate::params::NON_NEGATIVE;
     }
 }
 
 impl AveragedKernelSgdParams {
-    pub fn validate(&self) -> Result<()> {
-        crate::params::required("AveragedKernelSGD", "a kernel", &self.kernel)?;
-        positive("gamma0", self.gamma0)?;
-        non_negative("zeta", self.zeta).map(|_| ())
+    fn relations(&self) -> Result<()> {
+        Ok(())
     }
 }
 

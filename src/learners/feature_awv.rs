@@ -114,11 +114,11 @@ macro_rules! feature_awv_params {
             pub struct $name {
                 $($own)*
                 /// Online ridge (predict with `A_{t-1}`) instead of AWV.
-                ridge: bool = false => "bool", "True or False";
+                ridge: bool = false => "bool", $crate::params::flag();
                 /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
-                block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+                block_size: Option<usize> = None => "int", $crate::params::between(1.0, $crate::awv::MAX_BLOCK_SIZE as f64).or_none();
                 /// Forgetting factor (discounted VAW; 1: none).
-                gamma: f64 = 1.0 => "float", "in (0, 1]";
+                gamma: f64 = 1.0 => "float", $crate::params::DISCOUNT;
             }
         }
     };
@@ -129,7 +129,7 @@ crate::params::shared_rows! {
     /// The row `lam` (the AWV ridge) of the same learners, where each places it.
     lam_row {
         /// Ridge parameter `lambda`.
-        lam: f64 = 1.0 => "float", "> 0";
+        lam: f64 = 1.0 => "float", crate::params::SCALE;
     }
 }
 

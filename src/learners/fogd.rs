@@ -17,7 +17,7 @@
 
 use super::losses::Loss;
 use super::online_learner::OnlineLearner;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::rff::{self, RandomFourier, RffVariant};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
@@ -87,9 +87,9 @@ crate::params! {
     pub struct FogdParams {
         use crate::features::rff::kernel_row;
         /// Frequencies `m` (`2m` features).
-        n_features: usize = 100 => "int", "in [1, 10000000]";
+        n_features: usize = 100 => "int", crate::params::between(1.0, MAX_FOGD_FEATURES as f64).note("4 n_features doubles within the memory ceiling");
         /// Step size of the gradient step.
-        lr: f64 = 0.1 => "float", "> 0";
+        lr: f64 = 0.1 => "float", crate::params::SCALE;
         use crate::learners::losses::loss_row;
         use crate::learners::losses::epsilon_row;
         use crate::features::rff::seed_row;
@@ -97,15 +97,8 @@ crate::params! {
 }
 
 impl FogdParams {
-    pub fn validate(&self) -> Result<()> {
-        crate::params::required("FOGD", "a kernel", &self.kernel)?;
+    fn relations(&self) -> Result<()> {
         let n_features = self.n_features;
-        if n_features == 0 || n_features > MAX_FOGD_FEATURES {
-            return crate::param_err!(
-                "n_features must be an integer in [1, {MAX_FOGD_FEATURES}], got {n_features}"
-            );
-        }
-        positive("lr", self.lr)?;
         self.loss.check_epsilon(self.epsilon)?;
         crate::limits::check_doubles(
             &format!("FOGD with {n_features} features"),

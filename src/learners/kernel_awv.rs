@@ -38,7 +38,7 @@
 
 use super::batch::Rows;
 use super::online_learner::OnlineLearner;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::linalg::blas::{dot, dot4};
 use crate::uncertainty::{noise_discount, NoiseLevel, OtherOutputs};
@@ -94,23 +94,18 @@ crate::params! {
     /// The parameters of [`KernelAwv`] (defaults: those of the Python class `KernelAWV`).
     pub struct KernelAwvParams {
         /// The kernel.
-        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        kernel: Option<Kernel> = None => "kernel", crate::params::object("a kernel"), required;
         /// Ridge parameter `lambda`.
-        lam: f64 = 1.0 => "float", "> 0";
+        lam: f64 = 1.0 => "float", crate::params::SCALE;
         /// Online ridge (predict with `A_{t-1}`) instead of AWV.
-        ridge: bool = false => "bool", "True or False";
+        ridge: bool = false => "bool", crate::params::flag();
         /// Rounds kept at most (the factor is `max_size^2 / 2` doubles).
-        max_size: usize = 20000 => "int", ">= 1";
+        max_size: usize = 20000 => "int", crate::params::at_least(1.0);
     }
 }
 
 impl KernelAwvParams {
-    pub fn validate(&self) -> Result<()> {
-        crate::params::required("KernelAWV", "a kernel", &self.kernel)?;
-        positive("lam", self.lam)?;
-        if self.max_size == 0 {
-            return crate::param_err!("max_size must be >= 1, got 0");
-        }
+    fn relations(&self) -> Result<()> {
         Ok(())
     }
 }

@@ -29,20 +29,19 @@ crate::params::shared_rows! {
     loss_row {
         /// The loss.
         loss: crate::learners::losses::Loss = crate::learners::losses::Loss::Squared
-            => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
+            => "str", crate::params::one_of(&["squared", "hinge", "squared_hinge", "logistic"]);
     }
     /// The row `epsilon` beside it (FOGD, NOGD), checked by [`Loss::check_epsilon`].
     epsilon_row {
         /// No-update zone `|f - y| <= epsilon` (squared loss only).
-        epsilon: f64 = 0.0 => "float", ">= 0";
+        epsilon: f64 = 0.0 => "float", crate::params::NON_NEGATIVE.note("0 but for the squared loss");
     }
 }
 
 impl Loss {
-    /// Checks the no-update zone `epsilon` of this loss (the row `epsilon_row`): `>= 0`, and 0
-    /// but for the squared loss.
+    /// Checks the no-update zone `epsilon` of this loss (the row `epsilon_row`, whose
+    /// constraint checks `>= 0`): 0 but for the squared loss.
     pub fn check_epsilon(self, epsilon: f64) -> Result<()> {
-        crate::error::non_negative("epsilon", epsilon)?;
         if epsilon > 0.0 && self != Loss::Squared {
             return crate::param_err!(
                 "epsilon (the no-update zone |f - y| <= epsilon) applies to the squared loss only"

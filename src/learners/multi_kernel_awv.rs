@@ -27,7 +27,7 @@ use super::batch::Rows;
 use super::online_learner::OnlineLearner;
 use crate::aggregation::{Aggregator, AnyAggregator, RuleParams};
 use crate::awv::{auto_block_size, check_block_size, LinearAwv};
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
@@ -109,40 +109,40 @@ crate::params! {
     /// `MultiKernelAWV`).
     pub struct MultiKernelAwvParams {
         /// The kernels, one AWV expert each (shift-invariant: random features).
-        kernels: Vec<Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+        kernels: Vec<Kernel> = Vec::new() => "kernels", crate::params::object("a Gaussian or Laplacian kernel").non_empty(), required;
         /// Frequencies per kernel.
-        n_features: usize = 50 => "int", "in [1, 20000]";
+        n_features: usize = 50 => "int", crate::params::between(1.0, MAX_RFF_FEATURES as f64);
         /// Ridge parameter `lambda` of the experts (and of a VAW meta level).
-        lam: f64 = 1.0 => "float", "> 0";
+        lam: f64 = 1.0 => "float", crate::params::SCALE;
         /// The meta rule, a name of [`crate::aggregation::RULES`].
-        aggregator: String = "vaw".into() => "str", "a rule of _core.aggregation_rules()";
+        aggregator: String = "vaw".into() => "str", crate::params::one_of(&crate::aggregation::rule::RULE_NAMES);
         /// Label range `(lo, hi)` the expert predictions are clipped to (needed by "aa").
-        clip: Option<(f64, f64)> = None => "seq", "None or a pair of finite numbers lo < hi";
+        clip: Option<(f64, f64)> = None => "seq", crate::params::object("a pair of finite numbers lo < hi").or_none().note("needed by 'aa'");
         /// Seed of the frequencies.
-        seed: u64 = 0 => "int", ">= 0";
+        seed: u64 = 0 => "int", crate::params::WHOLE;
         /// Learning rate of "ewa".
-        eta: f64 = RuleParams::default().eta => "float", "> 0";
+        eta: f64 = RuleParams::default().eta => "float", crate::params::SCALE;
         /// Linearised (gradient) losses for "boa", "mlpoly", "mlprod".
-        gradient: bool = RuleParams::default().gradient => "bool", "True or False";
+        gradient: bool = RuleParams::default().gradient => "bool", crate::params::flag();
         /// The feature map.
-        features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
+        features: RffVariant = RffVariant::Cos => "str", crate::params::one_of(&["cos", "cossin"]);
         /// Online ridge (predict with `A_{t-1}`) instead of AWV for the experts.
-        ridge: bool = false => "bool", "True or False";
+        ridge: bool = false => "bool", crate::params::flag();
         /// Online ridge at a VAW meta level (None: `ridge` when the rule is "vaw").
-        meta_ridge: Option<bool> = None => "bool", "None, True or False (True needs 'vaw')";
+        meta_ridge: Option<bool> = None => "bool", crate::params::flag().or_none().note("True needs 'vaw'");
         /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
-        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+        block_size: Option<usize> = None => "int", crate::params::between(1.0, crate::awv::MAX_BLOCK_SIZE as f64).or_none();
         /// Threads running the experts (0: one per core); not part of the state.
-        threads: usize = 0 => "int", ">= 0";
+        threads: usize = 0 => "int", crate::params::between(0.0, crate::parallel::MAX_THREADS as f64);
         /// Forgetting factor of the experts (1: none).
-        gamma: f64 = 1.0 => "float", "in (0, 1]";
+        gamma: f64 = 1.0 => "float", crate::params::DISCOUNT;
         /// Fixed Share rate of the meta rule ("ewa", "boa", "mlpoly", "mlprod").
-        share: f64 = 0.0 => "float", "in [0, 1]";
+        share: f64 = 0.0 => "float", crate::params::FRACTION;
     }
 }
 
 impl MultiKernelAwvParams {
-    pub fn validate(&self) -> Result<()> {
+    fn relations(&self) -> Result<()> {
         self.meta()?.with_share(self.share).map(|_| ())
     }
 
@@ -156,19 +156,10 @@ impl MultiKernelAwvParams {
         self
     }
 
-    /// Checks every value but `share`; the meta rule (fresh, without Fixed Share).
+    /// Checks the relations between the values (each is in its declared domain); the
+    /// meta rule (fresh, without Fixed Share).
     fn meta(&self) -> Result<AnyAggregator> {
         let (kernels, clip, rule) = (&self.kernels, self.clip, self.aggregator.as_str());
-        if kernels.is_empty() {
-            return crate::param_err!("kernels must hold at least one kernel");
-        }
-        positive("lam", self.lam)?;
-        let n_features = self.n_features;
-        if n_features == 0 || n_features > MAX_RFF_FEATURES {
-            return crate::param_err!(
-                "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
-            );
-        }
         if let Some((lo, hi)) = clip {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {
                 return crate::param_err!(
@@ -188,11 +179,6 @@ impl MultiKernelAwvParams {
                 "meta_ridge=True needs aggregator \"vaw\" (the other rules have no ridge form), got {rule:?}"
             );
         }
-        // eta is checked whatever the rule, so that a bad value is never silently kept
-        positive("eta", self.eta)?;
-        check_block_size(self.block_size)?;
-        check_threads(self.threads)?;
-        crate::awv::check_gamma(self.gamma)?;
         let r = match self.features {
             RffVariant::Cos => self.n_features,
             RffVariant::CosSin => 2 * self.n_features,

@@ -19,7 +19,7 @@
 
 use super::losses::Loss;
 use super::online_learner::OnlineLearner;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
 use serde::{Deserialize, Serialize};
@@ -54,38 +54,31 @@ crate::params! {
     /// The parameters of [`Nogd`] (defaults: those of the Python class `NOGD`).
     pub struct NogdParams {
         /// The kernel.
-        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        kernel: Option<Kernel> = None => "kernel", crate::params::object("a kernel"), required;
         /// Support points kept before the embedding step (`B`).
-        budget: usize = 100 => "int", "in [1, 20000]";
+        budget: usize = 100 => "int", crate::params::between(1.0, MAX_NOGD_BUDGET as f64);
         /// Rank `k` of the embedding (None: `round(0.2 B)`).
-        rank: Option<usize> = None => "int", "None or in [1, budget]";
+        rank: Option<usize> = None => "int", crate::params::at_least(1.0).or_none().note("at most budget");
         /// Step size.
-        lr: f64 = 0.2 => "float", "> 0";
+        lr: f64 = 0.2 => "float", crate::params::SCALE;
         use crate::learners::losses::loss_row;
         use crate::learners::losses::epsilon_row;
     }
 }
 
 impl NogdParams {
-    pub fn validate(&self) -> Result<()> {
-        crate::params::required("NOGD", "a kernel", &self.kernel)?;
+    fn relations(&self) -> Result<()> {
         self.rank_or_default().map(|_| ())?;
-        positive("lr", self.lr)?;
         self.loss.check_epsilon(self.epsilon)
     }
 
     /// The rank, `round(0.2 B)` when not given (checked against the budget).
     fn rank_or_default(&self) -> Result<usize> {
         let budget = self.budget;
-        if budget == 0 || budget > MAX_NOGD_BUDGET {
-            return crate::param_err!(
-                "budget must be an integer in [1, {MAX_NOGD_BUDGET}], got {budget}"
-            );
-        }
         match self.rank {
             // Lu et al.: k = 0.2 B.
             None => Ok(((0.2 * budget as f64).round() as usize).max(1)),
-            Some(k) if k >= 1 && k <= budget => Ok(k),
+            Some(k) if k <= budget => Ok(k),
             Some(k) => {
                 crate::param_err!("rank must be an integer in [1, budget = {budget}], got {k}")
             }

@@ -7,8 +7,8 @@
 //! `logw_j -= eta_t iw ((f_j - y_t)^2 + reg ||theta_j||^2)` (the UPDATED `theta_j`, as
 //! the code does).
 
-use crate::error::{non_negative, positive, Result};
-use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
+use crate::error::Result;
+use crate::features::rff::{RandomFourier, RffVariant};
 use crate::features::FeatureMap;
 use crate::kernels::Kernel;
 use crate::linalg::blas::dot;
@@ -25,20 +25,20 @@ pub(crate) struct OgdExperts {
 }
 
 /// Declares a learner's parameter struct ([`crate::params!`]) whose first fields are
-/// the four both learners share (checked by [`check_ogd_params`]), then its own.
+/// the four both learners share (their memory checked by [`check_ogd_memory`]), then its own.
 macro_rules! ogd_params {
     ($(#[$m:meta])* pub struct $name:ident { $($own:tt)* }) => {
         $crate::params! {
             $(#[$m])*
             pub struct $name {
                 /// The kernels, one expert each (shift-invariant: random features).
-                kernels: Vec<$crate::kernels::Kernel> = Vec::new() => "seq", "a non-empty list of Gaussian or Laplacian kernels", required;
+                kernels: Vec<$crate::kernels::Kernel> = Vec::new() => "kernels", $crate::params::object("a Gaussian or Laplacian kernel").non_empty(), required;
                 /// Frequencies per kernel (`2m` features each).
-                n_features: usize = 50 => "int", "in [1, 20000]";
+                n_features: usize = 50 => "int", $crate::params::between(1.0, $crate::features::rff::MAX_RFF_FEATURES as f64);
                 /// Step size of the experts and of the exponential weights.
-                lr: f64 = 0.1 => "float", "> 0";
+                lr: f64 = 0.1 => "float", $crate::params::SCALE;
                 /// Ridge penalty of the experts' gradient steps.
-                reg: f64 = 1e-3 => "float", ">= 0";
+                reg: f64 = 1e-3 => "float", $crate::params::NON_NEGATIVE;
                 $($own)*
             }
         }
@@ -46,23 +46,8 @@ macro_rules! ogd_params {
 }
 pub(crate) use ogd_params;
 
-/// The parameter checks of both learners.
-pub(crate) fn check_ogd_params(
-    kernels: &[Kernel],
-    n_features: usize,
-    lr: f64,
-    reg: f64,
-) -> Result<()> {
-    if kernels.is_empty() {
-        return crate::param_err!("kernels must hold at least one kernel");
-    }
-    if n_features == 0 || n_features > MAX_RFF_FEATURES {
-        return crate::param_err!(
-            "n_features must be in [1, {MAX_RFF_FEATURES}], got {n_features}"
-        );
-    }
-    positive("lr", lr)?;
-    non_negative("reg", reg)?;
+/// The relation both learners check: the memory their kernels and features take.
+pub(crate) fn check_ogd_memory(kernels: &[Kernel], n_features: usize) -> Result<()> {
     crate::limits::check_doubles(
         &format!("{} kernels x {n_features} random features", kernels.len()),
         ogd_memory(kernels.len(), n_features, 0),

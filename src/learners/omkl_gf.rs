@@ -23,7 +23,7 @@
 //! each graph: M uniforms, each mapped to the first `j` with
 //! `u * sum(p) < p_0 + ... + p_j`.
 
-use super::ogd_experts::{check_ogd_params, next_round, ogd_accessors, ogd_protocol, OgdExperts};
+use super::ogd_experts::{check_ogd_memory, next_round, ogd_accessors, ogd_protocol, OgdExperts};
 use super::online_learner::OnlineLearner;
 use crate::aggregation::{renormalise_log_pub, softmax_pub};
 use crate::error::Result;
@@ -66,30 +66,19 @@ super::ogd_experts::ogd_params! {
     /// The parameters of [`OmklGf`] (defaults: those of the Python class `OMKLGF`).
     pub struct OmklGfParams {
         /// Draws per feedback graph.
-        n_samples: usize = 10 => "int", "in [1, 100000]";
+        n_samples: usize = 10 => "int", crate::params::between(1.0, MAX_SAMPLES as f64);
         /// Exploration probability of the graph draw.
-        explore: f64 = 0.1 => "float", "in [0, 1]";
+        explore: f64 = 0.1 => "float", crate::params::FRACTION;
         /// Rounds per feedback graph.
-        graph_rounds: u64 = 500 => "int", ">= 0";
+        graph_rounds: u64 = 500 => "int", crate::params::WHOLE;
         /// Seed of the frequencies and of the graphs.
-        seed: u64 = 0 => "int", ">= 0";
+        seed: u64 = 0 => "int", crate::params::WHOLE;
     }
 }
 
 impl OmklGfParams {
-    pub fn validate(&self) -> Result<()> {
-        check_ogd_params(&self.kernels, self.n_features, self.lr, self.reg)?;
-        let (n_samples, explore) = (self.n_samples, self.explore);
-        if n_samples == 0 || n_samples > MAX_SAMPLES {
-            return crate::param_err!(
-                "n_samples must be in [1, {MAX_SAMPLES}] (each graph costs n_samples draws; \
-                 beyond that every kernel is drawn anyway), got {n_samples}"
-            );
-        }
-        if !(explore.is_finite() && (0.0..=1.0).contains(&explore)) {
-            return crate::param_err!("explore must be in [0, 1], got {explore}");
-        }
-        Ok(())
+    fn relations(&self) -> Result<()> {
+        check_ogd_memory(&self.kernels, self.n_features)
     }
 }
 

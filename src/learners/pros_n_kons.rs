@@ -36,7 +36,7 @@
 //! longer called (docs/choices.md, "B-KONS"), so there are no more resets.
 
 use super::online_learner::OnlineLearner;
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::nested_cholesky::{NestedCholesky, DEFAULT_PIVOT_TOL};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};
@@ -122,56 +122,40 @@ crate::params! {
     #[derive(Copy)]
     pub struct ProsNKonsParams {
         /// The kernel.
-        kernel: Kernel = Kernel::Gaussian { sigma: 1.0 } => "object", "a kernel", required;
+        kernel: Kernel = Kernel::Gaussian { sigma: 1.0 } => "kernel", crate::params::object("a kernel"), required;
         /// Initial regularisation `A_0 = alpha I`.
-        alpha: f64 = 1.0 => "float", "> 0";
+        alpha: f64 = 1.0 => "float", crate::params::SCALE;
         /// KORS regularisation `gamma`.
-        gamma: f64 = 1.0 => "float", "> 0";
+        gamma: f64 = 1.0 => "float", crate::params::SCALE;
         /// KORS accuracy `eps`.
-        eps: f64 = 0.5 => "float", "in (0, 1]";
+        eps: f64 = 0.5 => "float", crate::params::between(0.0, 1.0).open_lo();
         /// KORS oversampling `beta`.
-        beta: f64 = 1.0 => "float", "> 0";
+        beta: f64 = 1.0 => "float", crate::params::SCALE;
         /// Bound `C` of the predictions (the projection step).
-        c as "C": f64 = 1.0 => "float", "> 0";
+        c as "C": f64 = 1.0 => "float", crate::params::SCALE;
         /// `None`: the loss's default ([`crate::learners::losses::Loss::default_curvature`]).
-        curvature: Option<f64> = None => "float", "None or > 0";
+        curvature: Option<f64> = None => "float", crate::params::SCALE.or_none();
         /// Newton step multiplier: `v = w - eta A^{-1} g` (1 is the paper's step).
-        eta: f64 = 1.0 => "float", "> 0";
+        eta: f64 = 1.0 => "float", crate::params::SCALE;
         use crate::learners::losses::loss_row;
         /// Restart (PROS-N-KONS) or transport (CON-KONS) at a dictionary growth.
-        on_growth: OnGrowth = OnGrowth::Restart => "str", "one of ('restart', 'continue')";
+        on_growth: OnGrowth = OnGrowth::Restart => "str", crate::params::one_of(&["restart", "continue"]);
         /// Cap on the KORS dictionary (None: none).
-        budget: Option<usize> = None => "int", "None or >= 1";
+        budget: Option<usize> = None => "int", crate::params::at_least(1.0).or_none();
         /// The round of a reset after a growth.
-        reset_timing: ResetTiming = ResetTiming::SameRound => "str", "one of ('same_round', 'next_round')";
+        reset_timing: ResetTiming = ResetTiming::SameRound => "str", crate::params::one_of(&["same_round", "next_round"]);
         /// CON-KONS transport mode.
-        transport: Transport = Transport::Literal => "str", "one of ('literal', 'step')";
+        transport: Transport = Transport::Literal => "str", crate::params::one_of(&["literal", "step"]);
         /// KORS weight convention: `Sqrt` (`S = diag(1/sqrt(p))`, KORS as defined; default) or
         /// `Inverse` (`1/p`, App. A's "adds (t, 1/p)" read literally; docs/choices.md, "KORS weights").
-        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", "one of ('sqrt', 'inverse')";
+        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", crate::params::one_of(&["sqrt", "inverse"]);
         /// Seed of KORS.
-        seed: u64 = 0 => "int", ">= 0";
+        seed: u64 = 0 => "int", crate::params::WHOLE;
     }
 }
 
 impl ProsNKonsParams {
-    pub fn validate(&self) -> Result<()> {
-        let p = self;
-        positive("alpha", p.alpha)?;
-        positive("gamma", p.gamma)?;
-        positive("C", p.c)?;
-        positive("eta", p.eta)?;
-        if !(p.eps.is_finite() && p.eps > 0.0 && p.eps <= 1.0) {
-            return crate::param_err!("eps must be in (0, 1], got {}", p.eps);
-        }
-        if let Some(b) = p.budget {
-            if b == 0 {
-                return crate::param_err!("budget must be a positive integer (or None), got 0");
-            }
-        }
-        if let Some(s) = p.curvature {
-            positive("curvature", s)?;
-        }
+    fn relations(&self) -> Result<()> {
         Ok(())
     }
 }

@@ -10,7 +10,7 @@
 //! `y_hat = sum_j softmax(logw)_j f_j`, then every expert takes its OGD step
 //! ([`super::ogd_experts`], importance weight 1).
 
-use super::ogd_experts::{check_ogd_params, next_round, ogd_accessors, ogd_protocol, OgdExperts};
+use super::ogd_experts::{check_ogd_memory, next_round, ogd_accessors, ogd_protocol, OgdExperts};
 use super::online_learner::OnlineLearner;
 use crate::aggregation::{renormalise_log_pub, softmax_pub};
 use crate::error::Result;
@@ -44,13 +44,13 @@ super::ogd_experts::ogd_params! {
     /// The parameters of [`Raker`] (defaults: those of the Python class `Raker`).
     pub struct RakerParams {
         /// Seed of the frequencies.
-        seed: u64 = 0 => "int", ">= 0";
+        seed: u64 = 0 => "int", crate::params::WHOLE;
     }
 }
 
 impl RakerParams {
-    pub fn validate(&self) -> Result<()> {
-        check_ogd_params(&self.kernels, self.n_features, self.lr, self.reg)
+    fn relations(&self) -> Result<()> {
+        check_ogd_memory(&self.kernels, self.n_features)
     }
 }
 

@@ -34,24 +34,17 @@ super::feature_awv::feature_awv_params! {
     pub struct RffAwvParams {
         use crate::features::rff::kernel_row;
         /// Frequencies `m` drawn (`m` features for "cos", `2m` for "cossin").
-        n_features: usize = 50 => "int", "in [1, 20000]";
+        n_features: usize = 50 => "int", crate::params::between(1.0, MAX_RFF_FEATURES as f64);
         use super::feature_awv::lam_row;
         /// The feature map.
-        features: RffVariant = RffVariant::Cos => "str", "one of ('cos', 'cossin')";
+        features: RffVariant = RffVariant::Cos => "str", crate::params::one_of(&["cos", "cossin"]);
         use crate::features::rff::seed_row;
     }
 }
 
 impl RffAwvParams {
-    pub fn validate(&self) -> Result<()> {
-        crate::params::required("RFFAWV", "a kernel", &self.kernel)?;
-        crate::error::positive("lam", self.lam)?;
+    fn relations(&self) -> Result<()> {
         let n = self.n_features;
-        if n == 0 || n > MAX_RFF_FEATURES {
-            return crate::param_err!("n_features must be in [1, {MAX_RFF_FEATURES}], got {n}");
-        }
-        crate::awv::check_block_size(self.block_size)?;
-        crate::awv::check_gamma(self.gamma)?;
         let r = match self.features {
             RffVariant::Cos => n,
             RffVariant::CosSin => 2 * n,

@@ -4,7 +4,7 @@
 //! exactly linear AWV on `phi(x) = (g_k(x))_{|k|<=M}` ([`FeatureAwv`]).
 
 use super::feature_awv::{check_awv_memory, FeatureAwv, LazyFeatureMap};
-use crate::error::{invertible, positive, Result};
+use crate::error::Result;
 use crate::features::taylor::{taylor_feature_count, TaylorGaussian, MAX_TAYLOR_FEATURES};
 use crate::features::FeatureMap;
 use serde::{Deserialize, Serialize};
@@ -23,19 +23,16 @@ super::feature_awv::feature_awv_params! {
     /// The parameters of [`TaylorAwv`] (defaults: those of the Python class `TaylorAWV`).
     pub struct TaylorAwvParams {
         /// Width of the Gaussian kernel `exp(-||x - x'||^2 / (2 sigma^2))`.
-        sigma: f64 = 1.0 => "float", "> 0 and finite, 1/sigma finite (>= 5.6e-309)";
+        sigma: f64 = 1.0 => "float", crate::params::between(crate::error::INVERTIBLE_MIN, f64::MAX);
         /// Taylor degree `M`: all monomials of total degree `<= M`.
-        degree: usize = 2 => "int", ">= 0 (C(M + d, d) features)";
+        degree: usize = 2 => "int", crate::params::WHOLE.note("C(M + d, d) features, checked when d is known");
         use super::feature_awv::lam_row;
     }
 }
 
 impl TaylorAwvParams {
-    pub fn validate(&self) -> Result<()> {
-        invertible("sigma", self.sigma)?;
-        positive("lam", self.lam)?;
-        crate::awv::check_block_size(self.block_size)?;
-        crate::awv::check_gamma(self.gamma).map(|_| ())
+    fn relations(&self) -> Result<()> {
+        Ok(())
     }
 }
 

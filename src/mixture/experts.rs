@@ -119,7 +119,7 @@ crate::params! {
     /// the Python class `Mixture`).
     pub struct MixtureParams {
         /// Threads running the experts (0: one per core); not part of the results.
-        threads: usize = 0 => "int", ">= 0";
+        threads: usize = 0 => "int", crate::params::between(0.0, crate::parallel::MAX_THREADS as f64);
     }
 }
 
@@ -131,7 +131,7 @@ pub const MIXTURE_ARGS: [(crate::params::ParamSpec, Option<&str>); 2] = [
         crate::params::ParamSpec {
             name: "experts",
             kind: "seq",
-            domain: "a non-empty list of kernelstream learners",
+            domain: crate::params::object("a kernelstream learner").non_empty(),
             required: true,
         },
         None,
@@ -140,7 +140,7 @@ pub const MIXTURE_ARGS: [(crate::params::ParamSpec, Option<&str>); 2] = [
         crate::params::ParamSpec {
             name: "rule",
             kind: "str",
-            domain: "a rule of _core.aggregation_rules()",
+            domain: crate::params::one_of(&crate::aggregation::rule::RULE_NAMES),
             required: false,
         },
         Some("boa"),
@@ -148,8 +148,8 @@ pub const MIXTURE_ARGS: [(crate::params::ParamSpec, Option<&str>); 2] = [
 ];
 
 impl MixtureParams {
-    pub fn validate(&self) -> Result<()> {
-        crate::parallel::check_threads(self.threads)
+    fn relations(&self) -> Result<()> {
+        Ok(())
     }
 }
 

@@ -23,15 +23,17 @@ pub trait PyParam: Sized {
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>>;
 }
 
-/// The field `key` from `v`; a conversion failure that is not already a `ValueError`
-/// (a `TypeError`, an `OverflowError`) becomes a `ParameterError` naming `key`.
+/// The field `key` from `v`; a conversion failure that is not a `ValueError` naming
+/// `key` (a `TypeError`, an `OverflowError`, a name that is not an option) becomes a
+/// `ParameterError` naming `key`.
 pub fn extract<T: PyParam>(key: &str, v: &Bound<'_, PyAny>) -> PyResult<T> {
     T::from_py(v).map_err(|e| {
         let py = v.py();
-        if e.is_instance_of::<pyo3::exceptions::PyValueError>(py) {
+        let msg = e.value(py).to_string();
+        if e.is_instance_of::<pyo3::exceptions::PyValueError>(py) && msg.contains(key) {
             e
         } else {
-            KsError::Parameter(format!("{key}: {}", e.value(py))).into()
+            KsError::Parameter(format!("{key}: {msg}")).into()
         }
     })
 }
@@ -60,12 +62,50 @@ pub fn describe<'py, P: PyParams>(py: Python<'py>) -> PyResult<Bound<'py, PyList
         d.set_item("name", spec.name)?;
         // A required parameter has no default (a Rust placeholder is not reported).
         d.set_item("default", if spec.required { py.None() } else { value })?;
-        d.set_item("kind", spec.kind)?;
-        d.set_item("domain", spec.domain)?;
-        d.set_item("required", spec.required)?;
+        describe_spec(&d, spec)?;
         out.append(d)?;
     }
     Ok(out)
+}
+
+/// The `kind`, `domain` (the constraint in words), `constraint` (structured) and
+/// `required` items of a parameter's entry.
+pub fn describe_spec(d: &Bound<'_, PyDict>, spec: &crate::params::ParamSpec) -> PyResult<()> {
+    d.set_item("kind", spec.kind)?;
+    d.set_item("domain", spec.domain.to_string())?;
+    d.set_item("constraint", constraint(d.py(), &spec.domain)?)?;
+    d.set_item("required", spec.required)
+}
+
+/// A constraint as a dict: `type` (`"flag"`, `"interval"`, `"options"` or `"object"`)
+/// with its fields (`lo`, `hi`, `lo_open`, `hi_open`; `options`; `text`), and
+/// `or_none`, `each`, `non_empty`, `note`.
+fn constraint<'py>(py: Python<'py>, c: &crate::params::Constraint) -> PyResult<Bound<'py, PyDict>> {
+    use crate::params::Domain;
+    let d = PyDict::new(py);
+    match c.domain {
+        Domain::Flag => d.set_item("type", "flag")?,
+        Domain::Interval { lo, hi, lo_open, hi_open } => {
+            d.set_item("type", "interval")?;
+            d.set_item("lo", lo)?;
+            d.set_item("hi", hi)?;
+            d.set_item("lo_open", lo_open)?;
+            d.set_item("hi_open", hi_open)?;
+        }
+        Domain::Options(names) => {
+            d.set_item("type", "options")?;
+            d.set_item("options", names.to_vec())?;
+        }
+        Domain::Object(words) => {
+            d.set_item("type", "object")?;
+            d.set_item("text", words)?;
+        }
+    }
+    d.set_item("or_none", c.or_none)?;
+    d.set_item("each", c.each)?;
+    d.set_item("non_empty", c.non_empty)?;
+    d.set_item("note", c.note)?;
+    Ok(d)
 }
 
 macro_rules! plain {

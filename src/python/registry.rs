@@ -35,9 +35,7 @@ fn entry<'py, P: super::params::PyParams>(
         let p = PyDict::new(py);
         p.set_item("name", spec.name)?;
         p.set_item("default", default)?;
-        p.set_item("kind", spec.kind)?;
-        p.set_item("domain", spec.domain)?;
-        p.set_item("required", spec.required)?;
+        super::params::describe_spec(&p, spec)?;
         params.append(p)?;
     }
     for p in super::params::describe::<P>(py)?.iter() {

@@ -74,13 +74,16 @@ def test_share_is_refused_on_the_rules_without_fixed_share(name):
 
 
 def test_the_learners_rule_parameters_name_the_table_and_default_to_one_of_its_rules():
-    """A learner's rule parameter (``rule``, ``aggregator``) says where its values come
-    from instead of copying the names, and its default is a rule of the table."""
+    """A learner's rule parameter (``rule``, ``aggregator``) takes the options of the
+    table (its constraint's options are the table's names, in its order: read from it,
+    not copied), and its default is a rule of the table."""
     seen = 0
     for entry in _core.registry():
         for p in entry["params"]:
             if p["name"] in ("rule", "aggregator"):
                 seen += 1
-                assert "aggregation_rules()" in p["domain"], (entry["name"], p["domain"])
+                c = p["constraint"]
+                assert c["type"] == "options", (entry["name"], c)
+                assert list(c["options"]) == list(NAMES), (entry["name"], c["options"])
                 assert p["default"] in NAMES, (entry["name"], p["default"])
     assert seen == 3  # Mixture, MultiKernelAWV, AutoKernel

@@ -14,7 +14,7 @@ from kernelstream.kernels import Gaussian
 
 REGISTRY = _core.registry()
 NAMES = [e["name"] for e in REGISTRY]
-KINDS = {"float", "int", "bool", "str", "seq", "object"}
+KINDS = {"float", "int", "bool", "str", "seq", "kernel", "kernels", "object"}
 
 
 def test_registry_shape():
@@ -39,7 +39,7 @@ def test_registry_shape():
         names = [p["name"] for p in e["params"]]
         assert len(names) == len(set(names)), e["name"]
         for p in e["params"]:
-            assert set(p) == {"name", "default", "kind", "domain", "required"}
+            assert set(p) == {"name", "default", "kind", "domain", "constraint", "required"}
             assert p["kind"] in KINDS and p["domain"]
             assert p["default"] is None or not p["required"]
 
@@ -112,3 +112,77 @@ def test_mixture_takes_experts_and_rule_then_keywords():
     rule = ks.aggregation.EWA(n_experts=2)._core
     with pytest.raises(InputError, match="bogus"):
         _core.Mixture([e._core for e in experts], rule, bogus=1)
+
+
+# --- the declared constraints are the checks -----------------------------------------
+
+from kernelstream.learners import _declared, _registry  # noqa: E402
+
+CASES = [
+    (e["name"], p)
+    for e in REGISTRY
+    for p in e["params"]
+    if p["constraint"]["type"] != "object" or p["kind"] == "kernel"
+]
+
+
+def _with(name: str, key: str, value):
+    face = _registry.face(name)
+    return face, {**face._example(), key: value}
+
+
+@pytest.mark.parametrize("name,spec", CASES, ids=[f"{n}.{p['name']}" for n, p in CASES])
+def test_a_value_outside_the_declared_constraint_is_a_parameter_error(name, spec):
+    """Each invalid value the constraint gives (just outside a bound, NaN, an infinity,
+    not an option, None where not accepted, the wrong type) is refused, naming the
+    parameter, and builds nothing."""
+    _, invalid = _declared.samples(spec)
+    assert invalid, spec
+    for bad in invalid:
+        face, kwargs = _with(name, spec["name"], bad)
+        with pytest.raises(ParameterError, match=spec["name"]):
+            face(**kwargs)
+
+
+@pytest.mark.parametrize("name,spec", CASES, ids=[f"{n}.{p['name']}" for n, p in CASES])
+def test_the_declared_bounds_pass_the_declared_check(name, spec):
+    """Each valid value the constraint gives (a bound, the nearest number inside an open
+    one, an option, None where accepted) passes the parameter's own check: a refusal, if
+    any, comes from a relation between parameters, never from the constraint's words."""
+    valid, _ = _declared.samples(spec)
+    own = f"{spec['name']} must be {spec['domain']}"
+    for ok in valid:
+        face, kwargs = _with(name, spec["name"], ok)
+        try:
+            face(**kwargs)
+        except ParameterError as exc:
+            assert own not in str(exc), (ok, str(exc))
+
+
+def test_the_domain_words_are_the_constraint():
+    """The docs' domain text is generated from the constraint the core checks."""
+    taylor = {p["name"]: p for p in next(e for e in REGISTRY if e["name"] == "TaylorAWV")["params"]}
+    sigma = taylor["sigma"]["constraint"]
+    assert sigma["type"] == "interval" and not sigma["lo_open"]
+    assert taylor["sigma"]["domain"] == f"in [{sigma['lo']!r}, {sigma['hi']!r}]".replace("e+", "e")
+    assert taylor["gamma"]["domain"] == "in (0, 1]"
+    assert taylor["block_size"]["domain"] == "None or in [1, 1024]"
+
+
+def test_taylor_sigma_takes_its_whole_documented_domain():
+    """The smallest sigma the domain admits is the smallest double whose inverse is
+    finite (the Taylor features multiply by 1/sigma): 1e-200 and that bound are taken, the
+    double below it is refused."""
+    import math
+
+    c = next(
+        p
+        for p in next(e for e in REGISTRY if e["name"] == "TaylorAWV")["params"]
+        if p["name"] == "sigma"
+    )["constraint"]
+    lo = c["lo"]
+    assert math.isfinite(1.0 / lo) and math.isinf(1.0 / math.nextafter(lo, 0.0))
+    for sigma in (1e-200, lo, 1e-100, 1e300):
+        assert ks.TaylorAWV(sigma=sigma).sigma == sigma
+    with pytest.raises(ParameterError, match="sigma"):
+        ks.TaylorAWV(sigma=math.nextafter(lo, 0.0))

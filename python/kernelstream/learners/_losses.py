@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from .._validation import text
-
-
-def loss_name(value) -> str:
-    """A loss name as a string (the Rust core checks it: squared, hinge, squared_hinge or logistic)."""
-    return text("loss", value)
-
 
 def task_of(loss: str) -> str:
     """``"regression"`` for the squared loss, ``"classification"`` (labels -1/+1) otherwise."""
     return "regression" if loss == "squared" else "classification"
+
+
+class ByLoss:
+    """A learner whose task follows its ``loss`` parameter (:func:`task_of`)."""
+
+    _params: dict
+
+    @property
+    def task(self) -> str:
+        """``"regression"`` for the squared loss, ``"classification"`` otherwise."""
+        return task_of(self._params["loss"])

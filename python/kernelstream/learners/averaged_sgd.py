@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, real
-from ..kernels import as_kernel
+from .._validation import as_row
 from .base import Learner
 
 
@@ -59,16 +58,6 @@ class AveragedKernelSGD(Learner):
         from ..kernels import Min
 
         return dict(kernel=Min(), gamma0=2.0)
-
-    def __init__(self, kernel, gamma0: float = 1.0, zeta: float = 0.5):
-        super().__init__(kernel=kernel, gamma0=gamma0, zeta=zeta)
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            gamma0=real("gamma0", p["gamma0"]),
-            zeta=real("zeta", p["zeta"]),
-        )
 
     @property
     def coefficients(self) -> np.ndarray:

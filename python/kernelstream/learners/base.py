@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,6 +59,20 @@ class Learner(CoreWrapper):
     #: scales its data itself (the command line's ``--scale auto`` leaves it raw)
     _scales_itself = False
 
+    # -- what a face adds to its declared parameters (``_declared``) --------------------
+    #: ``{name: function}``: the core's form of a parameter whose kind says too little
+    #: (a fixed dictionary, a prefix given by name)
+    _converters: dict = {}
+    #: ``{name: function}``: the form ``get_params`` keeps a parameter in, when not the
+    #: value passed
+    _keep: dict = {}
+    #: the name of the constructor's ``**keywords`` beyond the declared parameters
+    _more_params: Any = None
+
+    if TYPE_CHECKING:  # the constructor a face derives from its declaration (at run time)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
     def __init_subclass__(cls, **kwargs):
         # A face without an __init__ of its own: the one its core's declaration gives.
         own = cls.__dict__
@@ -70,7 +84,7 @@ class Learner(CoreWrapper):
     def _core_kwargs(self, params: dict) -> dict:
         """The core's keyword arguments: each declared parameter converted by its kind
         (the core checks the values)."""
-        return _declared.core_kwargs(self._core_class.__name__, params)
+        return _declared.core_kwargs(self._core_class.__name__, params, self._converters)
 
     @classmethod
     def _example(cls) -> dict:

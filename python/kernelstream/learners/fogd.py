@@ -10,14 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, real, whole
+from .._validation import as_row
 from ..errors import InputError
-from ..kernels import as_kernel
-from ._losses import loss_name, task_of
+from ._losses import ByLoss
 from .base import Learner
 
 
-class FOGD(Learner):
+class FOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
     """Online gradient descent on random Fourier features.
 
     ``D = n_features`` frequencies ``u_i`` are drawn from the kernel's spectral density
@@ -79,30 +78,6 @@ class FOGD(Learner):
         from ..kernels import Gaussian
 
         return dict(kernel=Gaussian(0.8), n_features=20, lr=0.3, seed=2)
-
-    def __init__(
-        self,
-        kernel,
-        n_features: int = 100,
-        lr: float = 0.1,
-        loss: str = "squared",
-        epsilon: float = 0.0,
-        seed: int = 0,
-    ):
-        super().__init__(
-            kernel=kernel, n_features=n_features, lr=lr, loss=loss, epsilon=epsilon, seed=seed
-        )
-        self.task = task_of(self._params["loss"])
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            n_features=whole("n_features", p["n_features"]),
-            lr=real("lr", p["lr"]),
-            loss=loss_name(p["loss"]),
-            epsilon=real("epsilon", p["epsilon"]),
-            seed=whole("seed", p["seed"]),
-        )
 
     def features(self, x):
         """``z(x)`` (``None`` before the first call fixes the input dimension)."""

@@ -11,18 +11,14 @@ paper's real-data experiments. The Rust core keeps the Cholesky factor of
 from __future__ import annotations
 
 from .. import _core
-from .._validation import flag, real, whole
-from ..kernels import as_kernel
 from ._multi import MultiOutput
 
 
 class KernelAWV(MultiOutput):
     """Exact Kernel-AWV (or online kernel ridge regression), O(t^2) per round.
 
-    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
-    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
-    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
-    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+    Scale: centred targets of order one and a kernel width of the order of the distances
+    between inputs, as for every AWV learner (``docs/adapters.md``, "Scale").
 
     Parameters
     ----------
@@ -62,17 +58,6 @@ class KernelAWV(MultiOutput):
 
         # a small cap: the fuzzers run in a bounded address space
         return dict(kernel=Gaussian(1.0), lam=0.5, max_size=200)
-
-    def __init__(self, kernel, lam: float = 1.0, ridge: bool = False, max_size: int = 20000):
-        super().__init__(kernel=kernel, lam=lam, ridge=ridge, max_size=max_size)
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            lam=real("lam", p["lam"]),
-            ridge=flag("ridge", p["ridge"]),
-            max_size=whole("max_size", p["max_size"]),
-        )
 
     @property
     def regret_term(self) -> float:

@@ -101,6 +101,12 @@ class Mixture(MultiOutput):
 
     _core_class = _core.Mixture
     _doc_extras = ("MixtureTrace",)
+    _more_params = "rule_params"  # the rule's parameters (its class's keywords)
+    _keep = {
+        "experts": lambda e: (
+            e if isinstance(e, Experts) or not isinstance(e, (list, tuple)) else Experts(e)
+        )
+    }
 
     @classmethod
     def _example(cls) -> dict:
@@ -125,11 +131,6 @@ class Mixture(MultiOutput):
     def has_predictive_std(self) -> bool:  # type: ignore[override]
         """Whether every expert has a predictive standard deviation."""
         return all(e.has_predictive_std for e in self._params["experts"])
-
-    def __init__(self, experts, rule: str = "boa", threads: int = 0, **rule_params):
-        if isinstance(experts, (list, tuple)) and not isinstance(experts, Experts):
-            experts = Experts(experts)
-        super().__init__(experts=experts, rule=rule, threads=threads, **rule_params)
 
     def _core_kwargs(self, p):
         p = dict(p)

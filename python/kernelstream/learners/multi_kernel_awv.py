@@ -9,28 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, flag, real, text, whole
+from .._validation import as_row, real, whole
 from ..errors import ParameterError
-from ..kernels import as_kernel
 from .base import Learner
 
 #: The meta rules by name, read from the core's one table (``_core.aggregation_rules()``).
 AGGREGATORS = tuple(r["name"] for r in _core.aggregation_rules())
-
-
-def _keep_kernels(kernels):
-    """The ``kernels`` argument as ``get_params`` returns it: the very list or tuple passed
-    (scikit-learn's ``clone`` checks identity); any other iterable is read once into a list."""
-    if isinstance(kernels, (list, tuple, str, bytes)) or not hasattr(kernels, "__iter__"):
-        return kernels
-    return list(kernels)
-
-
-def _kernel_list(kernels):
-    """The kernels as a list (the core checks that there is at least one)."""
-    if isinstance(kernels, (str, bytes)) or not hasattr(kernels, "__iter__"):
-        raise ParameterError(f"kernels must be a list of kernels, got {kernels!r}")
-    return [as_kernel(k) for k in kernels]
 
 
 def _clip(clip):
@@ -122,6 +106,7 @@ class MultiKernelAWV(Learner):
 
     _core_class = _core.MultiKernelAWV
     has_predictive_std = True
+    _converters = {"clip": _clip}
 
     @classmethod
     def _example(cls) -> dict:
@@ -130,61 +115,6 @@ class MultiKernelAWV(Learner):
         return dict(kernels=[Gaussian(0.3), Gaussian(1.0), Laplacian(1.0)], n_features=10, seed=1)
 
     _absent_params = {"gamma": 1.0, "share": 0.0}
-
-    def __init__(
-        self,
-        kernels,
-        n_features: int = 50,
-        lam: float = 1.0,
-        aggregator: str = "vaw",
-        clip=None,
-        seed: int = 0,
-        eta: float = 0.5,
-        gradient: bool = True,
-        features: str = "cos",
-        ridge: bool = False,
-        meta_ridge: bool | None = None,
-        block_size: int | None = None,
-        threads: int = 0,
-        gamma: float = 1.0,
-        share: float = 0.0,
-    ):
-        super().__init__(
-            kernels=_keep_kernels(kernels),
-            n_features=n_features,
-            lam=lam,
-            aggregator=aggregator,
-            clip=clip,
-            seed=seed,
-            eta=eta,
-            gradient=gradient,
-            features=features,
-            ridge=ridge,
-            meta_ridge=meta_ridge,
-            block_size=block_size,
-            threads=threads,
-            gamma=gamma,
-            share=share,
-        )
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernels=_kernel_list(p["kernels"]),
-            n_features=whole("n_features", p["n_features"]),
-            lam=real("lam", p["lam"]),
-            aggregator=text("aggregator", p["aggregator"]),
-            clip=_clip(p["clip"]),
-            eta=real("eta", p["eta"]),
-            gradient=flag("gradient", p["gradient"]),
-            features=text("features", p["features"]),
-            ridge=flag("ridge", p["ridge"]),
-            meta_ridge=None if p["meta_ridge"] is None else flag("meta_ridge", p["meta_ridge"]),
-            seed=whole("seed", p["seed"]),
-            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
-            threads=whole("threads", p["threads"]),
-            gamma=real("gamma", p["gamma"]),
-            share=real("share", p["share"]),
-        )
 
     @property
     def weights(self) -> np.ndarray:
@@ -259,26 +189,6 @@ class Raker(Learner):
 
         return dict(kernels=[Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5)
 
-    def __init__(
-        self, kernels, n_features: int = 50, lr: float = 0.1, reg: float = 1e-3, seed: int = 0
-    ):
-        super().__init__(
-            kernels=_keep_kernels(kernels),
-            n_features=n_features,
-            lr=lr,
-            reg=reg,
-            seed=seed,
-        )
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernels=_kernel_list(p["kernels"]),
-            n_features=whole("n_features", p["n_features"]),
-            lr=real("lr", p["lr"]),
-            reg=real("reg", p["reg"]),
-            seed=whole("seed", p["seed"]),
-        )
-
     @property
     def weights(self) -> np.ndarray:
         """Kernel weights the next round uses."""
@@ -338,40 +248,6 @@ class OMKLGF(Learner):
             n_samples=2,
             graph_rounds=50,
             seed=6,
-        )
-
-    def __init__(
-        self,
-        kernels,
-        n_features: int = 50,
-        lr: float = 0.1,
-        reg: float = 1e-3,
-        n_samples: int = 10,
-        explore: float = 0.1,
-        graph_rounds: int = 500,
-        seed: int = 0,
-    ):
-        super().__init__(
-            kernels=_keep_kernels(kernels),
-            n_features=n_features,
-            lr=lr,
-            reg=reg,
-            n_samples=n_samples,
-            explore=explore,
-            graph_rounds=graph_rounds,
-            seed=seed,
-        )
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernels=_kernel_list(p["kernels"]),
-            n_features=whole("n_features", p["n_features"]),
-            lr=real("lr", p["lr"]),
-            reg=real("reg", p["reg"]),
-            n_samples=whole("n_samples", p["n_samples"]),
-            explore=real("explore", p["explore"]),
-            graph_rounds=whole("graph_rounds", p["graph_rounds"]),
-            seed=whole("seed", p["seed"]),
         )
 
     @property

@@ -7,14 +7,12 @@ Algorithm 2; the first-order baseline of the PROS-N-KONS paper (sec. 5).
 from __future__ import annotations
 
 from .. import _core
-from .._validation import real, whole
 from .._wrapped import _RenamedAttribute
-from ..kernels import as_kernel
-from ._losses import loss_name, task_of
+from ._losses import ByLoss
 from .base import Learner
 
 
-class NOGD(Learner):
+class NOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
     """Kernel gradient descent on the first ``budget`` support points, then gradient descent in their Nystrom embedding.
 
     Stage 1: ``f(x) = sum_i alpha_i k(s_i, x)``; a round with a nonzero loss gradient
@@ -61,30 +59,6 @@ class NOGD(Learner):
         from ..kernels import Gaussian
 
         return dict(kernel=Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05)
-
-    def __init__(
-        self,
-        kernel,
-        budget: int = 100,
-        rank=None,
-        lr: float = 0.2,
-        loss: str = "squared",
-        epsilon: float = 0.0,
-    ):
-        super().__init__(kernel=kernel, budget=budget, rank=rank, lr=lr, loss=loss, epsilon=epsilon)
-        self.task = task_of(self._params["loss"])
-
-    def _core_kwargs(self, p):
-        budget = whole("budget", p["budget"])
-        rank = None if p["rank"] is None else whole("rank", p["rank"])
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            budget=budget,
-            rank=rank,
-            lr=real("lr", p["lr"]),
-            loss=loss_name(p["loss"]),
-            epsilon=real("epsilon", p["epsilon"]),
-        )
 
     @property
     def n_support(self) -> int:

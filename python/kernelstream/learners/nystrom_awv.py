@@ -24,10 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import flag, real, text, whole
 from .._wrapped import _RenamedAttribute
 from ..errors import ParameterError
-from ..kernels import as_kernel
 from ..samplers import Dictionary
 from ._multi import MultiOutput
 
@@ -49,10 +47,8 @@ def _as_dictionary(dictionary):
 class NystromAWV(MultiOutput):
     """PKAWV with Nystrom projections on a dictionary grown by KORS.
 
-    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
-    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
-    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
-    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+    Scale: the AWV learners' (``docs/adapters.md``, "Scale"): no intercept, so centred
+    targets of order one; ``sigma`` of the order of the distances between inputs.
 
     Parameters
     ----------
@@ -108,6 +104,7 @@ class NystromAWV(MultiOutput):
 
     _core_class = _core.NystromAWV
     has_predictive_std = True
+    _converters = {"dictionary": _as_dictionary}
     _absent_params = {"gamma": 1.0}
 
     @classmethod
@@ -115,55 +112,6 @@ class NystromAWV(MultiOutput):
         from ..kernels import Gaussian
 
         return dict(kernel=Gaussian(0.8), lam=0.5, seed=3)
-
-    def __init__(
-        self,
-        kernel,
-        lam: float = 1.0,
-        mu: float = 1.0,
-        eps: float = 0.5,
-        beta: float = 1.0,
-        kors_weights: str = "sqrt",
-        seed: int = 0,
-        ridge: bool = False,
-        dictionary=None,
-        max_dictionary=None,
-        block_size: int | None = None,
-        gamma: float = 1.0,
-    ):
-        super().__init__(
-            kernel=kernel,
-            lam=lam,
-            mu=mu,
-            eps=eps,
-            beta=beta,
-            kors_weights=kors_weights,
-            seed=seed,
-            ridge=ridge,
-            dictionary=dictionary,
-            max_dictionary=max_dictionary,
-            block_size=block_size,
-            gamma=gamma,
-        )
-
-    def _core_kwargs(self, p):
-        dictionary = _as_dictionary(p["dictionary"])
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            lam=real("lam", p["lam"]),
-            mu=real("mu", p["mu"]),
-            eps=real("eps", p["eps"]),
-            beta=real("beta", p["beta"]),
-            kors_weights=text("kors_weights", p["kors_weights"]),
-            seed=whole("seed", p["seed"]),
-            ridge=flag("ridge", p["ridge"]),
-            dictionary=dictionary,
-            max_dictionary=None
-            if p["max_dictionary"] is None
-            else whole("max_dictionary", p["max_dictionary"]),
-            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
-            gamma=real("gamma", p["gamma"]),
-        )
 
     #: Deprecated name of :attr:`learned_dictionary` (``dictionary`` is a parameter).
     dictionary = _RenamedAttribute("learned_dictionary", removed_in="0.2.0")

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, flag, real, text, whole
+from .._validation import as_matrix, whole
 from ..errors import ParameterError
 from .base import Learner
 
@@ -105,54 +105,12 @@ class OnlineProjection(Learner):
     """
 
     _core_class = _core.OnlineProjection
+    _converters = {"prefix": _prefix_degree}
     _example_d = 1
 
     @classmethod
     def _example(cls) -> dict:
         return dict(basis="sine", alpha=1.0, c=0.5)
-
-    def __init__(
-        self,
-        basis: str = "trig",
-        alpha: float = 2.0,
-        c: float = 1.0,
-        prefix=None,
-        additive: bool = False,
-        count: str = "function",
-        cos_first: bool = False,
-        a: float = 1.0,
-        eps: float = 1.0,
-        refresh: bool = True,
-        tol: float = 1e-6,
-    ):
-        super().__init__(
-            basis=basis,
-            alpha=alpha,
-            c=c,
-            prefix=prefix,
-            additive=additive,
-            count=count,
-            cos_first=cos_first,
-            a=a,
-            eps=eps,
-            refresh=refresh,
-            tol=tol,
-        )
-
-    def _core_kwargs(self, p):
-        return dict(
-            basis=text("basis", p["basis"]),
-            alpha=real("alpha", p["alpha"]),
-            c=real("c", p["c"]),
-            prefix=_prefix_degree(p["prefix"]),
-            additive=flag("additive", p["additive"]),
-            count=text("count", p["count"]),
-            cos_first=flag("cos_first", p["cos_first"]),
-            a=real("a", p["a"]),
-            eps=real("eps", p["eps"]),
-            refresh=flag("refresh", p["refresh"]),
-            tol=real("tol", p["tol"]),
-        )
 
     @property
     def coefficients(self) -> np.ndarray:

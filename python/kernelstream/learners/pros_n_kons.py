@@ -10,14 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_matrix, as_row, real, text, whole
-from ..kernels import as_kernel
+from .._validation import as_matrix, as_row, real
 from ..samplers import Dictionary
-from ._losses import loss_name, task_of
+from ._losses import ByLoss
 from .base import Learner
 
 
-class ProsNKons(Learner):
+class ProsNKons(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
     """Kernel online Newton step in a Nystrom embedding grown by KORS (PROS-N-KONS and variants).
 
     Each round KORS (ridge ``gamma``, accuracy ``eps``, oversampling ``beta``, weights
@@ -107,62 +106,6 @@ class ProsNKons(Learner):
         from ..kernels import Gaussian
 
         return dict(kernel=Gaussian(0.7), gamma=0.05, seed=4)
-
-    def __init__(
-        self,
-        kernel,
-        alpha: float = 1.0,
-        gamma: float = 1.0,
-        eps: float = 0.5,
-        beta: float = 1.0,
-        C: float = 1.0,
-        curvature=None,
-        eta: float = 1.0,
-        loss: str = "squared",
-        on_growth: str = "restart",
-        budget=None,
-        reset_timing: str = "same_round",
-        transport: str = "literal",
-        kors_weights: str = "sqrt",
-        seed: int = 0,
-    ):
-        super().__init__(
-            kernel=kernel,
-            alpha=alpha,
-            gamma=gamma,
-            eps=eps,
-            beta=beta,
-            C=C,
-            curvature=curvature,
-            eta=eta,
-            loss=loss,
-            on_growth=on_growth,
-            budget=budget,
-            reset_timing=reset_timing,
-            transport=transport,
-            kors_weights=kors_weights,
-            seed=seed,
-        )
-        self.task = task_of(self._params["loss"])
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            alpha=real("alpha", p["alpha"]),
-            gamma=real("gamma", p["gamma"]),
-            eps=real("eps", p["eps"]),
-            beta=real("beta", p["beta"]),
-            C=real("C", p["C"]),
-            curvature=None if p["curvature"] is None else real("curvature", p["curvature"]),
-            eta=real("eta", p["eta"]),
-            loss=loss_name(p["loss"]),
-            on_growth=text("on_growth", p["on_growth"]),
-            budget=None if p["budget"] is None else whole("budget", p["budget"]),
-            reset_timing=text("reset_timing", p["reset_timing"]),
-            transport=text("transport", p["transport"]),
-            kors_weights=text("kors_weights", p["kors_weights"]),
-            seed=whole("seed", p["seed"]),
-        )
 
     @property
     def dictionary_size(self) -> int:

@@ -10,19 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, flag, real, text, whole
+from .._validation import as_row
 from .._wrapped import _RenamedAttribute
-from ..kernels import as_kernel
 from ._multi import MultiOutput
 
 
 class RFFAWV(MultiOutput):
     """VAW (AWV) forecaster on ``m`` random Fourier features of a Gaussian or Laplacian kernel.
 
-    Scale: the predictions are linear in ``y`` but have no intercept and shrink to 0 away
-    from the data, so the defaults assume centred targets of order one; ``sigma`` must match
-    the distances between inputs (the default ``sigma = 1`` suits standardized rows divided
-    by ``sqrt(d)``). The adapters' ``scale=True`` does both online (``docs/adapters.md``).
+    Scale: as :class:`kernelstream.TaylorAWV`'s (``docs/adapters.md``, "Scale"): centred
+    targets of order one, a kernel width of the order of the distances between inputs.
 
     Parameters
     ----------
@@ -45,17 +42,10 @@ class RFFAWV(MultiOutput):
         (the forecaster of the second author's public code), as in
         :class:`kernelstream.TaylorAWV`.
     block_size : int, optional
-        Rounds per block of ``progressive_predict`` and ``learn_many``: a block of ``B``
-        rounds runs as matrix-matrix products (Woodbury identity) with the same
-        predictions as ``B`` single rounds up to rounding; ``None`` chooses ``B`` from the
-        feature count, ``1`` runs single rounds. A speed setting, not part of the state.
+        Rounds per block of the whole-stream calls, as :class:`kernelstream.TaylorAWV`'s
+        (``None``: chosen from the feature count; a speed setting, not part of the state).
     gamma : float, default 1.0
-        Forgetting factor in ``(0, 1]``: round ``s`` weighs ``gamma^(t-s)`` in the covariance
-        and the target vector at round ``t`` (discounted VAW, Jacobsen and Cutkosky 2024),
-        so the learner tracks a drifting target over about ``1 / (1 - gamma)`` rounds.
-        The regulariser is refilled one coordinate per round so that ``A_t >= lam
-        gamma^(r-1) I`` (no wind-up; ``docs/choices.md``, "Discounted AWV"). ``1`` is the
-        undiscounted learner, bit for bit.
+        Forgetting factor in ``(0, 1]`` (discounted VAW), as :class:`kernelstream.TaylorAWV`'s.
 
     Examples
     --------
@@ -83,40 +73,6 @@ class RFFAWV(MultiOutput):
         return dict(kernel=Gaussian(0.7), n_features=20, seed=3)
 
     _absent_params = {"gamma": 1.0}
-
-    def __init__(
-        self,
-        kernel,
-        n_features: int = 50,
-        lam: float = 1.0,
-        features: str = "cos",
-        seed: int = 0,
-        ridge: bool = False,
-        block_size: int | None = None,
-        gamma: float = 1.0,
-    ):
-        super().__init__(
-            kernel=kernel,
-            n_features=n_features,
-            lam=lam,
-            features=features,
-            seed=seed,
-            ridge=ridge,
-            block_size=block_size,
-            gamma=gamma,
-        )
-
-    def _core_kwargs(self, p):
-        return dict(
-            kernel=as_kernel(p["kernel"]),
-            n_features=whole("n_features", p["n_features"]),
-            lam=real("lam", p["lam"]),
-            features=text("features", p["features"]),
-            ridge=flag("ridge", p["ridge"]),
-            seed=whole("seed", p["seed"]),
-            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
-            gamma=real("gamma", p["gamma"]),
-        )
 
     @property
     def frequencies(self):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._validation import as_row, flag, real, whole
+from .._validation import as_row
 from ._multi import MultiOutput
 
 
@@ -70,33 +70,10 @@ class TaylorAWV(MultiOutput):
 
     @classmethod
     def _example(cls) -> dict:
-        return dict(sigma=1.0, degree=3, lam=0.5)
+        return dict(degree=3, lam=0.5)
 
     _absent_params = {"gamma": 1.0}
     _taylor_basis = True
-
-    def __init__(
-        self,
-        sigma: float = 1.0,
-        degree: int = 2,
-        lam: float = 1.0,
-        ridge: bool = False,
-        block_size: int | None = None,
-        gamma: float = 1.0,
-    ):
-        super().__init__(
-            sigma=sigma, degree=degree, lam=lam, ridge=ridge, block_size=block_size, gamma=gamma
-        )
-
-    def _core_kwargs(self, p):
-        return dict(
-            sigma=real("sigma", p["sigma"]),
-            degree=whole("degree", p["degree"]),
-            lam=real("lam", p["lam"]),
-            ridge=flag("ridge", p["ridge"]),
-            block_size=None if p["block_size"] is None else whole("block_size", p["block_size"]),
-            gamma=real("gamma", p["gamma"]),
-        )
 
     def features(self, x) -> np.ndarray:
         """The Taylor features ``phi(x) = (g_k(x))_{|k| <= M}`` of one input."""
@@ -112,11 +89,16 @@ class TaylorAWV(MultiOutput):
         """``sum_t y_t^2 v_t^T A_t^{-1} v_t``: bounds the estimation part of the regret."""
         return float(self._core.regret_term)
 
-    @staticmethod
-    def theoretical_degree(n: int, radius: float, sigma: float = 1.0, lam: float = 1.0) -> int:
-        """The degree of the PKAWV paper's Theorem 4, ``ceil(8 R^2/sigma^2 v 2 log(n/(lam ^ 1)))``."""
+    @classmethod
+    def theoretical_degree(cls, n: int, radius: float, sigma=None, lam=None) -> int:
+        """The degree of the PKAWV paper's Theorem 4, ``ceil(8 R^2/sigma^2 v 2 log(n/(lam ^ 1)))``
+        (``sigma``, ``lam``: None is the learner's default)."""
+        import inspect
         import math
 
+        declared = inspect.signature(cls).parameters
+        sigma = declared["sigma"].default if sigma is None else sigma
+        lam = declared["lam"].default if lam is None else lam
         return int(math.ceil(max(8 * radius**2 / sigma**2, 2 * math.log(n / min(lam, 1.0)))))
 
 

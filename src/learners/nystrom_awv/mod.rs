@@ -185,45 +185,40 @@ crate::params! {
     /// The parameters of [`NystromAwv`] (defaults: those of the Python class `NystromAWV`).
     pub struct NystromAwvParams {
         /// The kernel.
-        kernel: Option<Kernel> = None => "object", "a kernel", required;
+        kernel: Option<Kernel> = None => "kernel", crate::params::object("a kernel"), required;
         /// Ridge parameter `lambda`.
-        lam: f64 = 1.0 => "float", "> 0";
+        lam: f64 = 1.0 => "float", crate::params::SCALE;
         /// KORS regularisation `mu`.
-        mu: f64 = 1.0 => "float", "> 0";
+        mu: f64 = 1.0 => "float", crate::params::SCALE;
         /// KORS accuracy `eps`.
-        eps: f64 = 0.5 => "float", ">= 0";
+        eps: f64 = 0.5 => "float", crate::params::NON_NEGATIVE;
         /// KORS oversampling `beta`.
-        beta: f64 = 1.0 => "float", "> 0";
+        beta: f64 = 1.0 => "float", crate::params::SCALE;
         /// KORS weights of the kept points.
-        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", "one of ('sqrt', 'inverse')";
+        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", crate::params::one_of(&["sqrt", "inverse"]);
         /// Seed of KORS.
-        seed: u64 = 0 => "int", ">= 0";
+        seed: u64 = 0 => "int", crate::params::WHOLE;
         /// Online ridge (predict with `A_{t-1}`) instead of AWV.
-        ridge: bool = false => "bool", "True or False";
+        ridge: bool = false => "bool", crate::params::flag();
         /// A fixed `(m, d)` dictionary instead of KORS.
-        dictionary: Option<FixedDictionary> = None => "object", "None or a finite (m, d) array";
+        dictionary: Option<FixedDictionary> = None => "object", crate::params::object("a finite (m, d) array").or_none();
         /// Cap on the KORS dictionary size (None: none).
-        max_dictionary: Option<usize> = None => "int", "None or >= 1 (KORS only)";
+        max_dictionary: Option<usize> = None => "int", crate::params::at_least(1.0).or_none().note("KORS only");
         /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
-        block_size: Option<usize> = None => "int", "None or in [1, 1024]";
+        block_size: Option<usize> = None => "int", crate::params::between(1.0, crate::awv::MAX_BLOCK_SIZE as f64).or_none();
         /// Forgetting factor (1: none).
-        gamma: f64 = 1.0 => "float", "in (0, 1]";
+        gamma: f64 = 1.0 => "float", crate::params::DISCOUNT;
     }
 }
 
 impl NystromAwvParams {
-    pub fn validate(&self) -> Result<()> {
-        crate::params::required("NystromAWV", "a kernel", &self.kernel)?;
-        positive("lam", self.lam)?;
+    fn relations(&self) -> Result<()> {
         if self.dictionary.is_some() && self.max_dictionary.is_some() {
             return crate::param_err!(
                 "max_dictionary caps the KORS dictionary; it does not apply to a fixed dictionary"
             );
         }
-        if self.max_dictionary == Some(0) {
-            return crate::param_err!("max_dictionary must be >= 1 (or None)");
-        }
-        crate::awv::check_block_size(self.block_size)
+        Ok(())
     }
 }
 

@@ -87,32 +87,32 @@ crate::params! {
     /// "quadratic" for the degrees 0, 1, 2).
     pub struct OnlineProjectionParams {
         /// The one-dimensional eigen-basis.
-        basis: String = "trig".into() => "str", "one of ('sine', 'trig', 'gaussian')";
+        basis: String = "trig".into() => "str", crate::params::one_of(&["sine", "trig", "gaussian"]);
         /// Smoothness index: eigenvalues decay like `j^(-2 alpha / d)`; sets `kappa`.
-        alpha: f64 = 2.0 => "float", "> 0";
+        alpha: f64 = 2.0 => "float", crate::params::SCALE;
         /// Schedule constant `c` in `t_N = floor(c N^kappa)`.
-        c: f64 = 1.0 => "float", "> 0";
+        c: f64 = 1.0 => "float", crate::params::SCALE;
         /// Always-on polynomial prefix: None, or its degree.
-        prefix: Option<u32> = None => "object", "None, 'constant', 'linear', 'quadratic' or an int in 0..10";
+        prefix: Option<u32> = None => "object", crate::params::between(0.0, 10.0).or_none().note("the Python class also takes 'constant', 'linear', 'quadratic'");
         /// Additive model (sec. 5, Appendix D).
-        additive: bool = false => "bool", "True or False";
+        additive: bool = false => "bool", crate::params::flag();
         /// What `N` counts: single functions or sin/cos pairs (trig basis).
-        count: String = "function".into() => "str", "one of ('function', 'pair')";
+        count: String = "function".into() => "str", crate::params::one_of(&["function", "pair"]);
         /// Trig basis: cosine before sine in each pair.
-        cos_first: bool = false => "bool", "True or False";
+        cos_first: bool = false => "bool", crate::params::flag();
         /// Gaussian (Hermite) basis: the scale `a`.
-        a: f64 = 1.0 => "float", "> 0";
+        a: f64 = 1.0 => "float", crate::params::SCALE;
         /// Gaussian (Hermite) basis: the width `eps`.
-        eps: f64 = 1.0 => "float", "> 0";
+        eps: f64 = 1.0 => "float", crate::params::SCALE;
         /// Refresh `Phi = G^-1` from the stored Gram matrix at each addition step.
-        refresh: bool = true => "bool", "True or False";
+        refresh: bool = true => "bool", crate::params::flag();
         /// Relative pivot tolerance of the warm-up and Schur-complement guards.
-        tol: f64 = 1e-6 => "float", "in (0, 1)";
+        tol: f64 = 1e-6 => "float", crate::params::between(0.0, 1.0).open_lo().open_hi();
     }
 }
 
 impl OnlineProjectionParams {
-    pub fn validate(&self) -> Result<()> {
+    fn relations(&self) -> Result<()> {
         self.config()?.check()
     }
 

@@ -2,7 +2,7 @@
 
 use super::AutoKernel;
 use crate::aggregation::{AnyAggregator, RuleParams};
-use crate::error::{positive, Result};
+use crate::error::Result;
 use crate::features::rff::MAX_RFF_FEATURES;
 use crate::features::taylor::MAX_TAYLOR_FEATURES;
 use serde::{Deserialize, Serialize};
@@ -50,53 +50,53 @@ crate::params! {
     #[serde(default)]
     pub struct AutoKernelParams {
         /// Warm-up rounds before the scale is fixed.
-        warmup: usize = 200 => "int", "in [3, 5000]";
+        warmup: usize = 200 => "int", crate::params::between(3.0, 5000.0);
         /// Kernel widths, as multiples of the median distance `rho`.
-        widths: Vec<f64> = vec![0.5, 1.0, 2.0, 4.0] => "seq", "non-empty, each > 0";
+        widths: Vec<f64> = vec![0.5, 1.0, 2.0, 4.0] => "seq", crate::params::SCALE.non_empty();
         /// Ridge parameters of the experts (targets are standardised).
-        lams: Vec<f64> = vec![0.01, 0.1, 1.0] => "seq", "non-empty, each > 0";
+        lams: Vec<f64> = vec![0.01, 0.1, 1.0] => "seq", crate::params::SCALE.non_empty();
         /// Widths (multiples of `rho`) of the Nystrom experts on the warm-up rows.
-        nystrom_widths: Vec<f64> = vec![0.5, 1.0] => "seq", "each > 0";
+        nystrom_widths: Vec<f64> = vec![0.5, 1.0] => "seq", crate::params::SCALE.each();
         /// Ridge parameters of the Nystrom experts.
-        nystrom_lams: Vec<f64> = vec![0.01, 0.1] => "seq", "each > 0";
+        nystrom_lams: Vec<f64> = vec![0.01, 0.1] => "seq", crate::params::SCALE.each();
         /// The experts' feature map.
-        features: ExpertFeatures = ExpertFeatures::Auto => "str", "one of ('auto', 'taylor', 'rff')";
+        features: ExpertFeatures = ExpertFeatures::Auto => "str", crate::params::one_of(&["auto", "taylor", "rff"]);
         /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
-        n_features: usize = 50 => "int", "in [1, 10000]";
+        n_features: usize = 50 => "int", crate::params::between(1.0, (MAX_RFF_FEATURES / 2) as f64);
         /// Largest Taylor feature count `C(M + d, d)` per expert.
-        max_taylor_features: usize = 200 => "int", "in [1, 40000]";
+        max_taylor_features: usize = 200 => "int", crate::params::between(1.0, MAX_TAYLOR_FEATURES as f64);
         /// Aggregation rule.
-        rule: String = "boa".into() => "str", "a rule of _core.aggregation_rules() but 'aa'";
+        rule: String = "boa".into() => "str", crate::params::one_of(&crate::aggregation::rule::RULE_NAMES).note("not 'aa'");
         /// Seed of the random features.
-        seed: u64 = 0 => "int", ">= 0";
+        seed: u64 = 0 => "int", crate::params::WHOLE;
         /// Threads running the experts (0 = one per core); not part of the results.
-        threads: usize = 0 => "int", ">= 0";
+        threads: usize = 0 => "int", crate::params::between(0.0, crate::parallel::MAX_THREADS as f64);
         /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
         /// "Changing streams").
-        discounts: Vec<f64> = vec![0.999, 0.99] => "seq", "each in (0, 1)";
+        discounts: Vec<f64> = vec![0.999, 0.99] => "seq", crate::params::between(0.0, 1.0).open_lo().open_hi().each().note("gamma^r >= 1e-6 for r features per expert");
         /// Widths (multiples of `rho`) of the discounted feature experts.
-        discount_widths: Vec<f64> = vec![1.0, 2.0] => "seq", "each > 0";
+        discount_widths: Vec<f64> = vec![1.0, 2.0] => "seq", crate::params::SCALE.each();
         /// Ridge parameters of the discounted feature experts.
-        discount_lams: Vec<f64> = vec![0.1] => "seq", "each > 0";
+        discount_lams: Vec<f64> = vec![0.1] => "seq", crate::params::SCALE.each();
         /// Linear experts (online ridge on `(1, x)`, standardised), one per forgetting
         /// factor in `{1} + discounts`.
-        linear: bool = true => "bool", "True or False";
+        linear: bool = true => "bool", crate::params::flag();
         /// Fixed Share rate of the rule (None: 1e-4 for the exponential-weights rules,
         /// 0 for "vaw").
-        share: Option<f64> = None => "float", "None or in [0, 1] (0 for 'vaw')";
+        share: Option<f64> = None => "float", crate::params::FRACTION.or_none().note("0 for 'vaw'");
         /// Rounds of the running loss scale of the rule's regrets (None: 2000 for the
         /// exponential-weights rules, 0 for "vaw"; 0: the plain rule).
-        loss_window: Option<usize> = None => "int", "None or >= 0 (0 for 'vaw')";
+        loss_window: Option<usize> = None => "int", crate::params::between(0.0, MAX_LOSS_WINDOW as f64).or_none().note("0 for 'vaw'");
         /// Restarts after an abrupt change: a fresh AutoKernel as a successor.
-        restarts: bool = true => "bool", "True or False";
+        restarts: bool = true => "bool", crate::params::flag();
         /// Widths (multiples of `rho`) of the constant-step experts (FOGD on
         /// [`FOGD_FREQUENCIES`] frequencies, its default step).
-        fogd_widths: Vec<f64> = vec![2.0] => "seq", "each > 0";
+        fogd_widths: Vec<f64> = vec![2.0] => "seq", crate::params::SCALE.each();
         /// Widths (multiples of the median L1 distance) of the Laplacian dictionary
         /// experts.
-        laplace_widths: Vec<f64> = vec![1.0, 2.0] => "seq", "each > 0";
+        laplace_widths: Vec<f64> = vec![1.0, 2.0] => "seq", crate::params::SCALE.each();
         /// Ridge parameters of the Laplacian dictionary experts.
-        laplace_lams: Vec<f64> = vec![0.1] => "seq", "each > 0";
+        laplace_lams: Vec<f64> = vec![0.1] => "seq", crate::params::SCALE.each();
     }
 }
 
@@ -119,80 +119,23 @@ impl AutoKernelParams {
         self.loss_window.unwrap_or(if vaw { DEFAULT_LOSS_WINDOW.1 } else { DEFAULT_LOSS_WINDOW.0 })
     }
 
-    /// Every check of the values.
-    pub fn validate(&self) -> Result<()> {
+    /// The checks between the values (each is in its declared domain first).
+    fn relations(&self) -> Result<()> {
         let cfg = self;
-        if cfg.warmup < 3 || cfg.warmup > 5000 {
-            return crate::param_err!("warmup must be in [3, 5000], got {}", cfg.warmup);
-        }
-        if cfg.widths.is_empty() || cfg.lams.is_empty() {
-            return crate::param_err!("widths and lams must each hold at least one value");
-        }
-        for &w in &cfg.widths {
-            positive("every width", w)?;
-        }
-        for &l in &cfg.lams {
-            positive("every lam", l)?;
-        }
-        for &w in &cfg.nystrom_widths {
-            positive("every nystrom width", w)?;
-        }
-        for &l in &cfg.nystrom_lams {
-            positive("every nystrom lam", l)?;
-        }
         let r = cfg.max_taylor_features.max(2 * cfg.n_features);
         for &g in &cfg.discounts {
-            if !(g > 0.0 && g < 1.0) {
-                return crate::param_err!("every discount must be in (0, 1), got {g}");
-            }
             crate::awv::check_discount_span(g, r, "features per expert")?;
         }
-        for &w in &cfg.discount_widths {
-            positive("every discount width", w)?;
-        }
-        for &l in &cfg.discount_lams {
-            positive("every discount lam", l)?;
-        }
-        for &w in &cfg.fogd_widths {
-            positive("every fogd width", w)?;
-        }
-        for &w in &cfg.laplace_widths {
-            positive("every laplace width", w)?;
-        }
-        for &l in &cfg.laplace_lams {
-            positive("every laplace lam", l)?;
-        }
         let (share, loss_window) = (cfg.resolved_share(), cfg.resolved_loss_window());
-        crate::aggregation::check_share(share)?;
         if loss_window > 0 && cfg.rule == "vaw" {
             return crate::param_err!(
                 "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
-            );
-        }
-        if loss_window > MAX_LOSS_WINDOW {
-            return crate::param_err!(
-                "loss_window must be at most {MAX_LOSS_WINDOW} rounds, got {}",
-                loss_window
             );
         }
         let n = AutoKernel::expert_count(cfg);
         if n > 1000 {
             return crate::param_err!("the grids give {n} experts, at most 1000 are allowed");
         }
-        if cfg.n_features == 0 || 2 * cfg.n_features > MAX_RFF_FEATURES {
-            return crate::param_err!(
-                "n_features must be in [1, {}], got {}",
-                MAX_RFF_FEATURES / 2,
-                cfg.n_features
-            );
-        }
-        if cfg.max_taylor_features == 0 || cfg.max_taylor_features > MAX_TAYLOR_FEATURES {
-            return crate::param_err!(
-                "max_taylor_features must be in [1, {MAX_TAYLOR_FEATURES}], got {}",
-                cfg.max_taylor_features
-            );
-        }
-        crate::parallel::check_threads(cfg.threads)?;
         make_rule(&cfg.rule, n, share)?;
         Ok(())
     }

@@ -2,15 +2,25 @@
 //!
 //! Every learner has a parameter struct (`TaylorAwvParams`, ...) declared with
 //! [`params!`](crate::params!) next to the learner: each field with its type, its
-//! default, its kind and its domain in words. The macro derives the struct
-//! (`Clone, Debug, PartialEq`, serde), its `Default` and its [`Params`] table; the
-//! learner writes `validate`, the one place that checks the values. The constructors
+//! default, its kind and its domain, a typed [`Constraint`]. The macro derives the
+//! struct (`Clone, Debug, PartialEq`, serde), its `Default`, its [`Params`] table and
+//! its `validate`: each field checked against its constraint (the only check of it;
+//! the docs' domain text and the fuzzers' values come from the same constraint), then
+//! the learner's `relations`, the checks no single field's constraint states (between
+//! parameters, the memory a combination implies). The constructors
 //! take the struct, so a Rust caller writes
 //! `TaylorAwv::new(&TaylorAwvParams { sigma: 2.0, ..Default::default() })`. The Python
 //! bindings fill the struct from keyword arguments and `_core.registry()` reports the
 //! defaults by serialising `Default::default()`: the default is written once. A
 //! parameter that several learners share is written once too, as a row fragment
 //! ([`shared_rows!`]).
+
+mod constraint;
+
+pub use constraint::{
+    above, at_least, between, flag, object, one_of, Checked, Constraint, Domain, DISCOUNT,
+    FRACTION, NON_NEGATIVE, SCALE, WHOLE,
+};
 
 use crate::error::Result;
 
@@ -19,10 +29,10 @@ use crate::error::Result;
 pub struct ParamSpec {
     /// The name (the Python keyword).
     pub name: &'static str,
-    /// `"float"`, `"int"`, `"bool"`, `"str"`, `"seq"` or `"object"`.
+    /// `"float"`, `"int"`, `"bool"`, `"str"`, `"seq"`, `"kernel"`, `"kernels"` or `"object"`.
     pub kind: &'static str,
-    /// The accepted values in words (`"> 0"`, `"one of ('cos', 'cossin')"`).
-    pub domain: &'static str,
+    /// The accepted values: the check, and (displayed) the docs' words.
+    pub domain: Constraint,
     /// No usable default: the caller must pass it (a kernel, the experts).
     pub required: bool,
 }
@@ -43,10 +53,12 @@ pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
     }
 }
 
-/// Declares a parameter struct: fields `name: Type = default => "kind", "domain";`
-/// (append `, required` for a field without a usable default, `as "Name"` after the
-/// field name when the Python keyword differs). The struct must also have an inherent
-/// `fn validate(&self) -> Result<()>`.
+/// Declares a parameter struct: fields `name: Type = default => "kind", constraint;`
+/// (a const [`Constraint`]; append `, required` for a field without a usable default,
+/// `as "Name"` after the field name when the Python keyword differs). The struct must
+/// also have an inherent `fn relations(&self) -> Result<()>` (the checks between
+/// fields; `Ok(())` if none); the macro writes `validate`, which checks every field
+/// against its constraint and then calls it.
 ///
 /// A row `use path::to::fragment;` stands for the rows of a fragment: the rows of a
 /// parameter that several learners share, written once ([`shared_rows!`]; for example
@@ -63,7 +75,7 @@ macro_rules! params {
     };
     (@rows $head:tt [$($done:tt)*]
         $(#[$fm:meta])* $field:ident $(as $py:literal)? : $ty:ty = $default:expr
-            => $kind:literal, $domain:literal $(, $req:ident)?; $($rest:tt)*
+            => $kind:literal, $domain:expr $(, $req:ident)?; $($rest:tt)*
     ) => {
         $crate::params! { @rows $head [$($done)*
             $(#[$fm])* $field $(as $py)? : $ty = $default => $kind, $domain $(, $req)?;
@@ -79,7 +91,7 @@ macro_rules! params {
             $(
                 $(#[$fm:meta])*
                 $field:ident $(as $py:literal)? : $ty:ty = $default:expr
-                    => $kind:literal, $domain:literal $(, $req:ident)?;
+                    => $kind:literal, $domain:expr $(, $req:ident)?;
             )*
         }
     ) => {
@@ -87,6 +99,19 @@ macro_rules! params {
         $(#[$sm])*
         pub struct $name {
             $( $(#[$fm])* pub $field: $ty, )*
+        }
+
+        impl $name {
+            /// Every check of the values: each field against its declared constraint,
+            /// then the relations between fields (the constructors call it first).
+            pub fn validate(&self) -> $crate::error::Result<()> {
+                $( $crate::params::Checked::check_in(
+                    &self.$field,
+                    $crate::params!(@name $field $(, $py)?),
+                    &$domain,
+                )?; )*
+                self.relations()
+            }
         }
 
         impl Default for $name {
