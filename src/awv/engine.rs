@@ -68,6 +68,9 @@ pub struct LinearAwv {
     /// `sum_t y_t^2 v_t^T A_t^{-1} v_t`: upper-bounds the estimation part of the
     /// regret (PKAWV paper, proof of Prop. 1).
     regret_term: f64,
+    /// `sum_s gamma^(t-s) w_s |y_s|^2`, which bounds `b_c^T A^-1 b_c` for each output
+    /// (checked on load); `None` in states saved before it was kept.
+    target_mass: Option<f64>,
     blk: block::Scratch,
     deltas: Vec<f64>,
     /// `(round, delta)` of [`LinearAwv::predict_keep`], with `h` in `self.h` and its
@@ -80,6 +83,8 @@ pub struct LinearAwv {
     noise: NoiseLevel,
 }
 
+#[path = "state_bounds.rs"]
+mod state_bounds;
 #[path = "variance.rs"]
 mod variance;
 #[path = "weighted.rs"]
@@ -192,6 +197,7 @@ impl LinearAwv {
             n_seen: 0,
             last_leverage: 0.0,
             regret_term: 0.0,
+            target_mass: Some(0.0),
             blk: block::Scratch::default(),
             deltas: Vec::new(),
             kept: None,
@@ -620,7 +626,14 @@ impl LinearAwv {
         // v^T A_t^{-1} v = delta - delta^2 / (1 + delta) = delta / (1 + delta).
         self.last_leverage = delta / (1.0 + delta);
         self.regret_term += outputs::sum_sq(y) * self.last_leverage;
+        self.add_target_mass(1.0, y);
         self.n_seen += 1;
+    }
+
+    /// `m <- gamma m + w |y|^2` (the discount of round `t`, then its targets).
+    fn add_target_mass(&mut self, w: f64, y: &[f64]) {
+        let gamma = self.gamma;
+        self.target_mass = self.target_mass.map(|m| gamma * m + w * outputs::sum_sq(y));
     }
 
     /// `n` consecutive full rounds on the rows of row-major `x` (`n x r`) with
@@ -821,6 +834,8 @@ struct StoredRef<'a> {
     last_leverage: f64,
     regret_term: f64,
     noise: &'a NoiseLevel,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target_mass: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -838,6 +853,9 @@ struct Stored {
     last_leverage: f64,
     regret_term: f64,
     noise: NoiseLevel,
+    /// Absent in states saved before it was kept: unknown.
+    #[serde(default)]
+    target_mass: Option<f64>,
 }
 
 /// The forgetting factor of states saved before discounting existed.
@@ -876,6 +894,7 @@ impl Serialize for LinearAwv {
             last_leverage: self.last_leverage,
             regret_term: self.regret_term,
             noise: &self.noise,
+            target_mass: self.target_mass,
         }
         .serialize(s)
     }
@@ -901,6 +920,7 @@ impl<'de> Deserialize<'de> for LinearAwv {
         e.last_leverage = s.last_leverage;
         e.regret_term = s.regret_term;
         e.noise = s.noise;
+        e.target_mass = s.target_mass;
         Ok(e)
     }
 }
@@ -924,10 +944,10 @@ impl crate::state::ValidState for LinearAwv {
         let tri = self.ainv_packed();
         finite("A^-1", &tri)?;
         finite("b", &self.b)?;
-        // A^-1 is positive definite: its diagonal is positive.
-        ensure((0..self.r).all(|j| tri[j * (j + 1) / 2 + j] > 0.0), || {
-            "A^-1 has a diagonal entry <= 0".into()
-        })?;
+        // A >= lam gamma^(r-1) I (module docs): A^-1 positive definite and bounded.
+        let a_min = self.lam * self.gamma.powi(self.r.saturating_sub(1).min(i32::MAX as usize) as i32);
+        crate::state::bounds::inverse_bounds("A^-1", &tri, self.r, a_min)?;
+        self.validate_targets(&tri)?;
         ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {
             "a diagnostic is NaN".into()
         })?;

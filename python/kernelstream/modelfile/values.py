@@ -12,11 +12,14 @@ refused; nothing is ever imported by a name the file gives.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 
+from .._threads import lock_of
 from ..errors import InputError
+from . import objects
 
 #: Nesting a header may have at most (a Conformal around a Mixture of learners: ~10).
 MAX_DEPTH = 48
@@ -27,7 +30,16 @@ def _classes() -> dict:
     from ..learners import Conformal
     from ..learners import _registry as registry
 
-    return {**{n: registry.face(n) for n in registry.names()}, "Conformal": Conformal}
+    faces = {n: registry.face(n) for n in registry.names()}
+    return {**faces, "Conformal": Conformal, **objects.adapter_classes()}
+
+
+def _is_adapter(obj) -> bool:
+    return type(obj).__name__ in objects.adapter_classes()
+
+
+def _params(obj) -> dict:
+    return objects.adapter_params(obj) if _is_adapter(obj) else obj.get_params()
 
 
 def is_learner(obj) -> bool:
@@ -70,9 +82,17 @@ class Writer:
                                "data": [self.value(x) for x in v.ravel().tolist()]}}  # fmt: skip
         if is_learner(v) and self.readable:
             return {"$learner": {"class": type(v).__name__,
-                                 "params": self.value(v.get_params(), depth + 1)}}  # fmt: skip
+                                 "params": self.value(_params(v), depth + 1)}}  # fmt: skip
         if is_learner(v):
             return {"$learner": self.learner(v, depth + 1)}
+        if objects.plain_name(v) is not None and not self.readable:
+            state = {k: self.value(x, depth + 1) for k, x in v.__dict__.items()}
+            return {"$object": {"class": type(v).__name__, "state": {"$dict": state}}}
+        if type(v) in objects.wrapped_classes().values() and not self.readable:
+            core = type(v)._core_class
+            self.components[core.__name__] = int(core._state_version())
+            return {"$wrapped": {"class": type(v).__name__,
+                                 "state": self.value(v.__getstate__(), depth + 1)}}  # fmt: skip
         if isinstance(v, tuple):
             return {"$tuple": [self.value(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -87,15 +107,23 @@ class Writer:
         core = getattr(type(obj), "_core_class", None)
         if core is not None:
             self.components[core.__name__] = int(core._state_version())
+        elif _is_adapter(obj):  # its attributes, of the adapters' own version
+            self.components[type(obj).__name__] = objects.ADAPTER_STATE_VERSION
         else:  # Conformal: a Python state of its own version
             from ..learners import conformal
 
             self.components[type(obj).__name__] = conformal._STATE_VERSION
-        return {
-            "class": type(obj).__name__,
-            "params": Writer(readable=True).value(obj.get_params(), depth + 1),
-            "state": self.value(obj.__getstate__(), depth + 1),
-        }
+        # Conformal and the river adapters keep state in Python: read it under the lock
+        # their methods hold (kernelstream._threads), so that a save racing a learn_one
+        # sees the round wholly or not at all (scikit-learn estimators are not shared).
+        locked = core is None and not type(obj).__name__.startswith("Sklearn")
+        with lock_of(obj) if locked else contextlib.nullcontext():
+            state = objects.adapter_state(obj) if _is_adapter(obj) else obj.__getstate__()
+            return {
+                "class": type(obj).__name__,
+                "params": Writer(readable=True).value(_params(obj), depth + 1),
+                "state": self.value(state, depth + 1),
+            }
 
 
 class Reader:
@@ -168,6 +196,20 @@ class Reader:
             raise InputError(f"damaged model file: an array of {dtype} holds other values")
         return np.array(values, dtype=dtype).reshape(shape)
 
+    def _object(self, body, depth):
+        return objects.build_plain(body["class"], self.value(body["state"], depth + 1))
+
+    def _wrapped(self, body, depth):
+        from .._wrapped import _load
+
+        cls = objects.wrapped_classes().get(body["class"])
+        if cls is None:
+            raise InputError(f"damaged model file: no object class {_short(body['class'])}")
+        state = self.value(body["state"], depth + 1)
+        if not isinstance(state, dict):
+            _bad(body)
+        return _load(cls, state)
+
     def _learner(self, body, depth):
         return self.learner(body, depth + 1)
 
@@ -192,10 +234,12 @@ class Reader:
             raise InputError(f"damaged model file: the state of a {name} is not a dict")
         if issubclass(cls, CoreWrapper):
             obj = _load(cls, state)
+        elif name in objects.adapter_classes():
+            obj = objects.build_adapter(cls, state)
         else:
             obj = cls.__new__(cls)
             obj.__setstate__(state)
-        _same_params(name, Writer(readable=True).value(obj.get_params()), node["params"])
+        _same_params(name, Writer(readable=True).value(_params(obj)), node["params"])
         return obj
 
 
@@ -208,7 +252,7 @@ def _same_params(name: str, built: dict, stored) -> None:
         raise InputError(f"damaged model file: the parameters of the {name} differ from its state")
 
 
-_TAGS = ("$float", "$blob", "$tuple", "$dict", "$kernel", "$array", "$learner")
+_TAGS = ("$float", "$blob", "$tuple", "$dict", "$kernel", "$array", "$learner", "$object", "$wrapped")
 
 
 def _bad(v):
