@@ -75,6 +75,8 @@ class Writer:
         if isinstance(v, Kernel):
             name, params = v.spec
             return {"$kernel": [name, [self.value(p, depth + 1) for p in params]]}
+        if isinstance(v, np.ndarray) and v.dtype.kind in "UO":
+            return self.labels(v)
         if isinstance(v, np.ndarray):
             if v.dtype.name not in _ARRAY_DTYPES:
                 raise ValueError(f"cannot save an array of dtype {v.dtype}")
@@ -100,6 +102,15 @@ class Writer:
         if isinstance(v, dict) and all(isinstance(k, str) for k in v):
             return {"$dict": {k: self.value(x, depth + 1) for k, x in v.items()}}
         raise ValueError(f"cannot save a value of type {type(v).__name__} in a model file")
+
+    def labels(self, v: np.ndarray) -> dict:
+        """An array of strings, or of objects that are strings and numbers (class labels,
+        column names): ``"str"`` or ``"object"`` arrays of those values."""
+        items = v.ravel().tolist()
+        if not all(type(x) in (str, int, float, bool) for x in items):
+            raise ValueError("cannot save an object array of values other than str and numbers")
+        return {"$array": {"dtype": "str" if v.dtype.kind == "U" else "object",
+                           "shape": list(v.shape), "data": [self.value(x) for x in items]}}  # fmt: skip
 
     def learner(self, obj, depth: int = 0) -> dict:
         """``{"class", "params", "state"}``: ``params`` (readable, checked on reading) is
@@ -183,13 +194,16 @@ class Reader:
 
     def _array(self, body, depth):
         dtype, shape, data = body["dtype"], body["shape"], body["data"]
-        if dtype not in _ARRAY_DTYPES or not isinstance(shape, list) or not isinstance(data, list):
+        kinds = (*_ARRAY_DTYPES, "str", "object")
+        if dtype not in kinds or not isinstance(shape, list) or not isinstance(data, list):
             _bad(body)
         if not all(type(n) is int and n >= 0 for n in shape) or math.prod(shape) != len(data):
             raise InputError(
                 f"damaged model file: an array of shape {shape} holds {len(data)} values"
             )
         values = [self.value(x) for x in data]
+        if dtype in ("str", "object"):
+            return _label_array(dtype, shape, values)
         if not all(
             type(x) is {"float64": float, "int64": int, "bool": bool}[dtype] for x in values
         ):
@@ -241,6 +255,18 @@ class Reader:
             obj.__setstate__(state)
         _same_params(name, Writer(readable=True).value(_params(obj)), node["params"])
         return obj
+
+
+def _label_array(dtype: str, shape: list, values: list) -> np.ndarray:
+    """The array of :meth:`Writer.labels`."""
+    allowed = (str,) if dtype == "str" else (str, int, float, bool)
+    if not all(type(x) in allowed for x in values):
+        raise InputError(f"damaged model file: an array of {dtype} holds other values")
+    if dtype == "str":
+        return np.array(values, dtype=str).reshape(shape)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out.reshape(shape)
 
 
 def _same_params(name: str, built: dict, stored) -> None:
