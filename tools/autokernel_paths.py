@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 import kernelstream as ks
+import numpy as np
 
 
 def stream(kind: str, n: int, d: int, seed: int):
@@ -54,7 +53,9 @@ def main(argv=None) -> None:
         for d, seed in ((2, 1), (3, 0), (5, 2)):
             X, y = stream(kind, args.n, d, seed)
             loop, std = gaps(X, y)
-            print(f"{kind:10s} d={d} seed={seed}: loop {loop:.1e}, progressive_predict_std {std:.1e}")
+            print(
+                f"{kind:10s} d={d} seed={seed}: loop {loop:.1e}, progressive_predict_std {std:.1e}"
+            )
 
 
 if __name__ == "__main__":

@@ -945,7 +945,8 @@ impl crate::state::ValidState for LinearAwv {
         finite("A^-1", &tri)?;
         finite("b", &self.b)?;
         // A >= lam gamma^(r-1) I (module docs): A^-1 positive definite and bounded.
-        let a_min = self.lam * self.gamma.powi(self.r.saturating_sub(1).min(i32::MAX as usize) as i32);
+        let a_min =
+            self.lam * self.gamma.powi(self.r.saturating_sub(1).min(i32::MAX as usize) as i32);
         crate::state::bounds::inverse_bounds("A^-1", &tri, self.r, a_min)?;
         self.validate_targets(&tri)?;
         ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {

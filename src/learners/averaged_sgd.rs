@@ -177,9 +177,10 @@ impl crate::state::ValidState for AveragedKernelSgd {
         for n in t.saturating_sub(CHECKED_ROUNDS)..t {
             let x = &self.xs[n * d..(n + 1) * d];
             let (s1, s2) = sums(&self.kernel, &self.xs[..n * d], &self.a[..n], x);
-            ensure(s1.is_finite() && s2.is_finite() && (s1 - s2 / (n + 1) as f64).is_finite(), || {
-                format!("the prediction of round {n} overflows: the coefficients are damaged")
-            })?;
+            ensure(
+                s1.is_finite() && s2.is_finite() && (s1 - s2 / (n + 1) as f64).is_finite(),
+                || format!("the prediction of round {n} overflows: the coefficients are damaged"),
+            )?;
         }
         Ok(())
     }

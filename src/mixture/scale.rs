@@ -161,7 +161,8 @@ mod tests {
     fn ordinary_values_take_the_plain_sums() {
         let v = [1.0, 2.0, 4.0];
         let mean = 7.0 / 3.0;
-        let var = ((1.0 - mean) * (1.0 - mean) + (2.0 - mean) * (2.0f64 - mean)
+        let var = ((1.0 - mean) * (1.0 - mean)
+            + (2.0 - mean) * (2.0f64 - mean)
             + (4.0 - mean) * (4.0 - mean))
             / 3.0;
         assert_eq!(location_spread(v.iter().copied()), (mean, f64::sqrt(var)));

@@ -25,7 +25,9 @@ pub fn inverse_bounds(name: &str, tri: &[f64], r: usize, a_min: f64) -> Result<(
     if let Some(j) = (0..r).find(|&j| !(diag(j) > 0.0 && within(diag(j), most))) {
         let v = diag(j);
         return ensure(false, || {
-            format!("{name}[{j}, {j}] = {v:e} is outside (0, {most:e}], where A >= {a_min:e} I puts it")
+            format!(
+                "{name}[{j}, {j}] = {v:e} is outside (0, {most:e}], where A >= {a_min:e} I puts it"
+            )
         });
     }
     for j in 0..r {
@@ -78,7 +80,8 @@ pub fn cholesky_rows(
         start += i + 1;
         let want = diag(i) + lam;
         let s = row.iter().fold(0.0, |m: f64, v| m.max(v.abs()));
-        let norm2 = if s > 0.0 { s * s * row.iter().map(|v| (v / s) * (v / s)).sum::<f64>() } else { 0.0 };
+        let norm2 =
+            if s > 0.0 { s * s * row.iter().map(|v| (v / s) * (v / s)).sum::<f64>() } else { 0.0 };
         ensure((norm2 - want).abs() <= TOL * want, || {
             format!("{name}: row {i} has squared norm {norm2:e}, the diagonal of the matrix it factors is {want:e}")
         })?;

@@ -3,10 +3,9 @@ overflow where the math is finite, and a call that fails changes nothing."""
 
 from __future__ import annotations
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.errors import NumericalError
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import numpy as np
-
 import kernelstream as ks
+import numpy as np
 
 _TOOL = Path(__file__).resolve().parents[2] / "tools" / "autokernel_paths.py"
 _spec = importlib.util.spec_from_file_location("autokernel_paths", _TOOL)

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.adapters import RiverClassifier, RiverRegressor
 from kernelstream.errors import InputError
 from kernelstream.modelfile import dumps, loads

@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 import struct
 
+import kernelstream as ks
 import numpy as np
 import pytest
-
-import kernelstream as ks
 from kernelstream.errors import InputError
 from kernelstream.modelfile.statebytes import HEADER, seal
 

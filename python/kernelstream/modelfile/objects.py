@@ -199,7 +199,7 @@ def build_adapter(cls, state: dict):
     obj = cls.__new__(cls)
     obj.__dict__.update(state)
     if name == "SklearnClassifier" and "columns_" in state:
-        cols, k = state["columns_"], np.size(state.get("classes_"))
+        cols, k = state["columns_"], np.size(state.get("classes_", ()))
         obj.learner_ = cols.learners[0] if k == 2 or cols.native else cols
     if name == "RiverClassifier":
         _check_river_classes(obj)

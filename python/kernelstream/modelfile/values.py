@@ -278,7 +278,17 @@ def _same_params(name: str, built: dict, stored) -> None:
         raise InputError(f"damaged model file: the parameters of the {name} differ from its state")
 
 
-_TAGS = ("$float", "$blob", "$tuple", "$dict", "$kernel", "$array", "$learner", "$object", "$wrapped")
+_TAGS = (
+    "$float",
+    "$blob",
+    "$tuple",
+    "$dict",
+    "$kernel",
+    "$array",
+    "$learner",
+    "$object",
+    "$wrapped",
+)
 
 
 def _bad(v):
