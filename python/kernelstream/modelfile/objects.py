@@ -13,8 +13,6 @@ an attribute of another name or type is an ``InputError``.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ..errors import InputError
@@ -173,39 +171,83 @@ def adapter_state(obj) -> dict:
     return {k: v for k, v in obj.__dict__.items() if k not in skip}
 
 
+#: An adapter's attributes: ``(always, set together once fitted, optional)``.
+_RIVER = {"learner", "scale", "max_features", "feature_names", "scaler", "target_scaler"}
+_KEYS = {
+    "SklearnRegressor": (
+        {"learner", "scale"},
+        {"learner_", "n_features_in_", "scaler_", "target_scaler_"},
+        {"feature_names_in_"},
+    ),
+    "SklearnClassifier": (
+        {"learner", "scale"},
+        {"calibrator_", "classes_", "columns_", "n_features_in_", "scaler_"},
+        {"feature_names_in_"},
+    ),
+    "RiverRegressor": (_RIVER, set(), {"_history", "_rows_dropped", "target_names"}),
+    "RiverClassifier": (
+        _RIVER | {"_native", "_off", "_on", "calibrator", "classes", "columns"},
+        set(),
+        {"_history", "_rows_dropped", "target_names"},
+    ),
+}
+
+
 def build_adapter(cls, state: dict):
-    """The adapter ``cls`` with the attributes ``state``, checked."""
+    """The adapter ``cls`` with the attributes ``state``, each checked by name and type
+    and against the others (sizes, classes, columns)."""
     from .values import is_learner
 
     name = cls.__name__
-    for key in ("learner", "scale"):
-        if key not in state:
-            _bad(f"the {name} has no {key!r}")
+    always, fitted, optional = _KEYS[name]
+    keys = set(state)
+    if (
+        not always <= keys
+        or not keys <= always | fitted | optional
+        or (keys & fitted and not fitted <= keys)
+    ):
+        _bad(f"a {name} with the attributes {sorted(keys)}")
     if not is_learner(state["learner"]):
         _bad(f"the {name}'s learner is not a kernelstream learner")
-    for key in ("learner_", "columns_", "calibrator_"):
-        v = state.get(key)
-        if v is not None and key != "learner_" and not _is_helper(v):
-            _bad(f"the {name}'s {key} is of type {type(v).__name__}")
-    if "learner_" in state and not is_learner(state["learner_"]):
-        _bad(f"the {name}'s learner_ is not a learner")
+    kinds = {
+        "learner_": is_learner,
+        "columns_": lambda v: plain_name(v) == "Columns",
+        "calibrator_": lambda v: type(v) in wrapped_classes().values(),
+        "calibrator": lambda v: type(v) in wrapped_classes().values(),
+        "n_features_in_": lambda v: type(v) is int and v >= 1,
+        "classes_": lambda v: isinstance(v, np.ndarray) and v.ndim == 1 and v.size >= 2,
+        "feature_names_in_": lambda v: isinstance(v, np.ndarray) and v.ndim == 1,
+        "_history": lambda v: v is None or plain_name(v) == "History",
+        "_rows_dropped": lambda v: type(v) is bool,
+        "_native": lambda v: type(v) is bool,
+        "_on": lambda v: type(v) is float,
+        "_off": lambda v: type(v) is float,
+        "target_names": lambda v: v is None or isinstance(v, list),
+        "feature_names": lambda v: v is None or isinstance(v, list),
+        "classes": lambda v: isinstance(v, list),
+        "columns": lambda v: isinstance(v, list) and all(is_learner(c) for c in v),
+        "max_features": lambda v: v is None or (type(v) is int and v >= 1),
+    }
+    for key, ok in kinds.items():
+        if key in state and not ok(state[key]):
+            _bad(f"the {name}'s {key} is of the wrong kind ({type(state[key]).__name__})")
     for key in ("scaler", "target_scaler", "scaler_", "target_scaler_"):
         v = state.get(key)
         if v is not None and plain_name(v) != "OnlineStandardizer":
             _bad(f"the {name}'s {key} is not a scaler")
-    names = state.get("feature_names")
-    if names is not None and not isinstance(names, list):
-        _bad(f"the {name}'s feature names are not a list")
     obj = cls.__new__(cls)
     obj.__dict__.update(state)
     if name == "SklearnClassifier" and "columns_" in state:
-        cols, k = state["columns_"], np.size(state.get("classes_", ()))
+        cols, k = state["columns_"], state["classes_"].size
+        if cols.n != (1 if k == 2 else k):
+            _bad(f"the SklearnClassifier has {cols.n} class columns for {k} classes")
         obj.learner_ = cols.learners[0] if k == 2 or cols.native else cols
+    width = state.get("n_features_in_")
+    names = state.get("feature_names_in_")
+    if width is not None and names is not None and names.size != width:
+        _bad(f"the {name} has {names.size} feature names for {width} inputs")
     if name == "RiverClassifier":
         _check_river_classes(obj)
-    if name.startswith("River") and obj.max_features is not None:
-        if not isinstance(obj.max_features, numbers.Integral):
-            _bad("max_features is not an integer")
     return obj
 
 
