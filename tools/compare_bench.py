@@ -27,10 +27,13 @@ import sys
 
 WORKER = r"""
 import json, sys, time
-from kernelstream import benchcases as bench
+try:
+    from kernelstream import bench
+except ImportError:  # a build before kernelstream.bench
+    from kernelstream import benchcases as bench
 
 def best_of_three(case):
-    # bench._time_fast's measure (best of three fresh learners over the stream after the
+    # the bench runner's measure (best of three fresh learners over the stream after the
     # warm-up), in CPU time of the process as well as in wall-clock time
     cpu = wall = float("inf")
     for _ in range(3):
@@ -47,7 +50,8 @@ rows = []
 for case in bench.cases()[sys.argv[1]](sys.argv[2] == "1"):
     row = {"case": sys.argv[1], "label": case.label}
     if case.serve:  # progressive_predict and the serving loop, alternately, CPU time
-        fast, row["dim"], serve = bench._time_serve(case)
+        time_serve = getattr(bench, "time_serve", None) or bench._time_serve
+        fast, row["dim"], serve = time_serve(case)
         rows.append({**row, "cpu_us": fast * 1e6, "wall_us": float("nan")})
         rows.append({**row, "label": case.label + " (serving loop)", "cpu_us": serve * 1e6,
                      "wall_us": float("nan")})
@@ -59,7 +63,11 @@ print(json.dumps(rows))
 
 
 def list_cases(python: str) -> list:
-    code = "from kernelstream.benchcases import cases; print('\\n'.join(cases()))"
+    code = (
+        "try:\n    from kernelstream.bench import cases\n"
+        "except ImportError:\n    from kernelstream.benchcases import cases\n"
+        "print('\\n'.join(cases()))"
+    )
     out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
     return out.stdout.split()
 

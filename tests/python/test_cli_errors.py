@@ -84,6 +84,10 @@ CASES = [
     ("resume with another learner", ["run", "--resume", "{model}", "--learner", "fogd"],
      ["--resume", "holds a taylor-awv learner", "--learner fogd"]),
     ("empty save-model", ["run", "--save-model", ""], ["--save-model", "empty"]),
+    ("empty plot", ["run", "--plot", ""], ["--plot", "empty"]),
+    ("forecast out in a missing directory",
+     ["forecast", "--csv", "{ok}", "--target", "y", "--horizon", "1", "--out", "{dir}/no/f.csv"],
+     ["--out", "does not exist"]),
     ("negative n", ["run", "--n", "-5"], ["--n", "at least 1"]),
     ("limit 0", ["run", "--limit", "0"], ["--limit"]),
     ("bad float", ["run", "--sigma", "abc"], ["--sigma"]),
@@ -96,6 +100,14 @@ CASES = [
      ["not a directory"]),
     ("unknown entry", ["reproduce", "nope"], ["unknown experiment 'nope'"]),
     ("bench nope", ["bench", "nope"], ["unknown bench case 'nope'"]),
+    ("bench compare missing", ["bench", "--compare", "{dir}/nope.json"],
+     ["--compare", "no such baseline file"]),
+    ("bench compare not a baseline", ["bench", "--compare", "{ok}"],
+     ["--compare", "not a baseline file"]),
+    ("bench compare other sizes", ["bench", "taylor-awv", "--compare"],
+     ["no committed baseline of the full sizes"]),
+    ("bench save-baseline in a missing directory",
+     ["bench", "--save-baseline", "{dir}/no/b.json"], ["--save-baseline", "does not exist"]),
     ("unknown dataset", ["data", "fetch", "nope"], ["unknown dataset 'nope'"]),
     ("unknown kernel", ["run", "--kernel", "nope"], ["--kernel nope", "unknown kernel"]),
     ("unknown kernel of kernel-awv", ["run", "--learner", "kernel-awv", "--kernel", "nope"],
@@ -155,11 +167,12 @@ def test_user_errors_are_one_line_exit_2(case, args, fragments, batch_results):
 
 def test_a_bug_keeps_its_traceback(monkeypatch):
     from kernelstream import cli
+    from kernelstream.cli import bench
 
     def broken(args):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_bench", broken)
+    monkeypatch.setattr(bench, "cmd_bench", broken)
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main(["bench"])
 
@@ -201,10 +214,15 @@ def test_version_and_help():
 
 
 def test_bench_list():
-    from kernelstream.benchcases import cases
+    from kernelstream.bench import cases
 
     done = _cli("bench", "--list")
-    assert done.returncode == 0 and done.stdout.split() == list(cases())
+    assert done.returncode == 0
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert [line[0] for line in lines] == list(cases())
+    timed = {line[0]: line[1:] for line in lines}
+    assert timed["taylor-awv"] == ["TaylorAWV"] and timed["kors"] == ["-"]
+    assert timed["mixture"] == ["Mixture", "AutoKernel"]
 
 
 def test_base_install_without_matplotlib_and_tqdm(tmp_path):

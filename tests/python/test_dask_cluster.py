@@ -217,7 +217,7 @@ import json
 import sys
 from kernelstream.experiments import WorkerError, WorkerInternalError
 from kernelstream.experiments.common import make_learner
-from kernelstream.experiments.executors import run_tasks
+from kernelstream.executors import run_tasks
 
 address, texts = sys.argv[1], []
 for spec, kind in (

@@ -15,8 +15,8 @@ CHILD = textwrap.dedent(
     """
     import os, subprocess, sys, threading, time
     from distributed import Client, LocalCluster
-    from kernelstream.experiments import executors
-    from kernelstream.experiments.worker import WorkerError
+    from kernelstream import executors
+    from kernelstream.executors.worker import WorkerError
 
     def task(t):
         time.sleep(120)

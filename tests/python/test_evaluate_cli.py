@@ -101,7 +101,7 @@ def test_reproduce_list_and_quick_entry(capsys, tmp_path):
 
 
 def test_bench_quick_prints_ratios(capsys):
-    from kernelstream.benchcases import run_bench
+    from kernelstream.bench import run_bench
 
     rows = run_bench(["taylor-awv"], quick=True, printer=lambda *a: None)
     assert rows and all(r["ratio"] > 0 and r["rust_us"] > 0 for r in rows)

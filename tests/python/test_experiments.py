@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 from kernelstream.datasets import DATASETS
+from kernelstream.executors import run_tasks
 from kernelstream.experiments import Context, entries, run_entry
 from kernelstream.experiments.common import progressive_task
-from kernelstream.experiments.executors import run_tasks
 
 
 def _needs_data(name):

@@ -1,4 +1,4 @@
-"""The data of a task on a Dask worker (kernelstream.experiments.worker), in process: a
+"""The data of a task on a Dask worker (kernelstream.executors.worker), in process: a
 shipped file is used only if its sha256 is the client's, a worker's own copy only if it is
 the client's file, and an error says where it happened."""
 
@@ -10,8 +10,8 @@ import hashlib
 import numpy as np
 import pytest
 from kernelstream.datasets import load
-from kernelstream.experiments.executors import data_plan
-from kernelstream.experiments.worker import WorkerError, WorkerInternalError, call
+from kernelstream.executors import data_plan
+from kernelstream.executors.worker import WorkerError, WorkerInternalError, call
 
 
 def _csv_gz(path, rows):
@@ -64,7 +64,7 @@ def test_errors_off_a_worker_name_the_host_and_keep_their_kind(tmp_path, monkeyp
 
 def test_shipping_needs_a_known_mode():
     from kernelstream.errors import ParameterError
-    from kernelstream.experiments.executors import run_tasks
+    from kernelstream.executors import run_tasks
 
     with pytest.raises(ParameterError, match="ship or fetch"):
         run_tasks(abs, [1], worker_data="both")

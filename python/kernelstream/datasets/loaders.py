@@ -211,7 +211,7 @@ def dataset_path(name: str, data_home=None) -> Path:
 
 
 #: Where :func:`load` finds files instead of the data directory, when set (a task on a Dask
-#: worker: :mod:`kernelstream.experiments.worker`): ``name -> path of the checked file``.
+#: worker: :mod:`kernelstream.executors.worker`): ``name -> path of the checked file``.
 _SOURCE: contextvars.ContextVar[Optional[Callable[[str], Path]]] = contextvars.ContextVar(
     "kernelstream_data_source", default=None
 )

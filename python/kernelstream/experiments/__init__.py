@@ -1,9 +1,9 @@
 """Paper experiments (``kernelstream reproduce``). One module per entry, listed in
 :mod:`kernelstream.experiments.catalog`."""
 
+from ..executors.worker import WorkerError, WorkerInternalError
 from .catalog import entries, run_entry
 from .registry import Context, EntryResult, Row, register
-from .worker import WorkerError, WorkerInternalError
 
 __all__ = [
     "Context",

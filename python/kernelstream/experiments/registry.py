@@ -133,7 +133,7 @@ class Context:
 
         ``fn`` must be a module-level function and tasks picklable (for joblib and Dask).
         """
-        from .executors import run_tasks
+        from ..executors import run_tasks
 
         return run_tasks(
             fn,

@@ -200,7 +200,7 @@ def forecast_panel(
     if executor == "local":
         results = [forecast_series(t) for t in tasks]
     else:
-        from ..experiments.executors import run_tasks
+        from ..executors import run_tasks
 
         if scheduler is None:
             raise ParameterError('executor="dask" needs scheduler (an address or a Client)')

@@ -5,8 +5,9 @@
 parameter's ``name``, ``default``, ``kind`` and ``domain``).
 
 Everything in the package that lists learners reads this table: the command line's
-``--learner`` names, the benchmark cases, the test zoo, the fuzzers' catalog and the API
-reference (``tools/gen_learner_docs.py``). What one of them needs beyond the table is
+``--learner`` names, the bench's account of which learners its cases time and which none
+does (``kernelstream bench --list``, :func:`kernelstream.bench.learners_timed`), the test
+zoo, the fuzzers' catalog and the API reference (``tools/gen_learner_docs.py``). What one of them needs beyond the table is
 data on the learner's Python face: ``_cli_name`` (a command-line name that is not the
 class name in kebab case), ``_example()`` (a small instance's parameters) and
 ``_example_d`` (its rows' width)."""

@@ -1,4 +1,5 @@
-"""Executors for experiment grids: serial, local processes (joblib), or a Dask cluster.
+"""Executors of independent tasks (the grids of ``kernelstream reproduce``, the series of
+:func:`kernelstream.forecast_panel`): serial, local processes (joblib), or a Dask cluster.
 
 Tasks are independent and carry their own seeds, so the results do not depend on
 the executor or on the number of workers; results come back in task order.
@@ -7,7 +8,7 @@ On a Dask cluster the workers need neither the client's data directory nor
 ``$KERNELSTREAM_DATA``: the datasets named in ``data`` travel with the tasks
 (``worker_data="ship"``: the client's files, scattered once to every worker and
 sha256-checked there) or are fetched by each worker into its own data directory through
-the dataset registry (``"fetch"``), see :mod:`kernelstream.experiments.worker`. An error
+the dataset registry (``"fetch"``), see :mod:`kernelstream.executors.worker`. An error
 raised on a worker says so and names the worker (``docs/cluster.md``).
 """
 
@@ -83,7 +84,7 @@ LOST_WORKERS_GRACE = 30.0
 def _gather(client, futures) -> list:
     """``client.gather(futures)``, polling the scheduler's workers: when every worker is
     gone for ``LOST_WORKERS_GRACE`` seconds the tasks are cancelled and a
-    :class:`~kernelstream.experiments.worker.WorkerError` names the workers lost."""
+    :class:`~kernelstream.executors.worker.WorkerError` names the workers lost."""
     import time
 
     from distributed import wait

@@ -1,22 +1,18 @@
-"""Cases of ``kernelstream bench``: each times a Rust learner against its NumPy
-reference on the same stream, in one run, and reports microseconds per round and
-the speed ratio. The cases are listed in ``_bench_all.CASES``."""
+"""The runner of ``kernelstream bench``: each case times a Rust learner against its NumPy
+reference (or another setting of itself) on the same stream, in one run, and reports
+microseconds per round and the speed ratio."""
 
 from __future__ import annotations
 
 import time
-from typing import Callable
 
 import numpy as np
 
-from ._bench_all import CASES
-from ._benchcase import BenchCase
-from .buildinfo import build_info
+from kernelstream.buildinfo import build_info
+from kernelstream.errors import InputError
 
-
-def cases() -> dict[str, Callable]:
-    """Every bench case by name: ``case(quick) -> list[BenchCase]`` (see ``_bench_all``)."""
-    return dict(CASES)
+from .case import BenchCase
+from .catalog import CASES
 
 
 def _time_fast(case: BenchCase):
@@ -76,7 +72,7 @@ def _serve_loop(model, X, y, start):
         learn_one(x, yt)
 
 
-def _time_serve(case: BenchCase, chunk: int = 256):
+def time_serve(case: BenchCase, chunk: int = 256):
     """Seconds per round of ``progressive_predict`` and of the serving loop (``predict_one``
     then ``learn_one``, from Python) on two learners fed the same rows: chunks of rows
     alternate between the two (so that both see the same machine load), each timed
@@ -133,10 +129,8 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
     ``progress(i, n, name)`` is called before each case (the CLI prints a line on stderr).
     Unknown names raise :class:`~kernelstream.InputError` before anything runs.
     """
-    from .errors import InputError
-
     rows = []
-    all_cases = cases()
+    all_cases = CASES
     selected = list(names or all_cases)
     unknown = [n for n in selected if n not in all_cases]
     if unknown:
@@ -154,7 +148,7 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
             progress(i, len(selected), name)
         for case in all_cases[name](quick):
             if case.serve:
-                fast, dim, ref = _time_serve(case)
+                fast, dim, ref = time_serve(case)
             elif case.cost_ratio:
                 fast, dim, ref = _time_alternately(case)
             else:

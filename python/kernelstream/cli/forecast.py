@@ -8,20 +8,12 @@ upper`` (the target's units) goes to ``--out`` (written atomically) or stdout, a
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from ..errors import InputError
+from kernelstream.errors import InputError
 
-
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
+from .common import check_outputs, count
+from .notes import check_extras
 
 
 def add_parser(sub) -> None:
@@ -31,15 +23,15 @@ def add_parser(sub) -> None:
     f.add_argument("--target", required=True, help="the column to forecast")
     f.add_argument("--time", help="the time column (datetimes add calendar features)")
     f.add_argument("--id", help="the series id column (one forecaster per series)")
-    f.add_argument("--horizon", type=_positive, required=True, help="forecast 1..H steps ahead")
-    f.add_argument("--season", type=_positive, help="the seasonal period (default: found)")
+    f.add_argument("--horizon", type=count, required=True, help="forecast 1..H steps ahead")
+    f.add_argument("--season", type=count, help="the seasonal period (default: found)")
     f.add_argument("--out", help="write the forecasts to this CSV file (default: stdout)")
     f.add_argument("--plot", help="draw the first series' forecasts (matplotlib) to this file")
     f.set_defaults(func=cmd_forecast)
 
 
 def _table(args):
-    from .._optional import require
+    from kernelstream._optional import require
 
     pd = require("pandas", "kernelstream forecast")
     try:
@@ -72,9 +64,11 @@ def _table(args):
 
 
 def cmd_forecast(args) -> int:
-    from .. import forecast_panel
-    from .._files import atomic_write
+    from kernelstream import forecast_panel
+    from kernelstream._files import atomic_write
 
+    check_outputs(("--out", args.out), ("--plot", args.plot))
+    check_extras(args)
     frame = _table(args)
     params = {} if args.season is None else {"season": args.season}
     res = forecast_panel(frame[["unique_id", "ds", "y"]], horizon=args.horizon, **params)
@@ -89,12 +83,12 @@ def cmd_forecast(args) -> int:
 
 
 def _plot(frame, res, path) -> None:
-    from .._files import atomic_write
-    from .._optional import require
+    import matplotlib
 
-    matplotlib = require("matplotlib", "--plot")
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
+
+    from kernelstream._files import save_figure
 
     uid = res["unique_id"].iloc[0]
     s = frame[frame["unique_id"] == uid]
@@ -105,7 +99,5 @@ def _plot(frame, res, path) -> None:
     ok = r["lower"].abs().lt(float("inf")) & r["upper"].abs().lt(float("inf"))
     ax.fill_between(r["ds"][ok], r["lower"][ok], r["upper"][ok], alpha=0.25, label="interval")
     ax.legend(loc="best")
-    fmt = str(path).rsplit(".", 1)[-1] if "." in str(path) else "png"
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format=fmt)
+    save_figure(fig, path)
     plt.close(fig)

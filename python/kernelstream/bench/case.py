@@ -1,4 +1,5 @@
-"""One case of ``kernelstream bench``: a Rust learner and its NumPy reference on one stream."""
+"""One case of ``kernelstream bench`` (a Rust learner and its NumPy reference on one
+stream) and the streams the cases draw."""
 
 from __future__ import annotations
 
@@ -33,3 +34,24 @@ class BenchCase:
     #: the two sides are the same work at two sizes: time them alternately in one run
     #: and print the cost ratio (fast / reference) under this name.
     cost_ratio: str | None = None
+
+
+def uniform_stream(n, d, seed=0):
+    """``n`` rows uniform on ``[-1, 1]^d``, targets ``sin(2 x_1)`` plus noise 0.1."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, d))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def bounded_stream(n, d, seed=0):
+    """``n`` rows of norm at most 1, targets in ``[0, 1]``."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, d)) / np.sqrt(d)
+    y = np.clip(0.5 + 0.4 * np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(n), 0, 1)
+    return X, y
+
+
+def awv_flops(r):
+    """One AWV round: a symmetric mat-vec (2 r^2) and a rank-one update (r^2)."""
+    return 3.0 * r * r

@@ -1,7 +1,7 @@
 """What a task of an experiment grid needs on a Dask worker: its datasets, and errors that
 say where they happened.
 
-The client sends a *data plan* with the tasks (:func:`kernelstream.experiments.executors.data_plan`):
+The client sends a *data plan* with the tasks (:func:`kernelstream.executors.data_plan`):
 for each dataset the entry reads (the registry's ``used_by``), its file name, the sha256
 of the client's copy when the client has one, and, when the data are shipped, the file
 itself (scattered once to every worker). On the worker, :func:`call` runs the task with

@@ -1,5 +1,5 @@
-"""The command line's notes and checks that are not the run itself (kept out of
-``cli.py``): what the category limit lumped, the extras an option needs, the metrics."""
+"""The command line's notes and checks that are not the run itself: what the category
+limit lumped, the extras an option needs, the metrics."""
 
 from __future__ import annotations
 
