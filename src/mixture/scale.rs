@@ -149,7 +149,7 @@ mod tests {
         let (m, s) = location_spread(v.iter().copied());
         // mean 1.7e308 / 3, sd 1.7e308 * sqrt(8) / 3, from the definition on v / 1.7e308
         assert!((m / (1.7e308 / 3.0) - 1.0).abs() < 1e-15);
-        assert!((s / (1.7e308 * 8f64.sqrt() / 3.0) - 1.0).abs() < 1e-15);
+        assert!((s / (1.7e308 / 3.0 * 8f64.sqrt()) - 1.0).abs() < 1e-15);
         let sc = Scaler { x_loc: vec![m], x_scale: vec![s], y_loc: m, y_scale: s };
         let mut o = [0.0];
         sc.x_into(&[-1.7e308], &mut o);
