@@ -549,9 +549,12 @@ class Pool:
             self.close()
             return "abort"
         # A wide input legitimately takes longer (O(d) per feature): a hang is 10 s
-        # per 200,000 columns beyond the base timeout, without a heartbeat (`beat`)
-        # between two steps of the case.
-        timeout = self.timeout * (1.0 + (case.get("width") or 0) / 2e5)
+        # per 200,000 columns, and per 5 million frequencies a random-feature learner
+        # draws (``doubles``: a step that draws, pickles or checks them all), beyond the
+        # base timeout, without a heartbeat (`beat`) between two steps of the case.
+        timeout = self.timeout * (
+            1.0 + (case.get("width") or 0) / 2e5 + (case.get("doubles") or 0) / 5e6
+        )
         while True:
             ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
             if not ready:
