@@ -73,9 +73,10 @@ def save(learner, path) -> None:
 
     Parameters
     ----------
-    learner : Learner or Conformal
-        Any learner of the registry (Mixture and AutoKernel included) or a
-        :class:`~kernelstream.Conformal`, trained or not.
+    learner : Learner, Conformal or adapter
+        Any learner of the registry (Mixture and AutoKernel included), a
+        :class:`~kernelstream.Conformal`, or a scikit-learn or river adapter
+        (``kernelstream.adapters``), trained or not.
     path : str or os.PathLike
         The file to write.
 

@@ -6,7 +6,8 @@ file's blob section, and any Python-side state), recursively: a Mixture's expert
 Conformal's learner are learners too. Reading builds only what this table names: the
 JSON types, tuples, dicts, floats that JSON cannot hold, float64/int64/bool arrays,
 kernels by their ``spec`` (``Kernel.from_spec``, the one table of kernels) and learners
-of the registry (``learners._registry``) or ``Conformal``. Anything else in a file is
+of the registry (``learners._registry``), ``Conformal`` and the adapters with their
+helper objects (``$object``, ``$wrapped``: :mod:`.objects`). Anything else in a file is
 refused; nothing is ever imported by a name the file gives.
 """
 
