@@ -552,8 +552,9 @@ class Pool:
         # per 200,000 columns, and per 5 million frequencies a random-feature learner
         # draws (``doubles``: a step that draws, pickles or checks them all), beyond the
         # base timeout, without a heartbeat (`beat`) between two steps of the case.
+        # (at most 30 times more: a configuration above the memory ceiling is refused fast)
         timeout = self.timeout * (
-            1.0 + (case.get("width") or 0) / 2e5 + (case.get("doubles") or 0) / 5e6
+            1.0 + (case.get("width") or 0) / 2e5 + min((case.get("doubles") or 0) / 5e6, 30.0)
         )
         while True:
             ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
