@@ -21,6 +21,21 @@ from ..errors import InputError
 ADAPTER_STATE_VERSION = 1
 
 
+def learner_classes() -> dict:
+    """The classes a model file may name as learners: the registry's, Conformal and the
+    adapters."""
+    from ..learners import Conformal
+    from ..learners import _registry as registry
+
+    faces = {n: registry.face(n) for n in registry.names()}
+    return {**faces, "Conformal": Conformal, **adapter_classes()}
+
+
+def is_learner(obj) -> bool:
+    classes = learner_classes()
+    return type(obj).__name__ in classes and type(obj) is classes[type(obj).__name__]
+
+
 def _bad(what: str):
     raise InputError(f"damaged model file: {what}")
 
@@ -65,8 +80,6 @@ def _check_history(st: dict) -> None:
 
 
 def _check_columns(st: dict) -> None:
-    from .values import is_learner
-
     n = _count(st["n"], "the number of class columns")
     native = _flag(st["native"], "the columns' native flag")
     for k in ("on", "off"):
@@ -196,8 +209,6 @@ _KEYS = {
 def build_adapter(cls, state: dict):
     """The adapter ``cls`` with the attributes ``state``, each checked by name and type
     and against the others (sizes, classes, columns)."""
-    from .values import is_learner
-
     name = cls.__name__
     always, fitted, optional = _KEYS[name]
     keys = set(state)
@@ -256,8 +267,6 @@ def _is_helper(v) -> bool:
 
 
 def _check_river_classes(obj) -> None:
-    from .values import is_learner
-
     if not isinstance(obj.classes, list) or not isinstance(obj.columns, list):
         _bad("the RiverClassifier's classes or columns are not lists")
     if not obj._native and len(obj.columns) != len(obj.classes):

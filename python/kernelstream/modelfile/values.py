@@ -27,12 +27,8 @@ MAX_DEPTH = 48
 _ARRAY_DTYPES = ("float64", "int64", "bool")
 
 
-def _classes() -> dict:
-    from ..learners import Conformal
-    from ..learners import _registry as registry
-
-    faces = {n: registry.face(n) for n in registry.names()}
-    return {**faces, "Conformal": Conformal, **objects.adapter_classes()}
+_classes = objects.learner_classes
+is_learner = objects.is_learner
 
 
 def _is_adapter(obj) -> bool:
@@ -41,10 +37,6 @@ def _is_adapter(obj) -> bool:
 
 def _params(obj) -> dict:
     return objects.adapter_params(obj) if _is_adapter(obj) else obj.get_params()
-
-
-def is_learner(obj) -> bool:
-    return type(obj).__name__ in _classes() and type(obj) is _classes()[type(obj).__name__]
 
 
 class Writer:
