@@ -1,8 +1,9 @@
-//! The serialised form of a [`LinearAwv`] and its checks on load.
+//! The engine's serialised form and the invariants of a decoded state.
 
-use super::{check_gamma, outputs, state_doubles, upper, LinearAwv};
+use super::{check_gamma, outputs, state_doubles, LinearAwv};
 use crate::error::Result;
 use crate::limits::scale;
+use crate::linalg::upper;
 use crate::uncertainty::NoiseLevel;
 use serde::{Deserialize, Serialize};
 
