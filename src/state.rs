@@ -12,6 +12,7 @@
 
 use crate::error::{KsError, Result};
 
+pub mod bounds;
 pub mod codec;
 pub mod crc32;
 

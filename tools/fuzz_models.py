@@ -1,8 +1,8 @@
 """Model file fuzzer: damaged and crafted model files (``kernelstream.save``), each loaded
 by ``kernelstream.load`` in a worker subprocess (an abort or a hang is a failure).
 
-Every registered learner's example, Mixture, AutoKernel and a Conformal are trained on a
-few rows and saved; each case damages one file:
+Every registered learner's example, Mixture, AutoKernel, a Conformal and the four
+adapters are trained on a few rows and saved; each case damages one file:
 
 - ``flip``, ``byte``, ``truncate``, ``trailing``, ``size`` (the header's and the blob
   section's u64 lengths): damage as a disk or a copy makes it. These must be refused
@@ -55,7 +55,53 @@ def models() -> dict:
         y = np.sin(3 * X[:, 0])
         learner.learn_many(X[:30], y[:30])
         out[name] = (dumps(learner), X[30:], y[30:])
+    for name, adapter in adapters().items():
+        rng = np.random.default_rng(1)
+        X = rng.uniform(-1.0, 1.0, (40, 3))
+        y = np.sin(3 * X[:, 0])
+        use(adapter, X[:30], y[:30])
+        out[name] = (dumps(adapter), X[30:], y[30:])
     return out
+
+
+def adapters() -> dict:
+    """The scikit-learn and river adapters (untrained), as model files hold them."""
+    import kernelstream as ks
+    from kernelstream.adapters import RiverClassifier, RiverRegressor
+
+    G = ks.kernels.Gaussian
+    out = {
+        "RiverRegressor": RiverRegressor(ks.RFFAWV(G(1.0), n_features=6, seed=1)),
+        "RiverClassifier": RiverClassifier(ks.FOGD(G(1.0), n_features=6, loss="logistic")),
+    }
+    try:
+        from kernelstream.adapters.sklearn import SklearnClassifier, SklearnRegressor
+    except ImportError:  # scikit-learn not installed
+        return out
+    out["SklearnRegressor"] = SklearnRegressor(ks.TaylorAWV(degree=2))
+    out["SklearnClassifier"] = SklearnClassifier(ks.RFFAWV(G(1.0), n_features=6, seed=2))
+    return out
+
+
+def use(model, X, y) -> None:
+    """Predictions then learning on ``(X, y)`` by the model's own protocol (labels
+    ``"lo"``/``"hi"`` from the sign of ``y`` for the classifiers)."""
+    import numpy as np
+
+    name = type(model).__name__
+    t = np.where(y > 0, "hi", "lo") if name.endswith("Classifier") else y
+    if name.startswith("Sklearn"):
+        if hasattr(model, "n_features_in_"):
+            model.predict(X)
+        model.partial_fit(X, t, **({"classes": ["hi", "lo"]} if "Classifier" in name else {}))
+    elif name.startswith("River"):
+        for row, target in zip(X, t):
+            x = {f"f{j}": float(v) for j, v in enumerate(row)}
+            model.predict_one(x)
+            model.learn_one(x, target if isinstance(target, str) else float(target))
+    else:
+        model.predict_many(X)
+        model.progressive_predict(X, y)
 
 
 def _split(data: bytes):
@@ -160,8 +206,7 @@ def run_case(case: dict) -> str:
         return "accepted-damaged"
     X, y = np.asarray(case["X"]), np.asarray(case["y"])
     try:
-        learner.predict_many(X)
-        learner.progressive_predict(X, y)
+        use(learner, X, y)
     except KernelstreamError:
         pass  # a crafted state may be refused on use (a row of another width...)
     except BaseException as exc:  # noqa: BLE001

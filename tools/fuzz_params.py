@@ -120,6 +120,8 @@ def setup(cat):
             "X": X if width is None else None,
             "y": y if width is None else None,
             "width": width,
+            # frequencies a random-feature learner draws for this width (its slow steps)
+            "doubles": width * n if width and type(n := kwargs.get("n_features")) is int else 0,
             "domain": domain,
             "task": task,
         }

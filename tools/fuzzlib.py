@@ -549,9 +549,13 @@ class Pool:
             self.close()
             return "abort"
         # A wide input legitimately takes longer (O(d) per feature): a hang is 10 s
-        # per 200,000 columns beyond the base timeout, without a heartbeat (`beat`)
-        # between two steps of the case.
-        timeout = self.timeout * (1.0 + (case.get("width") or 0) / 2e5)
+        # per 200,000 columns, and per 5 million frequencies a random-feature learner
+        # draws (``doubles``: a step that draws, pickles or checks them all), beyond the
+        # base timeout, without a heartbeat (`beat`) between two steps of the case.
+        # (at most 30 times more: a configuration above the memory ceiling is refused fast)
+        timeout = self.timeout * (
+            1.0 + (case.get("width") or 0) / 2e5 + min((case.get("doubles") or 0) / 5e6, 30.0)
+        )
         while True:
             ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
             if not ready:

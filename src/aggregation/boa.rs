@@ -128,7 +128,16 @@ impl crate::state::ValidState for Boa {
             crate::state::len_is(name, v.len(), n)?;
             crate::state::finite(name, v)?;
         }
-        crate::state::finite("regrets", &self.rreg)
+        crate::state::finite("regrets", &self.rreg)?;
+        // Learning rates >= 0 (some > 0, or the weights are undefined), sums of
+        // squares v >= 0 and range estimates b > 0, as the updates keep them.
+        crate::state::ensure(
+            self.eta.iter().all(|&e| e >= 0.0)
+                && (n == 0 || self.eta.iter().any(|&e| e > 0.0))
+                && self.v.iter().all(|&v| v >= 0.0)
+                && self.b.iter().all(|&b| b > 0.0),
+            || "a learning rate or a sum of squares is negative, or a range is <= 0".into(),
+        )
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same("n_experts", &self.rreg.len(), &fresh.rreg.len())?;

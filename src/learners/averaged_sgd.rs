@@ -44,6 +44,21 @@ impl AveragedKernelSgdParams {
     }
 }
 
+/// `(S1, S2) = (sum_i a_i k(x_i, x), sum_i i a_i k(x_i, x))` over the rounds `xs`, `a`.
+fn sums(kernel: &Kernel, xs: &[f64], a: &[f64], x: &[f64]) -> (f64, f64) {
+    let d = x.len();
+    let (mut s1, mut s2) = (0.0, 0.0);
+    for (i, (xi, ai)) in xs.chunks_exact(d.max(1)).zip(a).enumerate() {
+        let t = ai * kernel.eval(xi, x);
+        s1 += t;
+        s2 += (i + 1) as f64 * t;
+    }
+    (s1, s2)
+}
+
+/// Rounds whose finiteness checks a loaded state repeats ([`crate::state::ValidState::validate`]).
+const CHECKED_ROUNDS: usize = 16;
+
 impl AveragedKernelSgd {
     pub fn new(p: &AveragedKernelSgdParams) -> Result<Self> {
         p.validate()?;
@@ -61,14 +76,7 @@ impl AveragedKernelSgd {
 
     /// `(S1, S2)` at `x`.
     fn sums(&self, x: &[f64]) -> (f64, f64) {
-        let d = x.len();
-        let (mut s1, mut s2) = (0.0, 0.0);
-        for (i, (xi, ai)) in self.xs.chunks_exact(d.max(1)).zip(&self.a).enumerate() {
-            let t = ai * self.kernel.eval(xi, x);
-            s1 += t;
-            s2 += (i + 1) as f64 * t;
-        }
-        (s1, s2)
+        sums(&self.kernel, &self.xs, &self.a, x)
     }
 
     /// Un-averaged iterate `f~_n(x)`.
@@ -160,7 +168,19 @@ impl crate::state::ValidState for AveragedKernelSgd {
             None => ensure(t == 0 && self.xs.is_empty(), || "data without a dimension".into())?,
         }
         finite("past inputs", &self.xs)?;
-        finite("coefficients", &self.a)
+        finite("coefficients", &self.a)?;
+        // Each round was committed only if its prediction and sums were finite
+        // (`predict_learn_weighted`): checked again for the last rounds (O(t d) each).
+        let d = self.d.unwrap_or(1);
+        for n in t.saturating_sub(CHECKED_ROUNDS)..t {
+            let x = &self.xs[n * d..(n + 1) * d];
+            let (s1, s2) = sums(&self.kernel, &self.xs[..n * d], &self.a[..n], x);
+            ensure(
+                s1.is_finite() && s2.is_finite() && (s1 - s2 / (n + 1) as f64).is_finite(),
+                || format!("the prediction of round {n} overflows: the coefficients are damaged"),
+            )?;
+        }
+        Ok(())
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same_fields!(self, fresh; kernel, gamma0, zeta)

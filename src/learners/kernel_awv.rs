@@ -625,6 +625,32 @@ impl crate::multi::MultiOutput for KernelAwv {
     }
 }
 
+impl KernelAwv {
+    /// The bounds the math puts on the stored numbers ([`crate::state::bounds`]): the
+    /// targets within `Y_MAX` (the input checks), the factor that of `K_t + lam I`
+    /// (row norms `k(x_i, x_i) + lam`, pivots `>= sqrt(lam)`), and `z = L^{-1} Y` with
+    /// `|z_c|^2 = Y_c^T (K_t + lam I)^{-1} Y_c <= |Y_c|^2 / lam` for each output `c`.
+    fn validate_magnitudes(&self, t: usize, k: usize) -> Result<()> {
+        use crate::state::{bounds, ensure};
+        let y_max = crate::limits::Y_MAX;
+        ensure(self.ys.iter().all(|v| v.abs() <= y_max), || {
+            format!("a past target exceeds {y_max:e}, which the input checks refuse")
+        })?;
+        let d = self.d.unwrap_or(0);
+        let row = |i: usize| &self.xs[i * d..(i + 1) * d];
+        let kernel = self.kernel;
+        bounds::cholesky_rows("factor", &self.chol, t, self.lam, |i| kernel.eval(row(i), row(i)))?;
+        for c in 0..if t == 0 { 0 } else { k } {
+            let col = |v: &[f64]| v.iter().skip(c).step_by(k).map(|x| x * x).sum::<f64>();
+            let (z2, y2) = (col(&self.z), col(&self.ys));
+            ensure(z2 <= (y2 / self.lam) * (1.0 + bounds::TOL), || {
+                format!("|z|^2 = {z2:e} of output {c} exceeds |y|^2 / lam = {:e}", y2 / self.lam)
+            })?;
+        }
+        Ok(())
+    }
+}
+
 // The format version of a pickled KernelAwv: bump it when a serialised field changes.
 crate::state::state_version!(KernelAwv, 5);
 
@@ -655,7 +681,8 @@ impl crate::state::ValidState for KernelAwv {
         ensure((0..t).all(|i| self.chol[row_start(i) + i] > 0.0), || {
             "the Cholesky factor has a pivot <= 0".into()
         })?;
-        ensure(!self.regret_term.is_nan(), || "the regret diagnostic is NaN".into())
+        ensure(!self.regret_term.is_nan(), || "the regret diagnostic is NaN".into())?;
+        self.validate_magnitudes(t, k.max(1))
     }
     fn check_config(&self, fresh: &Self) -> Result<()> {
         crate::state::same_fields!(self, fresh; kernel, lam, ridge, max_size)

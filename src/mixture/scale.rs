@@ -8,18 +8,43 @@ use serde::{Deserialize, Serialize};
 
 /// Location and spread of one column: mean and standard deviation; a column that
 /// is constant on the sample gets spread `|mean|` (or 1 if the mean is 0), so that
-/// later values keep their relative size.
+/// later values keep their relative size. Where the plain sums overflow (finite
+/// values near `f64::MAX`), the moments of `v / max|v|` are taken and scaled back:
+/// both are at most `max|v|`, so they are finite whenever the values are.
 pub fn location_spread(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     let n = values.clone().count().max(1) as f64;
-    let mean = values.clone().sum::<f64>() / n;
-    let var = values.map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
-    let sd = var.sqrt();
+    let (mut mean, mut sd) = moments(values.clone(), n);
+    if !(mean.is_finite() && sd.is_finite()) {
+        let m = values.clone().fold(0.0, |a: f64, v| a.max(v.abs()));
+        if m.is_finite() && m > 0.0 {
+            let (ms, ss) = moments(values.map(|v| v / m), n);
+            (mean, sd) = (m * ms, (m * ss).min(f64::MAX));
+        }
+    }
     if sd.is_finite() && sd > 1e-12 * mean.abs() && sd > 0.0 {
         (mean, sd)
     } else if mean != 0.0 && mean.is_finite() {
         (mean, mean.abs())
     } else {
         (mean, 1.0)
+    }
+}
+
+/// Mean and standard deviation (divisor `n`) of `values`.
+fn moments(values: impl Iterator<Item = f64> + Clone, n: f64) -> (f64, f64) {
+    let mean = values.clone().sum::<f64>() / n;
+    let var = values.map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// `(v - loc) / scale`, as `v / scale - loc / scale` where the difference overflows
+/// (`v` and `loc` of opposite signs near `f64::MAX`).
+fn standardise(v: f64, loc: f64, scale: f64) -> f64 {
+    let z = (v - loc) / scale;
+    if z.is_finite() || !v.is_finite() {
+        z
+    } else {
+        v / scale - loc / scale
     }
 }
 
@@ -48,12 +73,12 @@ impl Scaler {
     /// `out = (x - loc) / scale`.
     pub fn x_into(&self, x: &[f64], out: &mut [f64]) {
         for (((o, v), m), s) in out.iter_mut().zip(x).zip(&self.x_loc).zip(&self.x_scale) {
-            *o = (v - m) / s;
+            *o = standardise(*v, *m, *s);
         }
     }
 
     pub fn y(&self, y: f64) -> f64 {
-        (y - self.y_loc) / self.y_scale
+        standardise(y, self.y_loc, self.y_scale)
     }
 
     pub fn y_back(&self, p: f64) -> f64 {
@@ -106,5 +131,40 @@ pub(super) fn median_width(dist: &mut [f64], mean: impl FnOnce(&[f64]) -> f64) -
         mean
     } else {
         1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_of_values_near_the_largest_double_is_finite() {
+        // 200 copies of 1e308 sum to inf: the scaled moments give the exact answer.
+        let (m, s) = location_spread(std::iter::repeat_n(1e308, 200));
+        assert_eq!((m, s), (1e308, 1e308)); // a constant column: spread |mean|
+        let v = [1.5e308, -1.5e308, 1.5e308, -1.5e308];
+        assert_eq!(location_spread(v.iter().copied()), (0.0, 1.5e308));
+        let v = [1.7e308, 1.7e308, -1.7e308];
+        let (m, s) = location_spread(v.iter().copied());
+        // mean 1.7e308 / 3, sd 1.7e308 * sqrt(8) / 3, from the definition on v / 1.7e308
+        assert!((m / (1.7e308 / 3.0) - 1.0).abs() < 1e-15);
+        assert!((s / (1.7e308 / 3.0 * 8f64.sqrt()) - 1.0).abs() < 1e-15);
+        let sc = Scaler { x_loc: vec![m], x_scale: vec![s], y_loc: m, y_scale: s };
+        let mut o = [0.0];
+        sc.x_into(&[-1.7e308], &mut o);
+        assert!((o[0] - (-4.0 / 8f64.sqrt())).abs() < 1e-15, "{}", o[0]);
+        assert!((sc.y(-1.7e308) - o[0]).abs() < 1e-15);
+    }
+
+    #[test]
+    fn ordinary_values_take_the_plain_sums() {
+        let v = [1.0, 2.0, 4.0];
+        let mean = 7.0 / 3.0;
+        let var = ((1.0 - mean) * (1.0 - mean)
+            + (2.0 - mean) * (2.0f64 - mean)
+            + (4.0 - mean) * (4.0 - mean))
+            / 3.0;
+        assert_eq!(location_spread(v.iter().copied()), (mean, f64::sqrt(var)));
     }
 }

@@ -1,5 +1,6 @@
 """Model files: ``kernelstream.save(learner, path)`` and ``kernelstream.load(path)``
-(``format.py``: the file; ``values.py``: the readable header and its allow-list), and
+(``format.py``: the file; ``values.py``: the readable header and its allow-list;
+``objects.py``: the adapters and their helper objects), and
 the header of the core states they hold (``statebytes.py``)."""
 
 from .format import dumps, load, loads, save

@@ -32,6 +32,7 @@ import os
 import struct
 
 from ..errors import InputError, KernelstreamError
+from .objects import ADAPTER_STATE_VERSION, adapter_classes, wrapped_classes
 from .values import Reader, Writer, is_learner
 
 MAGIC = b"\x89KSMODEL\r\n\x1a\n"
@@ -72,9 +73,10 @@ def save(learner, path) -> None:
 
     Parameters
     ----------
-    learner : Learner or Conformal
-        Any learner of the registry (Mixture and AutoKernel included) or a
-        :class:`~kernelstream.Conformal`, trained or not.
+    learner : Learner, Conformal or adapter
+        Any learner of the registry (Mixture and AutoKernel included), a
+        :class:`~kernelstream.Conformal`, or a scikit-learn or river adapter
+        (``kernelstream.adapters``), trained or not.
     path : str or os.PathLike
         The file to write.
 
@@ -200,6 +202,9 @@ def _check_components(header: dict) -> None:
 
     ours = {e["core_class"]: e["state_version"] for e in registry()}
     ours["Conformal"] = conformal._STATE_VERSION
+    ours.update(dict.fromkeys(adapter_classes(), ADAPTER_STATE_VERSION))
+    ours.update({c._core_class.__name__: int(c._core_class._state_version())
+                 for c in wrapped_classes().values()})  # fmt: skip
     wrote = header.get("kernelstream_version")
     comps = header.get("components")
     if not isinstance(comps, dict):

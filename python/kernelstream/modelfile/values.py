@@ -6,32 +6,37 @@ file's blob section, and any Python-side state), recursively: a Mixture's expert
 Conformal's learner are learners too. Reading builds only what this table names: the
 JSON types, tuples, dicts, floats that JSON cannot hold, float64/int64/bool arrays,
 kernels by their ``spec`` (``Kernel.from_spec``, the one table of kernels) and learners
-of the registry (``learners._registry``) or ``Conformal``. Anything else in a file is
+of the registry (``learners._registry``), ``Conformal`` and the adapters with their
+helper objects (``$object``, ``$wrapped``: :mod:`.objects`). Anything else in a file is
 refused; nothing is ever imported by a name the file gives.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 
+from .._threads import lock_of
 from ..errors import InputError
+from . import objects
 
 #: Nesting a header may have at most (a Conformal around a Mixture of learners: ~10).
 MAX_DEPTH = 48
 _ARRAY_DTYPES = ("float64", "int64", "bool")
 
 
-def _classes() -> dict:
-    from ..learners import Conformal
-    from ..learners import _registry as registry
-
-    return {**{n: registry.face(n) for n in registry.names()}, "Conformal": Conformal}
+_classes = objects.learner_classes
+is_learner = objects.is_learner
 
 
-def is_learner(obj) -> bool:
-    return type(obj).__name__ in _classes() and type(obj) is _classes()[type(obj).__name__]
+def _is_adapter(obj) -> bool:
+    return type(obj).__name__ in objects.adapter_classes()
+
+
+def _params(obj) -> dict:
+    return objects.adapter_params(obj) if _is_adapter(obj) else obj.get_params()
 
 
 class Writer:
@@ -63,6 +68,8 @@ class Writer:
         if isinstance(v, Kernel):
             name, params = v.spec
             return {"$kernel": [name, [self.value(p, depth + 1) for p in params]]}
+        if isinstance(v, np.ndarray) and v.dtype.kind in "UO":
+            return self.labels(v)
         if isinstance(v, np.ndarray):
             if v.dtype.name not in _ARRAY_DTYPES:
                 raise ValueError(f"cannot save an array of dtype {v.dtype}")
@@ -70,9 +77,17 @@ class Writer:
                                "data": [self.value(x) for x in v.ravel().tolist()]}}  # fmt: skip
         if is_learner(v) and self.readable:
             return {"$learner": {"class": type(v).__name__,
-                                 "params": self.value(v.get_params(), depth + 1)}}  # fmt: skip
+                                 "params": self.value(_params(v), depth + 1)}}  # fmt: skip
         if is_learner(v):
             return {"$learner": self.learner(v, depth + 1)}
+        if objects.plain_name(v) is not None and not self.readable:
+            state = {k: self.value(x, depth + 1) for k, x in v.__dict__.items()}
+            return {"$object": {"class": type(v).__name__, "state": {"$dict": state}}}
+        if type(v) in objects.wrapped_classes().values() and not self.readable:
+            core = type(v)._core_class
+            self.components[core.__name__] = int(core._state_version())
+            return {"$wrapped": {"class": type(v).__name__,
+                                 "state": self.value(v.__getstate__(), depth + 1)}}  # fmt: skip
         if isinstance(v, tuple):
             return {"$tuple": [self.value(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -81,21 +96,38 @@ class Writer:
             return {"$dict": {k: self.value(x, depth + 1) for k, x in v.items()}}
         raise ValueError(f"cannot save a value of type {type(v).__name__} in a model file")
 
+    def labels(self, v: np.ndarray) -> dict:
+        """An array of strings, or of objects that are strings and numbers (class labels,
+        column names): ``"str"`` or ``"object"`` arrays of those values."""
+        items = v.ravel().tolist()
+        if not all(type(x) in (str, int, float, bool) for x in items):
+            raise ValueError("cannot save an object array of values other than str and numbers")
+        return {"$array": {"dtype": "str" if v.dtype.kind == "U" else "object",
+                           "shape": list(v.shape), "data": [self.value(x) for x in items]}}  # fmt: skip
+
     def learner(self, obj, depth: int = 0) -> dict:
         """``{"class", "params", "state"}``: ``params`` (readable, checked on reading) is
         ``get_params()``; ``state`` is what the object pickles."""
         core = getattr(type(obj), "_core_class", None)
         if core is not None:
             self.components[core.__name__] = int(core._state_version())
+        elif _is_adapter(obj):  # its attributes, of the adapters' own version
+            self.components[type(obj).__name__] = objects.ADAPTER_STATE_VERSION
         else:  # Conformal: a Python state of its own version
             from ..learners import conformal
 
             self.components[type(obj).__name__] = conformal._STATE_VERSION
-        return {
-            "class": type(obj).__name__,
-            "params": Writer(readable=True).value(obj.get_params(), depth + 1),
-            "state": self.value(obj.__getstate__(), depth + 1),
-        }
+        # Conformal and the river adapters keep state in Python: read it under the lock
+        # their methods hold (kernelstream._threads), so that a save racing a learn_one
+        # sees the round wholly or not at all (scikit-learn estimators are not shared).
+        locked = core is None and not type(obj).__name__.startswith("Sklearn")
+        with lock_of(obj) if locked else contextlib.nullcontext():
+            state = objects.adapter_state(obj) if _is_adapter(obj) else obj.__getstate__()
+            return {
+                "class": type(obj).__name__,
+                "params": Writer(readable=True).value(_params(obj), depth + 1),
+                "state": self.value(state, depth + 1),
+            }
 
 
 class Reader:
@@ -155,18 +187,35 @@ class Reader:
 
     def _array(self, body, depth):
         dtype, shape, data = body["dtype"], body["shape"], body["data"]
-        if dtype not in _ARRAY_DTYPES or not isinstance(shape, list) or not isinstance(data, list):
+        kinds = (*_ARRAY_DTYPES, "str", "object")
+        if dtype not in kinds or not isinstance(shape, list) or not isinstance(data, list):
             _bad(body)
         if not all(type(n) is int and n >= 0 for n in shape) or math.prod(shape) != len(data):
             raise InputError(
                 f"damaged model file: an array of shape {shape} holds {len(data)} values"
             )
         values = [self.value(x) for x in data]
+        if dtype in ("str", "object"):
+            return _label_array(dtype, shape, values)
         if not all(
             type(x) is {"float64": float, "int64": int, "bool": bool}[dtype] for x in values
         ):
             raise InputError(f"damaged model file: an array of {dtype} holds other values")
         return np.array(values, dtype=dtype).reshape(shape)
+
+    def _object(self, body, depth):
+        return objects.build_plain(body["class"], self.value(body["state"], depth + 1))
+
+    def _wrapped(self, body, depth):
+        from .._wrapped import _load
+
+        cls = objects.wrapped_classes().get(body["class"])
+        if cls is None:
+            raise InputError(f"damaged model file: no object class {_short(body['class'])}")
+        state = self.value(body["state"], depth + 1)
+        if not isinstance(state, dict):
+            _bad(body)
+        return _load(cls, state)
 
     def _learner(self, body, depth):
         return self.learner(body, depth + 1)
@@ -192,11 +241,25 @@ class Reader:
             raise InputError(f"damaged model file: the state of a {name} is not a dict")
         if issubclass(cls, CoreWrapper):
             obj = _load(cls, state)
+        elif name in objects.adapter_classes():
+            obj = objects.build_adapter(cls, state)
         else:
             obj = cls.__new__(cls)
             obj.__setstate__(state)
-        _same_params(name, Writer(readable=True).value(obj.get_params()), node["params"])
+        _same_params(name, Writer(readable=True).value(_params(obj)), node["params"])
         return obj
+
+
+def _label_array(dtype: str, shape: list, values: list) -> np.ndarray:
+    """The array of :meth:`Writer.labels`."""
+    allowed = (str,) if dtype == "str" else (str, int, float, bool)
+    if not all(type(x) in allowed for x in values):
+        raise InputError(f"damaged model file: an array of {dtype} holds other values")
+    if dtype == "str":
+        return np.array(values, dtype=str).reshape(shape)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out.reshape(shape)
 
 
 def _same_params(name: str, built: dict, stored) -> None:
@@ -208,7 +271,17 @@ def _same_params(name: str, built: dict, stored) -> None:
         raise InputError(f"damaged model file: the parameters of the {name} differ from its state")
 
 
-_TAGS = ("$float", "$blob", "$tuple", "$dict", "$kernel", "$array", "$learner")
+_TAGS = (
+    "$float",
+    "$blob",
+    "$tuple",
+    "$dict",
+    "$kernel",
+    "$array",
+    "$learner",
+    "$object",
+    "$wrapped",
+)
 
 
 def _bad(v):

@@ -49,6 +49,7 @@ use crate::uncertainty::{noise_discount, NoiseLevel, OtherOutputs};
 
 mod discount;
 mod state;
+mod state_bounds;
 mod variance;
 mod weighted;
 mod widen;
@@ -81,6 +82,9 @@ pub struct LinearAwv {
     /// `sum_t y_t^2 v_t^T A_t^{-1} v_t`: upper-bounds the estimation part of the
     /// regret (PKAWV paper, proof of Prop. 1).
     regret_term: f64,
+    /// `sum_s gamma^(t-s) w_s |y_s|^2`, which bounds `b_c^T A^-1 b_c` for each output
+    /// (checked on load); `None` in states saved before it was kept.
+    target_mass: Option<f64>,
     blk: block::Scratch,
     deltas: Vec<f64>,
     /// `(round, delta)` of [`LinearAwv::predict_keep`], with `h` in `self.h` and its
@@ -159,6 +163,7 @@ impl LinearAwv {
             n_seen: 0,
             last_leverage: 0.0,
             regret_term: 0.0,
+            target_mass: Some(0.0),
             blk: block::Scratch::default(),
             deltas: Vec::new(),
             kept: None,
@@ -498,7 +503,14 @@ impl LinearAwv {
         // v^T A_t^{-1} v = delta - delta^2 / (1 + delta) = delta / (1 + delta).
         self.last_leverage = delta / (1.0 + delta);
         self.regret_term += outputs::sum_sq(y) * self.last_leverage;
+        self.add_target_mass(1.0, y);
         self.n_seen += 1;
+    }
+
+    /// `m <- gamma m + w |y|^2` (the discount of round `t`, then its targets).
+    fn add_target_mass(&mut self, w: f64, y: &[f64]) {
+        let gamma = self.gamma;
+        self.target_mass = self.target_mass.map(|m| gamma * m + w * outputs::sum_sq(y));
     }
 
     /// `n` consecutive full rounds on the rows of row-major `x` (`n x r`) with

@@ -23,6 +23,8 @@ struct StoredRef<'a> {
     regret_term: f64,
     noise: &'a NoiseLevel,
     noise_rest: &'a OtherOutputs,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target_mass: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -43,6 +45,9 @@ struct Stored {
     /// Absent in states saved before it existed (empty with one output).
     #[serde(default)]
     noise_rest: OtherOutputs,
+    /// Absent in states saved before it was kept: unknown.
+    #[serde(default)]
+    target_mass: Option<f64>,
 }
 
 /// The forgetting factor of states saved before discounting existed.
@@ -82,6 +87,7 @@ impl Serialize for LinearAwv {
             regret_term: self.regret_term,
             noise: &self.noise,
             noise_rest: &self.noise_rest,
+            target_mass: self.target_mass,
         }
         .serialize(s)
     }
@@ -108,6 +114,7 @@ impl<'de> Deserialize<'de> for LinearAwv {
         e.regret_term = s.regret_term;
         e.noise = s.noise;
         e.noise_rest = s.noise_rest;
+        e.target_mass = s.target_mass;
         Ok(e)
     }
 }
@@ -131,10 +138,11 @@ impl crate::state::ValidState for LinearAwv {
         let tri = self.ainv_packed();
         finite("A^-1", &tri)?;
         finite("b", &self.b)?;
-        // A^-1 is positive definite: its diagonal is positive.
-        ensure((0..self.r).all(|j| tri[j * (j + 1) / 2 + j] > 0.0), || {
-            "A^-1 has a diagonal entry <= 0".into()
-        })?;
+        // A >= lam gamma^(r-1) I (module docs): A^-1 positive definite and bounded.
+        let a_min =
+            self.lam * self.gamma.powi(self.r.saturating_sub(1).min(i32::MAX as usize) as i32);
+        crate::state::bounds::inverse_bounds("A^-1", &tri, self.r, a_min)?;
+        self.validate_targets(&tri)?;
         ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {
             "a diagnostic is NaN".into()
         })?;

@@ -47,6 +47,7 @@ impl LinearAwv {
         // The leverage of the weighted row: w v^T A_t^{-1} v = w delta / (1 + w delta).
         self.last_leverage = w * delta / (1.0 + w * delta);
         self.regret_term += outputs::sum_sq(y) * self.last_leverage;
+        self.add_target_mass(w, y);
         self.n_seen += 1;
     }
 

@@ -50,6 +50,7 @@ impl LinearAwv {
         e.regret_term = self.regret_term;
         e.noise = self.noise;
         e.noise_rest = self.noise_rest.clone();
+        e.target_mass = self.target_mass;
         Ok(e)
     }
 }

@@ -92,26 +92,36 @@ impl OnlineLearner for AutoKernel {
         }
     }
 
+    /// Unchanged on an error other than an interrupt ([`AutoKernel::unchanged_on_error`]).
     fn predict_learn(&mut self, x: &[f64], y: f64) -> Result<f64> {
         self.one_output()?;
-        let Some(mut r) = self.restart.take() else { return self.core_predict_learn(x, y) };
         let mut out = Vec::with_capacity(1);
-        let res = self.restart_rows(&mut r, Rows { x, d: x.len(), y: &[y] }, &mut out, None);
-        self.restart = Some(r);
-        res.map(|()| out[0])
+        self.unchanged_on_error(&mut out, |s, out| {
+            let Some(mut r) = s.restart.take() else {
+                out.push(s.core_predict_learn(x, y)?);
+                return Ok(());
+            };
+            let res = s.restart_rows(&mut r, Rows { x, d: x.len(), y: &[y] }, out, None);
+            s.restart = Some(r);
+            res
+        })?;
+        Ok(out[0])
     }
 
+    /// Unchanged on an error other than an interrupt ([`AutoKernel::unchanged_on_error`]).
     fn run_rows(&mut self, rows: Rows<'_>, out: Option<&mut Vec<f64>>) -> Result<()> {
         let mut scratch = Vec::new();
         let out = crate::learners::batch::or_scratch(out, &mut scratch, rows.y.len());
         self.one_output()?;
-        let Some(mut r) = self.restart.take() else {
-            return self.core_predict_learn_many(rows, out);
-        };
-        let start = out.len();
-        let res = self.restart_rows(&mut r, rows, out, None);
-        self.restart = Some(r);
-        res.map(|_| debug_assert_eq!(out.len() - start, rows.y.len()))
+        self.unchanged_on_error(out, |s, out| {
+            let Some(mut r) = s.restart.take() else {
+                return s.core_predict_learn_many(rows, out);
+            };
+            let start = out.len();
+            let res = s.restart_rows(&mut r, rows, out, None);
+            s.restart = Some(r);
+            res.map(|_| debug_assert_eq!(out.len() - start, rows.y.len()))
+        })
     }
 
     /// Integer weights as repeated rows (its state keeps rows without weights:

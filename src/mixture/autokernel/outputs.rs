@@ -296,13 +296,15 @@ impl MultiOutput for AutoKernel {
             return self.predict_learn_many(x, d, y, out);
         }
         let res = y.chunks_exact(self.k).try_for_each(|yt| self.check_targets(yt));
-        let res = res.and_then(|()| match self.restart.take() {
-            None => self.core_predict_learn_many_multi(rows, out),
-            Some(mut r) => {
-                let res = self.restart_rows_multi(&mut r, rows, out);
-                self.restart = Some(r);
-                res
-            }
+        let res = res.and_then(|()| {
+            self.unchanged_on_error(out, |s, out| match s.restart.take() {
+                None => s.core_predict_learn_many_multi(rows, out),
+                Some(mut r) => {
+                    let res = s.restart_rows_multi(&mut r, rows, out);
+                    s.restart = Some(r);
+                    res
+                }
+            })
         });
         if res.is_err() && self.n_seen == 0 {
             self.k = k0;

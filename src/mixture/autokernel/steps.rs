@@ -6,6 +6,28 @@ use crate::error::Result;
 use crate::mixture::restart::{Restart, CHECK};
 
 impl AutoKernel {
+    /// Runs `f`, rows through this learner with their predictions pushed onto `out`.
+    /// A learner still in its warm-up learns rows before the fit that ends it, which
+    /// can fail: on an error other than an interrupt (which reports the rounds it
+    /// completed), the learner and `out` are put back as they were, so a failed call
+    /// changes nothing. The copy is of the warm-up rows only (no mixture yet).
+    pub(super) fn unchanged_on_error(
+        &mut self,
+        out: &mut Vec<f64>,
+        f: impl FnOnce(&mut Self, &mut Vec<f64>) -> Result<()>,
+    ) -> Result<()> {
+        let before = self.fitted.is_none().then(|| self.clone());
+        let start = out.len();
+        let res = f(self, out);
+        if let (Err(e), Some(b)) = (&res, before) {
+            if !matches!(e, crate::KsError::Interrupted(_)) {
+                *self = b;
+                out.truncate(start);
+            }
+        }
+        res
+    }
+
     /// Adds the round `(x, y)` (`y` holds its targets) to the warm-up; the round
     /// that completes it (`full`) fits the mixture on the warm-up rows. Unchanged on error.
     pub(super) fn warm_round(&mut self, x: &[f64], y: &[f64], full: bool) -> Result<()> {
