@@ -60,6 +60,9 @@ def test_a_wider_row_widens_exactly(name):
     np.testing.assert_allclose(grown.predict_many(Z), ref.predict_many(Z), rtol=0, atol=1e-10)
     back = pickle.loads(pickle.dumps(grown))
     np.testing.assert_array_equal(back.predict_many(Z), grown.predict_many(Z))
+    # the state's load checks (the bound on b by the stored target mass) hold after it
+    saved = ks.modelfile.loads(ks.modelfile.dumps(grown))
+    np.testing.assert_array_equal(saved.predict_many(Z), grown.predict_many(Z))
 
 
 def test_widening_keeps_the_outputs_and_their_std():
