@@ -39,7 +39,9 @@ fn shapes() -> Vec<Shape> {
 
 fn bench_backends(c: &mut Criterion) {
     let mut g = c.benchmark_group("gemm_backends");
-    g.sample_size(10).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500));
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
     for s in shapes() {
         let (m, k, n) = (s.a.rows, s.a.cols, s.b.cols);
         let len = |v: View| (v.rows - 1) * v.rs + (v.cols - 1) * v.cs + 1;

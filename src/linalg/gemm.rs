@@ -262,7 +262,16 @@ mod tests {
 
     /// `alpha A B + beta C0` from the definition, in column-major `m x n`.
     #[allow(clippy::too_many_arguments)]
-    fn naive(alpha: f64, a: &[f64], av: View, b: &[f64], bv: View, beta: f64, c0: &[f64], cv: View) -> Vec<f64> {
+    fn naive(
+        alpha: f64,
+        a: &[f64],
+        av: View,
+        b: &[f64],
+        bv: View,
+        beta: f64,
+        c0: &[f64],
+        cv: View,
+    ) -> Vec<f64> {
         let (m, k, n) = (av.rows, av.cols, bv.cols);
         let mut out = vec![0.0; m * n];
         for i in 0..m {
@@ -283,7 +292,9 @@ mod tests {
         // the panel shapes of the blocked rounds.
         let sizes = [(7, 5, 3), (1, 9, 1), (40, 1, 17), (13, 0, 6), (130, 128, 64), (64, 300, 33)];
         for (m, k, n) in sizes {
-            for (trans_a, trans_b, row_c) in [(false, false, false), (true, true, true), (true, false, true)] {
+            for (trans_a, trans_b, row_c) in
+                [(false, false, false), (true, true, true), (true, false, true)]
+            {
                 // Storage with an offset and a leading dimension larger than the rows.
                 let av = if trans_a {
                     View { rows: m, cols: k, off: 3, rs: k + 2, cs: 1 }
@@ -321,20 +332,31 @@ mod tests {
                             for j in 0..n {
                                 let (got, e) = (c[cv.off + i * cv.rs + j * cv.cs], want[j * m + i]);
                                 let tol = 1e-13 * (1.0 + k as f64);
-                                assert!((got - e).abs() <= tol, "{backend:?} {m}x{k}x{n} ({i},{j}): {got} vs {e}");
+                                assert!(
+                                    (got - e).abs() <= tol,
+                                    "{backend:?} {m}x{k}x{n} ({i},{j}): {got} vs {e}"
+                                );
                             }
                         }
                         // Outside the view, C is untouched.
                         let inside = |t: usize| {
                             t >= cv.off && {
                                 let d = t - cv.off;
-                                let (i, j) = if row_c { (d / cv.rs, d % cv.rs) } else { (d % cv.cs, d / cv.cs) };
+                                let (i, j) = if row_c {
+                                    (d / cv.rs, d % cv.rs)
+                                } else {
+                                    (d % cv.cs, d / cv.cs)
+                                };
                                 i < m && j < n
                             }
                         };
                         for (t, (&x, &y)) in c.iter().zip(&c0).enumerate() {
                             if !inside(t) {
-                                assert_eq!(x.to_bits(), y.to_bits(), "{backend:?} wrote outside C at {t}");
+                                assert_eq!(
+                                    x.to_bits(),
+                                    y.to_bits(),
+                                    "{backend:?} wrote outside C at {t}"
+                                );
                             }
                         }
                     }
