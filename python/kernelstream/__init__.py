@@ -2,7 +2,8 @@
 
 Learners follow one protocol (``predict_one``, ``learn_one``, ``progressive_predict``,
 ``predict_many``, ``learn_many``, ``n_seen``, ``dim``, ``get_params``, pickling);
-see ``docs/api.md`` and the README.
+see ``docs/api.md`` and the README. ``kernelstream.checks.check_learner`` checks a
+learner, yours too, against it.
 """
 
 from typing import TYPE_CHECKING
@@ -50,6 +51,7 @@ def get_memory_limit() -> int:
 
 from . import (  # noqa: E402
     aggregation,  # noqa: E402
+    checks,
     datasets,
     evaluate,
     kernels,  # noqa: E402
@@ -98,6 +100,7 @@ __all__ = [
     "evaluate",
     "samplers",
     "aggregation",
+    "checks",
     "Learner",
     *_registry.names(),
     "Conformal",

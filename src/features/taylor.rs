@@ -100,6 +100,18 @@ impl TaylorGaussian {
         Ok(TaylorGaussian { d, degree, sigma, parent, coord, scale })
     }
 
+    /// The multi-index `k` of each feature, in order (from the parents).
+    pub fn exponents(&self) -> Vec<Vec<u16>> {
+        let mut exps: Vec<Vec<u16>> = Vec::with_capacity(self.parent.len());
+        exps.push(vec![0; self.d]);
+        for k in 1..self.parent.len() {
+            let mut e = exps[self.parent[k] as usize].clone();
+            e[self.coord[k] as usize] += 1;
+            exps.push(e);
+        }
+        exps
+    }
+
     pub fn degree(&self) -> usize {
         self.degree
     }

@@ -9,7 +9,7 @@
 //! `S1 = sum_i a_i K(X_i, .)`, `S2 = sum_i i a_i K(X_i, .)`: one pass over the stored points
 //! gives both the averaged prediction and the un-averaged residual. O(n) per round.
 
-use super::OnlineLearner;
+use super::online_learner::OnlineLearner;
 use crate::error::{non_negative, positive, Result};
 use crate::kernels::Kernel;
 use serde::{Deserialize, Serialize};

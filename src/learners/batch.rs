@@ -1,4 +1,4 @@
-//! Pieces of [`super::OnlineLearner`] implementations that several learners share.
+//! Pieces of [`super::online_learner::OnlineLearner`] implementations that several learners share.
 
 use crate::error::Result;
 
@@ -11,11 +11,11 @@ pub struct Rows<'a> {
     pub y: &'a [f64],
 }
 
-/// The default [`super::OnlineLearner::run_rows`]: one
-/// [`super::OnlineLearner::predict_learn`] a row with its prediction pushed onto
-/// `out`, or one [`super::OnlineLearner::learn`] a row without `out`; polls Ctrl-C
+/// The default [`super::online_learner::OnlineLearner::run_rows`]: one
+/// [`super::online_learner::OnlineLearner::predict_learn`] a row with its prediction pushed onto
+/// `out`, or one [`super::online_learner::OnlineLearner::learn`] a row without `out`; polls Ctrl-C
 /// before each round.
-pub(crate) fn each_round<L: super::OnlineLearner + ?Sized>(
+pub(crate) fn each_round<L: super::online_learner::OnlineLearner + ?Sized>(
     learner: &mut L,
     rows: Rows<'_>,
     mut out: Option<&mut Vec<f64>>,
@@ -43,10 +43,10 @@ pub(crate) fn or_scratch<'a>(
     })
 }
 
-/// Predictions for every row of row-major `x`, one [`super::OnlineLearner::predict`]
+/// Predictions for every row of row-major `x`, one [`super::online_learner::OnlineLearner::predict`]
 /// each, pushed onto `out`; polls Ctrl-C (the default `predict_rows`, and the
 /// unbatched path of the learners that batch it).
-pub(crate) fn predict_each<L: super::OnlineLearner + ?Sized>(
+pub(crate) fn predict_each<L: super::online_learner::OnlineLearner + ?Sized>(
     learner: &L,
     x: &[f64],
     d: usize,

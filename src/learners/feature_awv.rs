@@ -7,7 +7,8 @@
 //! the dimension `d`; every round then runs the linear AWV engine on `phi(x_t)`
 //! (`b_0 = 0`: the first prediction is 0).
 
-use super::{OnlineLearner, Rows};
+use super::batch::Rows;
+use super::online_learner::OnlineLearner;
 use crate::awv::{check_block_size, LinearAwv};
 use crate::error::Result;
 use crate::features::FeatureMap;
@@ -51,6 +52,12 @@ pub trait LazyFeatureMap:
     fn check_features(&self, _v: &[f64]) -> Result<()> {
         Ok(())
     }
+    /// Where each feature of this map sits in `wider`, the same map on more inputs,
+    /// when the features of a row extended by zeros are this map's features of the row
+    /// at those places and 0 elsewhere (`None`: not so, no exact widening).
+    fn embedding(&self, _wider: &Self) -> Option<Vec<usize>> {
+        None
+    }
     /// The built map agrees with `params` (decoded state).
     fn check_built(&self, params: &Self::Params) -> Result<()>;
     /// `params` equal `fresh`, field by field (decoded state).
@@ -77,7 +84,7 @@ pub struct FeatureAwv<F: LazyFeatureMap> {
     state: Option<State<F>>,
     /// The input of [`OnlineLearner::predict_keep`] (its features in `state.v`).
     #[serde(skip)]
-    kept: super::Kept,
+    kept: super::kept::Kept,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -239,6 +246,10 @@ impl<F: LazyFeatureMap> OnlineLearner for FeatureAwv<F> {
 
     fn noise_std(&self) -> Option<f64> {
         Some(self.state.as_ref().map_or(f64::NAN, |st| st.engine.noise_std()))
+    }
+
+    fn widen_inputs(&mut self, d: usize) -> Result<()> {
+        self.widen_engine(d)
     }
 
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
@@ -463,6 +474,32 @@ impl<F: LazyFeatureMap> crate::multi::MultiOutput for FeatureAwv<F> {
         Ok(())
     }
 
+    fn predict_std_multi(
+        &self,
+        x: &[f64],
+        means: &mut Vec<f64>,
+        stds: &mut Vec<f64>,
+    ) -> Result<bool> {
+        let Some(st) = &self.state else {
+            // No round yet: prediction 0, no noise estimate.
+            means.push(self.predict(x)?);
+            stds.push(f64::NAN);
+            return Ok(true);
+        };
+        let v = st.features.map(x);
+        st.features.check_features(&v)?;
+        st.engine.predict_std_multi(&v, means, stds);
+        Ok(true)
+    }
+
+    fn noise_stds_multi(&self, out: &mut Vec<f64>) -> bool {
+        match &self.state {
+            Some(st) => st.engine.noise_stds(out),
+            None => out.push(f64::NAN),
+        }
+        true
+    }
+
     fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let Some(st) = self.state.as_mut() else { return self.predict_multi(x, out) };
         self.kept.clear();
@@ -565,5 +602,37 @@ where
         out.push(("ridge", self.ridge.to_py(py)?));
         out.push(("gamma", self.gamma.to_py(py)?));
         Ok(out)
+    }
+}
+
+impl<F: LazyFeatureMap> FeatureAwv<F> {
+    /// [`OnlineLearner::widen_inputs`] of the AWV engine on features that embed
+    /// ([`LazyFeatureMap::embedding`]): a zero-extended row has features `P phi` (`P`
+    /// the embedding), so `A = lam I + sum P phi phi^T P^T = P A_0 P^T + lam (I - P P^T)`
+    /// and `B = P B_0` ([`crate::awv::LinearAwv::embedded`]).
+    fn widen_engine(&mut self, d: usize) -> Result<()> {
+        let Some(st) = self.state.as_ref() else { return Ok(()) };
+        let d0 = st.features.input_dim();
+        if d <= d0 {
+            return crate::input_err!("widen to {d} inputs: the learner has {d0} already");
+        }
+        if self.gamma < 1.0 {
+            return crate::input_err!(
+                "input has {d} features but this {} was fed {d0}-dimensional inputs before: a \
+                 discounted learner (gamma < 1) refills its regulariser one feature a round, \
+                 in an order that depends on the feature count, so it cannot be widened \
+                 exactly; pass rows of {d0} values",
+                F::LEARNER
+            );
+        }
+        OnlineLearner::check_input_dim(self, d)?;
+        let wide = F::build(&self.params, d)?;
+        let Some(idx) = st.features.embedding(&wide) else {
+            return super::cannot_widen(d0, d);
+        };
+        let engine = st.engine.embedded(wide.dim(), &idx)?;
+        self.state = Some(State { features: wide, engine, v: Vec::new() });
+        self.kept.clear();
+        Ok(())
     }
 }

@@ -16,7 +16,7 @@
 //! since their step uses `y - f` and ours `l'(f) = 2 (f - y)`).
 
 use super::losses::Loss;
-use super::OnlineLearner;
+use super::online_learner::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::features::rff::{self, RandomFourier, RffVariant};
 use crate::features::FeatureMap;

@@ -36,11 +36,12 @@
 //! `4 max_size^2` bytes (1.6 GB for the default 20000); a stream that would exceed
 //! `max_size` is refused before any state change.
 
-use super::{OnlineLearner, Rows};
+use super::batch::Rows;
+use super::online_learner::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{dot, dot4};
-use crate::uncertainty::{noise_discount, NoiseLevel};
+use crate::uncertainty::{noise_discount, NoiseLevel, OtherOutputs};
 use serde::{Deserialize, Serialize};
 
 /// Column panel of the forward substitution (fixes the summation order).
@@ -70,11 +71,14 @@ pub struct KernelAwv {
     z: Vec<f64>,
     /// `sum_t y_t^2 phi_t^T A_t^{-1} phi_t` (regret diagnostic, P19 proof of Prop. 1).
     regret_term: f64,
-    /// Noise level of the progressive residuals (the predictive std).
+    /// Noise level of the progressive residuals (the predictive std), of output 1.
     noise: NoiseLevel,
+    /// Those of outputs `2..K` (empty with one output; absent in older states).
+    #[serde(default)]
+    noise_rest: OtherOutputs,
     /// The input of [`OnlineLearner::predict_keep`] and its new factor row.
     #[serde(skip)]
-    kept: super::Kept,
+    kept: super::kept::Kept,
     #[serde(skip)]
     kept_row: Option<NewRow>,
 }
@@ -133,6 +137,7 @@ impl KernelAwv {
             z: Vec::new(),
             regret_term: 0.0,
             noise: NoiseLevel::default(),
+            noise_rest: OtherOutputs::default(),
             kept: Default::default(),
             kept_row: None,
         })
@@ -263,11 +268,9 @@ impl KernelAwv {
         // phi_t^T A_t^{-1} phi_t = (s - lam) / s for the AWV covariance A_t = C_t + lam I
         // (A_t^{-1} phi_t leverage; equals 1 - lam/s by the Schur complement).
         self.regret_term += crate::awv::outputs::sum_sq(y) * (1.0 - self.lam / row.s);
-        if let ([yt], [pt]) = (y, &*out) {
-            // The noise level of a single output (the predictive std has one output).
-            let delta = self.delta(&row);
-            self.noise.observe(noise_discount(1.0), *yt, *pt, delta);
-        }
+        // The noise level of each output (one leverage, docs/uncertainty.md).
+        let delta = self.delta(&row);
+        self.noise_rest.observe(&mut self.noise, noise_discount(1.0), (y, &*out), delta, 1.0);
     }
 
     /// `delta = phi^T A_{t-1}^{-1} phi = (s - lam) / lam` in feature space, with
@@ -454,6 +457,32 @@ impl OnlineLearner for KernelAwv {
         Some(self.noise.variance().sqrt())
     }
 
+    /// Past inputs extended by zeros: a Gaussian or Laplacian kernel depends on the
+    /// inputs through `||x - x'||`, which zeros leave unchanged, so the factor and every
+    /// other quantity are those of the learner fed the extended rows (a product kernel
+    /// is refused: a zero coordinate changes its values).
+    fn widen_inputs(&mut self, d: usize) -> Result<()> {
+        let Some(d0) = self.d else { return Ok(()) };
+        if d <= d0 || !matches!(self.kernel, Kernel::Gaussian { .. } | Kernel::Laplacian { .. }) {
+            return super::cannot_widen(d0, d);
+        }
+        let k = self.outputs().unwrap_or(1);
+        crate::limits::check_input_doubles(
+            &format!("KernelAWV with max_size = {} on {d}-dimensional inputs", self.max_size),
+            self.capacity_doubles(d, k),
+        )?;
+        let mut xs = Vec::with_capacity(self.t() * d);
+        for row in self.xs.chunks_exact(d0) {
+            xs.extend_from_slice(row);
+            xs.extend(std::iter::repeat_n(0.0, d - d0));
+        }
+        self.xs = xs;
+        self.d = Some(d);
+        self.kept.clear();
+        self.kept_row = None;
+        Ok(())
+    }
+
     fn predict_std(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
         self.one_output()?;
         let row = self.new_row(x);
@@ -539,6 +568,25 @@ impl crate::multi::MultiOutput for KernelAwv {
         Ok(())
     }
 
+    fn predict_std_multi(
+        &self,
+        x: &[f64],
+        means: &mut Vec<f64>,
+        stds: &mut Vec<f64>,
+    ) -> Result<bool> {
+        let row = self.new_row(x);
+        let (s, k) = (means.len(), self.outputs().unwrap_or(1));
+        means.resize(s + k, 0.0);
+        self.predictions(&row, &mut means[s..]);
+        self.noise_rest.stds(&self.noise, k, self.delta(&row), stds);
+        Ok(true)
+    }
+
+    fn noise_stds_multi(&self, out: &mut Vec<f64>) -> bool {
+        self.noise_rest.levels(&self.noise, self.outputs().unwrap_or(1), out);
+        true
+    }
+
     fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let row = self.new_row(x);
         let s = out.len();
@@ -575,6 +623,7 @@ impl crate::multi::MultiOutput for KernelAwv {
         let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.ys = widen(&self.ys);
         self.z = widen(&self.z);
+        self.noise_rest.add(&self.noise, k0, k);
         self.kept.clear();
         self.kept_row = None;
         Ok(())
@@ -590,6 +639,7 @@ impl crate::state::ValidState for KernelAwv {
         let t = self.t();
         at_most("rounds stored", t, self.max_size)?;
         self.noise.validate()?;
+        self.noise_rest.validate(self.outputs().unwrap_or(1))?;
         match self.d {
             Some(d) => {
                 ensure(d >= 1, || "the input dimension is 0".into())?;

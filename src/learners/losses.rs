@@ -28,7 +28,7 @@ crate::params::shared_rows! {
     /// The row `loss` of a parameter struct (PROS-N-KONS, FOGD, NOGD).
     loss_row {
         /// The loss.
-        loss: crate::learners::Loss = crate::learners::Loss::Squared
+        loss: crate::learners::losses::Loss = crate::learners::losses::Loss::Squared
             => "str", "one of ('squared', 'hinge', 'squared_hinge', 'logistic')";
     }
     /// The row `epsilon` beside it (FOGD, NOGD), checked by [`Loss::check_epsilon`].

@@ -23,7 +23,8 @@
 //! meta level as blocks of its own engine). Equal to the round loop up to
 //! rounding (bit for bit with `block_size = 1`), for any number of threads.
 
-use super::{OnlineLearner, Rows};
+use super::batch::Rows;
+use super::online_learner::OnlineLearner;
 use crate::aggregation::{Aggregator, AnyAggregator, RuleParams};
 use crate::awv::{auto_block_size, check_block_size, LinearAwv};
 use crate::error::{positive, Result};
@@ -66,7 +67,7 @@ pub struct MultiKernelAwv {
     /// The input of [`OnlineLearner::predict_keep`] (each expert's features in its
     /// `scratch.feats`, its `A^{-1} phi` kept by its engine).
     #[serde(skip)]
-    kept: super::Kept,
+    kept: super::kept::Kept,
 }
 
 /// Rows between two Ctrl-C polls of the batch paths (whole expert blocks).
@@ -442,8 +443,8 @@ impl MultiKernelAwv {
         // The meta VAW on N experts blocks as its own engine would (never more rows).
         let meta_block = block.min(auto_block_size(self.kernels.len()));
         let chunk = block * (CHUNK_ROWS / block).max(1);
-        let workers = Workers::new(self.threads);
-        let clip = self.clip;
+        let plan =
+            ChunkPlan { block, meta_block, clip: self.clip, workers: Workers::new(self.threads) };
         let st = self.state_mut(d)?;
         for (xc, yc) in x.chunks(chunk * d).zip(y.chunks(chunk)) {
             crate::interrupt::poll()?;
@@ -456,7 +457,7 @@ impl MultiKernelAwv {
                 }
                 k += 1;
             }
-            st.run_chunk(&xc[..k * d], d, &yc[..k], block, meta_block, clip, &workers);
+            st.run_chunk(&xc[..k * d], d, &yc[..k], &plan);
             if let Some(o) = out.as_deref_mut() {
                 o.extend_from_slice(&st.yhat);
             }
@@ -477,21 +478,23 @@ impl MultiKernelAwv {
     }
 }
 
+/// How a whole-stream call runs its chunks of rows.
+struct ChunkPlan {
+    /// Rows per expert block (1: single rounds).
+    block: usize,
+    /// Rows per block of the meta VAW.
+    meta_block: usize,
+    /// The clip of the experts' predictions before the meta rule.
+    clip: Option<(f64, f64)>,
+    workers: Workers,
+}
+
 impl State {
-    /// `y.len()` rounds: every expert's rounds (blocks of `block` rows, experts in
+    /// `y.len()` rounds: every expert's rounds (blocks of `plan.block` rows, experts in
     /// parallel), the raw `B x N` predictions left in `zb`, then the meta rule on
     /// the (clipped) rows in order, its predictions left in `yhat`.
-    #[allow(clippy::too_many_arguments)]
-    fn run_chunk(
-        &mut self,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        block: usize,
-        meta_block: usize,
-        clip: Option<(f64, f64)>,
-        workers: &Workers,
-    ) {
+    fn run_chunk(&mut self, x: &[f64], d: usize, y: &[f64], plan: &ChunkPlan) {
+        let ChunkPlan { block, meta_block, clip, ref workers } = *plan;
         let (n, nk) = (y.len(), self.experts.len());
         self.zb.clear();
         self.yhat.clear();

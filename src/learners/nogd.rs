@@ -18,7 +18,7 @@
 //! Lu et al.'s experiments use `k = 0.2 B` (the default of `rank`).
 
 use super::losses::Loss;
-use super::OnlineLearner;
+use super::online_learner::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::{axpy, dot};

@@ -24,7 +24,7 @@
 //! `u * sum(p) < p_0 + ... + p_j`.
 
 use super::ogd_experts::{check_ogd_params, next_round, ogd_accessors, ogd_protocol, OgdExperts};
-use super::OnlineLearner;
+use super::online_learner::OnlineLearner;
 use crate::aggregation::{renormalise_log_pub, softmax_pub};
 use crate::error::Result;
 use crate::features::rff::RandomFourier;

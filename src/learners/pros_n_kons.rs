@@ -35,7 +35,7 @@
 //! B-KONS (`budget = Some(J)`): once the dictionary holds `J` points KORS is no
 //! longer called (docs/choices.md, "B-KONS"), so there are no more resets.
 
-use super::OnlineLearner;
+use super::online_learner::OnlineLearner;
 use crate::error::{positive, Result};
 use crate::features::nested_cholesky::{NestedCholesky, DEFAULT_PIVOT_TOL};
 use crate::kernels::Kernel;
@@ -133,7 +133,7 @@ crate::params! {
         beta: f64 = 1.0 => "float", "> 0";
         /// Bound `C` of the predictions (the projection step).
         c as "C": f64 = 1.0 => "float", "> 0";
-        /// `None`: the loss's default ([`crate::learners::Loss::default_curvature`]).
+        /// `None`: the loss's default ([`crate::learners::losses::Loss::default_curvature`]).
         curvature: Option<f64> = None => "float", "None or > 0";
         /// Newton step multiplier: `v = w - eta A^{-1} g` (1 is the paper's step).
         eta: f64 = 1.0 => "float", "> 0";

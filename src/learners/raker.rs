@@ -11,7 +11,7 @@
 //! ([`super::ogd_experts`], importance weight 1).
 
 use super::ogd_experts::{check_ogd_params, next_round, ogd_accessors, ogd_protocol, OgdExperts};
-use super::OnlineLearner;
+use super::online_learner::OnlineLearner;
 use crate::aggregation::{renormalise_log_pub, softmax_pub};
 use crate::error::Result;
 use crate::features::rff::RandomFourier;

@@ -10,7 +10,7 @@
 //! `y_hat_t = sum_{s<t} y_s phi_s^T (lam I + sum_{s<t} phi_s phi_s^T)^{-1} phi_t`.
 
 use super::feature_awv::{check_awv_memory, FeatureAwv, LazyFeatureMap};
-use super::OnlineLearner;
+use super::online_learner::OnlineLearner;
 use crate::error::Result;
 use crate::features::rff::{RandomFourier, RffVariant, MAX_RFF_FEATURES};
 use crate::kernels::Kernel;

@@ -93,6 +93,23 @@ impl LazyFeatureMap for TaylorGaussian {
         }
     }
 
+    /// A row extended by zeros has `g_k = 0` for the multi-indices `k` with a new
+    /// coordinate, and the old `g_k` (its norm unchanged) for the others.
+    fn embedding(&self, wider: &Self) -> Option<Vec<usize>> {
+        let d0 = self.input_dim();
+        let at: std::collections::HashMap<Vec<u16>, usize> =
+            wider.exponents().into_iter().enumerate().map(|(i, e)| (e, i)).collect();
+        let narrow = self.exponents();
+        narrow
+            .into_iter()
+            .map(|mut e| {
+                e.resize(wider.input_dim(), 0);
+                debug_assert!(e.len() >= d0);
+                at.get(&e).copied()
+            })
+            .collect()
+    }
+
     fn check_built(&self, p: &TaylorParams) -> Result<()> {
         use crate::state::same;
         same("degree", &self.degree(), &p.degree)?;

@@ -58,6 +58,9 @@ macro_rules! any_learner {
             fn noise_std(&self) -> Option<f64> {
                 each!(self, [$($v)*], l => l.noise_std())
             }
+            fn widen_inputs(&mut self, d: usize) -> Result<()> {
+                each!(self, [$($v)*], l => l.widen_inputs(d))
+            }
             fn learn(&mut self, x: &[f64], y: f64) -> Result<()> {
                 each!(self, [$($v)*], l => l.learn(x, y))
             }

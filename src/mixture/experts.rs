@@ -370,6 +370,20 @@ impl OnlineLearner for Mixture {
         self.d
     }
 
+    /// Every expert widened exactly (on copies, kept only if all widen): the rules saw
+    /// the experts' past predictions, which a widening leaves as they were.
+    fn widen_inputs(&mut self, d: usize) -> Result<()> {
+        let Some(d0) = self.d else { return Ok(()) };
+        if d <= d0 {
+            return crate::learners::cannot_widen(d0, d);
+        }
+        let mut experts = self.experts.clone();
+        experts.iter_mut().try_for_each(|e| e.widen_inputs(d))?;
+        self.experts = experts;
+        self.d = Some(d);
+        Ok(())
+    }
+
     fn check_row(&self, x: &[f64], y: Option<f64>) -> Result<()> {
         self.experts.iter().try_for_each(|e| e.check_row(x, y))
     }

@@ -53,6 +53,19 @@ impl MultiOutput for AnyLearner {
         })
     }
 
+    fn predict_std_multi(
+        &self,
+        x: &[f64],
+        means: &mut Vec<f64>,
+        stds: &mut Vec<f64>,
+    ) -> Result<bool> {
+        awv_or_single!(self, l => l.predict_std_multi(x, means, stds), Ok(false))
+    }
+
+    fn noise_stds_multi(&self, out: &mut Vec<f64>) -> bool {
+        awv_or_single!(self, l => l.noise_stds_multi(out), false)
+    }
+
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let single = |l: &mut Self, out: &mut Vec<f64>| match y {
             [y] => {
@@ -146,6 +159,16 @@ impl Mixture {
     }
 }
 
+impl Mixture {
+    /// Output `c`'s rule and loss scale.
+    fn output_rule(&self, c: usize) -> (&AnyAggregator, Option<&LossScale>) {
+        match c {
+            0 => (&self.rule, self.loss_scale.as_ref()),
+            _ => (&self.extra_rules[c - 1].0, self.extra_rules[c - 1].1.as_ref()),
+        }
+    }
+}
+
 impl MultiOutput for Mixture {
     fn n_outputs(&self) -> Option<usize> {
         (self.n_seen > 0).then_some(1 + self.extra_rules.len())
@@ -175,6 +198,52 @@ impl MultiOutput for Mixture {
             });
         }
         Ok(())
+    }
+
+    /// Output `c`'s mixture of its experts' predictive distributions, as with one
+    /// output ([`crate::uncertainty::mixture_std`]) with output `c`'s rule and weights;
+    /// `false` if an expert has no std per output.
+    fn predict_std_multi(
+        &self,
+        x: &[f64],
+        means: &mut Vec<f64>,
+        stds: &mut Vec<f64>,
+    ) -> Result<bool> {
+        let (n, k) = (self.experts.len(), self.n_outputs().unwrap_or(1));
+        let (mut z, mut s) = (Vec::with_capacity(n * k), Vec::with_capacity(n * k));
+        for e in &self.experts {
+            if !e.predict_std_multi(x, &mut z, &mut s)? {
+                return Ok(false);
+            }
+        }
+        let (mut zc, mut sc) = (vec![0.0; n], vec![0.0; n]);
+        for c in 0..k {
+            for j in 0..n {
+                (zc[j], sc[j]) = (z[j * k + c], s[j * k + c]);
+            }
+            let (rule, ls) = self.output_rule(c);
+            let p = match ls {
+                Some(ls) => ls.predict(rule, &mut zc),
+                None => rule.predict(&zc),
+            };
+            means.push(p);
+            stds.push(crate::uncertainty::mixture_std(&rule.weights(), &zc, &sc, p));
+        }
+        Ok(true)
+    }
+
+    /// Output `c`'s `sqrt(sum_j pi_j sigma_{j,c}^2)` ([`crate::uncertainty::mixture_noise`]).
+    fn noise_stds_multi(&self, out: &mut Vec<f64>) -> bool {
+        let (n, k) = (self.experts.len(), self.n_outputs().unwrap_or(1));
+        let mut sigma = Vec::with_capacity(n * k);
+        if !self.experts.iter().all(|e| e.noise_stds_multi(&mut sigma)) {
+            return false;
+        }
+        for c in 0..k {
+            let sc: Vec<f64> = (0..n).map(|j| sigma[j * k + c]).collect();
+            out.push(crate::uncertainty::mixture_noise(&self.output_rule(c).0.weights(), &sc));
+        }
+        true
     }
 
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {

@@ -61,24 +61,25 @@ fn median_of(sq: &[f64]) -> f64 {
 /// numerically positive definite; 0 without rows).
 pub fn predict(xs: &[f64], d: usize, ys: &[f64], x: &[f64], c: f64, lam: f64) -> f64 {
     let mut out = Vec::with_capacity(1);
-    predict_multi(xs, d, ys, 1, x, c, lam, &mut out);
+    predict_multi(Sample { xs, d, ys, k: 1 }, x, c, lam, &mut out);
     out[0]
 }
 
-/// [`predict`] for the `k` target columns of row-major `ys` (`n x k`) at once, pushed
-/// onto `out`: one Gram matrix and one factorisation, then one solve per column
-/// (each column's value has the bits of [`predict`] on that column alone).
-#[allow(clippy::too_many_arguments)]
-pub fn predict_multi(
-    xs: &[f64],
-    d: usize,
-    ys: &[f64],
-    k: usize,
-    x: &[f64],
-    c: f64,
-    lam: f64,
-    out: &mut Vec<f64>,
-) {
+/// The rows a warm-up prediction learns from: row-major `xs` (`n x d`) and their
+/// targets, row-major `ys` (`n x k`).
+#[derive(Clone, Copy, Debug)]
+pub struct Sample<'a> {
+    pub xs: &'a [f64],
+    pub d: usize,
+    pub ys: &'a [f64],
+    pub k: usize,
+}
+
+/// [`predict`] for the `k` target columns of the sample at once, pushed onto `out`: one
+/// Gram matrix and one factorisation, then one solve per column (each column's value
+/// has the bits of [`predict`] on that column alone).
+pub fn predict_multi(sample: Sample<'_>, x: &[f64], c: f64, lam: f64, out: &mut Vec<f64>) {
+    let Sample { xs, d, ys, k } = sample;
     let n = ys.len() / k.max(1);
     let sq = pairwise_sq(xs, d, n);
     let sigma = c * median_of(&sq);
@@ -181,7 +182,7 @@ mod tests {
             let ys: Vec<f64> = (0..n * k).map(|_| rng.normal()).collect();
             let x: Vec<f64> = (0..d).map(|_| rng.normal()).collect();
             let mut out = Vec::new();
-            predict_multi(&xs, d, &ys, k, &x, 1.4, 0.1, &mut out);
+            predict_multi(Sample { xs: &xs, d, ys: &ys, k }, &x, 1.4, 0.1, &mut out);
             assert_eq!(out.len(), k);
             for (c, v) in out.iter().enumerate() {
                 let yc: Vec<f64> = ys.iter().skip(c).step_by(k).copied().collect();
@@ -191,7 +192,7 @@ mod tests {
         // A matrix that fails the factorisation: every column falls back to its mean.
         let (xs, ys) = (vec![0.0; 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         let mut out = Vec::new();
-        predict_multi(&xs, 1, &ys, 2, &[0.0], 1.0, -1.0, &mut out);
+        predict_multi(Sample { xs: &xs, d: 1, ys: &ys, k: 2 }, &[0.0], 1.0, -1.0, &mut out);
         assert_eq!(out, vec![3.0, 4.0]);
     }
 }

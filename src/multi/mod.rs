@@ -88,6 +88,25 @@ pub trait MultiOutput: OnlineLearner {
         Ok(())
     }
 
+    /// The `K` predictions for `x` as the next round and the predictive standard
+    /// deviation of each (pure; docs/uncertainty.md, "Several outputs"), pushed onto
+    /// `means` and `stds` (one value each while `K` is unknown); `Ok(false)`, nothing
+    /// pushed, for a learner without one per output (the default).
+    fn predict_std_multi(
+        &self,
+        _x: &[f64],
+        _means: &mut Vec<f64>,
+        _stds: &mut Vec<f64>,
+    ) -> Result<bool> {
+        Ok(false)
+    }
+
+    /// The noise level `sigma_hat_k` of each output pushed onto `out` (one NaN while
+    /// `K` is unknown); `false` for a learner without them (the default).
+    fn noise_stds_multi(&self, _out: &mut Vec<f64>) -> bool {
+        false
+    }
+
     /// Appends `k` outputs whose past targets were all 0 (a class first seen now,
     /// with one-hot targets): afterwards the learner is what it would be had it
     /// learned those columns from the first round. An `InputError` before the

@@ -176,3 +176,77 @@ pub fn progressive_predict_weighted_into<L: MultiOutput + ?Sized>(
     }
     Ok(())
 }
+
+fn no_std_multi() -> crate::KsError {
+    crate::KsError::Parameter(
+        "this learner has no predictive standard deviation per output (TaylorAWV, RFFAWV, \
+         KernelAWV, NystromAWV and mixtures of them have one: docs/uncertainty.md, \"Several outputs\")"
+            .into(),
+    )
+}
+
+/// `values` (one value while `K` was unknown) made `k` long.
+fn to_outputs(values: &mut Vec<f64>, start: usize, k: usize) {
+    if values.len() == start + 1 && k > 1 {
+        values.resize(start + k, values[start]);
+    }
+}
+
+/// The `K` predictions and predictive standard deviations of every row as the next
+/// round (pure), `n x K` each pushed onto `means` and `stds`. Validated first.
+pub fn predict_std_many_into<L: MultiOutput + ?Sized>(
+    learner: &L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    means: &mut Vec<f64>,
+    stds: &mut Vec<f64>,
+) -> Result<()> {
+    validate(learner, x, n, d, None)?;
+    crate::interrupt::start();
+    for row in x.chunks_exact(d) {
+        crate::interrupt::poll()?;
+        if !learner.predict_std_multi(row, means, stds)? {
+            return Err(no_std_multi());
+        }
+    }
+    Ok(())
+}
+
+/// The online protocol of `k` outputs with standard deviations: for each row, the `K`
+/// predictions, their predictive standard deviations and the `K` noise levels before
+/// the round's targets are seen (row-major `n x k` each in `out`), then the round is
+/// learned. Validated first (a refused call leaves the learner unchanged); stops at a
+/// round boundary on Ctrl-C with the completed rounds pushed.
+pub fn progressive_predict_std_into<L: MultiOutput + ?Sized>(
+    learner: &mut L,
+    x: &[f64],
+    n: usize,
+    d: usize,
+    y: &[f64],
+    k: usize,
+    out: &mut crate::uncertainty::StdRounds,
+) -> Result<()> {
+    validate(learner, x, n, d, Some((y, k)))?;
+    if !learner.noise_stds_multi(&mut Vec::new()) {
+        return Err(no_std_multi());
+    }
+    crate::interrupt::start();
+    let (mut means, mut stds, mut noises) = (Vec::new(), Vec::new(), Vec::new());
+    for (row, yt) in x.chunks_exact(d).zip(y.chunks_exact(k)) {
+        crate::interrupt::poll()?;
+        means.clear();
+        stds.clear();
+        noises.clear();
+        if !learner.predict_std_multi(row, &mut means, &mut stds)? {
+            return Err(no_std_multi());
+        }
+        learner.noise_stds_multi(&mut noises);
+        to_outputs(&mut stds, 0, k);
+        to_outputs(&mut noises, 0, k);
+        learner.predict_learn_multi(row, yt, &mut out.preds)?;
+        out.stds.extend_from_slice(&stds);
+        out.noises.extend_from_slice(&noises);
+    }
+    Ok(())
+}

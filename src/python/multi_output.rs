@@ -125,6 +125,76 @@ macro_rules! multi_output_protocol {
                 })
             }
 
+            /// `(means, stds)`, `(n, K)` each: the predictions and predictive standard
+            /// deviations as the next round (pure; a `ParameterError` without them).
+            #[allow(clippy::type_complexity)]
+            fn _predict_std_many_multi<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+            ) -> pyo3::PyResult<(
+                pyo3::Bound<'py, numpy::PyArray2<f64>>,
+                pyo3::Bound<'py, numpy::PyArray2<f64>>,
+            )> {
+                $crate::python::errors::guard(|| {
+                    let (xs, n, d) = $crate::python::convert::mat2(&x);
+                    let xs: &[f64] = &xs;
+                    let inner = &self.inner;
+                    let k = $crate::multi::MultiOutput::n_outputs(inner).unwrap_or(1);
+                    let (mut means, mut stds) = (Vec::new(), Vec::new());
+                    let res = py.detach(|| {
+                        $crate::multi::stream::predict_std_many_into(
+                            inner, xs, n, d, &mut means, &mut stds,
+                        )
+                    });
+                    $crate::python::errors::stream_result(py, res, means.len() / k, None)?;
+                    Ok((
+                        $crate::python::convert::matrix(py, means, n, k)?,
+                        $crate::python::convert::matrix(py, stds, n, k)?,
+                    ))
+                })
+            }
+
+            /// `(predictions, stds, noise_stds)`, `(n, K)` each, of the online protocol
+            /// (each made before its targets).
+            #[allow(clippy::type_complexity)]
+            fn _progressive_predict_std_multi<'py>(
+                &mut self,
+                py: pyo3::Python<'py>,
+                x: numpy::PyReadonlyArray2<'py, f64>,
+                y: numpy::PyReadonlyArray2<'py, f64>,
+            ) -> pyo3::PyResult<(
+                pyo3::Bound<'py, numpy::PyArray2<f64>>,
+                pyo3::Bound<'py, numpy::PyArray2<f64>>,
+                pyo3::Bound<'py, numpy::PyArray2<f64>>,
+            )> {
+                $crate::python::errors::guard(|| {
+                    let (xs, ys, n, d, k) = $crate::python::convert::xy_mat2(&x, &y)?;
+                    let (xs, ys): (&[f64], &[f64]) = (&xs, &ys);
+                    let inner = &mut self.inner;
+                    let mut out = $crate::uncertainty::StdRounds::default();
+                    let res = py.detach(|| {
+                        $crate::multi::stream::progressive_predict_std_into(
+                            inner, xs, n, d, ys, k, &mut out,
+                        )
+                    });
+                    let done = out.preds.len() / k.max(1);
+                    $crate::python::errors::stream_result(py, res, done, None)?;
+                    Ok((
+                        $crate::python::convert::matrix(py, out.preds, n, k)?,
+                        $crate::python::convert::matrix(py, out.stds, n, k)?,
+                        $crate::python::convert::matrix(py, out.noises, n, k)?,
+                    ))
+                })
+            }
+
+            /// The noise level of each output (None: the learner has none per output).
+            #[getter]
+            fn _noise_stds_multi(&self) -> Option<Vec<f64>> {
+                let mut out = Vec::new();
+                $crate::multi::MultiOutput::noise_stds_multi(&self.inner, &mut out).then_some(out)
+            }
+
             /// The number of outputs `K` (None before the first round fixes it).
             #[getter]
             fn n_outputs(&self) -> Option<usize> {

@@ -309,6 +309,15 @@ macro_rules! learner_protocol {
                 })
             }
 
+            /// Widens the learner to `d` inputs, more than before, as an exact
+            /// zero-extension (an `InputError`, the learner unchanged, where it is not
+            /// exact; docs/streams.md, "Rows that grow").
+            fn _widen(&mut self, d: usize) -> pyo3::PyResult<()> {
+                $crate::python::errors::guard(|| {
+                    Ok($crate::learners::OnlineLearner::widen_inputs(&mut self.inner, d)?)
+                })
+            }
+
             /// The format version of this class's pickled state.
             #[staticmethod]
             fn _state_version() -> u32 {

@@ -8,22 +8,30 @@ use pyo3::prelude::*;
 
 type Row<'py> = Bound<'py, PyArray1<f64>>;
 
-/// `x` scaled with the moments `(n, mean, m2)` (`mean`, `m2`: `None` when `n = 0`);
-/// with `learn`, the moments first take `x` in, and the new `mean`, `m2` come back
-/// beside the scaled row: `(z, mean', m2')`, else `(z, None, None)`.
-#[pyfunction]
-#[pyo3(signature = (x, n, mean, m2, keep_unit, per_dimension, learn))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn _standardize_row<'py>(
-    py: Python<'py>,
-    x: PyReadonlyArray1<'py, f64>,
+/// What `_standardize_row` reads of a Python `OnlineStandardizer`, by attribute: the
+/// moments `(n, mean, m2)` (`mean`, `m2`: `None` when `n = 0`) and how it scales.
+#[derive(FromPyObject)]
+struct Standardizer<'py> {
     n: u64,
     mean: Option<PyReadonlyArray1<'py, f64>>,
     m2: Option<PyReadonlyArray1<'py, f64>>,
     keep_unit: bool,
     per_dimension: bool,
+}
+
+/// `x` scaled with the moments of `standardizer`; with `learn`, the moments first take
+/// `x` in, and the new `mean`, `m2` come back beside the scaled row: `(z, mean', m2')`,
+/// else `(z, None, None)`.
+#[pyfunction]
+#[pyo3(signature = (x, standardizer, learn))]
+#[allow(clippy::type_complexity)]
+fn _standardize_row<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray1<'py, f64>,
+    standardizer: Standardizer<'py>,
     learn: bool,
 ) -> PyResult<(Row<'py>, Option<Row<'py>>, Option<Row<'py>>)> {
+    let Standardizer { n, mean, m2, keep_unit, per_dimension } = standardizer;
     guard(|| {
         // The new mean, m2 and the scaled row: within the memory ceiling before allocating.
         let d = x.len();

@@ -5,7 +5,7 @@
 
 mod noise;
 
-pub use noise::{noise_discount, NoiseLevel, NOISE_MEMORY};
+pub use noise::{noise_discount, NoiseLevel, OtherOutputs, NOISE_MEMORY};
 
 use crate::error::Result;
 use crate::learners::OnlineLearner;

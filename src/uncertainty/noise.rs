@@ -82,3 +82,70 @@ impl NoiseLevel {
         )
     }
 }
+
+/// The noise levels of a learner's outputs `2..K` (docs/uncertainty.md, "Several
+/// outputs"): the outputs share `A`, hence `delta`, and each has its own `sigma_hat_k`,
+/// the discounted mean of its own `e_{s,k}^2 / (1 + delta_s)`. Output 1's level is the
+/// learner's single-output field, so a one-output state is unchanged; a state saved
+/// before the other outputs were tracked has none (their std is NaN until the next
+/// round starts them).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct OtherOutputs(Vec<NoiseLevel>);
+
+impl OtherOutputs {
+    /// Whether no other output is tracked (one output).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Records a round of `K = y.len()` outputs of weight `w` (1: [`NoiseLevel::observe`])
+    /// with one leverage `delta`: output 1 into `first`, the others here.
+    pub fn observe(
+        &mut self,
+        first: &mut NoiseLevel,
+        rho: f64,
+        (y, pred): (&[f64], &[f64]),
+        delta: f64,
+        w: f64,
+    ) {
+        if y.len() > 1 {
+            self.0.resize(y.len() - 1, NoiseLevel::default());
+        }
+        let levels = std::iter::once(first).chain(self.0.iter_mut());
+        for ((level, &yk), &pk) in levels.zip(y).zip(pred) {
+            if w == 1.0 {
+                level.observe(rho, yk, pk, delta);
+            } else {
+                level.observe_weighted(rho, yk, pk, delta, w);
+            }
+        }
+    }
+
+    /// `sigma_hat_k sqrt(1 + delta)` of each of the `k` outputs, pushed onto `out`.
+    pub fn stds(&self, first: &NoiseLevel, k: usize, delta: f64, out: &mut Vec<f64>) {
+        out.push(first.std(delta));
+        out.extend((1..k).map(|j| self.0.get(j - 1).map_or(f64::NAN, |n| n.std(delta))));
+    }
+
+    /// `sigma_hat_k` of each of the `k` outputs, pushed onto `out`.
+    pub fn levels(&self, first: &NoiseLevel, k: usize, out: &mut Vec<f64>) {
+        self.stds(first, k, 0.0, out);
+    }
+
+    /// `k` outputs appended to `k0` whose past targets were all 0: their past
+    /// predictions were 0 too (their column of `B` is 0), so every past residual was
+    /// 0: `num = 0`, with output 1's discounted count `den`.
+    pub fn add(&mut self, first: &NoiseLevel, k0: usize, k: usize) {
+        self.0.resize(k0.saturating_sub(1), NoiseLevel::default());
+        self.0.extend(std::iter::repeat_n(NoiseLevel { num: 0.0, den: first.den }, k));
+    }
+
+    /// Invariants of a decoded state: at most `k - 1` levels, each valid.
+    pub fn validate(&self, k: usize) -> crate::Result<()> {
+        crate::state::ensure(self.0.len() < k.max(1), || {
+            format!("{} noise levels for {k} outputs", self.0.len() + 1)
+        })?;
+        self.0.iter().try_for_each(NoiseLevel::validate)
+    }
+}

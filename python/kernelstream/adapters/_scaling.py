@@ -157,18 +157,14 @@ class OnlineStandardizer:
     def learned_row(self, x: np.ndarray):
         """``(z, after)``: the row ``x`` (d,) scaled as :meth:`learn_transform` scales it,
         and a new standardizer with ``x`` learned (this one unchanged)."""
-        z, mean, m2 = _core._standardize_row(
-            x, self.n, self.mean, self.m2, self.keep_unit, self.per_dimension, True
-        )
+        z, mean, m2 = _core._standardize_row(x, self, True)
         after = OnlineStandardizer(self.per_dimension, self.keep_unit)
         after.n, after.mean, after.m2 = self.n + 1, mean, m2
         return z, after
 
     def transform_row(self, x: np.ndarray) -> np.ndarray:
         """The row ``x`` (d,) scaled with the current statistics (:meth:`transform`)."""
-        return _core._standardize_row(
-            x, self.n, self.mean, self.m2, self.keep_unit, self.per_dimension, False
-        )[0]
+        return _core._standardize_row(x, self, False)[0]
 
     def inverse_one(self, z: float) -> float:
         """:meth:`inverse` of one finite value, as a float (the same arithmetic)."""

@@ -306,10 +306,12 @@ class _DictAdapter:
 
             if self.learner.n_seen:
                 raise InputError("this model learns one number per round, got a dict target")
-            if not is_native(self.learner):
+            # (a Conformal around one gives an interval per target)
+            if not is_native(getattr(self.learner, "learner_", self.learner)):
                 raise InputError(
                     f"dict targets need a multi-output learner (TaylorAWV, RFFAWV, "
-                    f"NystromAWV, KernelAWV, AutoKernel), not {type(self.learner).__name__}"
+                    f"NystromAWV, KernelAWV, AutoKernel, or Conformal around one), not "
+                    f"{type(self.learner).__name__}"
                 )
             names = _sorted_names(y)
         if set(y) != set(names):
@@ -421,7 +423,7 @@ class RiverRegressor(_DictAdapter, _Regressor):
         """The prediction for ``x`` (a dict ``{name: value}`` for dict targets); with
         ``with_interval=True`` (a learner wrapped in :class:`kernelstream.Conformal`), a
         dict ``{"lower", "center", "upper"}`` in the target's units, as river's
-        conformal regressors give."""
+        conformal regressors give (dict targets: one such dict per target name)."""
         if self.target_names is not None and not with_interval:
             z = np.atleast_1d(np.asarray(self._score(x), dtype=np.float64))
             values = self._unscale(z) if self.target_scaler is not None else z.tolist()
@@ -441,6 +443,17 @@ class RiverRegressor(_DictAdapter, _Regressor):
                 "with_interval=True needs a learner that gives intervals: wrap it, "
                 "RiverRegressor(kernelstream.Conformal(learner))"
             )
+        if self.target_names is not None:  # an interval per output (Conformal, K outputs)
+            parts = [
+                np.atleast_1d(np.asarray(b, dtype=np.float64)) for b in interval(self._input(x))
+            ]
+            if self.target_scaler is not None:  # increasing affine maps, +-inf kept
+                with np.errstate(invalid="ignore"):  # (inf * 0 of a constant target: unused)
+                    parts = [self.target_scaler.inverse(b) for b in parts]
+            return {
+                k: {"lower": float(lo), "center": float(c), "upper": float(hi)}
+                for k, lo, c, hi in zip(self.target_names, *parts)
+            }
         bounds = np.array(interval(self._input(x)))  # lower, centre, upper
         lo, centre, hi = (
             [float(b) for b in bounds]

@@ -23,6 +23,7 @@ from .._validation import (
     as_weights,
     whole,
 )
+from ..errors import InputError
 from .base import _CHECKED, Learner, _learned
 
 
@@ -55,32 +56,48 @@ class MultiOutput(Learner):
         """
         self._core.add_outputs(whole("k", k))
 
-    def _no_multi_std(self, k) -> None:
-        """The predictive std is one output's: refused for ``k > 1`` outputs, saying why."""
-        from ..errors import ParameterError
-
-        raise ParameterError(
-            f"the predictive standard deviation is computed for one output, and this "
-            f"{type(self).__name__} has {k} outputs: they share the leverage "
-            "phi^T A^-1 phi but each has its own noise level, which the core does not "
-            "track (docs/uncertainty.md); learn each output with its own learner for a "
-            "std, or wrap the learner in kernelstream.Conformal for intervals"
-        )
+    def _multi_y(self, y) -> bool:
+        """Whether ``y`` is the multi-output form (2-D) or the learner has ``K > 1``."""
+        return self._multi() or np.ndim(y) == 2
 
     def predict_std(self, X) -> np.ndarray:
+        """The predictive standard deviation of each row as the next round: ``(n,)``, or
+        ``(n, K)`` when ``K > 1`` (one leverage ``phi^T A^-1 phi``, a noise level per
+        output: docs/uncertainty.md, "Several outputs")."""
         if self._multi():
-            self._no_multi_std(self._core.n_outputs)
+            X = as_matrix(X)
+            return self._pure(X.shape[1], "_predict_std_many_multi", X)[1]
         return super().predict_std(X)
 
     def predict_many_std(self, X) -> tuple:
+        """``(predictions, stds)`` as the next round: ``(n,)`` each, or ``(n, K)``."""
         if self._multi():
-            self._no_multi_std(self._core.n_outputs)
+            X = as_matrix(X)
+            return self._pure(X.shape[1], "_predict_std_many_multi", X)
         return super().predict_many_std(X)
 
     def progressive_predict_std(self, X, y, return_noise: bool = False) -> tuple:
-        if self._multi() or (np.ndim(y) == 2 and np.shape(y)[1] > 1):
-            self._no_multi_std(self._core.n_outputs or np.shape(y)[1])
-        return super().progressive_predict_std(X, y, return_noise)
+        """:meth:`progressive_predict` with the predictive standard deviation of each
+        round (and, with ``return_noise``, the noise level): ``Y`` of shape ``(n, K)``
+        gives ``(n, K)`` arrays, a noise level per output."""
+        if not self._multi_y(y):
+            return super().progressive_predict_std(X, y, return_noise)
+        X = as_matrix(X)
+        Y = as_output_matrix(y, X.shape[0])
+        preds, stds, noise = self._run(X.shape[1], "_progressive_predict_std_multi", X, Y)
+        if self._scale_rows is not _CHECKED:
+            self._watch_scale(X, _largest(Y))
+        return (preds, stds, noise) if return_noise else (preds, stds)
+
+    @property
+    def noise_std(self):
+        """The noise level ``sigma_hat`` behind :meth:`predict_std`: a float, or ``K``
+        values (one per output) when ``K > 1`` (NaN before an estimate exists; ``None``
+        for a learner without one)."""
+        if self._multi():
+            levels = self._core._noise_stds_multi
+            return None if levels is None else np.asarray(levels)
+        return self._core.noise_std
 
     def _multi(self) -> bool:
         k = self._core.n_outputs
@@ -88,18 +105,26 @@ class MultiOutput(Learner):
 
     def predict_one(self, x, return_std: bool = False):
         """Prediction for ``x`` as the next round: a float, or ``K`` values when ``K > 1``
-        (``return_std``: with its predictive standard deviation, one output only)."""
+        (``return_std``: with its predictive standard deviation, ``K`` of them)."""
         if return_std:
             if self._multi():
-                self._no_multi_std(self._core.n_outputs)
+                x = as_row(x)
+                mean, std = self._pure(x.shape[0], "_predict_std_many_multi", x[None, :])
+                return mean[0], std[0]
             return super().predict_one(x, return_std=True)
         # The serving loop's case (a float64 row) in one call, a float or K values.
-        p = self._core._serve_predict(x)
+        try:
+            p = self._core._serve_predict(x)
+        except InputError:
+            if not self._wider(np.size(x)):
+                raise
+            p = None
         if p is not None:
             return p
+        x = as_row(x)
         if not self._multi():
-            return self._core.predict_one(as_row(x))  # (Learner's, without a second call)
-        return self._core._predict_one_multi(as_row(x))
+            return self._pure(x.shape[0], "predict_one", x)  # (Learner's, without a second call)
+        return self._pure(x.shape[0], "_predict_one_multi", x)
 
     def learn_one(self, x, y, w: float = 1.0) -> None:
         """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update
@@ -107,19 +132,23 @@ class MultiOutput(Learner):
         if type(w) is not float:
             w = as_weight(w)
         # The serving loop's case (a float64 row, a float) in one call, once the scale
-        # check is done; False: nothing done.
-        if self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w):
-            return
+        # check is done; False: nothing done (a wider row: below).
+        try:
+            if self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w):
+                return
+        except InputError:
+            if not self._wider(np.size(x)):
+                raise
         # Both paths call the scale check from here: its warning points at the caller.
         # (A Python number is told apart without np.ndim.)
         if isinstance(y, (float, int)) or np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
             x, y = as_row(x), as_label(y)
-            self._core.learn_one(x, y, w)
+            self._run(x.shape[0], "learn_one", x, y, w)
             if self._scale_rows is not _CHECKED and w > 0.0:
                 self._watch_scale(x[None, :], np.array([y]))
         else:
             x, Y = as_row(x), as_output_row(y)
-            self._core._learn_one_multi(x, Y, w)
+            self._run(x.shape[0], "_learn_one_multi", x, Y, w)
             if self._scale_rows is not _CHECKED and w > 0.0:
                 self._watch_scale(x[None, :], _largest(Y[None, :]))
 
@@ -131,11 +160,11 @@ class MultiOutput(Learner):
         sw = as_weights(sample_weight, X.shape[0])
         if np.ndim(y) != 2:
             y = as_targets(y, X.shape[0])
-            out = self._core.progressive_predict(X, y, sw)
+            out = self._run(X.shape[1], "progressive_predict", X, y, sw)
             X, seen = _learned(X, y, sw)
         else:
             Y = as_output_matrix(y, X.shape[0])
-            out = self._core._progressive_predict_multi(X, Y, sw)
+            out = self._run(X.shape[1], "_progressive_predict_multi", X, Y, sw)
             X, seen = _learned(X, _largest(Y), sw)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(X, seen)
@@ -145,7 +174,8 @@ class MultiOutput(Learner):
         """``predict_one`` for each row: ``(n,)``, or ``(n, K)`` when ``K > 1``."""
         if not self._multi():
             return super().predict_many(X)
-        return self._core._predict_many_multi(as_matrix(X))
+        X = as_matrix(X)
+        return self._pure(X.shape[1], "_predict_many_multi", X)
 
     def learn_many(self, X, y, sample_weight=None) -> None:
         """Learn the rows of ``X`` in order (``y`` of shape ``(n,)`` or ``(n, K)``;
@@ -154,11 +184,11 @@ class MultiOutput(Learner):
         sw = as_weights(sample_weight, X.shape[0])
         if np.ndim(y) != 2:
             y = as_targets(y, X.shape[0])
-            self._core.learn_many(X, y, sw)
+            self._run(X.shape[1], "learn_many", X, y, sw)
             X, seen = _learned(X, y, sw)
         else:
             Y = as_output_matrix(y, X.shape[0])
-            self._core._learn_many_multi(X, Y, sw)
+            self._run(X.shape[1], "_learn_many_multi", X, Y, sw)
             X, seen = _learned(X, _largest(Y), sw)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(X, seen)

@@ -11,6 +11,7 @@ converts them by their declared kinds unless the subclass writes its own; see
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from .._validation import as_label, as_matrix, as_row, as_targets, as_weight, as_weights
 from .._wrapped import PICKLE_FORMAT_VERSION, CoreWrapper
-from ..errors import ScaleWarning
+from ..errors import InputError, ScaleWarning
 from . import _declared, _scale_check
 
 _CHECKED = ()  # `_scale_rows` once the scale check is done (or not wanted)
@@ -78,6 +79,37 @@ class Learner(CoreWrapper):
         defaults."""
         return {}
 
+    # -- rows that grow (docs/streams.md, "Rows that grow") ----------------------
+    def _wider(self, width: int) -> bool:
+        d0 = self._core.input_dim
+        return d0 is not None and width > d0
+
+    def _run(self, width: int, name: str, *args):
+        """``self._core.<name>(*args)`` on rows of ``width`` inputs: a learner fed fewer
+        is first widened exactly (the learner fed every past row extended by zeros; an
+        ``InputError`` where that is not exact), and put back if the call then fails
+        before learning a row."""
+        if not self._wider(width):
+            return getattr(self._core, name)(*args)
+        before = copy.copy(self._core)
+        self._core._widen(int(width))
+        try:
+            return getattr(self._core, name)(*args)
+        except BaseException:
+            if self._core.n_seen == before.n_seen:
+                self._core = before
+            raise
+
+    def _pure(self, width: int, name: str, *args):
+        """``self._core.<name>(*args)`` (a prediction, state unchanged) on rows of
+        ``width`` inputs: with more inputs than the learner was fed, the prediction of
+        the learner widened exactly, computed on a copy."""
+        core = self._core
+        if self._wider(width):
+            core = copy.copy(core)
+            core._widen(int(width))
+        return getattr(core, name)(*args)
+
     # -- the protocol -------------------------------------------------------
     def predict_one(self, x, return_std: bool = False):
         """Prediction for ``x`` as the next round (pure: the state does not change).
@@ -86,21 +118,32 @@ class Learner(CoreWrapper):
         too (learners with ``has_predictive_std``; NaN before any noise estimate).
         """
         if return_std:
-            mean, std = self._core.predict_std_many(as_row(x)[None, :])
+            x = as_row(x)
+            mean, std = self._pure(x.shape[0], "predict_std_many", x[None, :])
             return float(mean[0]), float(std[0])
         # The serving loop's case (a float64 row) in one call; None: convert here.
-        p = self._core._serve_predict(x)
-        return self._core.predict_one(as_row(x)) if p is None else p
+        try:
+            p = self._core._serve_predict(x)
+        except InputError:
+            if not self._wider(np.size(x)):
+                raise
+            p = None
+        if p is None:
+            x = as_row(x)
+            return self._pure(x.shape[0], "predict_one", x)
+        return p
 
     def predict_std(self, X) -> np.ndarray:
         """The predictive standard deviation of each row of ``X`` as the next round
         (state unchanged): ``sigma_hat sqrt(1 + phi(x)^T A^-1 phi(x))``, see
         ``docs/uncertainty.md``. A ``ParameterError`` for a learner without one."""
-        return self._core.predict_std_many(as_matrix(X))[1]
+        X = as_matrix(X)
+        return self._pure(X.shape[1], "predict_std_many", X)[1]
 
     def predict_many_std(self, X) -> tuple:
         """``(predictions, stds)`` of the rows of ``X`` as the next round (state unchanged)."""
-        return self._core.predict_std_many(as_matrix(X))
+        X = as_matrix(X)
+        return self._pure(X.shape[1], "predict_std_many", X)
 
     def progressive_predict_std(self, X, y, return_noise: bool = False) -> tuple:
         """:meth:`progressive_predict` with the predictive standard deviation of each
@@ -108,7 +151,7 @@ class Learner(CoreWrapper):
         with ``return_noise``, the noise level of each round too (:attr:`noise_std`)."""
         X = as_matrix(X)
         y = as_targets(y, X.shape[0])
-        preds, stds, noise = self._core.progressive_predict_std(X, y)
+        preds, stds, noise = self._run(X.shape[1], "progressive_predict_std", X, y)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(X, y)
         return (preds, stds, noise) if return_noise else (preds, stds)
@@ -128,11 +171,15 @@ class Learner(CoreWrapper):
         if type(w) is not float:
             w = as_weight(w)
         # The serving loop's case (a float64 row, a float) in one call, once the scale
-        # check is done; False: nothing done, convert here.
-        if self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w):
-            return
+        # check is done; False: nothing done, convert here (a wider row: there).
+        try:
+            if self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w):
+                return
+        except InputError:
+            if not self._wider(np.size(x)):
+                raise
         x, y = as_row(x), as_label(y)
-        self._core.learn_one(x, y, w)
+        self._run(x.shape[0], "learn_one", x, y, w)
         if self._scale_rows is not _CHECKED and w > 0.0:
             self._watch_scale(x[None, :], np.array([y]))
 
@@ -147,14 +194,15 @@ class Learner(CoreWrapper):
         X = as_matrix(X)
         y = as_targets(y, X.shape[0])
         sw = as_weights(sample_weight, X.shape[0])
-        out = self._core.progressive_predict(X, y, sw)
+        out = self._run(X.shape[1], "progressive_predict", X, y, sw)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(*_learned(X, y, sw))
         return out
 
     def predict_many(self, X) -> np.ndarray:
         """``predict_one`` for each row of ``X``; the state does not change."""
-        return self._core.predict_many(as_matrix(X))
+        X = as_matrix(X)
+        return self._pure(X.shape[1], "predict_many", X)
 
     def learn_many(self, X, y, sample_weight=None) -> None:
         """Learn the rows of ``X`` in order (equals a loop of ``learn_one``; with
@@ -180,7 +228,7 @@ class Learner(CoreWrapper):
         X = as_matrix(X)
         y = as_targets(y, X.shape[0])
         sw = as_weights(sample_weight, X.shape[0])
-        self._core.learn_many(X, y, sw)
+        self._run(X.shape[1], "learn_many", X, y, sw)
         if self._scale_rows is not _CHECKED:
             self._watch_scale(*_learned(X, y, sw))
 

@@ -19,6 +19,11 @@ Whatever the data, the long-run miscoverage then satisfies
 ``|mean_t err_t - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma) / (gamma T)``
 (their Proposition 4.1): the guarantee is about the frequency of misses over the
 stream, not about any single round (``docs/uncertainty.md``).
+
+A learner with ``K`` outputs (targets of shape ``(n, K)``) gets ``K`` such procedures, one
+per output: output ``k``'s interval is ``p_{t,k} +- q_{t,k} s_{t,k}`` from its own scores
+``|y_{u,k} - p_{u,k}| / s_{u,k}`` and its own level ``alpha_{t,k}``, so that the guarantee
+holds for each output's misses (docs/uncertainty.md, "Several outputs").
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from .._threads import serialised
 from .._validation import (
     as_label,
     as_matrix,
+    as_output_matrix,
+    as_output_row,
     as_row,
     as_targets,
     as_weight,
@@ -46,6 +53,16 @@ from ..errors import InputError, ParameterError
 from .base import Learner
 
 _STATE_VERSION = 2
+
+
+def _is_number(y) -> bool:
+    """Whether ``y`` is one target (the one-output protocol) rather than ``K`` of them."""
+    return isinstance(y, (float, int)) or np.ndim(y) == 0 or isinstance(y, (str, bytes, dict))
+
+
+def _as_outputs(a: np.ndarray, k) -> np.ndarray:
+    """``(n,)`` values of a learner whose ``K`` is not fixed yet as ``(n, k)``."""
+    return np.repeat(a[:, None], k, axis=1) if k is not None and a.ndim == 1 else a
 
 
 def _rank_quantile(sorted_scores: list, level: float) -> float:
@@ -105,6 +122,14 @@ class Conformal:
     >>> lower, upper = model.predict_interval(X[:2])
     >>> lower.shape, bool(np.all(lower < upper))
     ((2,), True)
+
+    With ``K`` outputs, an interval per output (arrays of shape ``(n, K)``):
+
+    >>> Y = np.column_stack([y, np.cos(2 * X[:, 1]) + 0.1 * rng.normal(size=3000)])
+    >>> multi = ks.Conformal(ks.TaylorAWV(degree=4))
+    >>> pred, lo, hi = multi.progressive_interval(X, Y)
+    >>> lo.shape, bool(np.all(np.abs(multi.coverage - 0.9) < 0.02))
+    ((3000, 2), True)
     """
 
     task = "regression"
@@ -120,6 +145,7 @@ class Conformal:
         self._params, self._learner, self._state = self._build(
             dict(learner=learner, alpha=alpha, gamma=gamma, window=window, normalize=normalize)
         )
+        self._more: list = []  # the states of outputs 2..K (empty with one output)
 
     # -- construction ----------------------------------------------------------
     @staticmethod
@@ -141,8 +167,19 @@ class Conformal:
         if not 1 <= window <= 10**7:
             raise ParameterError(f"window must be in [1, 10^7], got {window}")
         flag("normalize", params["normalize"])
-        state = dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0)
-        return dict(params), copy.copy(learner), state
+        return dict(params), copy.copy(learner), Conformal._fresh(alpha, window)
+
+    @staticmethod
+    def _fresh(alpha: float, window: int) -> dict:
+        """The state of one output before any round."""
+        return dict(alpha_t=alpha, scores=deque(maxlen=window), sorted=[], n=0, covered=0)
+
+    def _states(self, k: int = 1) -> list:
+        """The states of the outputs, at least ``k`` of them (fresh ones appended, not kept)."""
+        states = [self._state, *self._more]
+        while len(states) < k:
+            states.append(self._fresh(self._params["alpha"], self._params["window"]))
+        return states
 
     _PARAMS = ("learner", "alpha", "gamma", "window", "normalize")
 
@@ -181,10 +218,18 @@ class Conformal:
         return bool(self._params["normalize"])
 
     # -- the interval of the next round ---------------------------------------
-    def _uses_std(self) -> bool:
+    def _uses_std(self, multi: bool = False) -> bool:
+        """Whether the scores are studentized; ``multi``: for targets of ``K`` columns
+        (a learner with a std per output: the AWV family, not its mixtures yet)."""
+        if multi or self._n_outputs() > 1:
+            if getattr(self._learner._core, "_noise_stds_multi", None) is None:
+                return False
         return bool(self._params["normalize"]) and bool(
             getattr(self._learner, "has_predictive_std", False)
         )
+
+    def _n_outputs(self) -> int:
+        return getattr(self._learner, "n_outputs", None) or 1
 
     def _relative(self, s) -> np.ndarray:
         """The scale of each score: the learner's std over its noise level (the same
@@ -193,14 +238,22 @@ class Conformal:
             rel = np.asarray(s, dtype=np.float64) / self._learner.noise_std
         return np.where(np.isfinite(rel) & (rel > 0), rel, 1.0)
 
-    def _centres_and_scales(self, X: np.ndarray):
-        if self._uses_std():
+    def _centres_and_scales(self, X: np.ndarray, k=None):
+        """Centres and score scales of the rows of ``X``: ``(n,)``, or ``(n, K)`` for a
+        learner of ``K > 1`` outputs or for ``k`` outputs (``K`` not yet fixed)."""
+        if self._uses_std(k is not None):
             p, s = self._learner.predict_many_std(X)
-            return p, self._relative(s)
-        return self._learner.predict_many(X), np.ones(X.shape[0])
+            return _as_outputs(p, k), _as_outputs(self._relative(s), k)
+        p = _as_outputs(self._learner.predict_many(X), k)
+        return p, np.ones(p.shape)
 
-    def _radius(self) -> float:
-        return _rank_quantile(self._state["sorted"], 1.0 - self._state["alpha_t"])
+    def _radius(self, k=None):
+        """``q_t``: a number, or one per output for ``k`` outputs."""
+        if k is None:
+            return _rank_quantile(self._state["sorted"], 1.0 - self._state["alpha_t"])
+        return np.array(
+            [_rank_quantile(st["sorted"], 1.0 - st["alpha_t"]) for st in self._states(k)]
+        )
 
     def predict_one(self, x) -> float:
         """The wrapped learner's prediction for ``x`` (the interval's centre)."""
@@ -211,15 +264,19 @@ class Conformal:
 
     @serialised
     def predict_interval(self, X):
-        """``(lower, upper)`` for each row of ``X`` as the next round (state unchanged)."""
+        """``(lower, upper)`` for each row of ``X`` as the next round (state unchanged):
+        ``(n,)`` each, or ``(n, K)`` for a learner of ``K > 1`` outputs."""
         X = as_matrix(X)
         p, s = self._centres_and_scales(X)
-        half = self._radius() * s
+        half = self._radius(p.shape[1] if p.ndim == 2 else None) * s
         return p - half, p + half
 
     def predict_interval_one(self, x) -> tuple:
-        """``(lower, centre, upper)`` for one input as the next round."""
+        """``(lower, centre, upper)`` for one input as the next round (``K`` values
+        each for a learner of ``K > 1`` outputs)."""
         lo, hi = self.predict_interval(as_row(x)[None, :])
+        if lo.ndim == 2:
+            return lo[0], np.asarray(self.predict_one(x), dtype=np.float64), hi[0]
         return float(lo[0]), float(self.predict_one(x)), float(hi[0])
 
     # -- learning ----------------------------------------------------------------
@@ -255,8 +312,14 @@ class Conformal:
         pending = None
         while True:
             try:
-                new = self._closed(self._state, p, s, y, lo, hi, learned)
-                self._state = new
+                if p.ndim == 1:
+                    self._state = self._closed(self._state, p, s, y, lo, hi, learned)
+                else:  # an independent procedure per output (the columns)
+                    cols = [
+                        self._closed(st, p[:, k], s[:, k], y[:, k], lo[:, k], hi[:, k], learned)
+                        for k, st in enumerate(self._states(p.shape[1]))
+                    ]
+                    self._state, self._more = cols[0], cols[1:]
                 break
             except KeyboardInterrupt as exc:
                 pending = exc
@@ -267,20 +330,22 @@ class Conformal:
     def learn_one(self, x, y, w: float = 1.0) -> None:
         """Reveal ``y``: the interval made for ``x`` is scored, then the learner learns.
 
-        ``w``: the sample weight, passed to the learner; the score set counts a row of
-        positive weight once, a row of weight 0 is neither learned nor scored
-        (docs/choices.md, "Sample weights").
+        ``y``: a number, or the ``K`` targets of a multi-output learner. ``w``: the sample
+        weight, passed to the learner; the score set counts a row of positive weight once,
+        a row of weight 0 is neither learned nor scored (docs/choices.md, "Sample weights").
         """
         x = as_row(x)
-        y = as_label(y)
+        multi = not _is_number(y)
+        y = as_output_row(y) if multi else as_label(y)
         w = as_weight(w)
         if w == 0.0:
             return
-        p, s = self._centres_and_scales(x[None, :])
-        if not math.isfinite(p[0]):
+        p, s = self._centres_and_scales(x[None, :], y.shape[0] if multi else None)
+        if not np.all(np.isfinite(p)):
             raise InputError("the learner's prediction is not finite")
         self._learner.learn_one(x, y, w)  # checks x and y before any change
-        self._close(p, s, np.array([y]), np.empty(1), np.empty(1))
+        Y = y[None, :] if multi else np.array([y])
+        self._close(p, s, Y, np.empty(p.shape), np.empty(p.shape))
 
     def learn_many(self, X, y, sample_weight=None) -> None:
         self.progressive_interval(X, y, sample_weight=sample_weight)
@@ -292,17 +357,19 @@ class Conformal:
         The learner runs the stream through its own ``progressive_predict`` (in Rust);
         the intervals follow the same rounds. Ctrl-C stops at a round boundary with a
         ``KeyboardInterrupt`` carrying ``rounds_completed`` and ``predictions``.
-        ``sample_weight``: as :meth:`learn_one`'s ``w``, one a row.
+        ``sample_weight``: as :meth:`learn_one`'s ``w``, one a row. ``y`` of shape
+        ``(n, K)`` (a multi-output learner): ``(n, K)`` arrays, an interval per output.
         """
         X = as_matrix(X)
-        y = as_targets(y, X.shape[0])
+        multi = np.ndim(y) == 2
+        y = as_output_matrix(y, X.shape[0]) if multi else as_targets(y, X.shape[0])
         sw = as_weights(sample_weight, X.shape[0])
         if sw is not None and not np.all(sw == 1.0):
             return self._weighted_interval(X, y, sw)
+        p, lo, hi = np.empty(y.shape), np.empty(y.shape), np.empty(y.shape)
+        scale = np.ones(y.shape)
         n = X.shape[0]
-        p, lo, hi = np.empty(n), np.empty(n), np.empty(n)
-        scale = np.ones(n)
-        use_std = self._uses_std()
+        use_std = self._uses_std(multi)
         chunk = max(4096, self._params["window"])
         done = 0  # rounds learned by the learner and scored here
         try:
@@ -360,15 +427,15 @@ class Conformal:
         """:meth:`progressive_interval` with weights, row by row: each row's interval
         before its label, then the learner learns it with its weight and the score set
         takes it if its weight is positive."""
-        n = X.shape[0]
-        p, lo, hi = np.empty(n), np.empty(n), np.empty(n)
+        n, k = X.shape[0], (y.shape[1] if y.ndim == 2 else None)
+        p, lo, hi = np.empty(y.shape), np.empty(y.shape), np.empty(y.shape)
         done = 0
         try:
             for t in range(n):
-                pt, st = self._centres_and_scales(X[t : t + 1])
-                if not math.isfinite(pt[0]):
+                pt, st = self._centres_and_scales(X[t : t + 1], k)
+                if not np.all(np.isfinite(pt)):
                     raise InputError(f"row {t}: the learner's prediction is not finite")
-                self._learner.learn_one(X[t], float(y[t]), float(sw[t]))
+                self._learner.learn_one(X[t], y[t] if k else float(y[t]), float(sw[t]))
                 p[t] = pt[0]
                 sl = slice(t, t + 1)
                 self._close(pt, st, y[sl], lo[sl], hi[sl], sw[sl] > 0.0)
@@ -385,13 +452,16 @@ class Conformal:
 
     # -- the protocol's bookkeeping ---------------------------------------------
     @property
-    def alpha_t(self) -> float:
-        return float(self._state["alpha_t"])
+    def alpha_t(self):
+        """The level of the next round (one per output, an array, with ``K > 1``)."""
+        levels = [float(st["alpha_t"]) for st in self._states()]
+        return np.array(levels) if self._more else levels[0]
 
     @property
-    def coverage(self) -> float:
-        n = self._state["n"]
-        return float(self._state["covered"] / n) if n else float("nan")
+    def coverage(self):
+        """The fraction of covered rounds (one per output, an array, with ``K > 1``)."""
+        cov = [st["covered"] / st["n"] if st["n"] else math.nan for st in self._states()]
+        return np.array(cov) if self._more else float(cov[0])
 
     @property
     def n_seen(self) -> int:
@@ -421,6 +491,7 @@ class Conformal:
                 "can only change before learning (build a new one)"
             )
         self._params, self._learner, self._state = self._build({**self._params, **params})
+        self._more = []
         return self
 
     def clone(self):
@@ -432,6 +503,7 @@ class Conformal:
         new._params = dict(self._params)
         new._learner = copy.copy(self._learner)
         new._state = copy.deepcopy(self._state)
+        new._more = copy.deepcopy(self._more)
         return new
 
     def __deepcopy__(self, memo):
@@ -452,31 +524,49 @@ class Conformal:
             "scores": list(st["scores"]),
             "n": st["n"],
             "covered": st["covered"],
+            # outputs 2..K (absent with one output)
+            **({"more": [self._stored(m) for m in self._more]} if self._more else {}),
+        }
+
+    @staticmethod
+    def _stored(st: dict) -> dict:
+        return {
+            k: list(st["scores"]) if k == "scores" else st[k]
+            for k in ("alpha_t", "scores", "n", "covered")
         }
 
     def __setstate__(self, state):
         if not isinstance(state, dict) or state.get("format_version") != _STATE_VERSION:
             raise InputError(f"unsupported pickled Conformal (this version reads {_STATE_VERSION})")
         try:
-            params, learner, st = self._build({**state["params"], "learner": state["learner"]})
+            params, learner, _ = self._build({**state["params"], "learner": state["learner"]})
             prototype = state["prototype"]
             if type(prototype) is not type(learner):
                 raise TypeError("the prototype and the learner are of different classes")
-            scores = [float(v) for v in state["scores"]]
-            alpha_t, n, covered = float(state["alpha_t"]), int(state["n"]), int(state["covered"])
+            st = self._restored(state, params)
+            more = [self._restored(m, params) for m in state.get("more", [])]
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise InputError(f"corrupt pickled Conformal: {exc}") from None
+        params["learner"] = prototype
+        self._params, self._learner, self._state = params, state["learner"], st
+        self._more = more
+
+    @classmethod
+    def _restored(cls, stored: dict, params: dict) -> dict:
+        """One output's state from its stored form, checked (an ``InputError`` if not)."""
+        scores = [float(v) for v in stored["scores"]]
+        alpha_t, n, covered = float(stored["alpha_t"]), int(stored["n"]), int(stored["covered"])
         if (
             len(scores) > params["window"]
             or not all(math.isfinite(v) and v >= 0 for v in scores)
             or not math.isfinite(alpha_t)
             or not 0 <= covered <= n
         ):
-            raise InputError("corrupt pickled Conformal: scores, level or counts out of range")
+            raise InputError("scores, level or counts out of range")
+        st = cls._fresh(params["alpha"], params["window"])
         st.update(alpha_t=alpha_t, n=n, covered=covered, sorted=sorted(scores))
         st["scores"].extend(scores)
-        params["learner"] = prototype
-        self._params, self._learner, self._state = params, state["learner"], st
+        return st
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())

@@ -77,3 +77,41 @@ def mixture_std(w, z, s, p) -> float:
     w, z, s = (np.asarray(a, dtype=float) for a in (w, z, s))
     pi = np.abs(w) / np.abs(w).sum() if np.abs(w).sum() > 0 else np.full(z.size, 1.0 / z.size)
     return float(np.sqrt(np.sum(pi * (s**2 + (z - p) ** 2))))
+
+
+class MultiOutputStdReference:
+    """:class:`PredictiveStdReference` with ``K`` outputs (docs/uncertainty.md, "Several
+    outputs"): the targets share ``A = lam I + sum_s phi_s phi_s^T`` (hence
+    ``delta = phi^T A^-1 phi``), ``B = sum_s phi_s y_s^T`` has a column per output, and
+    output ``k`` has its own noise estimate, the discounted mean of
+    ``e_{s,k}^2 / (1 + delta_s)``: its std is ``sigma_hat_k sqrt(1 + delta)``."""
+
+    def __init__(self, phi, k, lam=1.0, ridge=False):
+        self.phi, self.k, self.lam, self.ridge = phi, k, lam, ridge
+        self.A = self.B = None
+        self.num, self.den = np.zeros(k), np.zeros(k)
+
+    def _delta_pred(self, x):
+        v = self.phi(x)
+        if self.A is None:
+            self.A, self.B = self.lam * np.eye(v.size), np.zeros((v.size, self.k))
+        delta = float(v @ np.linalg.solve(self.A, v))
+        M = self.A if self.ridge else self.A + np.outer(v, v)
+        return v, delta, v @ np.linalg.solve(M, self.B)
+
+    def predict_std_one(self, x):
+        """``(K predictions, K stds)`` as the next round (NaN stds before any round)."""
+        _, delta, pred = self._delta_pred(x)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = np.where(self.den > 0, self.num / self.den, np.nan)
+        return pred, np.sqrt(var * (1.0 + delta))
+
+    def noise_std(self):
+        return np.sqrt(self.num / self.den)
+
+    def learn_one(self, x, y) -> None:
+        v, delta, pred = self._delta_pred(x)
+        y = np.asarray(y, dtype=float)
+        self.num = NOISE_MEMORY * self.num + (y - pred) ** 2 / (1.0 + delta)
+        self.den = NOISE_MEMORY * self.den + 1.0
+        self.A, self.B = self.A + np.outer(v, v), self.B + np.outer(v, y)

@@ -137,7 +137,7 @@ impl NystromAwv {
 pub(super) mod tests {
     use super::super::{NystromAwv, NystromAwvParams};
     use crate::kernels::Kernel;
-    use crate::learners::OnlineLearner;
+    use crate::learners::online_learner::OnlineLearner;
     use crate::multi::MultiOutput;
     use crate::rng::Rng;
     use crate::state::ValidState;
@@ -214,7 +214,7 @@ pub(super) mod tests {
         assert!(capped.xs.is_empty() && capped.kcols.is_empty() && capped.ys.is_empty());
         assert_eq!(cached.xs.len(), 3000 * d);
         let rows = capped.capped.as_ref().unwrap().rows.len() / m;
-        assert!(rows < super::checkpoint_rows(m) + crate::learners::nystrom_auto_block_size(m));
+        assert!(rows < super::checkpoint_rows(m) + super::super::auto_block_size(m));
         capped.validate().unwrap();
         assert_eq!(capped.n_outputs(), Some(1));
     }

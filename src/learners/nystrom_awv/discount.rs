@@ -173,7 +173,7 @@ impl NystromAwv {
         &self,
         y: &[f64],
         k: usize,
-        b: &mut super::BlockScratch,
+        b: &mut super::block::BlockScratch,
     ) -> bool {
         let (m, g) = (self.size(), self.gamma);
         let n = y.len() / k;
@@ -313,7 +313,7 @@ impl NystromAwv {
             z[i] = (z[i] - s) / l0[i * m + i];
         }
         let schur0 = lam * kappa - dot(&z, &z);
-        if !schur0.is_finite() || schur0 <= super::INSERT_TOL * lam * kappa {
+        if !schur0.is_finite() || schur0 <= super::growth::INSERT_TOL * lam * kappa {
             return None;
         }
         let wa: Vec<f64> = a.iter().zip(&w).map(|(x, y)| x * y).collect();

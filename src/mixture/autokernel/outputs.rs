@@ -84,7 +84,8 @@ impl AutoKernel {
         sc.x_into(x, &mut q);
         let (c, lam) = self.grid_centre();
         let start = out.len();
-        crate::mixture::warm_krr::predict_multi(&xs, d, &ys, k, &q, c, lam, out);
+        let sample = crate::mixture::warm_krr::Sample { xs: &xs, d, ys: &ys, k };
+        crate::mixture::warm_krr::predict_multi(sample, &q, c, lam, out);
         back(&sc, &extra, &mut out[start..]);
     }
 

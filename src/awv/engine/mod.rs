@@ -34,6 +34,10 @@
 //! Several outputs (`K` columns of targets) share `A^{-1}`: `b` is then the
 //! `r x K` matrix `B` ([`super::outputs`]); every method below with a `_multi`
 //! twin is that twin with `K = 1`.
+//!
+//! Files: the discounted engine (`discount.rs`), the serialised form and the invariants
+//! of a decoded state (`state.rs`), the weighted round (`weighted.rs`), the predictive
+//! std (`variance.rs`).
 
 use super::block;
 use super::outputs;
@@ -41,8 +45,17 @@ use crate::error::Result;
 use crate::limits::{check_doubles, scale};
 use crate::linalg::blas::{axpy, dot};
 use crate::linalg::upper;
-use crate::uncertainty::{noise_discount, NoiseLevel};
-use serde::{Deserialize, Serialize};
+use crate::uncertainty::{noise_discount, NoiseLevel, OtherOutputs};
+
+mod discount;
+mod state;
+mod variance;
+mod weighted;
+mod widen;
+
+use discount::DiscScratch;
+pub use discount::{check_discount_span, check_gamma};
+pub use state::no_discount;
 
 #[derive(Clone, Debug)]
 pub struct LinearAwv {
@@ -76,27 +89,10 @@ pub struct LinearAwv {
     kept_pred: Vec<f64>,
     /// Scratch of discounted rounds (boxed: the undiscounted engine stays small).
     disc: Box<DiscScratch>,
-    /// Noise level of the progressive residuals (the predictive std: `variance.rs`).
+    /// Noise level of the progressive residuals (the predictive std: `variance.rs`),
+    /// of output 1; those of outputs `2..K` in `noise_rest`.
     noise: NoiseLevel,
-}
-
-#[path = "variance.rs"]
-mod variance;
-#[path = "weighted.rs"]
-mod weighted;
-
-/// Scratch of discounted rounds: `g = A^{-1} e_k` and a block's `2n` rows.
-#[derive(Clone, Debug, Default)]
-struct DiscScratch {
-    g: Vec<f64>,
-    dx: Vec<f64>,
-    dy: Vec<f64>,
-    dout: Vec<f64>,
-    /// `g = A^{-1} e_k` of round `peek.0` as the pure prediction computes it with
-    /// the previous round's update pending ([`LinearAwv::full_column`]), kept when a
-    /// kept prediction applies that update to the store: the round's later pure
-    /// predictions use it, so that they keep their bits.
-    peek: (Option<u64>, Vec<f64>),
+    noise_rest: OtherOutputs,
 }
 
 /// Doubles held by an engine on `r` features (`A^{-1}`, `b` and the round scratch).
@@ -115,35 +111,6 @@ pub fn auto_block_size(r: usize) -> usize {
         160..700 => 32,
         _ => 64,
     }
-}
-
-/// Checks a forgetting factor: `gamma` in (0, 1].
-pub fn check_gamma(gamma: f64) -> Result<f64> {
-    if gamma > 0.0 && gamma <= 1.0 {
-        Ok(gamma)
-    } else {
-        crate::param_err!("gamma (the forgetting factor) must be in (0, 1], got {gamma}")
-    }
-}
-
-/// The smallest `gamma^r` accepted for `r` coordinates refilled in turn: between refills a
-/// coordinate's regulariser falls to `lam gamma^(r-1)`, and below this the learners lose
-/// the digits a direct solve keeps (measured: docs/choices.md, "Discounted AWV", Limit).
-pub const MIN_DISCOUNT_SPAN: f64 = 1e-6;
-
-/// Checks `gamma^r >= MIN_DISCOUNT_SPAN` for `r` coordinates (`what`: "features", ...).
-pub fn check_discount_span(gamma: f64, r: usize, what: &str) -> Result<()> {
-    let span = gamma.powf(r as f64);
-    if gamma < 1.0 && span < MIN_DISCOUNT_SPAN {
-        let least = MIN_DISCOUNT_SPAN.powf(1.0 / r as f64);
-        let most = (MIN_DISCOUNT_SPAN.ln() / gamma.ln()).floor();
-        return crate::param_err!(
-            "gamma = {gamma} with {r} {what}: gamma^{r} = {span:.1e} is below 1e-6, where the \
-             discounted regulariser, refilled one coordinate a round, leaves too few digits \
-             (docs/choices.md, \"Discounted AWV\"); use gamma >= {least:.4} or at most {most} {what}"
-        );
-    }
-    Ok(())
 }
 
 /// Largest `block_size` accepted: its scratch is about `3 r block_size` doubles.
@@ -198,6 +165,7 @@ impl LinearAwv {
             kept_pred: Vec::new(),
             disc: Box::default(),
             noise: NoiseLevel::default(),
+            noise_rest: OtherOutputs::default(),
         }
     }
 
@@ -222,81 +190,10 @@ impl LinearAwv {
             Some(state_doubles(self.r) + outputs::target_doubles(self.r, total)),
         )?;
         self.b.resize(self.r * total, 0.0);
+        self.noise_rest.add(&self.noise, self.k, total - self.k);
         self.k = total;
         self.kept = None;
         Ok(())
-    }
-
-    /// Sets the forgetting factor `gamma` in (0, 1] (before the first round).
-    pub fn with_gamma(mut self, gamma: f64) -> Result<Self> {
-        self.gamma = check_gamma(gamma)?;
-        Ok(self)
-    }
-
-    pub fn gamma(&self) -> f64 {
-        self.gamma
-    }
-
-    /// `c = lam (1 - gamma^r)`, the cyclic refill of the discounted regulariser.
-    fn refill(&self) -> f64 {
-        self.lam * (1.0 - self.gamma.powi(self.r as i32))
-    }
-
-    /// The refilled coordinate of the next round.
-    fn refill_index(&self) -> usize {
-        (self.n_seen % self.r as u64) as usize
-    }
-
-    /// `g = A^{-1} e_k` (full column `k` of the current `A^{-1}`, pending applied).
-    fn full_column(&self, k: usize, g: &mut [f64]) {
-        let (r, a) = (self.r, &self.ainv);
-        let pk = if self.pending != 0.0 { self.pending * self.hp[k] } else { 0.0 };
-        for (i, gi) in g.iter_mut().enumerate() {
-            let (off, _) = if i <= k { upper::col_off(r, k) } else { upper::col_off(r, i) };
-            let idx = if i <= k { off + i } else { off + k };
-            // The pending update subtracts `pending hp hp^T`.
-            *gi = a[idx] - if pk != 0.0 { pk * self.hp[i] } else { 0.0 };
-        }
-    }
-
-    /// The discount step of a round: `A^{-1} <- (A^{-1} - q g g^T) / gamma`
-    /// (`A' = gamma A + c e_k e_k^T` by Sherman-Morrison) and `b <- gamma b`.
-    fn discount(&mut self) {
-        let (r, gamma) = (self.r, self.gamma);
-        if r == 0 {
-            return;
-        }
-        self.flush();
-        let k = self.refill_index();
-        let mut g = std::mem::take(&mut self.disc.g);
-        g.resize(r, 0.0);
-        self.full_column(k, &mut g);
-        let cg = self.refill() / gamma;
-        let q = cg / (1.0 + cg * g[k]);
-        let ig = 1.0 / gamma;
-        for j in 0..r {
-            let (off, _) = upper::col_off(r, j);
-            let qj = q * g[j];
-            for (a, gi) in self.ainv[off..=off + j].iter_mut().zip(&g[..=j]) {
-                *a = (*a - qj * gi) * ig;
-            }
-        }
-        self.disc.g = g;
-        self.b.iter_mut().for_each(|v| *v *= gamma);
-    }
-
-    /// [`Self::discount`] then `h = A^{-1} v` in one pass over the triangle (the
-    /// pending update folded in), bit for bit the two steps.
-    fn discount_symv(&mut self, v: &[f64]) {
-        let gamma = self.gamma;
-        let mut g = std::mem::take(&mut self.disc.g);
-        g.resize(self.r, 0.0);
-        let step = upper::Discount { k: self.refill_index(), cg: self.refill() / gamma, gamma };
-        let pending = (self.pending, &self.hp[..]);
-        upper::syr_discount_symv(&mut self.ainv, pending, step, &mut g, v, &mut self.h);
-        self.pending = 0.0;
-        self.disc.g = g;
-        self.b.iter_mut().for_each(|x| *x *= gamma);
     }
 
     pub fn dim(&self) -> usize {
@@ -411,23 +308,6 @@ impl LinearAwv {
         outputs::predictions(&h, &self.b, delta, self.ridge, out);
         delta
     }
-
-    /// The next round's predictions of a discounted engine into `out` from
-    /// `h = A^{-1} v` and `g = A^{-1} e_k` (the current matrix, `k` the refilled
-    /// coordinate): `A'^{-1} v = (A^{-1} v - q g (g . v)) / gamma`, `b' = gamma b`;
-    /// returns `delta = v^T A'^{-1} v` (`h` becomes `A'^{-1} v`).
-    fn discounted_prediction(&self, v: &[f64], h: &mut [f64], g: &[f64], out: &mut [f64]) -> f64 {
-        let k = self.refill_index();
-        let cg = self.refill() / self.gamma;
-        let q = cg / (1.0 + cg * g[k]);
-        axpy(-q * dot(g, v), g, h);
-        h.iter_mut().for_each(|x| *x /= self.gamma);
-        let b: Vec<f64> = self.b.iter().map(|x| x * self.gamma).collect();
-        let delta = dot(v, h);
-        outputs::predictions(h, &b, delta, self.ridge, out);
-        delta
-    }
-
     /// Predictions for the `n` rows of row-major `x` (`n x r`) as the next round
     /// each (pure), pushed onto `out`: `P = A^{-1} X^T` as matrix-matrix
     /// products over chunks of rows, then `delta_i = x_i . P_i` and
@@ -613,10 +493,8 @@ impl LinearAwv {
 
     /// The end of a round with targets `y` and predictions `pred` (`K` each).
     fn finish_round(&mut self, delta: f64, y: &[f64], pred: &[f64]) {
-        if let ([yt], [pt]) = (y, pred) {
-            // The noise level of a single output (the predictive std: variance.rs).
-            self.noise.observe(noise_discount(self.gamma), *yt, *pt, delta);
-        }
+        // The noise level of each output (the predictive std: variance.rs).
+        self.noise_rest.observe(&mut self.noise, noise_discount(self.gamma), (y, pred), delta, 1.0);
         // v^T A_t^{-1} v = delta - delta^2 / (1 + delta) = delta / (1 + delta).
         self.last_leverage = delta / (1.0 + delta);
         self.regret_term += outputs::sum_sq(y) * self.last_leverage;
@@ -671,74 +549,6 @@ impl LinearAwv {
             out.extend_from_slice(&o);
         }
         false
-    }
-
-    /// A discounted block: with `w_t = gamma^{-t}` (`t = 1..n` in the block),
-    /// `A_t = gamma^t Ã_t` and `b_t = gamma^t b̃_t` turn the `n` discounted rounds
-    /// into `2n` plain rank-one rounds on `Ã`: a refill row `sqrt(w_t c) e_k` (label
-    /// 0, prediction unused), then `sqrt(w_t) v_t` with label `sqrt(w_t) y_t`; the
-    /// prediction is the plain one over `sqrt(w_t)` ([`block::run`] then
-    /// `A_n^{-1} = gamma^{-n} Ã_n^{-1}`). Returns `false` (state untouched) when
-    /// `gamma^n < 1e-3` (the rows' scales would spread too far) or the recursion is
-    /// ill-conditioned. `K` outputs: each label is a row of `K` values.
-    fn discounted_block(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> bool {
-        let (r, k, gamma) = (self.r, self.k, self.gamma);
-        let n = y.len() / k;
-        if gamma.powi(n as i32) < 1e-3 {
-            return false;
-        }
-        self.flush();
-        let c = self.refill();
-        let DiscScratch { g, mut dx, mut dy, mut dout, peek } = std::mem::take(&mut *self.disc);
-        dx.clear();
-        dx.resize(2 * n * r, 0.0);
-        dy.clear();
-        dout.clear();
-        dout.resize(2 * n * k, 0.0);
-        self.deltas.resize(2 * n, 0.0);
-        let mut w = 1.0;
-        for (t, (xi, yi)) in x.chunks_exact(r).zip(y.chunks_exact(k)).enumerate() {
-            w /= gamma;
-            let kr = ((self.n_seen + t as u64) % r as u64) as usize;
-            let sw = w.sqrt();
-            dx[2 * t * r + kr] = (w * c).sqrt();
-            dy.extend(std::iter::repeat_n(0.0, k));
-            dx[(2 * t + 1) * r..(2 * t + 2) * r].iter_mut().zip(xi).for_each(|(a, v)| *a = sw * v);
-            dy.extend(yi.iter().map(|v| sw * v));
-        }
-        // The refill rows are coordinate rows (their products come off the triangle).
-        let units: Vec<(usize, usize)> =
-            (0..n).map(|t| (2 * t, ((self.n_seen + t as u64) % r as u64) as usize)).collect();
-        let ok = block::run(
-            &mut self.ainv,
-            r,
-            &self.b,
-            self.ridge,
-            &dx,
-            &dy,
-            &mut dout,
-            &mut self.deltas,
-            &mut self.blk,
-            &units,
-        );
-        if ok {
-            let gn = gamma.powi(n as i32);
-            let ign = 1.0 / gn;
-            self.ainv.iter_mut().for_each(|a| *a *= ign);
-            self.b.iter_mut().for_each(|v| *v *= gn);
-            let mut w = 1.0;
-            for (t, (xi, yi)) in x.chunks_exact(r).zip(y.chunks_exact(k)).enumerate() {
-                w /= gamma;
-                let sw = w.sqrt();
-                out.extend(dout[(2 * t + 1) * k..(2 * t + 2) * k].iter().map(|p| p / sw));
-                // b_n = gamma^n b_0 + sum_t gamma^(n-t) y_t v_t.
-                outputs::add_round(&mut self.b, xi, yi, |yj| yj * gn * w);
-                let delta = self.deltas[2 * t + 1];
-                self.finish_round(delta, yi, &out[out.len() - k..]);
-            }
-        }
-        *self.disc = DiscScratch { g, dx, dy, dout, peek };
-        ok
     }
 
     /// Full rounds over the rows of row-major `x` (`n` rows of `d` inputs, targets
@@ -803,139 +613,5 @@ impl LinearAwv {
             }
         }
         w
-    }
-}
-
-/// The serialised form: the packed upper triangle of `A^{-1}` (pending update
-/// applied), so a state is `r (r + 1) / 2 + r` doubles plus scalars.
-#[derive(Serialize)]
-#[serde(rename = "LinearAwv")]
-struct StoredRef<'a> {
-    r: usize,
-    lam: f64,
-    ridge: bool,
-    gamma: f64,
-    ainv: PackedTriangle<'a>,
-    b: &'a [f64],
-    n_seen: u64,
-    last_leverage: f64,
-    regret_term: f64,
-    noise: &'a NoiseLevel,
-}
-
-#[derive(Deserialize)]
-#[serde(rename = "LinearAwv")]
-struct Stored {
-    r: usize,
-    lam: f64,
-    ridge: bool,
-    /// Absent in states saved before discounting existed: 1.
-    #[serde(default = "no_discount")]
-    gamma: f64,
-    ainv: Vec<f64>,
-    b: Vec<f64>,
-    n_seen: u64,
-    last_leverage: f64,
-    regret_term: f64,
-    noise: NoiseLevel,
-}
-
-/// The forgetting factor of states saved before discounting existed.
-pub fn no_discount() -> f64 {
-    1.0
-}
-
-struct PackedTriangle<'a>(&'a LinearAwv);
-
-impl Serialize for PackedTriangle<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let e = self.0;
-        let mut seq = s.serialize_seq(Some(e.r * (e.r + 1) / 2))?;
-        let mut col = vec![0.0; e.r];
-        for j in 0..e.r {
-            e.column(j, &mut col);
-            for v in &col[..=j] {
-                seq.serialize_element(v)?;
-            }
-        }
-        seq.end()
-    }
-}
-
-impl Serialize for LinearAwv {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        StoredRef {
-            r: self.r,
-            lam: self.lam,
-            ridge: self.ridge,
-            gamma: self.gamma,
-            ainv: PackedTriangle(self),
-            b: &self.b,
-            n_seen: self.n_seen,
-            last_leverage: self.last_leverage,
-            regret_term: self.regret_term,
-            noise: &self.noise,
-        }
-        .serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for LinearAwv {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let s = Stored::deserialize(d)?;
-        // The panel storage is allocated only once the packed triangle (already in
-        // memory) has the length `r` implies: about the same size.
-        if s.ainv.len() as u128 != crate::limits::packed(s.r) {
-            return Err(serde::de::Error::custom(format!(
-                "A^-1 (packed) has {} entries, {} features need {}",
-                s.ainv.len(),
-                s.r,
-                crate::limits::packed(s.r)
-            )));
-        }
-        let mut e =
-            LinearAwv::from_parts(s.r, s.lam, s.ridge, upper::from_packed(&s.ainv, s.r), s.b);
-        e.gamma = s.gamma;
-        e.n_seen = s.n_seen;
-        e.last_leverage = s.last_leverage;
-        e.regret_term = s.regret_term;
-        e.noise = s.noise;
-        Ok(e)
-    }
-}
-
-impl crate::state::ValidState for LinearAwv {
-    fn validate(&self) -> Result<()> {
-        use crate::state::*;
-        ensure(self.k >= 1 && self.k <= outputs::MAX_OUTPUTS, || {
-            format!("b has {} values, not a multiple >= 1 of r = {}", self.b.len(), self.r)
-        })?;
-        within_memory(
-            "the AWV state",
-            state_doubles(self.r) + outputs::target_doubles(self.r, self.k),
-        )?;
-        scale("lam", self.lam)?;
-        check_gamma(self.gamma)?;
-        ensure(self.ainv.len() as u128 == upper::stored_len(self.r), || {
-            "A^-1 has the wrong length".into()
-        })?;
-        len_is("b", self.b.len(), product("b", self.r, self.k)?)?;
-        let tri = self.ainv_packed();
-        finite("A^-1", &tri)?;
-        finite("b", &self.b)?;
-        // A^-1 is positive definite: its diagonal is positive.
-        ensure((0..self.r).all(|j| tri[j * (j + 1) / 2 + j] > 0.0), || {
-            "A^-1 has a diagonal entry <= 0".into()
-        })?;
-        ensure(!self.last_leverage.is_nan() && !self.regret_term.is_nan(), || {
-            "a diagnostic is NaN".into()
-        })?;
-        self.noise.validate()
-    }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
-        crate::state::same("lam", &self.lam, &fresh.lam)?;
-        crate::state::same("ridge", &self.ridge, &fresh.ridge)?;
-        crate::state::same("gamma", &self.gamma, &fresh.gamma)
     }
 }

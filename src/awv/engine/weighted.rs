@@ -42,9 +42,8 @@ impl LinearAwv {
         std::mem::swap(&mut self.h, &mut self.hp);
         // b_t = b_{t-1} + w y v.
         outputs::add_round(&mut self.b, v, y, |yj| w * yj);
-        if let ([yt], [pt]) = (y, &*out) {
-            self.noise.observe_weighted(noise_discount(self.gamma), *yt, *pt, delta, w);
-        }
+        let rho = noise_discount(self.gamma);
+        self.noise_rest.observe(&mut self.noise, rho, (y, &*out), delta, w);
         // The leverage of the weighted row: w v^T A_t^{-1} v = w delta / (1 + w delta).
         self.last_leverage = w * delta / (1.0 + w * delta);
         self.regret_term += outputs::sum_sq(y) * self.last_leverage;

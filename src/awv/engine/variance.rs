@@ -27,6 +27,21 @@ impl LinearAwv {
         }
     }
 
+    /// The `K` predictions for features `v` as the next round and their predictive
+    /// standard deviations `sigma_hat_k sqrt(1 + delta)` (pure), pushed onto `means` and
+    /// `stds`: one leverage `delta` (the outputs share `A`), a noise level per output.
+    pub fn predict_std_multi(&self, v: &[f64], means: &mut Vec<f64>, stds: &mut Vec<f64>) {
+        let start = means.len();
+        means.resize(start + self.k, 0.0);
+        let delta = self.predict_multi_delta(v, &mut means[start..]);
+        self.noise_rest.stds(&self.noise, self.k, delta, stds);
+    }
+
+    /// `sigma_hat_k` of each output (NaN before the first round), pushed onto `out`.
+    pub fn noise_stds(&self, out: &mut Vec<f64>) {
+        self.noise_rest.levels(&self.noise, self.k, out);
+    }
+
     /// The online noise estimate (`sigma_hat^2 = noise().variance()`).
     pub fn noise(&self) -> &NoiseLevel {
         &self.noise

@@ -1,0 +1,259 @@
+//! A block of `n` rows `K` in one pass over the factor: the forward solve for many
+//! right-hand sides and the factor of `L L^T + K^T K` (the module documentation).
+
+use super::ColCholesky;
+use crate::linalg::blas::{axpy, dot};
+use crate::linalg::gemm::{gemm, View};
+
+/// Columns of the factor per panel of [`ColCholesky::block_solve_update`].
+pub const PANEL: usize = 32;
+
+/// Scratch of [`ColCholesky::block_solve_update`] (kept between blocks).
+#[derive(Debug, Default)]
+pub struct BlockScratch {
+    /// Panel `L[j0..m, j0..j1]` (column-major), then the panel rows of the new `R`.
+    lp: Vec<f64>,
+    /// `K` column-major (`n x m`); its panel columns take the reflectors `V`.
+    kt: Vec<f64>,
+    tau: Vec<f64>,
+    /// `T` of the compact WY form (column-major `nb x nb`, upper triangular).
+    t: Vec<f64>,
+    w: Vec<f64>,
+    w2: Vec<f64>,
+}
+
+impl Clone for BlockScratch {
+    /// Scratch is not state: a copy starts empty.
+    fn clone(&self) -> Self {
+        BlockScratch::default()
+    }
+}
+
+impl ColCholesky {
+    /// Gives `self` the shape of a factor of order `m` (contents unspecified).
+    fn reshape(&mut self, m: usize) {
+        self.cols.resize_with(m, Vec::new);
+        for (j, c) in self.cols.iter_mut().enumerate() {
+            c.resize(m - j, 0.0);
+        }
+    }
+
+    /// One pass over `L` for a block of `n` rows `K` (row-major `n x m`):
+    /// solves `L X = B` in place for `B` row-major `m x c` (`c` right-hand sides,
+    /// the result equals [`Self::forward_solve`] on each column up to rounding) and,
+    /// when `next` is given, writes into it the factor `L'` with
+    /// `L' L'^T = L L^T + K^T K` (positive diagonal), leaving `self` unchanged.
+    ///
+    /// `L'^T` is the `R` of the QR decomposition of `[L^T; K]`: for each column `j`
+    /// a Householder reflector on `[R_jj; K_{:,j}]` zeros `K_{:,j}`; it touches row
+    /// `j` of `R` (column `j` of `L`) and the rows of `K` only, so each column of
+    /// `L` is read and written once, in panels of [`PANEL`] columns whose
+    /// reflectors are applied to the trailing columns as two matrix-matrix
+    /// products. Cost `(c + 2 n + PANEL) m^2` flops.
+    pub fn block_solve_update(
+        &self,
+        rhs: &mut [f64],
+        c: usize,
+        k: &[f64],
+        n: usize,
+        sc: &mut BlockScratch,
+        mut next: Option<&mut ColCholesky>,
+    ) {
+        let m = self.dim();
+        assert!(rhs.len() == m * c && k.len() == n * m, "block_solve_update: shapes");
+        if let Some(nx) = next.as_deref_mut() {
+            nx.reshape(m);
+            sc.kt.clear();
+            sc.kt.resize(n * m, 0.0);
+            for (i, row) in k.chunks_exact(m.max(1)).enumerate() {
+                for (j, &v) in row.iter().enumerate() {
+                    sc.kt[j * n + i] = v;
+                }
+            }
+        }
+        let mut j0 = 0;
+        while j0 < m {
+            let j1 = (j0 + PANEL).min(m);
+            let (nb, ld, mt) = (j1 - j0, m - j0, m - j1);
+            // The panel L[j0..m, j0..j1], column-major with leading dimension ld.
+            sc.lp.clear();
+            sc.lp.resize(ld * nb, 0.0);
+            for (jj, col) in self.cols[j0..j1].iter().enumerate() {
+                sc.lp[jj * ld + jj..(jj + 1) * ld].copy_from_slice(col);
+            }
+            // Forward substitution on the rows j0..j1 (axpy form inside the panel) ...
+            for jj in 0..nb {
+                let piv = sc.lp[jj * ld + jj];
+                let (head, tail) = rhs.split_at_mut((j0 + jj + 1) * c);
+                let xj = &mut head[(j0 + jj) * c..];
+                xj.iter_mut().for_each(|v| *v /= piv);
+                for ii in jj + 1..nb {
+                    axpy(-sc.lp[jj * ld + ii], xj, &mut tail[(ii - jj - 1) * c..(ii - jj) * c]);
+                }
+            }
+            // ... then X[j1..m] -= L[j1..m, j0..j1] X[j0..j1].
+            if mt > 0 {
+                let (top, bot) = rhs.split_at_mut(j1 * c);
+                let rows = |rows, off| View { rows, cols: c, off, rs: c, cs: 1 };
+                gemm(
+                    -1.0,
+                    &sc.lp,
+                    View::col_major(mt, nb, nb, ld),
+                    top,
+                    rows(nb, j0 * c),
+                    1.0,
+                    bot,
+                    rows(mt, 0),
+                );
+            }
+            if let Some(nx) = next.as_deref_mut() {
+                sc.qr_panel(n, j0, nb, ld);
+                // Row j of R is final: store it as column j of L', with a positive pivot.
+                for (jj, col) in nx.cols[j0..j1].iter_mut().enumerate() {
+                    let src = &sc.lp[jj * ld + jj..(jj + 1) * ld];
+                    if src[0] < 0.0 {
+                        col.iter_mut().zip(src).for_each(|(a, b)| *a = -b);
+                    } else {
+                        col.copy_from_slice(src);
+                    }
+                }
+            }
+            j0 = j1;
+        }
+    }
+}
+
+impl BlockScratch {
+    /// The reflectors of the panel columns `j0..j0+nb` of `[R; K]` (`R` rows in
+    /// `lp`: `R[j0+jj, j0+kk]` at `lp[jj ld + kk]`; `K` in `kt`), applied to the
+    /// panel, then to the trailing columns in compact WY form:
+    /// `W = T^T (R_p + V^T K_t)`, `R_p -= W`, `K_t -= V W`.
+    fn qr_panel(&mut self, n: usize, j0: usize, nb: usize, ld: usize) {
+        let mt = ld - nb;
+        self.tau.clear();
+        self.tau.resize(nb, 0.0);
+        let (lp, kt) = (&mut self.lp, &mut self.kt);
+        for jj in 0..nb {
+            let j = j0 + jj;
+            let alpha = lp[jj * ld + jj];
+            let (vpart, rest) = kt[j * n..].split_at_mut(n);
+            let xnorm = dot(vpart, vpart).sqrt();
+            if xnorm == 0.0 {
+                continue; // H = I
+            }
+            // dlarfg: beta = -sign(alpha) ||(alpha, x)||, v = (1, x / (alpha - beta)),
+            // tau = (beta - alpha) / beta (no cancellation; the pivot sign is fixed later).
+            let beta = -alpha.signum() * alpha.hypot(xnorm);
+            let scale = 1.0 / (alpha - beta);
+            vpart.iter_mut().for_each(|v| *v *= scale);
+            let tau = (beta - alpha) / beta;
+            self.tau[jj] = tau;
+            lp[jj * ld + jj] = beta;
+            // Apply H_j to the later panel columns.
+            for kk in jj + 1..nb {
+                let ck = &mut rest[(kk - jj - 1) * n..(kk - jj) * n];
+                let s = tau * (lp[jj * ld + kk] + dot(vpart, ck));
+                lp[jj * ld + kk] -= s;
+                axpy(-s, vpart, ck);
+            }
+        }
+        if mt == 0 {
+            return;
+        }
+        // T (dlarft, forward columnwise): T_jj = tau_j, T[..j, j] = -tau_j T[..j, ..j] V^T v_j
+        // (the unit parts of the reflectors lie in distinct rows of R).
+        let t = &mut self.t;
+        t.clear();
+        t.resize(nb * nb, 0.0);
+        let v = &kt[j0 * n..(j0 + nb) * n];
+        for jj in 0..nb {
+            let tau = self.tau[jj];
+            t[jj * nb + jj] = tau;
+            if tau == 0.0 {
+                continue;
+            }
+            let vj = &v[jj * n..(jj + 1) * n];
+            let z: Vec<f64> = (0..jj).map(|ii| dot(&v[ii * n..(ii + 1) * n], vj)).collect();
+            for ii in 0..jj {
+                let s: f64 = (ii..jj).map(|kk| t[kk * nb + ii] * z[kk]).sum();
+                t[jj * nb + ii] = -tau * s;
+            }
+        }
+        // W = R_p + V^T K_t (nb x mt, column-major).
+        let (vs, ktr) = kt.split_at_mut((j0 + nb) * n);
+        let vv = View::col_major(n, nb, j0 * n, n);
+        let w = &mut self.w;
+        w.clear();
+        w.resize(nb * mt, 0.0);
+        for jj in 0..nb {
+            for (cc, &r) in lp[jj * ld + nb..(jj + 1) * ld].iter().enumerate() {
+                w[cc * nb + jj] = r;
+            }
+        }
+        let wv = View::col_major(nb, mt, 0, nb);
+        gemm(1.0, vs, vv.t(), ktr, View::col_major(n, mt, 0, n), 1.0, w, wv);
+        // W2 = T^T W; R_p -= W2; K_t -= V W2.
+        let w2 = &mut self.w2;
+        w2.clear();
+        w2.resize(nb * mt, 0.0);
+        gemm(1.0, t, View::col_major(nb, nb, 0, nb).t(), w, wv, 0.0, w2, wv);
+        for jj in 0..nb {
+            for (cc, r) in lp[jj * ld + nb..(jj + 1) * ld].iter_mut().enumerate() {
+                *r -= w2[cc * nb + jj];
+            }
+        }
+        gemm(-1.0, vs, vv, w2, wv, 1.0, ktr, View::col_major(n, mt, 0, n));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{llt, spd};
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn block_solve_update_equals_rank_one_updates() {
+        for (m, n) in [(1, 1), (3, 2), (33, 1), (70, 5), (97, 40)] {
+            let a = spd(m, 3 + m as u64);
+            let l = ColCholesky::factor(&a, m).unwrap();
+            let mut rng = Rng::new(m as u64);
+            let k: Vec<f64> = (0..n * m).map(|_| rng.normal()).collect();
+            let c = n + 2;
+            let b: Vec<f64> = (0..m * c).map(|_| rng.normal()).collect();
+            let mut x = b.clone();
+            let mut next = ColCholesky::new();
+            let mut sc = BlockScratch::default();
+            l.block_solve_update(&mut x, c, &k, n, &mut sc, Some(&mut next));
+            // The solve, column by column.
+            for col in 0..c {
+                let mut e: Vec<f64> = (0..m).map(|i| b[i * c + col]).collect();
+                l.forward_solve(&mut e);
+                for i in 0..m {
+                    assert!((x[i * c + col] - e[i]).abs() <= 1e-10 * (1.0 + e[i].abs()));
+                }
+            }
+            // L' L'^T = A + K^T K, positive pivots, and the same factor as n Givens updates.
+            next.validate().unwrap();
+            let up = llt(&next);
+            let mut seq = l.clone();
+            for row in k.chunks_exact(m) {
+                seq.rank_one_update(&mut row.to_vec());
+            }
+            let scale = up.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+            for i in 0..m {
+                for j in 0..m {
+                    let e = a[i * m + j] + (0..n).map(|r| k[r * m + i] * k[r * m + j]).sum::<f64>();
+                    assert!((up[i * m + j] - e).abs() <= 1e-12 * scale, "m={m} n={n}");
+                }
+            }
+            for (p, q) in next.to_dense().iter().zip(seq.to_dense()) {
+                assert!((p - q).abs() <= 1e-10 * scale.sqrt());
+            }
+            // Solve only: the factor is left alone.
+            let mut x2 = b.clone();
+            l.block_solve_update(&mut x2, c, &k, n, &mut sc, None);
+            assert_eq!(x, x2);
+        }
+    }
+}
