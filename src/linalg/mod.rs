@@ -11,8 +11,8 @@
 //!   (each per-round kernel reads the triangle once: "touch half the matrix");
 //! * [`upper`]: the same triangle in column panels, so that blocks of rounds can
 //!   also use matrix-matrix products on each panel;
-//! * [`gemm`]: matrix-matrix products on strided views (`matrixmultiply`, which
-//!   picks its micro-kernel at run time);
+//! * [`gemm`]: matrix-matrix products on strided views (the `gemm` crate or
+//!   `matrixmultiply`, each picking its micro-kernel at run time);
 //! * [`cholesky`]: a growing lower Cholesky factor stored by columns, with rank-one
 //!   updates, bordering and a blocked solve-and-update (the Nystrom forecaster).
 
