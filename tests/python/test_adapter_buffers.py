@@ -31,6 +31,7 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_wide_reserved_rows_are_refused_before_the_buffers_exist():
     # Before: the first learn_one filled a 10^8-float row and the scaler's moments
     # (800 MB each) before the learner refused the width; now the learner's check runs

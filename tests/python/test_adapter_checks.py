@@ -54,6 +54,12 @@ ORDER_DEPENDENT_CHECKS = {
 }
 
 
+# scikit-learn's training checks fit a classifier on three streams of 150-600 rows:
+# about 3 s each for AutoKernel's 25 experts, so by default they run on the other
+# learners only (all of them under -m slow)
+SLOW_SKLEARN_CHECKS = {"check_classifiers_train": ("AutoKernel-defaults",)}
+
+
 def _sklearn_cases():
     for kind, name, make, scale in PAIRS:
         adapter = SklearnRegressor if kind == "regressor" else SklearnClassifier
@@ -62,6 +68,8 @@ def _sklearn_cases():
         for _est, check in sklearn_checks.estimator_checks_generator(est, legacy=True):
             check_name = getattr(check, "func", check).__name__
             marks = marks0
+            if name in SLOW_SKLEARN_CHECKS.get(check_name, ()) and kind == "classifier":
+                marks = (*marks0, pytest.mark.slow)
             if check_name in ORDER_DEPENDENT_CHECKS:
                 reason = "online: the fit depends on the order of the rows"
                 marks = (*marks0, pytest.mark.xfail(reason=reason, strict=False))

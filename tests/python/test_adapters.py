@@ -196,6 +196,7 @@ def test_sklearn_classifier_first_batch_with_one_class(rng):
     assert est.learner_.n_seen == 60
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", ["logistic", "squared"])
 def test_sklearn_predict_proba_is_the_calibrated_score(rng, loss):
     """Two classes: P(classes_[1]) is the layer on the scores ((1 - f)/2, (1 + f)/2),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import kernelstream as ks
 import numpy as np
+import pytest
 
 _TOOL = Path(__file__).resolve().parents[2] / "tools" / "autokernel_paths.py"
 _spec = importlib.util.spec_from_file_location("autokernel_paths", _TOOL)
@@ -19,6 +20,7 @@ _spec.loader.exec_module(paths)
 BOUND = 1e-6
 
 
+@pytest.mark.slow
 def test_loop_and_blocks_agree_to_the_documented_bound_on_a_drifting_stream():
     X, y = paths.stream("drift", 1200, 3, 0)
     scale = np.abs(y).max()

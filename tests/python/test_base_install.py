@@ -27,6 +27,7 @@ def _blocks(lang: str) -> list:
     return re.findall(rf"^```{lang}\n(.*?)^```", README, re.MULTILINE | re.DOTALL)
 
 
+@pytest.mark.slow
 def test_the_extras_are_blocked_and_plotting_names_its_extra(tmp_path):
     extras = {"matplotlib", "tqdm", "joblib", "dask", "distributed", "sklearn", "river"}
     installed = {m for m in extras if importlib.util.find_spec(m) is not None}

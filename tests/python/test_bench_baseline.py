@@ -120,6 +120,7 @@ def test_the_committed_baseline_holds_every_case_of_the_quick_sizes():
     assert held == current, f"no longer a case: {sorted(held - current)}"
 
 
+@pytest.mark.slow
 def test_bench_compare_prints_the_change_and_saves_a_baseline(tmp_path, capsys):
     """One quick case through the command: its rows against a fabricated baseline whose
     ratios are 1 (so the change printed is the run's own ratio), then saved and loaded."""

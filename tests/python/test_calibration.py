@@ -155,6 +155,7 @@ def test_a_corrupt_state_is_refused():
 # The binning stage (src/calibration/binning.rs).
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("k", "noise"), [(2, 0.6), (3, 1.0), (6, 0.4)])
 def test_binning_equals_reference(k, noise):
     """The two stages against the reference, which recounts every bin from the history,
@@ -182,6 +183,7 @@ def test_isotonic_reference_is_the_pooled_fit():
     np.testing.assert_allclose(isotonic(g, u), fit, atol=1e-14)
 
 
+@pytest.mark.slow
 def test_binning_mixture_loss_is_the_mean_of_the_models_likelihoods():
     """The Bayesian average: the summed log loss of the mixture's probability of "label
     = top class" is exactly -ln(mean_i prod_t q_{i,t}), so at most ln 6 above the best

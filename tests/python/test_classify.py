@@ -18,6 +18,7 @@ def _three_blobs(rng, n=240):
     return centers[y] + 0.35 * rng.normal(size=(n, 2)), y
 
 
+@pytest.mark.slow
 def test_sklearn_multiclass_is_one_hot_columns_and_calibrated(rng):
     X, y = _three_blobs(rng)
     labels = np.array(["c", "a", "b"])[y]  # classes_ sorted: a, b, c
@@ -101,6 +102,7 @@ def test_river_multiclass_probabilities_come_before_the_label(rng):
     assert pa[:61] == pb[:61] and pa[61] != pb[61]
 
 
+@pytest.mark.slow
 def test_sklearn_progressive_predict_proba_is_partial_fit_with_its_probabilities(rng):
     X, y = _three_blobs(rng, 150)
     a = SklearnClassifier(ks.TaylorAWV(degree=2), scale=False)
@@ -132,6 +134,7 @@ def test_river_metrics_and_one_vs_rest_take_the_probabilities(rng):
     assert acc.get() > 0.8 and np.isfinite(ce.get())
 
 
+@pytest.mark.slow
 def test_sklearn_two_classes_are_one_signed_learner_as_one_vs_rest_fits_it(rng):
     """Two classes: one learner on -1/+1 targets (``classes_[1]`` is +1), exactly the
     learner scikit-learn's one-vs-rest fits for two classes; the probabilities are the

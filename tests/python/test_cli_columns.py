@@ -65,6 +65,7 @@ def test_datetime64_column_of_a_dataframe_is_a_date():
     assert X[0, 0] == (pd.Timestamp("2021-03-01") - pd.Timestamp("1970-01-01")).days
 
 
+@pytest.mark.slow
 def test_cli_notes_lumped_categories_and_metrics(tmp_path):
     path = tmp_path / "t.csv"
     _frame().to_csv(path, index=False)
@@ -80,6 +81,7 @@ def test_cli_notes_lumped_categories_and_metrics(tmp_path):
     assert "final mae" in done.stdout and "final r2" in done.stdout
 
 
+@pytest.mark.slow
 def test_cli_positive_label_on_a_numeric_target_is_one_line(tmp_path):
     # Before: a 28-line traceback (ValueError), exit 1.
     path = tmp_path / "n.csv"

@@ -154,6 +154,7 @@ def batch_results(files):
     return dict(zip([c for c, _, _ in CASES], json.loads(done.stdout.strip().splitlines()[-1])))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case, args, fragments", CASES, ids=[c for c, _, _ in CASES])
 def test_user_errors_are_one_line_exit_2(case, args, fragments, batch_results):
     if case == "ragged csv":
@@ -177,6 +178,7 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
         cli.main(["bench"])
 
 
+@pytest.mark.slow
 def test_damaged_save_model_file(tmp_path):
     model = tmp_path / "m.pkl"
     assert _cli("run", "--n", "200", "--no-progress", "--save-model", model).returncode == 0
@@ -185,6 +187,7 @@ def test_damaged_save_model_file(tmp_path):
     _assert_user_error(_cli("run", "--n", "200", "--resume", model), "--resume")
 
 
+@pytest.mark.slow
 def test_unreachable_dask_scheduler(tmp_path):
     pytest.importorskip("distributed")
     done = _cli(
@@ -195,6 +198,7 @@ def test_unreachable_dask_scheduler(tmp_path):
     _assert_user_error(done, "Dask scheduler")
 
 
+@pytest.mark.slow
 def test_version_and_help():
     import kernelstream as ks
 
@@ -213,6 +217,7 @@ def test_version_and_help():
                 stack.extend(action.choices.values())
 
 
+@pytest.mark.slow
 def test_bench_list():
     from kernelstream.bench import cases
 
@@ -225,6 +230,7 @@ def test_bench_list():
     assert timed["mixture"] == ["Mixture", "AutoKernel"]
 
 
+@pytest.mark.slow
 def test_base_install_without_matplotlib_and_tqdm(tmp_path):
     """No matplotlib, no tqdm: ``run --plot`` is a user error naming the extra, before the
     run (it used to run, print a note and exit 0); ``--progress`` says that tqdm is missing
@@ -249,6 +255,7 @@ def test_base_install_without_matplotlib_and_tqdm(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_numpy_only_install_runs_and_names_the_missing_extra(monkeypatch):
     """Without pandas, scipy, pooch and psutil (the base install): ``run`` on the built-in
     stream prints its table; a command that needs an extra exits 2 with one line naming it."""

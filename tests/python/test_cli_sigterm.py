@@ -10,8 +10,10 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 
+@pytest.mark.slow
 def test_sigterm_during_save_predictions_leaves_no_temporary_file(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300_000, 3))

@@ -39,6 +39,7 @@ def _final(out):
     return float(m.group(1)), float(b.group(1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("learner", ["auto-kernel", "taylor-awv"])
 def test_loss_and_predictions_in_target_units_without_look_ahead(tmp_path, capsys, learner):
     f1, f2 = tmp_path / "a.csv", tmp_path / "b.csv"

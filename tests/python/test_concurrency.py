@@ -69,6 +69,7 @@ def _race(make, trials):
     return outcomes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make",
     [

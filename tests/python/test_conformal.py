@@ -64,6 +64,7 @@ def test_intervals_equal_the_reference(window, normalize):
     assert model.alpha_t == pytest.approx(ref_alpha, rel=0, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_normalised_intervals_follow_the_learners_std():
     """Where the learner has seen no data its std is large, and so is the interval (prior
     variance sigma^2 / lam: with lam = 0.01 up to sqrt(1 + 1 / lam) ~ 10 noise stds)."""

@@ -26,6 +26,7 @@ def test_load_uses_environment_variable(data_dir, monkeypatch):
     assert X.shape == (1030, 8)
 
 
+@pytest.mark.slow
 def test_missing_values_are_nan_and_droppable(data_dir):
     X, y = datasets.load("bias", data_dir)
     # The facts come from the file itself, read independently of the loader: empty fields.

@@ -73,6 +73,7 @@ def test_the_api_reference_lists_every_public_class_and_function():
     assert not missing, f"not in docs/reference/: {missing}"
 
 
+@pytest.mark.slow
 def test_every_page_is_in_the_nav_and_none_refers_to_issues():
     config = (ROOT / "mkdocs.yml").read_text()
     for page in DOCS.rglob("*.md"):

@@ -52,6 +52,7 @@ def test_time_budget_stops_early(rng):
     assert res.predictions.size == res.n_rounds == res.rounds[-1]
 
 
+@pytest.mark.slow
 def test_cli_run_default_stream(capsys, tmp_path):
     from kernelstream.cli import main
 
@@ -100,6 +101,7 @@ def test_reproduce_list_and_quick_entry(capsys, tmp_path):
         assert (tmp_path / f.split("/")[-1]).stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_bench_quick_prints_ratios(capsys):
     from kernelstream.bench import run_bench
 

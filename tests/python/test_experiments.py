@@ -64,6 +64,7 @@ def _grid():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_executors_give_identical_results():
     tasks = _grid()

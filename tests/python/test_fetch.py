@@ -107,6 +107,7 @@ def tiny(server, monkeypatch):
     return rows
 
 
+@pytest.mark.slow
 def test_fetch_downloads_checks_and_caches(server, tiny, tmp_path):
     home = tmp_path / "home"
     path = datasets.fetch("tiny", home, base_url=server.url, progress=False)
@@ -261,6 +262,7 @@ def test_release_files_match_the_registry(data_dir):
             assert digest == ds.sha256, ds.name
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_cli_fetch_concrete_equals_load_and_tampered_is_refused(data_dir, server, tmp_path):
     """Fetching a release dataset through the command line gives what load() reads; a
@@ -288,6 +290,7 @@ def test_cli_fetch_concrete_equals_load_and_tampered_is_refused(data_dir, server
     assert not (tmp_path / "empty2").exists() or list((tmp_path / "empty2").iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_converter_writes_the_release_format_byte_for_byte(data_dir, tmp_path):
     """Re-writing a release file through the converter gives the same bytes (so the
@@ -332,6 +335,7 @@ def _entries(home):
     return sorted(p.name for p in home.iterdir()) if home.exists() else []
 
 
+@pytest.mark.slow
 def test_trickling_server_fails_within_the_deadline(server, tiny, tmp_path):
     # (the message is written only once the deadline has passed: no clock in the test)
     home = tmp_path / "home"
@@ -341,6 +345,7 @@ def test_trickling_server_fails_within_the_deadline(server, tiny, tmp_path):
     assert _entries(home) == []
 
 
+@pytest.mark.slow
 def test_silent_server_fails_within_the_deadline(server, tiny, tmp_path):
     """The deadline covers the wait for the response too, not only the body."""
     with pytest.raises(FetchError, match="deadline of 0.4 s"):
@@ -348,6 +353,7 @@ def test_silent_server_fails_within_the_deadline(server, tiny, tmp_path):
                        progress=False, deadline=0.4)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_slow_server_fails_at_the_minimum_rate(server, tiny, tmp_path, monkeypatch):
     fetch_module = sys.modules["kernelstream.datasets.fetch"]
     monkeypatch.setattr(fetch_module, "RATE_WINDOW", 0.6)
@@ -356,6 +362,7 @@ def test_slow_server_fails_at_the_minimum_rate(server, tiny, tmp_path, monkeypat
                        progress=False, deadline=60, min_rate=100)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_limits_from_the_environment_are_checked(server, tiny, tmp_path, monkeypatch, capsys):
     from kernelstream.cli import main
 
@@ -373,6 +380,7 @@ def test_limits_from_the_environment_are_checked(server, tiny, tmp_path, monkeyp
     assert server.requests == ["/trickle/tiny.csv.gz"]
 
 
+@pytest.mark.slow
 def test_cli_deadline_option(server, tiny, tmp_path, capsys):
     from kernelstream.cli import main
 
@@ -382,6 +390,7 @@ def test_cli_deadline_option(server, tiny, tmp_path, capsys):
     assert code == 2 and len(err) == 1 and "deadline of 0.5 s" in err[0]
 
 
+@pytest.mark.slow
 def test_killed_fetch_leftovers_are_ignored_and_cleaned_next_time(server, tiny, tmp_path):
     home = tmp_path / "home"
     child = (

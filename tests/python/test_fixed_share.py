@@ -132,6 +132,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("share", [0.0, 0.003, 0.05])
 @pytest.mark.parametrize("rule", sorted(CASES))
 def test_fixed_share_equals_reference(rule, share):

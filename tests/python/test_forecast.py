@@ -37,6 +37,7 @@ def _loop(fc, y, X=None):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("H, exog", [(1, False), (3, False), (2, True)])
 def test_progressive_forecast_equals_the_online_loop(H, exog):
     y = _series()
@@ -56,6 +57,7 @@ def test_progressive_forecast_equals_the_online_loop(H, exog):
         assert np.allclose(a.forecast(), b.forecast(), rtol=0, atol=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("j", [30, 70, 100])
 def test_a_value_changes_no_forecast_or_interval_made_before_it(j):
     y = _series()
@@ -72,6 +74,7 @@ def test_a_value_changes_no_forecast_or_interval_made_before_it(j):
     assert np.any(base[0][after] != pert[0][after])  # the test can fail: y[j] is used later
 
 
+@pytest.mark.slow
 def test_an_exogenous_row_is_used_only_from_its_own_time():
     y = _series()
     X = np.random.default_rng(2).normal(size=(y.size, 1))
@@ -110,6 +113,7 @@ def test_naive_seasonal_naive_and_mase_follow_their_definitions():
     assert mase_scale(y, None) == pytest.approx(np.mean(np.abs(np.diff(y))), rel=1e-14)
 
 
+@pytest.mark.slow
 def test_evaluate_forecast_scores_the_progressive_forecasts():
     y = _series(120)
     ev = ks.evaluate.forecast(ks.Forecaster(horizon=2), y, season=12)
@@ -275,6 +279,7 @@ def test_cli_forecast_writes_the_table_and_fails_in_one_line(tmp_path, capsys):
                  "--horizon", "1"]) == 2  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_forecasting_page_runs():
     """Every ``>>>`` example of docs/forecasting.md runs and prints what the page shows."""
     import doctest

@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 import kernelstream
+import pytest
 
 PACKAGE = Path(kernelstream.__file__).resolve().parent
 
@@ -74,6 +75,7 @@ def forbidden_imports() -> list[str]:
     return bad
 
 
+@pytest.mark.slow
 def test_the_library_never_imports_the_layers_above_it():
     library = [p for p in PACKAGE.rglob("*.py") if layer(_module(p)) == "library"]
     assert len(library) > 60  # the walk found the library: learners, adapters, datasets...

@@ -85,6 +85,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_module_imports_form_a_cycle():
     graph = _import_graph()
     assert len(graph) > 30  # the walk found the package
@@ -189,6 +190,7 @@ def _citing(files: dict[str, str]) -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_tracked_file_cites_files_outside_the_clone():
     files = _tracked_text_files()
     assert "README.md" in files and "src/lib.rs" in files  # the listing found the repository

@@ -77,6 +77,7 @@ def test_memory_mb_without_psutil(monkeypatch):
     assert np.all(np.isfinite(res.memory_mb)) and np.all(res.memory_mb > 1.0)
 
 
+@pytest.mark.slow
 def test_data_path_needs_no_pooch(monkeypatch, tmp_path):
     # Before: "pooch is not installed" from `kernelstream data path`.
     import subprocess

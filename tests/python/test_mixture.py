@@ -141,6 +141,7 @@ def test_trace_plot():
 # -- AutoKernel ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_autokernel_scale_invariance_on_a_synthetic_stream():
     """Inputs and targets multiplied by 1e-3 or 1e3: the MSE in original units changes
     by less than 5% (in fact only by rounding: every scale estimate is equivariant)."""
@@ -404,6 +405,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_corrupt_state_bytes_never_crash():
     """Truncated or altered state bytes of a mixture raise InputError or give a usable
     object; never a panic or an abort (run in a subprocess)."""

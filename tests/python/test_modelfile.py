@@ -87,6 +87,7 @@ class _Boom:
         return (os.system, (f"touch {self.marker}",))
 
 
+@pytest.mark.slow
 def test_a_pickle_renamed_runs_no_code(tmp_path):
     marker = tmp_path / "ran"
     path = tmp_path / "evil.ksm"
@@ -98,6 +99,7 @@ def test_a_pickle_renamed_runs_no_code(tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["class", "kernel", "nested-class", "tag", "state-class"])
 def test_a_crafted_header_naming_code_builds_nothing(tmp_path, where):
     marker = tmp_path / "ran"

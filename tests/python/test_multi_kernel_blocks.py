@@ -27,6 +27,7 @@ def _state(m):
     return bytes(m._core._state_bytes())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ridge", [False, True])
 @pytest.mark.parametrize(
     "aggregator,clip", [("vaw", None), ("boa", (-2.0, 2.0)), ("mlprod", (-2.0, 2.0))]
@@ -134,6 +135,7 @@ def test_a_row_that_overflows_fresh_features_keeps_the_rows_before_it(rng):
         assert _state(m) == _state(r)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
 def test_sigint_stops_blocks_at_a_round_boundary(monkeypatch, sigint):
     # Not a zoo entry: the protocol tests there ask batch == round loop bit for bit,

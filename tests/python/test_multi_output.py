@@ -171,6 +171,7 @@ def test_pickle_carries_the_outputs(name):
     )
 
 
+@pytest.mark.slow
 def test_memory_of_the_outputs_is_checked_before_allocating():
     """K columns of r doubles count against the ceiling before anything is allocated."""
     import subprocess
@@ -296,6 +297,7 @@ def _scaled(Y):
     return Y * np.array([1.0, 40.0, 0.01]) + np.array([0.0, -7.0, 3.0])
 
 
+@pytest.mark.slow
 def test_an_autokernel_of_k_outputs_equals_k_autokernels():
     X, Y = data(250)
     Y = _scaled(Y)

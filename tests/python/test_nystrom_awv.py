@@ -74,6 +74,7 @@ def test_fixed_dictionary_equals_linear_awv_on_nystrom_features(ridge):
     assert list(d.indices) == [-1] * 15 and nys.dim == 15
 
 
+@pytest.mark.slow
 def test_repeated_points_stay_finite_and_repairs_are_counted():
     X = np.tile([[0.1, 0.2], [-0.3, 0.4]], (1500, 1))
     y = np.tile([1.0, -1.0], 1500)

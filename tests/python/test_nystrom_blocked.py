@@ -33,6 +33,7 @@ def same_state(a, b, atol):
     np.testing.assert_allclose(b.predict_many(Xt), a.predict_many(Xt), rtol=0, atol=atol)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ridge", [False, True])
 @pytest.mark.parametrize("block_size", [None, 5, 64])
 def test_kors_blocks_equal_single_rounds_and_reference(ridge, block_size):
@@ -64,6 +65,7 @@ def test_kors_blocks_equal_single_rounds_and_reference(ridge, block_size):
     same_state(single, learned, 1e-10 * scale)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ridge", [False, True])
 def test_fixed_dictionary_blocks_equal_single_rounds_and_reference(ridge):
     X, y = stream(300, 3, 2)

@@ -126,6 +126,7 @@ def _drifting_stream(n, seed=1):
     return X, y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ridge", [False, True])
 def test_kors_discounted_10k_rounds_single_and_blocked(ridge):
     """10^4 rounds with insertions throughout (every eighth of the stream has some),

@@ -109,6 +109,7 @@ def test_additive_online_equals_batch():
     assert model.dim == 1 + 3 * 2 + 3 * design.n_units(3000)
 
 
+@pytest.mark.slow
 def test_warm_up_and_pairs_and_tensor_match_naive_algorithm_1():
     rng = np.random.default_rng(0)
     cases = [

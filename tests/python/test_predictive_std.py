@@ -133,6 +133,7 @@ def test_autokernel_std_is_equivariant_and_nan_during_warmup():
     np.testing.assert_allclose(pb[51:], 1000.0 * pa[51:] - 7.0, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make",
     [

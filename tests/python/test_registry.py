@@ -97,6 +97,7 @@ def test_the_static_exports_are_the_table(init):
     assert sorted(static) == sorted(NAMES), set(static) ^ set(NAMES)
 
 
+@pytest.mark.slow
 def test_a_face_is_imported_when_first_asked_for():
     # `import kernelstream` stays lazy (pros_n_kons is imported for batch_comparator)
     code = (

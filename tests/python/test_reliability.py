@@ -61,6 +61,7 @@ def _run_python(code: str, timeout: float = 120.0) -> subprocess.CompletedProces
 # --- 1. state validated as a whole ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_size_fields_of_a_state_are_checked_in_a_subprocess():
     """Two states that once aborted the process: a ProsNKons state whose dimension field is corrupted and a
     TaylorAWV whose AWV order r is set to 2^40 aborted on first use. Every 8-byte field that
@@ -301,6 +302,7 @@ _INSTEAD = {"KernelAWV": "KernelAWV-ridge", "OnlineProjection": "OnlineProjectio
 _ONE_PER_CLASS = [_INSTEAD.get(n, n) for n in registry.names()] + ["NystromAWV-fixed"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
 @pytest.mark.parametrize("name", _ONE_PER_CLASS)
 def test_sigint_during_progressive_predict_stops_at_a_round_boundary(name, sigint):
@@ -313,6 +315,7 @@ def test_sigint_every_zoo_entry(name, sigint):
     _check_sigint(name)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
 def test_sigint_during_learn_many_and_evaluate_progressive_keeps_what_it_had(sigint):
     entry = ZOO["NystromAWV"]
@@ -417,6 +420,7 @@ def test_failed_constructor_call_leaves_nothing_half_set():
 # --- 7. honest growth ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_nystrom_max_dictionary_caps_the_dictionary():
     rng = np.random.default_rng(4)
     t = np.arange(3000)

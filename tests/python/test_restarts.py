@@ -42,6 +42,7 @@ def _rolling(e, w=500):
     return np.convolve(e, np.ones(w) / w, "valid")
 
 
+@pytest.mark.slow
 def test_recovers_like_a_learner_started_at_the_change():
     X, y = swap(5000, 2000)
     ak = AutoKernel(**KW)
@@ -63,6 +64,7 @@ def test_no_change_declared_on_a_stationary_stream():
     assert ak.restart_events == dict(changes=0, promotions=0, successor=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pieces", [[1] * 3 + [997, 3000, 1000], [50] * 100, [7, 4993]])
 def test_any_feeding_takes_the_same_path(pieces):
     X, y = swap(5000, 2000)

@@ -151,6 +151,7 @@ def _load_in_child(out, timeout=30, address_space=None, key=None):
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_a_fifo_in_place_of_an_output_is_a_miss_not_a_hang(out):
     import os
 
@@ -163,6 +164,7 @@ def test_a_fifo_in_place_of_an_output_is_a_miss_not_a_hang(out):
     assert not run(ENTRY, _ctx(out)).get("_cached") and png.read_bytes().startswith(PNG)
 
 
+@pytest.mark.slow
 def test_a_fifo_in_place_of_the_record_is_a_miss(out):
     import os
 

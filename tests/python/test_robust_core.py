@@ -171,6 +171,7 @@ def alloc_batch() -> dict[str, str]:
     return dict(line.split() for line in res.stdout.splitlines() if len(line.split()) == 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(_CASES))
 def test_allocations_that_grow_with_parameters_or_width_are_counted(case, alloc_batch):
     """Each configuration needs more than the ceiling: refused with the named error before
@@ -201,6 +202,7 @@ def test_allocations_that_grow_with_parameters_or_width_are_counted(case, alloc_
     )
 
 
+@pytest.mark.slow
 def test_a_refused_allocation_is_an_error_not_an_abort():
     """With the ceiling raised above what the system grants (address space capped at
     2 GB), the frequency matrix's allocation fails: an error, the interpreter lives."""
@@ -226,6 +228,7 @@ def test_a_refused_allocation_is_an_error_not_an_abort():
     )
 
 
+@pytest.mark.slow
 def test_the_default_ceiling_respects_a_cgroup_limit():
     """The default is half of min(physical memory, cgroup limit), at most 8 GiB; the
     parsing of cgroup files is unit-tested in Rust (limits::tests)."""
@@ -296,6 +299,7 @@ def test_finite_inputs_that_would_overflow_raise_before_any_change(make, warm, x
 _SLOW = pytest.mark.slow
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text, value",
     [
@@ -313,6 +317,7 @@ def test_memory_limit_variable_is_parsed(text, value):
     assert res.returncode == 0 and int(res.stdout) == value, res.stderr[-800:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text", ["abc", "-2G", *(pytest.param(t, marks=_SLOW) for t in ("0", "-1", "1.5Q"))]
 )
@@ -342,6 +347,7 @@ def test_memory_limit_variable_that_is_not_a_size_is_refused(text):
     )
 
 
+@pytest.mark.slow
 def test_huge_taylor_degree_on_a_narrow_input_is_refused_at_once():
     """Found by the parameter fuzzer with varied widths: the feature count C(M + d, d) was
     computed in M steps, so degree=2^31 on a 1-column input looped for minutes."""

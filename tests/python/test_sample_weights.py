@@ -327,6 +327,7 @@ def test_evaluate_progressive_weighted_losses():
 
 
 # -- the command line ----------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_run_weight_column(tmp_path):
     import subprocess
     import sys

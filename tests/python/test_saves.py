@@ -29,6 +29,7 @@ def _leftovers(directory):
     return [p.name for p in directory.iterdir() if _files.PART_MARK in p.name]
 
 
+@pytest.mark.slow
 def test_kill_9_during_save_model_keeps_the_previous_model(tmp_path):
     """The CLI's ``--resume m.ksm --save-model m.ksm`` pattern: the process is killed
     while the new model is being written (the write is slowed down in the child)."""
@@ -87,6 +88,7 @@ def test_full_disk_during_save_model_keeps_the_previous_model(tmp_path, monkeypa
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_save_predictions_and_model_are_complete_files(tmp_path, capsys):
     model, preds = tmp_path / "m.ksm", tmp_path / "p.csv"
     assert cli.main(["run", "--n", "400", "--save-model", str(model),
@@ -149,6 +151,7 @@ def test_atomic_write_error_leaves_old_file_and_no_temporary(tmp_path):
     assert f.read_text() == "new" and _leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_figures_are_written_atomically_with_their_format(tmp_path):
     pytest.importorskip("matplotlib")
     import matplotlib

@@ -8,6 +8,7 @@ import sys
 
 import kernelstream as ks
 import numpy as np
+import pytest
 
 PATHS = ("baseline", "avx2", "avx512")
 
@@ -45,6 +46,7 @@ def test_build_info_describes_a_portable_build():
     assert info["profile"] in ("release", "debug") and info["rustc"].startswith("rustc")
 
 
+@pytest.mark.slow
 def test_baseline_path_matches_the_default_within_rounding():
     base_info, base = _run("baseline")
     info, fast = _run()
@@ -70,6 +72,7 @@ def test_baseline_path_matches_the_default_within_rounding():
     assert np.all(np.isfinite(base))
 
 
+@pytest.mark.slow
 def test_unknown_simd_request_warns_and_runs_the_detected_path():
     env = dict(os.environ, KERNELSTREAM_SIMD="avx1024")
     code = "import kernelstream as ks; print(ks.build_info()['simd_path'])"

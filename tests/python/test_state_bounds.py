@@ -15,6 +15,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -32,6 +34,7 @@ def _run(code: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_projection_state_with_a_huge_dimension_is_refused_before_allocating():
     # Defect 1: the design's input dimension (``state.design.d``; in the positional
     # format the u64 at offset 42 of this configuration's core state) set to 2^64 - 1:

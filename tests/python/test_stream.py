@@ -153,6 +153,7 @@ def test_parquet_and_dataframes_give_the_csv_chunks(table, tmp_path):
         same(_all(stream(pq, target="price", chunk_rows=10, missing="impute")))
 
 
+@pytest.mark.slow
 def test_dask_partitions_in_order_give_the_csv_chunks(table):
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")
@@ -237,6 +238,7 @@ for path in sys.argv[2:]:
 """
 
 
+@pytest.mark.slow
 def test_a_line_of_three_million_fields_is_refused_quickly(tmp_path):
     """A CSV line with 3 million fields (the header, or a data row) is refused by every
     reader and by load_csv, each within seconds (the header's width is counted before it

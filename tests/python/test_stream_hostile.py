@@ -75,6 +75,7 @@ def test_a_damaged_or_misnamed_xz_is_an_input_error(tmp_path, reader, content):
         stream(path, reader=reader)  # before: lzma.LZMAError
 
 
+@pytest.mark.slow
 def test_the_cli_reports_a_damaged_xz_in_one_line(tmp_path):
     path = tmp_path / "t.csv.xz"
     path.write_bytes(b"a,b\n1,2\n")

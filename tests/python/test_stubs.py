@@ -3,9 +3,12 @@
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "gen_stubs.py"
 
 
+@pytest.mark.slow
 def test_stub_is_current():
     spec = importlib.util.spec_from_file_location("gen_stubs", TOOL)
     mod = importlib.util.module_from_spec(spec)

@@ -195,6 +195,7 @@ def _blocked_case(ridge):
     return X, y, kw, TaylorAWVReference(**kw).progressive_predict(X, y)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ridge", [False, True])
 @pytest.mark.parametrize("block_size", [None, 7, 64])
 def test_blocked_rounds_equal_single_rounds_and_reference(rng, ridge, block_size):

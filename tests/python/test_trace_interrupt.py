@@ -72,6 +72,7 @@ print(json.dumps(out), flush=True)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["mixture", "autokernel"])
 def test_sigint_during_progressive_trace_stops_at_a_round_boundary(kind):
     proc = subprocess.Popen(

@@ -84,6 +84,7 @@ def test_rff_draws_and_features_match_reference(kernel, features):
         )
 
 
+@pytest.mark.slow
 def test_rff_unbiased_for_both_kernels():
     # Lemma 1: E phi(x).phi(y) / m = k(x, y) (Monte Carlo, 2e5 features).
     x, yg, yl = np.array([0.1, 0.2]), np.array([0.7, 1.0]), np.array([0.5, -0.4])
@@ -101,6 +102,7 @@ def test_rff_unbiased_for_both_kernels():
 # --- RFFAWV --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kernel,features,lam,ridge",
     [
