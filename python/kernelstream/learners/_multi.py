@@ -113,12 +113,7 @@ class MultiOutput(Learner):
                 return mean[0], std[0]
             return super().predict_one(x, return_std=True)
         # The serving loop's case (a float64 row) in one call, a float or K values.
-        try:
-            p = self._core._serve_predict(x)
-        except InputError:
-            if not self._wider(np.size(x)):
-                raise
-            p = None
+        p = self._serve_predict(x)
         if p is not None:
             return p
         x = as_row(x)

@@ -136,16 +136,22 @@ class Learner(CoreWrapper):
             mean, std = self._pure(x.shape[0], "predict_std_many", x[None, :])
             return float(mean[0]), float(std[0])
         # The serving loop's case (a float64 row) in one call; None: convert here.
-        try:
-            p = self._core._serve_predict(x)
-        except InputError:
-            if not self._wider(np.size(x)):
-                raise
-            p = None
+        p = self._serve_predict(x)
         if p is None:
             x = as_row(x)
             return self._pure(x.shape[0], "predict_one", x)
         return p
+
+    def _serve_predict(self, x):
+        """The serving loop's prediction of ``x`` (a float64 row of the learner's width) in
+        one call; ``None``: not that case (convert here), or a wider row the learner can
+        take (the widening path)."""
+        try:
+            return self._core._serve_predict(x)
+        except InputError:
+            if not self._wider(np.size(x)):
+                raise
+            return None
 
     def predict_std(self, X) -> np.ndarray:
         """The predictive standard deviation of each row of ``X`` as the next round

@@ -398,6 +398,19 @@ impl LinearAwv {
         self.kept = Some((self.n_seen, delta));
     }
 
+    /// `h = A_{t-1}^{-1} v` at the start of a learning round: the discount step first
+    /// (`gamma < 1`), or the previous round's pending update applied to the store in
+    /// the same pass (the caller sets the new `pending`).
+    fn round_symv(&mut self, v: &[f64]) {
+        if self.gamma < 1.0 && self.r > 0 {
+            self.discount_symv(v);
+        } else if self.pending != 0.0 {
+            upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
+        } else {
+            upper::symv(&self.ainv, v, &mut self.h);
+        }
+    }
+
     /// `h = A^{-1} v` with the pending update applied to the store in the same pass.
     fn flush_symv(&mut self, v: &[f64]) {
         if self.pending != 0.0 {
@@ -459,13 +472,7 @@ impl LinearAwv {
     pub fn predict_learn_multi(&mut self, v: &[f64], y: &[f64], out: &mut [f64]) {
         debug_assert!(y.len() == self.k && out.len() == self.k);
         self.ensure_scratch();
-        if self.gamma < 1.0 && self.r > 0 {
-            self.discount_symv(v);
-        } else if self.pending != 0.0 {
-            upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
-        } else {
-            upper::symv(&self.ainv, v, &mut self.h);
-        }
+        self.round_symv(v);
         let delta = dot(v, &self.h);
         outputs::predictions(&self.h, &self.b, delta, self.ridge, out);
         // Sherman-Morrison (PKAWV paper, Algorithm 1), applied at the next pass:

@@ -15,7 +15,6 @@
 use super::outputs;
 use super::LinearAwv;
 use crate::linalg::blas::dot;
-use crate::linalg::upper;
 use crate::uncertainty::noise_discount;
 
 impl LinearAwv {
@@ -28,13 +27,7 @@ impl LinearAwv {
         debug_assert!(y.len() == self.k && out.len() == self.k);
         self.kept = None;
         self.ensure_scratch();
-        if self.gamma < 1.0 && self.r > 0 {
-            self.discount_symv(v);
-        } else if self.pending != 0.0 {
-            upper::syr_symv(&mut self.ainv, self.pending, &self.hp, v, &mut self.h);
-        } else {
-            upper::symv(&self.ainv, v, &mut self.h);
-        }
+        self.round_symv(v);
         let delta = dot(v, &self.h);
         outputs::predictions(&self.h, &self.b, delta, self.ridge, out);
         // A_t^{-1} = A_{t-1}^{-1} - w h h^T / (1 + w delta), applied at the next pass.
