@@ -36,6 +36,11 @@ def add_parser(sub) -> None:
 
 
 def cmd_bench(args) -> int:
+    from kernelstream._optional import require
+
+    # the cases time the core against the NumPy references, which need scipy: say so
+    # before any case runs
+    require("scipy", "kernelstream bench (its NumPy references)")
     from kernelstream.bench import baseline, cases, learners_timed, run_bench
     from kernelstream.buildinfo import build_info
 
