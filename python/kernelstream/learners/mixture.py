@@ -80,7 +80,7 @@ class Mixture(MultiOutput):
     threads : int, default 0
         Threads running the experts in the whole-stream calls (0: one per core).
         The results do not depend on it.
-    **rule_params
+    **rule_params : float, bool or str
         Parameters of the rule (``gradient`` for BOA/ML-Poly/ML-Prod, ``eta`` for EWA,
         ``lo``/``hi`` for AA, ``lam`` for VAW; ``share``, the Fixed Share rate, for EWA,
         BOA, ML-Poly and ML-Prod).
