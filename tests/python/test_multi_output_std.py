@@ -152,6 +152,7 @@ def test_autokernel_refuses_a_std_per_output_without_mentioning_y():
 
 
 def test_sklearn_adapter_std_per_output():
+    pytest.importorskip("sklearn", minversion="1.6")
     from kernelstream.adapters import SklearnRegressor
 
     X, Y = stream(200, seed=10)
