@@ -17,6 +17,7 @@ from kernelstream.errors import InputError
 from kernelstream.modelfile import dumps, loads
 from kernelstream.modelfile.format import MAGIC
 
+pytest.importorskip("sklearn", minversion="1.6")
 sk = pytest.importorskip("kernelstream.adapters.sklearn")
 
 
