@@ -96,6 +96,29 @@ def _check_param_names(cls, params: dict) -> None:
         )
 
 
+def constructor_of(cls, sig: inspect.Signature, prepare=None):
+    """``cls.__init__`` with the signature ``sig`` (``self`` first): the arguments bound as
+    a written signature would bind them (positionally or by name, defaults filled in),
+    then handed, every one named (through ``prepare(params)`` when given), to the next
+    ``__init__`` of the class's bases. The learners' and the rules' faces derive their
+    constructors from the core's declarations with it."""
+
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{type(self).__name__}() {exc}") from None
+        bound.apply_defaults()
+        params = dict(bound.arguments)
+        del params["self"]
+        super(cls, self).__init__(**(prepare(params) if prepare else params))
+
+    __init__.__signature__ = sig  # type: ignore[attr-defined]
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__module__ = cls.__module__
+    return __init__
+
+
 class _Hyperparameter:
     """Read-only attribute view of one constructor parameter: ``TaylorAWV(degree=3).degree == 3``."""
 

@@ -11,61 +11,37 @@
 //! `eta_j = min(1/B2_j, sqrt(log(1/w0_j) / V_j))`,
 //! `Rreg_j += (r_j - eta_j r_j^2 + B2_j [eta_j r_j > 1/2]) / 2`.
 
-use super::{check_n, softmax_in_place, RegretRule};
+use super::regret::{Regret, RegretState};
+use super::softmax_in_place;
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
-/// Vectors of `n_experts` doubles in the state (for the memory check).
-const VECTORS: u128 = 6;
+/// BOA: the regret rules' round ([`Regret`]) over BOA's state.
+pub type Boa = Regret<BoaState>;
 
+/// What BOA keeps per expert: regularised regrets `Rreg`, rates `eta`, sums of squared
+/// regrets `V` and range estimates `B`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Boa {
-    gradient: bool,
-    /// Fixed Share rate (docs/choices.md, "Fixed Share").
-    #[serde(default = "super::no_share")]
-    share: f64,
+pub struct BoaState {
     rreg: Vec<f64>,
     eta: Vec<f64>,
     v: Vec<f64>,
     b: Vec<f64>,
-    n_seen: u64,
-    #[serde(skip)]
-    scratch: Vec<f64>,
-    #[serde(skip)]
-    r: Vec<f64>,
 }
 
-impl Boa {
-    pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
-        let n = check_n(n_experts, VECTORS)?;
-        Ok(Boa {
-            gradient,
-            share: 0.0,
+impl RegretState for BoaState {
+    /// Its four vectors and the round's two buffers.
+    const VECTORS: u128 = 6;
+    fn start(n: usize) -> Self {
+        BoaState {
             rreg: vec![0.0; n],
             eta: vec![1.0; n],
             v: vec![0.0; n],
             b: vec![(-20.0f64).exp2(); n],
-            n_seen: 0,
-            scratch: vec![0.0; n],
-            r: vec![0.0; n],
-        })
+        }
     }
-    pub fn gradient(&self) -> bool {
-        self.gradient
-    }
-    /// Sets the Fixed Share rate `share` in [0, 1] (0: the plain rule).
-    pub fn with_share(mut self, share: f64) -> Result<Self> {
-        self.share = super::check_share(share)?;
-        Ok(self)
-    }
-}
-
-impl RegretRule for Boa {
-    fn expert_count(&self) -> usize {
+    fn experts(&self) -> usize {
         self.eta.len()
-    }
-    fn rounds(&self) -> u64 {
-        self.n_seen
     }
     fn probs_into(&self, p: &mut [f64]) {
         let n = self.eta.len();
@@ -74,12 +50,6 @@ impl RegretRule for Boa {
             *pj = if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY };
         }
         softmax_in_place(p);
-    }
-    fn gradient(&self) -> bool {
-        self.gradient
-    }
-    fn share(&self) -> f64 {
-        self.share
     }
     /// `eta_j Rreg_j = log p_j + L - log(eta_j w0_j)`, `L` the log-sum-exp of the
     /// current log-weights `log(eta_j w0_j) + eta_j Rreg_j` (kept).
@@ -98,9 +68,6 @@ impl RegretRule for Boa {
             }
         }
     }
-    fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
-        (&mut self.scratch, &mut self.r)
-    }
     #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
     fn learn_regrets(&mut self, r: &[f64]) {
         let n = self.eta.len();
@@ -114,14 +81,7 @@ impl RegretRule for Boa {
             let jump = if e * r[j] > 0.5 { b2 } else { 0.0 };
             self.rreg[j] += 0.5 * (r[j] - e * r[j] * r[j] + jump);
         }
-        self.n_seen += 1;
     }
-}
-
-// The format version of a pickled Boa: bump it when a serialised field changes.
-crate::state::state_version!(Boa, 4);
-
-impl crate::state::ValidState for Boa {
     fn validate(&self) -> Result<()> {
         let n = self.rreg.len();
         for (name, v) in [("eta", &self.eta), ("v", &self.v), ("b", &self.b)] {
@@ -139,9 +99,7 @@ impl crate::state::ValidState for Boa {
             || "a learning rate or a sum of squares is negative, or a range is <= 0".into(),
         )
     }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
-        crate::state::same("n_experts", &self.rreg.len(), &fresh.rreg.len())?;
-        crate::state::same("gradient", &self.gradient, &fresh.gradient)?;
-        crate::state::same("share", &self.share, &fresh.share)
-    }
 }
+
+// The format version of a pickled Boa: bump it when a serialised field changes.
+crate::state::state_version!(Boa, 4);

@@ -6,62 +6,32 @@
 //! `p_j prop eta_j (R_j)_+` if some `R_j > 0`, else uniform; `y_hat = <p, z>`;
 //! `R += r`; `B' = max(B, max_j r_j^2)`; `eta_j = 1 / (1/eta_j + r_j^2 + B' - B)`.
 
-use super::{check_n, RegretRule};
+use super::regret::{Regret, RegretState};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
 /// opera's initial learning rate `exp(700)` (finite in float64).
 pub const OPERA_ETA0: f64 = 1.0142320547350045e304;
 
-/// Vectors of `n_experts` doubles in the state (for the memory check).
-const VECTORS: u128 = 4;
+/// ML-Poly: the regret rules' round ([`Regret`]) over ML-Poly's state.
+pub type MlPoly = Regret<MlPolyState>;
 
+/// What ML-Poly keeps: the cumulative regrets `R`, the rates `eta` and `B`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MlPoly {
-    gradient: bool,
-    /// Fixed Share rate (docs/choices.md, "Fixed Share").
-    #[serde(default = "super::no_share")]
-    share: f64,
+pub struct MlPolyState {
     regret: Vec<f64>,
     eta: Vec<f64>,
     b: f64,
-    n_seen: u64,
-    #[serde(skip)]
-    scratch: Vec<f64>,
-    #[serde(skip)]
-    r: Vec<f64>,
 }
 
-impl MlPoly {
-    pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
-        let n = check_n(n_experts, VECTORS)?;
-        Ok(MlPoly {
-            gradient,
-            share: 0.0,
-            regret: vec![0.0; n],
-            eta: vec![OPERA_ETA0; n],
-            b: 0.0,
-            n_seen: 0,
-            scratch: vec![0.0; n],
-            r: vec![0.0; n],
-        })
+impl RegretState for MlPolyState {
+    /// Its two vectors and the round's two buffers.
+    const VECTORS: u128 = 4;
+    fn start(n: usize) -> Self {
+        MlPolyState { regret: vec![0.0; n], eta: vec![OPERA_ETA0; n], b: 0.0 }
     }
-    pub fn gradient(&self) -> bool {
-        self.gradient
-    }
-    /// Sets the Fixed Share rate `share` in [0, 1] (0: the plain rule).
-    pub fn with_share(mut self, share: f64) -> Result<Self> {
-        self.share = super::check_share(share)?;
-        Ok(self)
-    }
-}
-
-impl RegretRule for MlPoly {
-    fn expert_count(&self) -> usize {
+    fn experts(&self) -> usize {
         self.eta.len()
-    }
-    fn rounds(&self) -> u64 {
-        self.n_seen
     }
     fn probs_into(&self, p: &mut [f64]) {
         let n = p.len();
@@ -81,12 +51,6 @@ impl RegretRule for MlPoly {
         }
         p.iter_mut().for_each(|v| *v = 1.0 / n as f64);
     }
-    fn gradient(&self) -> bool {
-        self.gradient
-    }
-    fn share(&self) -> f64 {
-        self.share
-    }
     /// `R_j = p_j S / eta_j` with `S = sum_k eta_k (R_k)_+` (kept; rates
     /// scaled by the largest). Uniform weights (no `R_j > 0`) are a fixed point.
     fn set_probs(&mut self, p: &[f64]) {
@@ -102,9 +66,6 @@ impl RegretRule for MlPoly {
             }
         }
     }
-    fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
-        (&mut self.scratch, &mut self.r)
-    }
     #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
     fn learn_regrets(&mut self, r: &[f64]) {
         let n = self.eta.len();
@@ -115,23 +76,14 @@ impl RegretRule for MlPoly {
             self.eta[j] = 1.0 / (1.0 / self.eta[j] + r[j] * r[j] + b_new - self.b);
         }
         self.b = b_new;
-        self.n_seen += 1;
     }
-}
-
-// The format version of a pickled MlPoly: bump it when a serialised field changes.
-crate::state::state_version!(MlPoly, 4);
-
-impl crate::state::ValidState for MlPoly {
     fn validate(&self) -> Result<()> {
         crate::state::len_is("eta", self.eta.len(), self.regret.len())?;
         crate::state::finite("regrets", &self.regret)?;
         crate::state::finite("eta", &self.eta)?;
         crate::state::finite("b", &[self.b])
     }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
-        crate::state::same("n_experts", &self.regret.len(), &fresh.regret.len())?;
-        crate::state::same("gradient", &self.gradient, &fresh.gradient)?;
-        crate::state::same("share", &self.share, &fresh.share)
-    }
 }
+
+// The format version of a pickled MlPoly: bump it when a serialised field changes.
+crate::state::state_version!(MlPoly, 4);

@@ -9,61 +9,37 @@
 //! `R_j = (eta'_j / eta_j) R_j + log(1 + eta'_j r_j)` (`eta' r >= -1/2`); `eta = eta'`.
 
 use super::mlpoly::OPERA_ETA0;
-use super::{check_n, softmax_in_place, RegretRule};
+use super::regret::{Regret, RegretState};
+use super::softmax_in_place;
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
-/// Vectors of `n_experts` doubles in the state (for the memory check).
-const VECTORS: u128 = 6;
+/// ML-Prod: the regret rules' round ([`Regret`]) over ML-Prod's state.
+pub type MlProd = Regret<MlProdState>;
 
+/// What ML-Prod keeps per expert: `R`, the sums of squared regrets `L`, the largest
+/// regret `maxloss` and the rates `eta`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MlProd {
-    gradient: bool,
-    /// Fixed Share rate (docs/choices.md, "Fixed Share").
-    #[serde(default = "super::no_share")]
-    share: f64,
+pub struct MlProdState {
     big_r: Vec<f64>,
     l: Vec<f64>,
     maxloss: Vec<f64>,
     eta: Vec<f64>,
-    n_seen: u64,
-    #[serde(skip)]
-    scratch: Vec<f64>,
-    #[serde(skip)]
-    r: Vec<f64>,
 }
 
-impl MlProd {
-    pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
-        let n = check_n(n_experts, VECTORS)?;
-        Ok(MlProd {
-            gradient,
-            share: 0.0,
+impl RegretState for MlProdState {
+    /// Its four vectors and the round's two buffers.
+    const VECTORS: u128 = 6;
+    fn start(n: usize) -> Self {
+        MlProdState {
             big_r: vec![-(n as f64).ln(); n],
             l: vec![1.0; n],
             maxloss: vec![0.0; n],
             eta: vec![OPERA_ETA0; n],
-            n_seen: 0,
-            scratch: vec![0.0; n],
-            r: vec![0.0; n],
-        })
+        }
     }
-    pub fn gradient(&self) -> bool {
-        self.gradient
-    }
-    /// Sets the Fixed Share rate `share` in [0, 1] (0: the plain rule).
-    pub fn with_share(mut self, share: f64) -> Result<Self> {
-        self.share = super::check_share(share)?;
-        Ok(self)
-    }
-}
-
-impl RegretRule for MlProd {
-    fn expert_count(&self) -> usize {
+    fn experts(&self) -> usize {
         self.eta.len()
-    }
-    fn rounds(&self) -> u64 {
-        self.n_seen
     }
     fn probs_into(&self, p: &mut [f64]) {
         // eta_j = 0 (N = 1: log N = 0) gives weight 0; all zero -> uniform.
@@ -71,12 +47,6 @@ impl RegretRule for MlProd {
             *pj = if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY };
         }
         softmax_in_place(p);
-    }
-    fn gradient(&self) -> bool {
-        self.gradient
-    }
-    fn share(&self) -> f64 {
-        self.share
     }
     /// `R_j = log p_j + L - log eta_j`, `L` the log-sum-exp of the current
     /// log-weights `log eta_j + R_j` (kept).
@@ -94,9 +64,6 @@ impl RegretRule for MlProd {
             }
         }
     }
-    fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>) {
-        (&mut self.scratch, &mut self.r)
-    }
     #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
     fn learn_regrets(&mut self, r: &[f64]) {
         let n = self.eta.len();
@@ -109,14 +76,7 @@ impl RegretRule for MlProd {
             self.big_r[j] = ratio * self.big_r[j] + (e_new * r[j]).ln_1p();
             self.eta[j] = e_new;
         }
-        self.n_seen += 1;
     }
-}
-
-// The format version of a pickled MlProd: bump it when a serialised field changes.
-crate::state::state_version!(MlProd, 4);
-
-impl crate::state::ValidState for MlProd {
     fn validate(&self) -> Result<()> {
         let n = self.big_r.len();
         for (name, v) in [("L", &self.l), ("maxloss", &self.maxloss), ("eta", &self.eta)] {
@@ -125,9 +85,7 @@ impl crate::state::ValidState for MlProd {
         }
         crate::state::finite("R", &self.big_r)
     }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
-        crate::state::same("n_experts", &self.big_r.len(), &fresh.big_r.len())?;
-        crate::state::same("gradient", &self.gradient, &fresh.gradient)?;
-        crate::state::same("share", &self.share, &fresh.share)
-    }
 }
+
+// The format version of a pickled MlProd: bump it when a serialised field changes.
+crate::state::state_version!(MlProd, 4);

@@ -18,17 +18,21 @@
 pub mod aa;
 pub mod boa;
 pub mod ewa;
+pub mod exp_weights;
 pub mod mlpoly;
 pub mod mlprod;
+pub mod regret;
 pub mod rule;
 pub mod vaw_meta;
 
 pub use aa::AggregatingAlgorithm;
 pub use boa::Boa;
 pub use ewa::Ewa;
+pub use exp_weights::{ExpRule, ExpWeights};
 pub use mlpoly::MlPoly;
 pub use mlprod::MlProd;
-pub use rule::{AnyAggregator, ParamValue, RuleInfo, RuleParams, RULES};
+pub use regret::{Regret, RegretState};
+pub use rule::{AnyAggregator, RuleInfo, RuleParams, RULES};
 pub use vaw_meta::VawMeta;
 
 use crate::error::Result;
@@ -78,18 +82,9 @@ pub(crate) fn logsumexp(a: &[f64]) -> f64 {
 
 /// `out = softmax(logits)`; uniform if no logit is finite from above (all `-inf`).
 pub(crate) fn softmax_into(logits: &[f64], out: &mut [f64]) {
-    let m = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let n = logits.len();
-    if !m.is_finite() {
-        out.iter_mut().for_each(|o| *o = 1.0 / n as f64);
-        return;
-    }
-    let mut s = 0.0;
-    for (o, l) in out.iter_mut().zip(logits) {
-        *o = (l - m).exp();
-        s += *o;
-    }
-    out.iter_mut().for_each(|o| *o /= s);
+    let n = logits.len().min(out.len());
+    out[..n].copy_from_slice(&logits[..n]);
+    softmax_in_place(&mut out[..n]);
 }
 
 /// `v = softmax(v)` in place; uniform if every entry is `-inf`.
@@ -114,43 +109,6 @@ pub(crate) fn combine(p: &[f64], z: &[f64]) -> f64 {
     p.iter().zip(z).map(|(a, b)| a * b).sum()
 }
 
-/// Instantaneous regrets `r_j = l_t(y_hat) - l_t(z_j)` for the square loss
-/// (opera's `loss.gradient`; docs/choices.md, "BOA, ML-Poly, ML-Prod"): linearised
-/// (`gradient`, opera's default)
-/// `r_j = 2 (y_hat - y)(y_hat - z_j)`, else `(y_hat - y)^2 - (z_j - y)^2`.
-pub(crate) fn regrets_into(z: &[f64], y: f64, y_hat: f64, gradient: bool, r: &mut [f64]) {
-    for (rj, zj) in r.iter_mut().zip(z) {
-        *rj = if gradient {
-            2.0 * (y_hat - y) * (y_hat - zj)
-        } else {
-            (y_hat - y).powi(2) - (zj - y).powi(2)
-        };
-    }
-}
-
-/// BOA, ML-Poly and ML-Prod share the shape of a round (opera's `mixture` loop):
-/// weights from the state, the prediction `<p, z>`, the instantaneous regrets `r_j`
-/// ([`regrets_into`]), then the rule's own update from `r` ([`regret_round`]).
-pub(crate) trait RegretRule {
-    /// Number of experts.
-    fn expert_count(&self) -> usize;
-    /// Rounds learned so far.
-    fn rounds(&self) -> u64;
-    /// The weights of the next prediction, written into `p`.
-    fn probs_into(&self, p: &mut [f64]);
-    /// Linearised regrets (opera's `loss.gradient = TRUE`) or plain ones.
-    fn gradient(&self) -> bool;
-    /// Buffers for `p` and `r`, reused across rounds (no allocation per round).
-    fn buffers(&mut self) -> (&mut Vec<f64>, &mut Vec<f64>);
-    /// The rule's update from this round's regrets `r` (counts the round).
-    fn learn_regrets(&mut self, r: &[f64]);
-    /// The Fixed Share rate (0: none).
-    fn share(&self) -> f64;
-    /// Sets the state so that the next weights are `p` (a probability vector
-    /// with positive entries), keeping the weights' normaliser (Fixed Share).
-    fn set_probs(&mut self, p: &[f64]);
-}
-
 /// Checks a Fixed Share rate: `share` in [0, 1].
 pub fn check_share(share: f64) -> Result<f64> {
     if (0.0..=1.0).contains(&share) {
@@ -170,65 +128,6 @@ pub(crate) fn fixed_share(p: &mut [f64], share: f64) {
 /// The states saved before Fixed Share existed: no sharing.
 pub(crate) fn no_share() -> f64 {
     0.0
-}
-
-/// Every [`RegretRule`] is an [`Aggregator`]: the round is [`regret_round`].
-impl<R: RegretRule> Aggregator for R {
-    fn n_experts(&self) -> usize {
-        self.expert_count()
-    }
-    fn predict(&self, z: &[f64]) -> f64 {
-        combine(&self.weights(), z)
-    }
-    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
-        let n = self.expert_count();
-        regret_round(self, n, z, y, 1.0)
-    }
-    fn predict_update_weighted(&mut self, z: &[f64], y: f64, w: f64) -> f64 {
-        let n = self.expert_count();
-        regret_round(self, n, z, y, w)
-    }
-    fn weights(&self) -> Vec<f64> {
-        let mut p = vec![0.0; self.expert_count()];
-        self.probs_into(&mut p);
-        p
-    }
-    fn n_seen(&self) -> u64 {
-        self.rounds()
-    }
-}
-
-/// One round of a [`RegretRule`] on `n` experts: returns the prediction made before `y`.
-/// The regrets are those of the loss weighted by `w`: `w r_j` (`w = 1`: plain).
-pub(crate) fn regret_round<R: RegretRule>(
-    rule: &mut R,
-    n: usize,
-    z: &[f64],
-    y: f64,
-    w: f64,
-) -> f64 {
-    let (pb, rb) = rule.buffers();
-    let (mut p, mut r) = (std::mem::take(pb), std::mem::take(rb));
-    p.resize(n, 0.0);
-    r.resize(n, 0.0);
-    rule.probs_into(&mut p);
-    let pred = combine(&p, z);
-    regrets_into(z, y, pred, rule.gradient(), &mut r);
-    if w != 1.0 {
-        r.iter_mut().for_each(|v| *v *= w);
-    }
-    rule.learn_regrets(&r);
-    let share = rule.share();
-    if share > 0.0 && n > 1 {
-        // Fixed Share: the next round plays (1 - share) p + share / N.
-        rule.probs_into(&mut p);
-        fixed_share(&mut p, share);
-        rule.set_probs(&p);
-    }
-    let (pb, rb) = rule.buffers();
-    *pb = p;
-    *rb = r;
-    pred
 }
 
 /// Subtracts the largest finite entry (the log-weights keep their softmax).

@@ -39,60 +39,40 @@ pub const RULE_NAMES: [&str; RULES.len()] = {
     names
 };
 
-/// The parameters of the rules; [`Default`] holds each one's default (the only place
-/// they are written). A rule reads the fields [`RULES`] lists for it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RuleParams {
-    /// VAW: ridge of the meta-level VAW.
-    pub lam: f64,
-    /// VAW: online ridge (current point left out) instead of VAW.
-    pub ridge: bool,
-    /// EWA: learning rate.
-    pub eta: f64,
-    /// AA: the label range `[lo, hi]`.
-    pub lo: f64,
-    pub hi: f64,
-    /// BOA, ML-Poly, ML-Prod: linearised square loss (opera's `loss.gradient`).
-    pub gradient: bool,
-    /// EWA, BOA, ML-Poly, ML-Prod: Fixed Share rate.
-    pub share: f64,
-}
-
-impl Default for RuleParams {
-    fn default() -> Self {
-        RuleParams {
-            lam: 1.0,
-            ridge: false,
-            eta: 0.5,
-            lo: 0.0,
-            hi: 1.0,
-            gradient: true,
-            share: 0.0,
-        }
+crate::params! {
+    /// The parameters of the rules, declared once ([`crate::params!`]): each one's
+    /// default, kind and domain. A rule reads the fields [`RULES`] lists for it, and its
+    /// constructor checks them against the same domains.
+    #[derive(Copy)]
+    pub struct RuleParams {
+        /// VAW: ridge of the meta-level VAW.
+        lam: f64 = 1.0 => "float", crate::params::SCALE;
+        /// VAW: online ridge (current point left out) instead of VAW.
+        ridge: bool = false => "bool", crate::params::flag();
+        /// EWA: learning rate.
+        eta: f64 = 0.5 => "float", crate::params::SCALE;
+        /// AA: the label range `[lo, hi]`.
+        lo: f64 = 0.0 => "float", ANY_FINITE.note("lo < hi");
+        hi: f64 = 1.0 => "float", ANY_FINITE.note("lo < hi");
+        /// BOA, ML-Poly, ML-Prod: linearised square loss (opera's `loss.gradient`).
+        gradient: bool = true => "bool", crate::params::flag();
+        /// EWA, BOA, ML-Poly, ML-Prod: Fixed Share rate.
+        share: f64 = 0.0 => "float", crate::params::FRACTION;
     }
 }
 
-/// A parameter's value, for the table the bindings expose.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ParamValue {
-    Real(f64),
-    Flag(bool),
-}
+/// A finite number, without bounds.
+const ANY_FINITE: crate::params::Constraint =
+    crate::params::between(f64::NEG_INFINITY, f64::INFINITY);
 
 impl RuleParams {
-    /// The field called `name` (one of those [`RULES`] lists).
-    pub fn value(&self, name: &str) -> Option<ParamValue> {
-        use ParamValue::*;
-        Some(match name {
-            "lam" => Real(self.lam),
-            "ridge" => Flag(self.ridge),
-            "eta" => Real(self.eta),
-            "lo" => Real(self.lo),
-            "hi" => Real(self.hi),
-            "gradient" => Flag(self.gradient),
-            "share" => Real(self.share),
-            _ => return None,
-        })
+    /// `lo < hi` (the AA's range; the only relation, and the AA's constructor checks it).
+    fn relations(&self) -> Result<()> {
+        if self.lo < self.hi {
+            Ok(())
+        } else {
+            crate::param_err!("need finite lo < hi, got lo = {}, hi = {}", self.lo, self.hi)
+        }
     }
 }
 
@@ -249,7 +229,8 @@ mod tests {
             assert_eq!(a.name(), r.name);
             assert_eq!(a.n_experts(), 3);
             for p in r.params {
-                assert!(RuleParams::default().value(p).is_some(), "{p}");
+                use crate::params::Params;
+                assert!(RuleParams::SPECS.iter().any(|s| s.name == *p), "{p}");
             }
         }
         assert!(AnyAggregator::from_spec("opera", 3, &RuleParams::default()).is_err());
@@ -261,6 +242,24 @@ mod tests {
         for r in RULES {
             let ok = AnyAggregator::from_spec(r.name, 2, &p).is_ok();
             assert_eq!(ok, r.params.contains(&"share"), "{}", r.name);
+        }
+    }
+}
+
+#[cfg(test)]
+mod declared {
+    use super::*;
+    use crate::params::Params;
+
+    #[test]
+    fn the_declared_defaults_pass_the_declared_checks() {
+        RuleParams::default().validate().unwrap();
+        let flipped = RuleParams { lo: 1.0, hi: 0.0, ..RuleParams::default() };
+        assert!(flipped.check().is_err());
+        // Every rule parameter the table lists is declared once.
+        let declared: Vec<&str> = RuleParams::SPECS.iter().map(|s| s.name).collect();
+        for r in RULES {
+            assert!(r.params.iter().all(|p| declared.contains(p)), "{}", r.name);
         }
     }
 }

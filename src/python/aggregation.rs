@@ -1,18 +1,68 @@
-//! Bindings of the aggregation rules ([`crate::aggregation`]): `predict(z)`,
-//! `update(z, y)`, `weights`, `progressive_predict(Z, y)` (GIL released),
-//! `n_seen`, `n_experts`, state bytes for pickling. Every input is validated
-//! before any state changes.
+//! Bindings of the aggregation rules ([`crate::aggregation`]), one class per rule of the
+//! table ([`crate::aggregation::RULES`]): the constructor `(n_experts, **params)` takes
+//! the parameters the table lists for the rule ([`build`]), then `predict(z)`,
+//! `update(z, y)`, `weights`, `progressive_predict(Z, y)` (GIL released), `n_seen`,
+//! `n_experts`, state bytes for pickling. Every input is validated before any state
+//! changes.
 use crate::aggregation::{
-    self, AggregatingAlgorithm, Aggregator, Boa, Ewa, MlPoly, MlProd, VawMeta,
+    self, AggregatingAlgorithm, Aggregator, AnyAggregator, Boa, Ewa, MlPoly, MlProd, RuleParams,
+    VawMeta, RULES,
 };
 use crate::python::errors::guard;
 use numpy::PyArray1;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
-macro_rules! aggregator_protocol {
-    ($py_ty:ty, $core_ty:ty) => {
+/// The rule of the table whose Python class is `class` over `n_experts` experts, with
+/// the keyword parameters `kwargs` (those the table lists for the rule; the others are
+/// refused, the ones not given take their declared defaults).
+fn build(
+    class: &str,
+    n_experts: usize,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<AnyAggregator> {
+    let Some(rule) = RULES.iter().find(|r| r.class == class) else {
+        return Err(crate::KsError::Internal(format!("no rule of class {class}")).into());
+    };
+    for key in kwargs.into_iter().flat_map(|kw| kw.keys()) {
+        let key: String = key.extract()?;
+        if !rule.params.contains(&key.as_str()) {
+            return Err(crate::KsError::Input(format!(
+                "unknown parameter {key:?}; the parameters of {class} are {:?}",
+                rule.params
+            ))
+            .into());
+        }
+    }
+    let p: RuleParams = crate::python::params::from_kwargs(kwargs)?;
+    Ok(AnyAggregator::from_spec(rule.name, n_experts, &p)?)
+}
+
+/// The class `$py_ty` (Python name `$class`) of the rule `$core_ty`, the table's variant
+/// `$variant`: its constructor ([`build`]) and the rules' protocol.
+macro_rules! aggregator_class {
+    ($py_ty:ident, $class:literal, $core_ty:ty, $variant:ident) => {
+        #[pyclass(module = "kernelstream._core", name = $class)]
+        pub struct $py_ty {
+            pub inner: $core_ty,
+        }
+
         #[pymethods]
         impl $py_ty {
+            #[new]
+            #[pyo3(signature = (n_experts, **params))]
+            fn new(n_experts: usize, params: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+                match build($class, n_experts, params)? {
+                    AnyAggregator::$variant(inner) => Ok(Self { inner }),
+                    other => Err(crate::KsError::Internal(format!(
+                        "{} built for {}",
+                        other.name(),
+                        $class
+                    ))
+                    .into()),
+                }
+            }
+
             fn predict(&self, z: numpy::PyReadonlyArray1<'_, f64>) -> PyResult<f64> {
                 guard(|| {
                     let z = crate::python::convert::vec1(&z);
@@ -105,110 +155,30 @@ macro_rules! aggregator_protocol {
     };
 }
 
-#[pyclass(module = "kernelstream._core", name = "VAWMeta")]
-pub struct PyVawMeta {
-    pub inner: VawMeta,
-}
-#[pymethods]
-impl PyVawMeta {
-    #[new]
-    #[pyo3(signature = (n_experts, lam, ridge))]
-    fn new(n_experts: usize, lam: f64, ridge: bool) -> PyResult<Self> {
-        Ok(PyVawMeta { inner: VawMeta::new(n_experts, lam, ridge)? })
-    }
-}
-aggregator_protocol!(PyVawMeta, VawMeta);
-
-#[pyclass(module = "kernelstream._core", name = "EWA")]
-pub struct PyEwa {
-    pub inner: Ewa,
-}
-#[pymethods]
-impl PyEwa {
-    #[new]
-    #[pyo3(signature = (n_experts, eta, share))]
-    fn new(n_experts: usize, eta: f64, share: f64) -> PyResult<Self> {
-        Ok(PyEwa { inner: Ewa::new(n_experts, eta)?.with_share(share)? })
-    }
-}
-aggregator_protocol!(PyEwa, Ewa);
-
-#[pyclass(module = "kernelstream._core", name = "AggregatingAlgorithm")]
-pub struct PyAa {
-    pub inner: AggregatingAlgorithm,
-}
-#[pymethods]
-impl PyAa {
-    #[new]
-    #[pyo3(signature = (n_experts, lo, hi))]
-    fn new(n_experts: usize, lo: f64, hi: f64) -> PyResult<Self> {
-        Ok(PyAa { inner: AggregatingAlgorithm::new(n_experts, lo, hi)? })
-    }
-}
-aggregator_protocol!(PyAa, AggregatingAlgorithm);
-
-#[pyclass(module = "kernelstream._core", name = "BOA")]
-pub struct PyBoa {
-    pub inner: Boa,
-}
-#[pymethods]
-impl PyBoa {
-    #[new]
-    #[pyo3(signature = (n_experts, gradient, share))]
-    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
-        Ok(PyBoa { inner: Boa::new(n_experts, gradient)?.with_share(share)? })
-    }
-}
-aggregator_protocol!(PyBoa, Boa);
-
-#[pyclass(module = "kernelstream._core", name = "MLPoly")]
-pub struct PyMlPoly {
-    pub inner: MlPoly,
-}
-#[pymethods]
-impl PyMlPoly {
-    #[new]
-    #[pyo3(signature = (n_experts, gradient, share))]
-    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
-        Ok(PyMlPoly { inner: MlPoly::new(n_experts, gradient)?.with_share(share)? })
-    }
-}
-aggregator_protocol!(PyMlPoly, MlPoly);
-
-#[pyclass(module = "kernelstream._core", name = "MLProd")]
-pub struct PyMlProd {
-    pub inner: MlProd,
-}
-#[pymethods]
-impl PyMlProd {
-    #[new]
-    #[pyo3(signature = (n_experts, gradient, share))]
-    fn new(n_experts: usize, gradient: bool, share: f64) -> PyResult<Self> {
-        Ok(PyMlProd { inner: MlProd::new(n_experts, gradient)?.with_share(share)? })
-    }
-}
-aggregator_protocol!(PyMlProd, MlProd);
+aggregator_class!(PyVawMeta, "VAWMeta", VawMeta, Vaw);
+aggregator_class!(PyEwa, "EWA", Ewa, Ewa);
+aggregator_class!(PyAa, "AggregatingAlgorithm", AggregatingAlgorithm, Aa);
+aggregator_class!(PyBoa, "BOA", Boa, Boa);
+aggregator_class!(PyMlPoly, "MLPoly", MlPoly, MlPoly);
+aggregator_class!(PyMlProd, "MLProd", MlProd, MlProd);
 
 /// The one table of aggregation rules ([`crate::aggregation::RULES`]): per rule a dict
 /// `{"name", "class", "params": {name: default}}`, in the table's order. The Python
 /// faces (Mixture, MultiKernelAWV, AutoKernel) read the rule names from it.
 #[pyfunction]
-fn aggregation_rules(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
-    use crate::aggregation::{ParamValue, RuleParams, RULES};
-    use pyo3::types::PyDict;
-    let defaults = RuleParams::default();
+fn aggregation_rules(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    use crate::params::Params;
+    use crate::python::params::PyParams;
+    let defaults = RuleParams::default().values(py)?;
     RULES
         .iter()
         .map(|r| {
             let params = PyDict::new(py);
             for p in r.params {
-                match defaults.value(p) {
-                    Some(ParamValue::Real(v)) => params.set_item(p, v)?,
-                    Some(ParamValue::Flag(v)) => params.set_item(p, v)?,
-                    None => {
-                        return Err(crate::KsError::Internal(format!("rule parameter {p}")).into())
-                    }
-                }
+                let Some(i) = RuleParams::SPECS.iter().position(|s| s.name == *p) else {
+                    return Err(crate::KsError::Internal(format!("rule parameter {p}")).into());
+                };
+                params.set_item(p, &defaults[i])?;
             }
             let d = PyDict::new(py);
             d.set_item("name", r.name)?;

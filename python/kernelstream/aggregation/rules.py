@@ -8,7 +8,6 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._validation import flag, real, whole
 from ..errors import ParameterError
 from .base import Aggregator
 
@@ -32,18 +31,15 @@ class VAWMeta(Aggregator):
 
     _core_class = _core.VAWMeta
 
-    def __init__(self, n_experts: int, lam: float = 1.0, ridge: bool = False):
-        super().__init__(n_experts=n_experts, lam=lam, ridge=ridge)
 
-    def _core_kwargs(self, p):
-        return dict(
-            n_experts=whole("n_experts", p["n_experts"]),
-            lam=real("lam", p["lam"]),
-            ridge=flag("ridge", p["ridge"]),
-        )
+class _FixedShare(Aggregator):
+    """A rule with a Fixed Share rate ``share``, a parameter added after states were
+    saved without it: those states restore with ``share=0`` (the plain rule)."""
+
+    _absent_params = {"share": 0.0}
 
 
-class EWA(Aggregator):
+class EWA(_FixedShare):
     """Exponentially weighted average with fixed rate ``eta`` (VAW-EWA, Theorem 3).
 
     ``w_{t,j} prop exp(-eta sum_{s<t} (z_{s,j} - y_s)^2)``: weights use past losses only
@@ -65,17 +61,6 @@ class EWA(Aggregator):
     """
 
     _core_class = _core.EWA
-    _absent_params = {"share": 0.0}
-
-    def __init__(self, n_experts: int, eta: float = 0.5, share: float = 0.0):
-        super().__init__(n_experts=n_experts, eta=eta, share=share)
-
-    def _core_kwargs(self, p):
-        return dict(
-            n_experts=whole("n_experts", p["n_experts"]),
-            eta=real("eta", p["eta"]),
-            share=real("share", p["share"]),
-        )
 
 
 class AggregatingAlgorithm(Aggregator):
@@ -94,9 +79,6 @@ class AggregatingAlgorithm(Aggregator):
 
     _core_class = _core.AggregatingAlgorithm
 
-    def __init__(self, n_experts: int, lo: float = 0.0, hi: float = 1.0):
-        super().__init__(n_experts=n_experts, lo=lo, hi=hi)
-
     def _core_kwargs(self, p):
         for k in ("lo", "hi"):
             v = p[k]
@@ -104,37 +86,16 @@ class AggregatingAlgorithm(Aggregator):
                 raise ParameterError(f"{k} must be a finite number, got {v!r}")
         if not p["lo"] < p["hi"]:
             raise ParameterError(f"need lo < hi, got lo={p['lo']!r}, hi={p['hi']!r}")
-        return dict(
-            n_experts=whole("n_experts", p["n_experts"]),
-            lo=real("lo", p["lo"]),
-            hi=real("hi", p["hi"]),
-        )
+        return super()._core_kwargs(p)
 
 
-class _Opera(Aggregator):
-    _absent_params = {"share": 0.0}
-
-    def __init__(self, n_experts: int, gradient: bool = True, share: float = 0.0):
-        super().__init__(n_experts=n_experts, gradient=gradient, share=share)
-
-    def _core_kwargs(self, p):
-        return dict(
-            n_experts=whole("n_experts", p["n_experts"]),
-            gradient=flag("gradient", p["gradient"]),
-            share=real("share", p["share"]),
-        )
-
-
-class BOA(_Opera):
+class BOA(_FixedShare):
     """Bernstein Online Aggregation (Wintenberger 2017), opera 1.2.0/1.2.1 semantics.
 
     ``gradient=True`` (opera's default) uses the linearised square loss,
     ``r_j = 2 (y_hat - y)(y_hat - z_j)``.
 
-    ``share`` (Fixed Share, Herbster and Warmuth 1998): after each round the next weights
-    ``p`` become ``(1 - share) p + share / N`` (the state is set to play them), so the
-    rule can switch to the expert that is best now; ``0`` (default) is the plain rule
-    (``docs/choices.md``, "Fixed Share").
+    ``share``: Fixed Share, as :class:`EWA`'s (``0``, the default: the plain rule).
 
     Examples
     --------
@@ -147,13 +108,10 @@ class BOA(_Opera):
     _core_class = _core.BOA
 
 
-class MLPoly(_Opera):
+class MLPoly(_FixedShare):
     """ML-Poly (Gaillard, Stoltz, van Erven 2014), opera's ``MLpol``.
 
-    ``share`` (Fixed Share, Herbster and Warmuth 1998): after each round the next weights
-    ``p`` become ``(1 - share) p + share / N`` (the state is set to play them), so the
-    rule can switch to the expert that is best now; ``0`` (default) is the plain rule
-    (``docs/choices.md``, "Fixed Share").
+    ``share``: Fixed Share, as :class:`EWA`'s (``0``, the default: the plain rule).
 
     Examples
     --------
@@ -166,13 +124,10 @@ class MLPoly(_Opera):
     _core_class = _core.MLPoly
 
 
-class MLProd(_Opera):
+class MLProd(_FixedShare):
     """ML-Prod (Gaillard, Stoltz, van Erven 2014), opera's ``MLprod``.
 
-    ``share`` (Fixed Share, Herbster and Warmuth 1998): after each round the next weights
-    ``p`` become ``(1 - share) p + share / N`` (the state is set to play them), so the
-    rule can switch to the expert that is best now; ``0`` (default) is the plain rule
-    (``docs/choices.md``, "Fixed Share").
+    ``share``: Fixed Share, as :class:`EWA`'s (``0``, the default: the plain rule).
 
     Examples
     --------

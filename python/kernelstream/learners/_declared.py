@@ -18,6 +18,7 @@ from functools import cache
 
 from .. import _core
 from .._validation import flag, real, text, whole
+from .._wrapped import constructor_of
 from ..errors import ParameterError
 
 
@@ -119,25 +120,14 @@ def constructor(cls):
     core_name = cls._core_class.__name__
     more = getattr(cls, "_more_params", None)
     keep = getattr(cls, "_keep", {})
-    sig = signature(core_name, more)
     by_name = {s["name"]: s for s in specs(core_name)}
 
-    def __init__(self, *args, **kwargs):
-        try:
-            bound = sig.bind(self, *args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{type(self).__name__}() {exc}") from None
-        bound.apply_defaults()
-        params = dict(bound.arguments)
-        del params["self"]
+    def prepare(params: dict) -> dict:
         extra = params.pop(more, {}) if more else {}
         params = {k: keep[k](v) if k in keep else kept(by_name[k], v) for k, v in params.items()}
-        super(cls, self).__init__(**params, **extra)
+        return {**params, **extra}
 
-    __init__.__signature__ = sig
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    __init__.__module__ = cls.__module__
-    return __init__
+    return constructor_of(cls, signature(core_name, more), prepare)
 
 
 def samples(spec: dict) -> tuple:

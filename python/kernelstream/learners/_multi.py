@@ -19,12 +19,25 @@ from .._validation import (
     as_output_row,
     as_row,
     as_targets,
-    as_weight,
     as_weights,
     whole,
 )
-from ..errors import InputError
 from .base import _CHECKED, Learner, _learned
+
+
+def as_target(y) -> tuple:
+    """``(multi, y)``: one target as a float (the one-output protocol), or ``K`` targets
+    as a 1-D array (``multi``). A Python number is told apart without ``np.ndim``."""
+    if isinstance(y, (float, int)) or np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
+        return False, as_label(y)
+    return True, as_output_row(y)
+
+
+def as_target_rows(y, n: int) -> tuple:
+    """``(multi, y)``: the targets of ``n`` rows, ``(n,)``, or ``(n, K)`` (``multi``)."""
+    if np.ndim(y) == 2:
+        return True, as_output_matrix(y, n)
+    return False, as_targets(y, n)
 
 
 def _largest(Y: np.ndarray) -> np.ndarray:
@@ -124,25 +137,17 @@ class MultiOutput(Learner):
     def learn_one(self, x, y, w: float = 1.0) -> None:
         """Reveal the target ``y`` of ``x`` (a number, or ``K`` numbers) and update
         (``w``: the sample weight, docs/choices.md, "Sample weights")."""
-        if type(w) is not float:
-            w = as_weight(w)
-        # The serving loop's case (a float64 row, a float) in one call, once the scale
-        # check is done; False: nothing done (a wider row: below).
-        try:
-            if self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w):
-                return
-        except InputError:
-            if not self._wider(np.size(x)):
-                raise
+        w = self._weight(w)
+        if self._serve_learn(x, y, w):
+            return
         # Both paths call the scale check from here: its warning points at the caller.
-        # (A Python number is told apart without np.ndim.)
-        if isinstance(y, (float, int)) or np.ndim(y) == 0 or isinstance(y, (str, bytes, dict)):
-            x, y = as_row(x), as_label(y)
-            self._run(x.shape[0], "learn_one", x, y, w)
+        x = as_row(x)
+        multi, Y = as_target(y)
+        if not multi:
+            self._run(x.shape[0], "learn_one", x, Y, w)
             if self._scale_rows is not _CHECKED and w > 0.0:
-                self._watch_scale(x[None, :], np.array([y]))
+                self._watch_scale(x[None, :], np.array([Y]))
         else:
-            x, Y = as_row(x), as_output_row(y)
             self._run(x.shape[0], "_learn_one_multi", x, Y, w)
             if self._scale_rows is not _CHECKED and w > 0.0:
                 self._watch_scale(x[None, :], _largest(Y[None, :]))
@@ -152,13 +157,12 @@ class MultiOutput(Learner):
         ``(n,)`` predictions, ``Y`` of shape ``(n, K)`` gives ``(n, K)``
         (``sample_weight``: one weight a row)."""
         X = as_matrix(X)
+        multi, Y = as_target_rows(y, X.shape[0])
         sw = as_weights(sample_weight, X.shape[0])
-        if np.ndim(y) != 2:
-            y = as_targets(y, X.shape[0])
-            out = self._run(X.shape[1], "progressive_predict", X, y, sw)
-            X, seen = _learned(X, y, sw)
+        if not multi:
+            out = self._run(X.shape[1], "progressive_predict", X, Y, sw)
+            X, seen = _learned(X, Y, sw)
         else:
-            Y = as_output_matrix(y, X.shape[0])
             out = self._run(X.shape[1], "_progressive_predict_multi", X, Y, sw)
             X, seen = _learned(X, _largest(Y), sw)
         if self._scale_rows is not _CHECKED:
@@ -176,13 +180,12 @@ class MultiOutput(Learner):
         """Learn the rows of ``X`` in order (``y`` of shape ``(n,)`` or ``(n, K)``;
         ``sample_weight``: one weight a row)."""
         X = as_matrix(X)
+        multi, Y = as_target_rows(y, X.shape[0])
         sw = as_weights(sample_weight, X.shape[0])
-        if np.ndim(y) != 2:
-            y = as_targets(y, X.shape[0])
-            self._run(X.shape[1], "learn_many", X, y, sw)
-            X, seen = _learned(X, y, sw)
+        if not multi:
+            self._run(X.shape[1], "learn_many", X, Y, sw)
+            X, seen = _learned(X, Y, sw)
         else:
-            Y = as_output_matrix(y, X.shape[0])
             self._run(X.shape[1], "_learn_many_multi", X, Y, sw)
             X, seen = _learned(X, _largest(Y), sw)
         if self._scale_rows is not _CHECKED:

@@ -153,6 +153,22 @@ class Learner(CoreWrapper):
                 raise
             return None
 
+    @staticmethod
+    def _weight(w) -> float:
+        """The sample weight ``w`` as a float (a float passes as it is)."""
+        return w if type(w) is float else as_weight(w)
+
+    def _serve_learn(self, x, y, w: float) -> bool:
+        """The serving loop's round (a float64 row of the learner's width, a float
+        target) in one call, once the scale check is done; False: nothing done (convert
+        in the caller; a wider row the learner can take: the widening path)."""
+        try:
+            return self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w)
+        except InputError:
+            if not self._wider(np.size(x)):
+                raise
+            return False
+
     def predict_std(self, X) -> np.ndarray:
         """The predictive standard deviation of each row of ``X`` as the next round
         (state unchanged): ``sigma_hat sqrt(1 + phi(x)^T A^-1 phi(x))``, see
@@ -188,16 +204,9 @@ class Learner(CoreWrapper):
         ``w`` is the sample weight, a finite number ``>= 0`` (docs/choices.md, "Sample
         weights"): the round's loss counts ``w`` times; ``w = 0`` learns nothing.
         """
-        if type(w) is not float:
-            w = as_weight(w)
-        # The serving loop's case (a float64 row, a float) in one call, once the scale
-        # check is done; False: nothing done, convert here (a wider row: there).
-        try:
-            if self._scale_rows is _CHECKED and self._core._serve_learn(x, y, w):
-                return
-        except InputError:
-            if not self._wider(np.size(x)):
-                raise
+        w = self._weight(w)
+        if self._serve_learn(x, y, w):
+            return
         x, y = as_row(x), as_label(y)
         self._run(x.shape[0], "learn_one", x, y, w)
         if self._scale_rows is not _CHECKED and w > 0.0:

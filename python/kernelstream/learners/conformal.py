@@ -36,28 +36,12 @@ from collections import deque
 import numpy as np
 
 from .._threads import serialised
-from .._validation import (
-    as_label,
-    as_matrix,
-    as_output_matrix,
-    as_output_row,
-    as_row,
-    as_targets,
-    as_weight,
-    as_weights,
-    flag,
-    real,
-    whole,
-)
+from .._validation import as_matrix, as_row, as_weight, as_weights, flag, real, whole
 from ..errors import InputError, ParameterError
+from ._multi import as_target, as_target_rows
 from .base import Learner
 
 _STATE_VERSION = 2
-
-
-def _is_number(y) -> bool:
-    """Whether ``y`` is one target (the one-output protocol) rather than ``K`` of them."""
-    return isinstance(y, (float, int)) or np.ndim(y) == 0 or isinstance(y, (str, bytes, dict))
 
 
 def _as_outputs(a: np.ndarray, k) -> np.ndarray:
@@ -335,8 +319,7 @@ class Conformal:
         a row of weight 0 is neither learned nor scored (docs/choices.md, "Sample weights").
         """
         x = as_row(x)
-        multi = not _is_number(y)
-        y = as_output_row(y) if multi else as_label(y)
+        multi, y = as_target(y)
         w = as_weight(w)
         if w == 0.0:
             return
@@ -361,8 +344,7 @@ class Conformal:
         ``(n, K)`` (a multi-output learner): ``(n, K)`` arrays, an interval per output.
         """
         X = as_matrix(X)
-        multi = np.ndim(y) == 2
-        y = as_output_matrix(y, X.shape[0]) if multi else as_targets(y, X.shape[0])
+        multi, y = as_target_rows(y, X.shape[0])
         sw = as_weights(sample_weight, X.shape[0])
         if sw is not None and not np.all(sw == 1.0):
             return self._weighted_interval(X, y, sw)

@@ -1,0 +1,142 @@
+//! The machinery BOA, ML-Poly and ML-Prod share (opera's `mixture` loop): weights from
+//! the state, the prediction `<p, z>`, the instantaneous regrets `r_j`
+//! ([`regrets_into`]), the rule's own update from `r`, then Fixed Share. A rule is the
+//! [`RegretState`] it keeps; [`Regret`] holds what is common (the `gradient` switch, the
+//! Fixed Share rate, the round count, the round's buffers) and plays the round.
+
+use super::{check_n, combine, fixed_share, Aggregator};
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+/// What one regret rule keeps and how it learns; the rest of the round is [`Regret`]'s.
+pub trait RegretState: Clone + std::fmt::Debug {
+    /// Vectors of `n_experts` doubles in the whole rule (for the memory check).
+    const VECTORS: u128;
+    /// The state before the first round, over `n` experts.
+    fn start(n: usize) -> Self;
+    /// Number of experts.
+    fn experts(&self) -> usize;
+    /// The weights of the next prediction, written into `p`.
+    fn probs_into(&self, p: &mut [f64]);
+    /// Sets the state so that the next weights are `p` (a probability vector with
+    /// positive entries), keeping the weights' normaliser (Fixed Share).
+    fn set_probs(&mut self, p: &[f64]);
+    /// The rule's update from this round's regrets `r`.
+    fn learn_regrets(&mut self, r: &[f64]);
+    /// The invariants of the state.
+    fn validate(&self) -> Result<()>;
+}
+
+/// A regret rule `S` with what BOA, ML-Poly and ML-Prod have in common. The state's
+/// fields are those of one flat struct, in the order of format version 4 (`gradient`,
+/// `share`, the rule's, `n_seen`), so the state bytes are those of that format.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Regret<S> {
+    gradient: bool,
+    /// Fixed Share rate (docs/choices.md, "Fixed Share").
+    #[serde(default = "super::no_share")]
+    share: f64,
+    #[serde(flatten)]
+    rule: S,
+    n_seen: u64,
+    #[serde(skip)]
+    scratch: Vec<f64>,
+    #[serde(skip)]
+    r: Vec<f64>,
+}
+
+impl<S: RegretState> Regret<S> {
+    /// The rule over `n_experts` experts; `gradient`: linearised regrets (opera's
+    /// `loss.gradient = TRUE`) or plain ones.
+    pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
+        let n = check_n(n_experts, S::VECTORS)?;
+        Ok(Regret {
+            gradient,
+            share: 0.0,
+            rule: S::start(n),
+            n_seen: 0,
+            scratch: vec![0.0; n],
+            r: vec![0.0; n],
+        })
+    }
+    pub fn gradient(&self) -> bool {
+        self.gradient
+    }
+    /// Sets the Fixed Share rate `share` in [0, 1] (0: the plain rule).
+    pub fn with_share(mut self, share: f64) -> Result<Self> {
+        self.share = super::check_share(share)?;
+        Ok(self)
+    }
+
+    /// One round: returns the prediction made before `y`. The regrets are those of the
+    /// loss weighted by `w`: `w r_j` (`w = 1`: plain).
+    fn round(&mut self, z: &[f64], y: f64, w: f64) -> f64 {
+        let n = self.rule.experts();
+        let (p, r) = (&mut self.scratch, &mut self.r);
+        p.resize(n, 0.0);
+        r.resize(n, 0.0);
+        self.rule.probs_into(p);
+        let pred = combine(p, z);
+        regrets_into(z, y, pred, self.gradient, r);
+        if w != 1.0 {
+            r.iter_mut().for_each(|v| *v *= w);
+        }
+        self.rule.learn_regrets(r);
+        self.n_seen += 1;
+        if self.share > 0.0 && n > 1 {
+            // Fixed Share: the next round plays (1 - share) p + share / N.
+            self.rule.probs_into(p);
+            fixed_share(p, self.share);
+            self.rule.set_probs(p);
+        }
+        pred
+    }
+}
+
+/// Instantaneous regrets `r_j = l_t(y_hat) - l_t(z_j)` for the square loss
+/// (opera's `loss.gradient`; docs/choices.md, "BOA, ML-Poly, ML-Prod"): linearised
+/// (`gradient`, opera's default)
+/// `r_j = 2 (y_hat - y)(y_hat - z_j)`, else `(y_hat - y)^2 - (z_j - y)^2`.
+pub(crate) fn regrets_into(z: &[f64], y: f64, y_hat: f64, gradient: bool, r: &mut [f64]) {
+    for (rj, zj) in r.iter_mut().zip(z) {
+        *rj = if gradient {
+            2.0 * (y_hat - y) * (y_hat - zj)
+        } else {
+            (y_hat - y).powi(2) - (zj - y).powi(2)
+        };
+    }
+}
+
+impl<S: RegretState> Aggregator for Regret<S> {
+    fn n_experts(&self) -> usize {
+        self.rule.experts()
+    }
+    fn predict(&self, z: &[f64]) -> f64 {
+        combine(&self.weights(), z)
+    }
+    fn predict_update(&mut self, z: &[f64], y: f64) -> f64 {
+        self.round(z, y, 1.0)
+    }
+    fn predict_update_weighted(&mut self, z: &[f64], y: f64, w: f64) -> f64 {
+        self.round(z, y, w)
+    }
+    fn weights(&self) -> Vec<f64> {
+        let mut p = vec![0.0; self.rule.experts()];
+        self.rule.probs_into(&mut p);
+        p
+    }
+    fn n_seen(&self) -> u64 {
+        self.n_seen
+    }
+}
+
+impl<S: RegretState> crate::state::ValidState for Regret<S> {
+    fn validate(&self) -> Result<()> {
+        self.rule.validate()
+    }
+    fn check_config(&self, fresh: &Self) -> Result<()> {
+        crate::state::same("n_experts", &self.rule.experts(), &fresh.rule.experts())?;
+        crate::state::same("gradient", &self.gradient, &fresh.gradient)?;
+        crate::state::same("share", &self.share, &fresh.share)
+    }
+}
