@@ -11,8 +11,7 @@
 //! `eta_j = min(1/B2_j, sqrt(log(1/w0_j) / V_j))`,
 //! `Rreg_j += (r_j - eta_j r_j^2 + B2_j [eta_j r_j > 1/2]) / 2`.
 
-use super::regret::{Regret, RegretState};
-use super::softmax_in_place;
+use super::regret::{per_expert, LogLinear, Regret, RegretState};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -43,30 +42,21 @@ impl RegretState for BoaState {
     fn experts(&self) -> usize {
         self.eta.len()
     }
-    fn probs_into(&self, p: &mut [f64]) {
-        let n = self.eta.len();
-        let log_w0 = -(n as f64).ln();
-        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.rreg) {
-            *pj = if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY };
-        }
-        softmax_in_place(p);
-    }
-    /// `eta_j Rreg_j = log p_j + L - log(eta_j w0_j)`, `L` the log-sum-exp of the
-    /// current log-weights `log(eta_j w0_j) + eta_j Rreg_j` (kept).
-    fn set_probs(&mut self, p: &[f64]) {
-        let log_w0 = -(self.eta.len() as f64).ln();
-        let logw: Vec<f64> = self
-            .eta
-            .iter()
-            .zip(&self.rreg)
-            .map(|(e, r)| if *e > 0.0 { e.ln() + log_w0 + e * r } else { f64::NEG_INFINITY })
-            .collect();
-        let l = super::logsumexp(&logw);
-        for ((r, e), pj) in self.rreg.iter_mut().zip(&self.eta).zip(p) {
-            if *e > 0.0 && l.is_finite() {
-                *r = (pj.ln() + l - e.ln() - log_w0) / e;
-            }
-        }
+    fn validate(&self) -> Result<()> {
+        let n = self.rreg.len();
+        per_expert(
+            n,
+            &[("eta", &self.eta), ("v", &self.v), ("b", &self.b), ("regrets", &self.rreg)],
+        )?;
+        // Learning rates >= 0 (some > 0, or the weights are undefined), sums of
+        // squares v >= 0 and range estimates b > 0, as the updates keep them.
+        crate::state::ensure(
+            self.eta.iter().all(|&e| e >= 0.0)
+                && (n == 0 || self.eta.iter().any(|&e| e > 0.0))
+                && self.v.iter().all(|&v| v >= 0.0)
+                && self.b.iter().all(|&b| b > 0.0),
+            || "a learning rate or a sum of squares is negative, or a range is <= 0".into(),
+        )
     }
     #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
     fn learn_regrets(&mut self, r: &[f64]) {
@@ -82,22 +72,26 @@ impl RegretState for BoaState {
             self.rreg[j] += 0.5 * (r[j] - e * r[j] * r[j] + jump);
         }
     }
-    fn validate(&self) -> Result<()> {
-        let n = self.rreg.len();
-        for (name, v) in [("eta", &self.eta), ("v", &self.v), ("b", &self.b)] {
-            crate::state::len_is(name, v.len(), n)?;
-            crate::state::finite(name, v)?;
+}
+
+/// `log(eta_j w0_j) + eta_j Rreg_j`, `w0_j = 1/N`.
+impl LogLinear for BoaState {
+    fn log_weight(&self, j: usize) -> f64 {
+        let log_w0 = -(self.eta.len() as f64).ln();
+        let (e, r) = (self.eta[j], self.rreg[j]);
+        if e > 0.0 {
+            e.ln() + log_w0 + e * r
+        } else {
+            f64::NEG_INFINITY
         }
-        crate::state::finite("regrets", &self.rreg)?;
-        // Learning rates >= 0 (some > 0, or the weights are undefined), sums of
-        // squares v >= 0 and range estimates b > 0, as the updates keep them.
-        crate::state::ensure(
-            self.eta.iter().all(|&e| e >= 0.0)
-                && (n == 0 || self.eta.iter().any(|&e| e > 0.0))
-                && self.v.iter().all(|&v| v >= 0.0)
-                && self.b.iter().all(|&b| b > 0.0),
-            || "a learning rate or a sum of squares is negative, or a range is <= 0".into(),
-        )
+    }
+    /// `eta_j Rreg_j = lw - log(eta_j w0_j)`.
+    fn set_log_weight(&mut self, j: usize, lw: f64) {
+        let log_w0 = -(self.eta.len() as f64).ln();
+        let e = self.eta[j];
+        if e > 0.0 {
+            self.rreg[j] = (lw - e.ln() - log_w0) / e;
+        }
     }
 }
 

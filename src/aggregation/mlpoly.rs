@@ -6,7 +6,7 @@
 //! `p_j prop eta_j (R_j)_+` if some `R_j > 0`, else uniform; `y_hat = <p, z>`;
 //! `R += r`; `B' = max(B, max_j r_j^2)`; `eta_j = 1 / (1/eta_j + r_j^2 + B' - B)`.
 
-use super::regret::{Regret, RegretState};
+use super::regret::{Regret, RegretState, RuleWeights};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +33,27 @@ impl RegretState for MlPolyState {
     fn experts(&self) -> usize {
         self.eta.len()
     }
+    fn validate(&self) -> Result<()> {
+        crate::state::len_is("eta", self.eta.len(), self.regret.len())?;
+        crate::state::finite("regrets", &self.regret)?;
+        crate::state::finite("eta", &self.eta)?;
+        crate::state::finite("b", &[self.b])
+    }
+    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
+    fn learn_regrets(&mut self, r: &[f64]) {
+        let n = self.eta.len();
+        let r2max = r.iter().map(|v| v * v).fold(0.0, f64::max);
+        let b_new = self.b.max(r2max);
+        for j in 0..n {
+            self.regret[j] += r[j];
+            self.eta[j] = 1.0 / (1.0 / self.eta[j] + r[j] * r[j] + b_new - self.b);
+        }
+        self.b = b_new;
+    }
+}
+
+/// `p_j prop eta_j (R_j)_+` if some `R_j > 0`, else uniform.
+impl RuleWeights for MlPolyState {
     fn probs_into(&self, p: &mut [f64]) {
         let n = p.len();
         let rmax = self.regret.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -65,23 +86,6 @@ impl RegretState for MlPolyState {
                 *r = pj * s / en;
             }
         }
-    }
-    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
-    fn learn_regrets(&mut self, r: &[f64]) {
-        let n = self.eta.len();
-        let r2max = r.iter().map(|v| v * v).fold(0.0, f64::max);
-        let b_new = self.b.max(r2max);
-        for j in 0..n {
-            self.regret[j] += r[j];
-            self.eta[j] = 1.0 / (1.0 / self.eta[j] + r[j] * r[j] + b_new - self.b);
-        }
-        self.b = b_new;
-    }
-    fn validate(&self) -> Result<()> {
-        crate::state::len_is("eta", self.eta.len(), self.regret.len())?;
-        crate::state::finite("regrets", &self.regret)?;
-        crate::state::finite("eta", &self.eta)?;
-        crate::state::finite("b", &[self.b])
     }
 }
 

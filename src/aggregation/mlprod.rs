@@ -9,8 +9,7 @@
 //! `R_j = (eta'_j / eta_j) R_j + log(1 + eta'_j r_j)` (`eta' r >= -1/2`); `eta = eta'`.
 
 use super::mlpoly::OPERA_ETA0;
-use super::regret::{Regret, RegretState};
-use super::softmax_in_place;
+use super::regret::{per_expert, LogLinear, Regret, RegretState};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
@@ -41,28 +40,10 @@ impl RegretState for MlProdState {
     fn experts(&self) -> usize {
         self.eta.len()
     }
-    fn probs_into(&self, p: &mut [f64]) {
-        // eta_j = 0 (N = 1: log N = 0) gives weight 0; all zero -> uniform.
-        for ((pj, e), r) in p.iter_mut().zip(&self.eta).zip(&self.big_r) {
-            *pj = if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY };
-        }
-        softmax_in_place(p);
-    }
-    /// `R_j = log p_j + L - log eta_j`, `L` the log-sum-exp of the current
-    /// log-weights `log eta_j + R_j` (kept).
-    fn set_probs(&mut self, p: &[f64]) {
-        let logw: Vec<f64> = self
-            .eta
-            .iter()
-            .zip(&self.big_r)
-            .map(|(e, r)| if *e > 0.0 { e.ln() + r } else { f64::NEG_INFINITY })
-            .collect();
-        let l = super::logsumexp(&logw);
-        for ((r, e), pj) in self.big_r.iter_mut().zip(&self.eta).zip(p) {
-            if *e > 0.0 && l.is_finite() {
-                *r = pj.ln() + l - e.ln();
-            }
-        }
+    fn validate(&self) -> Result<()> {
+        let vectors = [("L", &self.l[..]), ("maxloss", &self.maxloss), ("eta", &self.eta)];
+        per_expert(self.big_r.len(), &vectors)?;
+        crate::state::finite("R", &self.big_r)
     }
     #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
     fn learn_regrets(&mut self, r: &[f64]) {
@@ -77,13 +58,24 @@ impl RegretState for MlProdState {
             self.eta[j] = e_new;
         }
     }
-    fn validate(&self) -> Result<()> {
-        let n = self.big_r.len();
-        for (name, v) in [("L", &self.l), ("maxloss", &self.maxloss), ("eta", &self.eta)] {
-            crate::state::len_is(name, v.len(), n)?;
-            crate::state::finite(name, v)?;
+}
+
+/// `log eta_j + R_j`; `eta_j = 0` (N = 1: log N = 0) gives weight 0, all zero -> uniform.
+impl LogLinear for MlProdState {
+    fn log_weight(&self, j: usize) -> f64 {
+        let (e, r) = (self.eta[j], self.big_r[j]);
+        if e > 0.0 {
+            e.ln() + r
+        } else {
+            f64::NEG_INFINITY
         }
-        crate::state::finite("R", &self.big_r)
+    }
+    /// `R_j = lw - log eta_j`.
+    fn set_log_weight(&mut self, j: usize, lw: f64) {
+        let e = self.eta[j];
+        if e > 0.0 {
+            self.big_r[j] = lw - e.ln();
+        }
     }
 }
 

@@ -4,27 +4,73 @@
 //! [`RegretState`] it keeps; [`Regret`] holds what is common (the `gradient` switch, the
 //! Fixed Share rate, the round count, the round's buffers) and plays the round.
 
-use super::{check_n, combine, fixed_share, Aggregator};
+use super::{check_n, combine, fixed_share, softmax_in_place, Aggregator};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
 /// What one regret rule keeps and how it learns; the rest of the round is [`Regret`]'s.
-pub trait RegretState: Clone + std::fmt::Debug {
+pub trait RegretState: Clone + std::fmt::Debug + RuleWeights {
     /// Vectors of `n_experts` doubles in the whole rule (for the memory check).
     const VECTORS: u128;
     /// The state before the first round, over `n` experts.
     fn start(n: usize) -> Self;
     /// Number of experts.
     fn experts(&self) -> usize;
+    /// The invariants of the state.
+    fn validate(&self) -> Result<()>;
+    /// The rule's update from this round's regrets `r`.
+    fn learn_regrets(&mut self, r: &[f64]);
+}
+
+/// A regret rule's weights: those of the next prediction, and the state that plays
+/// given ones (Fixed Share). Every [`LogLinear`] rule has them.
+pub trait RuleWeights {
     /// The weights of the next prediction, written into `p`.
     fn probs_into(&self, p: &mut [f64]);
     /// Sets the state so that the next weights are `p` (a probability vector with
     /// positive entries), keeping the weights' normaliser (Fixed Share).
     fn set_probs(&mut self, p: &[f64]);
-    /// The rule's update from this round's regrets `r`.
-    fn learn_regrets(&mut self, r: &[f64]);
-    /// The invariants of the state.
-    fn validate(&self) -> Result<()>;
+}
+
+/// Each of `vectors` (a name, the values) holds `n` finite numbers: the invariant every
+/// per-expert vector of a rule's state keeps.
+pub(crate) fn per_expert(n: usize, vectors: &[(&str, &[f64])]) -> Result<()> {
+    for (name, v) in vectors {
+        crate::state::len_is(name, v.len(), n)?;
+        crate::state::finite(name, v)?;
+    }
+    Ok(())
+}
+
+/// A rule whose weights are `p_j prop exp(logw_j)` (BOA, ML-Prod): its [`RuleWeights`]
+/// are the softmax of its log-weights.
+pub trait LogLinear {
+    /// Expert `j`'s log-weight (`-inf`: weight 0).
+    fn log_weight(&self, j: usize) -> f64;
+    /// Sets expert `j`'s state so that its log-weight is `lw` (an expert of weight 0
+    /// stays so).
+    fn set_log_weight(&mut self, j: usize, lw: f64);
+}
+
+/// A [`LogLinear`] rule's weights: `p = softmax(logw)` (uniform if every weight is 0);
+/// setting them puts the log-weights at `log p_j + L`, `L` the log-sum-exp of the
+/// current ones (kept; nothing changes if `L` is not finite).
+impl<R: LogLinear> RuleWeights for R {
+    fn probs_into(&self, p: &mut [f64]) {
+        for (j, pj) in p.iter_mut().enumerate() {
+            *pj = self.log_weight(j);
+        }
+        softmax_in_place(p);
+    }
+    fn set_probs(&mut self, p: &[f64]) {
+        let logw: Vec<f64> = (0..p.len()).map(|j| self.log_weight(j)).collect();
+        let l = super::logsumexp(&logw);
+        if l.is_finite() {
+            for (j, pj) in p.iter().enumerate() {
+                self.set_log_weight(j, pj.ln() + l);
+            }
+        }
+    }
 }
 
 /// A regret rule `S` with what BOA, ML-Poly and ML-Prod have in common. The state's
