@@ -49,6 +49,7 @@ impl AggregatingAlgorithm {
 }
 
 impl ExpRule for AaRule {
+    const FIELDS: &'static [&'static str] = &["lo", "hi", "eta", "logw", "n_seen"];
     fn eta(&self) -> f64 {
         self.eta
     }

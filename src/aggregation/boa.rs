@@ -29,6 +29,8 @@ pub struct BoaState {
 }
 
 impl RegretState for BoaState {
+    const FIELDS: &'static [&'static str] =
+        &["gradient", "share", "rreg", "eta", "v", "b", "n_seen"];
     /// Its four vectors and the round's two buffers.
     const VECTORS: u128 = 6;
     fn start(n: usize) -> Self {

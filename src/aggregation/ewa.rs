@@ -42,6 +42,7 @@ impl Ewa {
 }
 
 impl ExpRule for EwaRule {
+    const FIELDS: &'static [&'static str] = &["eta", "share", "logw", "n_seen"];
     fn eta(&self) -> f64 {
         self.eta
     }

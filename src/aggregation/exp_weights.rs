@@ -5,15 +5,20 @@
 //! renormalised so that the largest log-weight is 0, then Fixed Share where the rule has
 //! it.
 
+use super::flat::{self, Holder, Source};
 use super::{check_n, fixed_share, no_nan_or_pos_inf, renormalise_log, softmax_into, Aggregator};
-use crate::error::Result;
-use serde::{Deserialize, Serialize};
+use serde::de;
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Vectors of `n_experts` doubles in the state (for the memory check).
 const VECTORS: u128 = 2;
 
 /// What one exponential-weights rule sets: its rate, its loss and its prediction.
-pub trait ExpRule: Clone + std::fmt::Debug {
+pub trait ExpRule: Clone + std::fmt::Debug + Serialize + for<'de> Deserialize<'de> {
+    /// The fields of the whole state, in order: the rule's own, `logw`, `n_seen` (state
+    /// format 4).
+    const FIELDS: &'static [&'static str];
     /// The rate `eta` the losses are multiplied by.
     fn eta(&self) -> f64;
     /// Expert `j`'s loss `(z_j - y)^2` as the rule counts it (before `eta`).
@@ -25,26 +30,75 @@ pub trait ExpRule: Clone + std::fmt::Debug {
         0.0
     }
     /// The rule's configuration equals that of `fresh` (restoring a state).
-    fn check_config(&self, fresh: &Self) -> Result<()>;
+    fn check_config(&self, fresh: &Self) -> crate::Result<()>;
 }
 
-/// An exponential-weights rule `S` with its log-weights. The state's fields are those
-/// of one flat struct (the rule's, `logw`, `n_seen`), as in format version 4.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// An exponential-weights rule `S` with its log-weights. Its state is one flat struct
+/// (the rule's fields, `logw`, `n_seen`: state format 4; [`super::flat`]).
+#[derive(Clone, Debug)]
 pub struct ExpWeights<S> {
-    #[serde(flatten)]
     rule: S,
     /// `-eta * cumulative loss`, shifted so that the maximum is 0.
     logw: Vec<f64>,
     n_seen: u64,
-    #[serde(skip)]
     buf: Vec<f64>,
+}
+
+impl<S: ExpRule> Holder for ExpWeights<S> {
+    type Rule = S;
+    type Read = (Option<Vec<f64>>, Option<u64>);
+    const NAME: &'static str = "ExpWeights";
+    const OWN: &'static [&'static str] = &["logw", "n_seen"];
+    const BEFORE: usize = 0;
+    const FIELDS: &'static [&'static str] = S::FIELDS;
+    fn rule(&self) -> &S {
+        &self.rule
+    }
+    fn write<M: SerializeStruct>(&self, key: &'static str, out: &mut M) -> Result<(), M::Error> {
+        if key == "logw" {
+            out.serialize_field(key, &self.logw)
+        } else {
+            out.serialize_field(key, &self.n_seen)
+        }
+    }
+    fn read<'de, R: Source<'de>>(
+        (logw, n_seen): &mut Self::Read,
+        key: &str,
+        src: &mut R,
+    ) -> Result<bool, R::Error> {
+        match key {
+            "logw" => *logw = Some(src.value()?),
+            "n_seen" => *n_seen = Some(src.value()?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+    fn assemble<E: de::Error>(found: Self::Read, rule: S) -> Result<Self, E> {
+        let logw = found.0.ok_or_else(|| E::missing_field("logw"))?;
+        let n_seen = found.1.ok_or_else(|| E::missing_field("n_seen"))?;
+        Ok(ExpWeights { rule, logw, n_seen, buf: Vec::new() })
+    }
+}
+
+impl<S: ExpRule> Serialize for ExpWeights<S> {
+    fn serialize<Z: Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        flat::serialize(self, z)
+    }
+}
+
+impl<'de, S: ExpRule> Deserialize<'de> for ExpWeights<S> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        flat::deserialize(d)
+    }
 }
 
 impl<S: ExpRule> ExpWeights<S> {
     /// Uniform weights over `n_experts` experts (checked first), then the rule `make`
     /// builds (its own checks).
-    pub(crate) fn start(n_experts: usize, make: impl FnOnce() -> Result<S>) -> Result<Self> {
+    pub(crate) fn start(
+        n_experts: usize,
+        make: impl FnOnce() -> crate::Result<S>,
+    ) -> crate::Result<Self> {
         let n = check_n(n_experts, VECTORS)?;
         Ok(ExpWeights { rule: make()?, logw: vec![0.0; n], n_seen: 0, buf: vec![0.0; n] })
     }
@@ -102,10 +156,10 @@ impl<S: ExpRule> Aggregator for ExpWeights<S> {
 }
 
 impl<S: ExpRule> crate::state::ValidState for ExpWeights<S> {
-    fn validate(&self) -> Result<()> {
+    fn validate(&self) -> crate::Result<()> {
         no_nan_or_pos_inf("log-weights", &self.logw)
     }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
+    fn check_config(&self, fresh: &Self) -> crate::Result<()> {
         crate::state::same("n_experts", &self.logw.len(), &fresh.logw.len())?;
         self.rule.check_config(&fresh.rule)
     }

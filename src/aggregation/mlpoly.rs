@@ -25,6 +25,7 @@ pub struct MlPolyState {
 }
 
 impl RegretState for MlPolyState {
+    const FIELDS: &'static [&'static str] = &["gradient", "share", "regret", "eta", "b", "n_seen"];
     /// Its two vectors and the round's two buffers.
     const VECTORS: u128 = 4;
     fn start(n: usize) -> Self {

@@ -27,6 +27,8 @@ pub struct MlProdState {
 }
 
 impl RegretState for MlProdState {
+    const FIELDS: &'static [&'static str] =
+        &["gradient", "share", "big_r", "l", "maxloss", "eta", "n_seen"];
     /// Its four vectors and the round's two buffers.
     const VECTORS: u128 = 6;
     fn start(n: usize) -> Self {

@@ -19,6 +19,7 @@ pub mod aa;
 pub mod boa;
 pub mod ewa;
 pub mod exp_weights;
+mod flat;
 pub mod mlpoly;
 pub mod mlprod;
 pub mod regret;

@@ -4,12 +4,19 @@
 //! [`RegretState`] it keeps; [`Regret`] holds what is common (the `gradient` switch, the
 //! Fixed Share rate, the round count, the round's buffers) and plays the round.
 
+use super::flat::{self, Holder, Source};
 use super::{check_n, combine, fixed_share, softmax_in_place, Aggregator};
-use crate::error::Result;
-use serde::{Deserialize, Serialize};
+use serde::de;
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// What one regret rule keeps and how it learns; the rest of the round is [`Regret`]'s.
-pub trait RegretState: Clone + std::fmt::Debug + RuleWeights {
+pub trait RegretState:
+    Clone + std::fmt::Debug + RuleWeights + Serialize + for<'de> Deserialize<'de>
+{
+    /// The fields of the whole state, in order: `gradient`, `share`, the rule's own,
+    /// `n_seen` (state format 4).
+    const FIELDS: &'static [&'static str];
     /// Vectors of `n_experts` doubles in the whole rule (for the memory check).
     const VECTORS: u128;
     /// The state before the first round, over `n` experts.
@@ -17,7 +24,7 @@ pub trait RegretState: Clone + std::fmt::Debug + RuleWeights {
     /// Number of experts.
     fn experts(&self) -> usize;
     /// The invariants of the state.
-    fn validate(&self) -> Result<()>;
+    fn validate(&self) -> crate::Result<()>;
     /// The rule's update from this round's regrets `r`.
     fn learn_regrets(&mut self, r: &[f64]);
 }
@@ -34,7 +41,7 @@ pub trait RuleWeights {
 
 /// Each of `vectors` (a name, the values) holds `n` finite numbers: the invariant every
 /// per-expert vector of a rule's state keeps.
-pub(crate) fn per_expert(n: usize, vectors: &[(&str, &[f64])]) -> Result<()> {
+pub(crate) fn per_expert(n: usize, vectors: &[(&str, &[f64])]) -> crate::Result<()> {
     for (name, v) in vectors {
         crate::state::len_is(name, v.len(), n)?;
         crate::state::finite(name, v)?;
@@ -73,28 +80,79 @@ impl<R: LogLinear> RuleWeights for R {
     }
 }
 
-/// A regret rule `S` with what BOA, ML-Poly and ML-Prod have in common. The state's
-/// fields are those of one flat struct, in the order of format version 4 (`gradient`,
-/// `share`, the rule's, `n_seen`), so the state bytes are those of that format.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A regret rule `S` with what BOA, ML-Poly and ML-Prod have in common. Its state is
+/// one flat struct (`gradient`, `share`, the rule's fields, `n_seen`: state format 4;
+/// [`super::flat`]), so the state bytes are those of that format.
+#[derive(Clone, Debug)]
 pub struct Regret<S> {
     gradient: bool,
     /// Fixed Share rate (docs/choices.md, "Fixed Share").
-    #[serde(default = "super::no_share")]
     share: f64,
-    #[serde(flatten)]
     rule: S,
     n_seen: u64,
-    #[serde(skip)]
     scratch: Vec<f64>,
-    #[serde(skip)]
     r: Vec<f64>,
+}
+
+impl<S: RegretState> Holder for Regret<S> {
+    type Rule = S;
+    type Read = (Option<bool>, Option<f64>, Option<u64>);
+    const NAME: &'static str = "Regret";
+    const OWN: &'static [&'static str] = &["gradient", "share", "n_seen"];
+    const BEFORE: usize = 2;
+    const FIELDS: &'static [&'static str] = S::FIELDS;
+    fn rule(&self) -> &S {
+        &self.rule
+    }
+    fn write<M: SerializeStruct>(&self, key: &'static str, out: &mut M) -> Result<(), M::Error> {
+        match key {
+            "gradient" => out.serialize_field(key, &self.gradient),
+            "share" => out.serialize_field(key, &self.share),
+            _ => out.serialize_field(key, &self.n_seen),
+        }
+    }
+    fn read<'de, R: Source<'de>>(
+        found: &mut Self::Read,
+        key: &str,
+        src: &mut R,
+    ) -> Result<bool, R::Error> {
+        match key {
+            "gradient" => found.0 = Some(src.value()?),
+            "share" => found.1 = Some(src.value()?),
+            "n_seen" => found.2 = Some(src.value()?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+    fn assemble<E: de::Error>((gradient, share, n_seen): Self::Read, rule: S) -> Result<Self, E> {
+        Ok(Regret {
+            gradient: gradient.ok_or_else(|| E::missing_field("gradient"))?,
+            // States saved before Fixed Share existed: no sharing.
+            share: share.unwrap_or_else(super::no_share),
+            rule,
+            n_seen: n_seen.ok_or_else(|| E::missing_field("n_seen"))?,
+            scratch: Vec::new(),
+            r: Vec::new(),
+        })
+    }
+}
+
+impl<S: RegretState> Serialize for Regret<S> {
+    fn serialize<Z: Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        flat::serialize(self, z)
+    }
+}
+
+impl<'de, S: RegretState> Deserialize<'de> for Regret<S> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        flat::deserialize(d)
+    }
 }
 
 impl<S: RegretState> Regret<S> {
     /// The rule over `n_experts` experts; `gradient`: linearised regrets (opera's
     /// `loss.gradient = TRUE`) or plain ones.
-    pub fn new(n_experts: usize, gradient: bool) -> Result<Self> {
+    pub fn new(n_experts: usize, gradient: bool) -> crate::Result<Self> {
         let n = check_n(n_experts, S::VECTORS)?;
         Ok(Regret {
             gradient,
@@ -109,7 +167,7 @@ impl<S: RegretState> Regret<S> {
         self.gradient
     }
     /// Sets the Fixed Share rate `share` in [0, 1] (0: the plain rule).
-    pub fn with_share(mut self, share: f64) -> Result<Self> {
+    pub fn with_share(mut self, share: f64) -> crate::Result<Self> {
         self.share = super::check_share(share)?;
         Ok(self)
     }
@@ -177,10 +235,10 @@ impl<S: RegretState> Aggregator for Regret<S> {
 }
 
 impl<S: RegretState> crate::state::ValidState for Regret<S> {
-    fn validate(&self) -> Result<()> {
+    fn validate(&self) -> crate::Result<()> {
         self.rule.validate()
     }
-    fn check_config(&self, fresh: &Self) -> Result<()> {
+    fn check_config(&self, fresh: &Self) -> crate::Result<()> {
         crate::state::same("n_experts", &self.rule.experts(), &fresh.rule.experts())?;
         crate::state::same("gradient", &self.gradient, &fresh.gradient)?;
         crate::state::same("share", &self.share, &fresh.share)

@@ -214,15 +214,13 @@ class OMKLGF(Learner):
     Parameters
     ----------
     kernels : list of kernels
-    n_features : int, default 50
-    lr : float, default 0.1
-    reg : float, default 1e-3
+    n_features, lr, reg, seed : int, float, float, int, default 50, 0.1, 1e-3, 0
+        As :class:`Raker`'s.
     n_samples : int, default 10
         Draws per graph (``M``).
     explore : float, default 0.1
         Uniform exploration mixed into the sampling distribution.
     graph_rounds : int, default 500
-    seed : int, default 0
 
     Examples
     --------
