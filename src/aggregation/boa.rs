@@ -15,6 +15,9 @@ use super::regret::{per_expert, LogLinear, Regret, RegretState};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
+/// opera's initial range estimate `B_j = 2^-20`.
+const RANGE0: f64 = 9.5367431640625e-7;
+
 /// BOA: the regret rules' round ([`Regret`]) over BOA's state.
 pub type Boa = Regret<BoaState>;
 
@@ -34,12 +37,7 @@ impl RegretState for BoaState {
     /// Its four vectors and the round's two buffers.
     const VECTORS: u128 = 6;
     fn start(n: usize) -> Self {
-        BoaState {
-            rreg: vec![0.0; n],
-            eta: vec![1.0; n],
-            v: vec![0.0; n],
-            b: vec![(-20.0f64).exp2(); n],
-        }
+        BoaState { rreg: vec![0.0; n], eta: vec![1.0; n], v: vec![0.0; n], b: vec![RANGE0; n] }
     }
     fn experts(&self) -> usize {
         self.eta.len()

@@ -9,7 +9,7 @@ use super::flat::{self, Holder, Source};
 use super::{check_n, fixed_share, no_nan_or_pos_inf, renormalise_log, softmax_into, Aggregator};
 use serde::de;
 use serde::ser::SerializeStruct;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// Vectors of `n_experts` doubles in the state (for the memory check).
 const VECTORS: u128 = 2;
@@ -80,17 +80,7 @@ impl<S: ExpRule> Holder for ExpWeights<S> {
     }
 }
 
-impl<S: ExpRule> Serialize for ExpWeights<S> {
-    fn serialize<Z: Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
-        flat::serialize(self, z)
-    }
-}
-
-impl<'de, S: ExpRule> Deserialize<'de> for ExpWeights<S> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        flat::deserialize(d)
-    }
-}
+flat::holder_serde!(ExpWeights, ExpRule);
 
 impl<S: ExpRule> ExpWeights<S> {
     /// Uniform weights over `n_experts` experts (checked first), then the rule `make`

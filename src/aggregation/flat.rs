@@ -71,6 +71,25 @@ pub(crate) trait Holder: Sized {
     fn assemble<E: de::Error>(found: Self::Read, rule: Self::Rule) -> Result<Self, E>;
 }
 
+/// `Serialize` and `Deserialize` of the generic holder `$t<S>` (`S: $bound`) through
+/// [`serialize`] and [`deserialize`] (the orphan rule allows no blanket impl of serde's
+/// traits over every [`Holder`]).
+macro_rules! holder_serde {
+    ($t:ident, $bound:path) => {
+        impl<S: $bound> serde::Serialize for $t<S> {
+            fn serialize<Z: serde::Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+                super::flat::serialize(self, z)
+            }
+        }
+        impl<'de, S: $bound> serde::Deserialize<'de> for $t<S> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                super::flat::deserialize(d)
+            }
+        }
+    };
+}
+pub(crate) use holder_serde;
+
 /// Writes `holder` as its flat struct.
 pub(crate) fn serialize<H: Holder, Z: Serializer>(holder: &H, z: Z) -> Result<Z::Ok, Z::Error> {
     let rule = holder.rule();

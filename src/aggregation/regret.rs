@@ -8,7 +8,7 @@ use super::flat::{self, Holder, Source};
 use super::{check_n, combine, fixed_share, softmax_in_place, Aggregator};
 use serde::de;
 use serde::ser::SerializeStruct;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// What one regret rule keeps and how it learns; the rest of the round is [`Regret`]'s.
 pub trait RegretState:
@@ -137,17 +137,7 @@ impl<S: RegretState> Holder for Regret<S> {
     }
 }
 
-impl<S: RegretState> Serialize for Regret<S> {
-    fn serialize<Z: Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
-        flat::serialize(self, z)
-    }
-}
-
-impl<'de, S: RegretState> Deserialize<'de> for Regret<S> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        flat::deserialize(d)
-    }
-}
+flat::holder_serde!(Regret, RegretState);
 
 impl<S: RegretState> Regret<S> {
     /// The rule over `n_experts` experts; `gradient`: linearised regrets (opera's
