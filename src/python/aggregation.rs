@@ -38,6 +38,21 @@ fn build(
     Ok(AnyAggregator::from_spec(rule.name, n_experts, &p)?)
 }
 
+/// `set_params`' swap: `inner` takes the state of `fresh` (built from the new
+/// parameters) if it has seen no data (`n_seen` rounds; `what` names it in the error),
+/// else a `ParameterError` and nothing changes.
+pub fn adopt_unseen<T>(inner: &mut T, fresh: &mut T, n_seen: u64, what: &str) -> PyResult<()> {
+    if n_seen != 0 {
+        return Err(crate::KsError::Parameter(format!(
+            "set_params on {what} that has seen {n_seen} rounds: parameters can only \
+             change before learning (build a new object instead)"
+        ))
+        .into());
+    }
+    std::mem::swap(inner, fresh);
+    Ok(())
+}
+
 /// The class `$py_ty` (Python name `$class`) of the rule `$core_ty`, the table's variant
 /// `$variant`: its constructor ([`build`]) and the rules' protocol.
 macro_rules! aggregator_class {
@@ -141,15 +156,7 @@ macro_rules! aggregator_class {
             /// the check and the swap happen under this object's borrow).
             fn _adopt(&mut self, mut fresh: PyRefMut<'_, Self>) -> PyResult<()> {
                 let n = self.inner.n_seen();
-                if n != 0 {
-                    return Err(crate::KsError::Parameter(format!(
-                        "set_params on a rule that has seen {n} rounds: parameters can only \
-                         change before learning (build a new object instead)"
-                    ))
-                    .into());
-                }
-                std::mem::swap(&mut self.inner, &mut fresh.inner);
-                Ok(())
+                adopt_unseen(&mut self.inner, &mut fresh.inner, n, "a rule")
             }
         }
     };
