@@ -4,7 +4,7 @@ Per horizon ``k`` (direct forecasts: one learner per horizon and expert), level,
 differenced and seasonally differenced experts (:mod:`.features`), the horizon-1
 forecaster's recursive path (``k > 0``) and the simple forecasts are combined on the level scale by BOA (Wintenberger 2017,
 :class:`kernelstream.aggregation.BOA`); intervals come from each horizon's own conformal
-scores (:mod:`.intervals`). ``docs/forecasting.md`` describes the method and its measures.
+scores, locally weighted by its recent error scale (:mod:`.intervals`). ``docs/forecasting.md`` describes the method and its measures.
 """
 
 from __future__ import annotations
@@ -310,8 +310,8 @@ class Forecaster:
             agg, memo = self._agg0[k], None
             g = agg.predict(z)
         f = c + sc * g
-        q = self._conf[k].half_width()
-        self._pending[k][o] = entry = (f, f - q, f + q, z, c, sc, agg, memo)
+        q, d = self._conf[k].half_width()
+        self._pending[k][o] = entry = (f, f - q, f + q, z, c, sc, agg, memo, d)
         return entry
 
     def _prepare(self, o, Xf, h) -> None:
@@ -355,8 +355,8 @@ class Forecaster:
             entry = self._pending[k].pop(t - k, None)
             if entry is None:
                 continue
-            f, lo, hi, z, c, sc, agg, memo = entry
-            self._conf[k].update(f, lo, hi, v)
+            f, lo, hi, z, c, sc, agg, memo, d = entry
+            self._conf[k].update(f, lo, hi, v, d)
             if memo is None:
                 agg.update(z, (v - c) / sc)
             else:
