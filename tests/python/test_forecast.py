@@ -139,12 +139,14 @@ def test_interval_scores_are_those_of_labels_seen_before():
     from kernelstream.forecast.intervals import HorizonConformal
 
     c = HorizonConformal(alpha=0.5, gamma=0.0)
-    assert c.half_width() == (np.inf, 1.0)  # no score yet, scale 1
+    assert c.half_width() == (np.inf, None)  # no score yet, no scale
+    c.update(0.0, -10, 10, 5.0, None)  # made before any error: not scored
+    assert c.half_width() == (np.inf, 5.0) and c.n_scored == 1
     for v in (1.0, 2.0, 3.0):
-        c.update(0.0, -10, 10, v)
-    # split conformal's rank: ceil(0.5 * 4) = 2nd smallest of {1, 2, 3}, times the local
-    # scale, the median of the absolute errors seen (2)
-    assert c.half_width() == (4.0, 2.0)
+        c.update(0.0, -10, 10, v, 1.0)
+    # split conformal's rank: ceil(0.5 * 4) = 2nd smallest of the scores {1, 2, 3}, times
+    # the local scale, the median of the absolute errors seen (5, 1, 2, 3: 2.5)
+    assert c.half_width() == (5.0, 2.5)
 
 
 def test_interval_scores_are_divided_by_the_scale_they_were_made_with():
@@ -157,17 +159,20 @@ def test_interval_scores_are_divided_by_the_scale_they_were_made_with():
     errors, scores, alpha_t = [], [], 0.2
     for t in range(60):
         q, d = c.half_width()
-        med = float(np.median(np.abs(errors[-7:]))) if errors else 1.0
-        assert d == pytest.approx(med, rel=1e-15)
+        med = float(np.median(np.abs(errors[-7:]))) if errors else None
+        assert d == (pytest.approx(med, rel=1e-15) if errors else None)
         if len(scores) >= 9:
             s = np.sort(scores[-30:])
             rank = int(np.ceil((1 - alpha_t) * (s.size + 1)))
             assert q == pytest.approx(s[rank - 1] * med if rank <= s.size else np.inf)
+        elif d is None:
+            assert q == np.inf
         f, v = 0.0, (1.0 + 4.0 * (t >= 30)) * rng.normal()
         c.update(f, f - q, f + q, v, d)
         alpha_t += 0.01 * (0.2 - float(not (-q <= v <= q)))
         errors.append(abs(v))
-        scores.append(abs(v) / d)
+        if d is not None:
+            scores.append(abs(v) / d)
     assert c.alpha_t == pytest.approx(alpha_t)
 
 

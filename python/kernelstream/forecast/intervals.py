@@ -12,7 +12,8 @@ seen, ``alpha_k += gamma (alpha - 1{y[o + k] not in the interval})``. Each inter
 thus made before its label, from labels seen before it.
 
 ``d_o`` is the median of the last ``scale_window`` absolute errors of the horizon seen
-before ``o`` (1 before any): the locally weighted scores of Lei, G'Sell, Rinaldo,
+before ``o`` (a forecast made before any is not scored: no scale of the series' units
+exists yet): the locally weighted scores of Lei, G'Sell, Rinaldo,
 Tibshirani and Wasserman (2018, "locally-weighted conformal inference"), with a local scale that moves with the stream,
 so that after a change of the noise level or of the level the scores' quantile does not
 have to wait for ``window`` new scores, and ACI's ``alpha_k`` has less to correct (ACI's
@@ -57,11 +58,11 @@ class HorizonConformal:
         self.n_covered = 0
         self.n_scored = 0
 
-    def scale(self) -> float:
-        """``d_o``: the median of the last absolute errors (their mean if that is 0; 1
-        before any error, or when every one is 0)."""
+    def scale(self):
+        """``d_o``: the median of the last absolute errors (their mean if that is 0, 1 if
+        every one is 0); None before any error."""
         if not self.errors:
-            return 1.0
+            return None
         e = np.fromiter(self.errors, float, len(self.errors))
         d = float(np.median(e))
         if d <= 0.0:
@@ -72,11 +73,11 @@ class HorizonConformal:
         """``(q, d)``: the half-width of the next interval (``inf`` with too few scores)
         and the local scale it was made with (for :meth:`update`)."""
         d = self.scale()
-        return _rank_quantile(self.sorted, 1.0 - self.alpha_t) * d, d
+        return _rank_quantile(self.sorted, 1.0 - self.alpha_t) * (1.0 if d is None else d), d
 
     def update(self, forecast: float, lower: float, upper: float, y: float, d=1.0) -> None:
         """The label ``y`` of a forecast made with the interval ``[lower, upper]`` and the
-        local scale ``d`` (the second value of :meth:`half_width`)."""
+        local scale ``d`` (the second value of :meth:`half_width`; None: not scored)."""
         miss = not (lower <= y <= upper)
         self.n_scored += 1
         self.n_covered += not miss
@@ -84,6 +85,8 @@ class HorizonConformal:
         self.alpha_t += self.gamma * (self.alpha - float(miss))
         err = abs(y - forecast)
         self.errors.append(err)
+        if d is None:
+            return
         score = err / d
         self.scores.append(score)
         bisect.insort(self.sorted, score)
