@@ -78,8 +78,9 @@ class Forecaster:
     on them, and for every horizon a level, a differenced and (with a period) a
     seasonally differenced learner are built, replayed on the warm-up and run online
     beside the naive and seasonal-naive forecasts; BOA combines the five on the level
-    scale, each horizon on its own, and the combination is played once it leads the
-    simple experts' leader by a margin (:mod:`.leader`). A learner of horizon ``h`` learns a pair once its
+    scale, each horizon on its own; at horizon 1 the combination is played once it leads
+    the simple experts' leader by a margin, at the longer horizons the leader over the
+    horizons 1..h is (:mod:`.leader`). A learner of horizon ``h`` learns a pair once its
     label is seen, ``h - 1`` rounds after the pair's forecast was made.
 
     Parameters
