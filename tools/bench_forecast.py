@@ -14,6 +14,10 @@ river's HoltWinters get the known period.
 
     pip install 'kernelstream[bench]'
     python tools/bench_forecast.py [--out docs/forecasting_table.md] [--series NAME ...]
+                                   [--all-horizons]
+
+``--all-horizons`` adds, per series, the Forecaster's MASE and interval coverage at every
+horizon 1..12 beside the seasonal naive's MASE (the naive's without a period).
 """
 
 from __future__ import annotations
@@ -180,10 +184,12 @@ def run_series(name, river=True, forecaster_params=None):
     out["methods"]["Forecaster"] = scores(F, y, start, scale)
     out["interval"] = {"Forecaster": coverage(lo, hi, y, burn)}
     out["methods"]["naive"] = scores(naive_forecasts(y, H), y, start, scale)
+    out["reference"] = "naive"
     if s:
         out["methods"]["seasonal naive"] = scores(
             seasonal_naive_forecasts(y, H, s), y, start, scale
         )
+        out["reference"] = "seasonal naive"
     if river:
         from river import time_series as ts
 
@@ -239,17 +245,35 @@ def table(results) -> str:
     return "\n".join(lines)
 
 
+def horizons_table(results) -> str:
+    """Every horizon: the Forecaster's MASE (``*`` where not below the reference's), the
+    reference's, and the Forecaster's coverage."""
+    head = " | ".join(f"h={h}" for h in range(1, H + 1))
+    lines = [f"| series | row | {head} |", "|---|---|" + "---:|" * H]
+    for name, r in results.items():
+        mf, mr = r["methods"]["Forecaster"][1], r["methods"][r["reference"]][1]
+        cells = [fmt(a) + ("*" if a >= b - 1e-12 else "") for a, b in zip(mf, mr)]
+        lines.append(f"| {name} | Forecaster MASE | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} | {r['reference']} MASE | " + " | ".join(map(fmt, mr)) + " |")
+        cov = r["interval"]["Forecaster"][0]
+        lines.append(f"| {name} | coverage | " + " | ".join(map(fmt, cov)) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--series", nargs="*", default=list(SERIES), choices=list(SERIES))
     ap.add_argument("--no-river", action="store_true")
     ap.add_argument("--out", help="also write the table to this file")
+    ap.add_argument("--all-horizons", action="store_true", help="every horizon's MASE, coverage")
     args = ap.parse_args(argv)
     results = {}
     for name in args.series:
         results[name] = r = run_series(name, river=not args.no_river)
         print(f"{name}: n={r['n']} {r['seconds']:.1f} s", file=sys.stderr)
     text = table(results)
+    if args.all_horizons:
+        text += "\n\n" + horizons_table(results)
     print(text)
     if args.out:
         with open(args.out, "w") as fh:

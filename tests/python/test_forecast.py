@@ -139,11 +139,41 @@ def test_interval_scores_are_those_of_labels_seen_before():
     from kernelstream.forecast.intervals import HorizonConformal
 
     c = HorizonConformal(alpha=0.5, gamma=0.0)
-    assert c.half_width() == np.inf  # no score yet
+    assert c.half_width() == (np.inf, None)  # no score yet, no scale
+    c.update(0.0, -10, 10, 5.0, None)  # made before any error: not scored
+    assert c.half_width() == (np.inf, 5.0) and c.n_scored == 1
     for v in (1.0, 2.0, 3.0):
-        c.update(0.0, -10, 10, v)
-    # split conformal's rank: ceil(0.5 * 4) = 2nd smallest of {1, 2, 3}
-    assert c.half_width() == 2.0
+        c.update(0.0, -10, 10, v, 1.0)
+    # split conformal's rank: ceil(0.5 * 4) = 2nd smallest of the scores {1, 2, 3}, times
+    # the local scale, the median of the absolute errors seen (5, 1, 2, 3: 2.5)
+    assert c.half_width() == (5.0, 2.5)
+
+
+def test_interval_scores_are_divided_by_the_scale_they_were_made_with():
+    # locally weighted scores: |y - f| / d with d the median of the errors seen before the
+    # forecast; the next half-width is the scores' quantile times the current median
+    from kernelstream.forecast.intervals import HorizonConformal
+
+    rng = np.random.default_rng(4)
+    c = HorizonConformal(alpha=0.2, gamma=0.01, window=30, scale_window=7)
+    errors, scores, alpha_t = [], [], 0.2
+    for t in range(60):
+        q, d = c.half_width()
+        med = float(np.median(np.abs(errors[-7:]))) if errors else None
+        assert d == (pytest.approx(med, rel=1e-15) if errors else None)
+        if len(scores) >= 9:
+            s = np.sort(scores[-30:])
+            rank = int(np.ceil((1 - alpha_t) * (s.size + 1)))
+            assert q == pytest.approx(s[rank - 1] * med if rank <= s.size else np.inf)
+        elif d is None:
+            assert q == np.inf
+        f, v = 0.0, (1.0 + 4.0 * (t >= 30)) * rng.normal()
+        c.update(f, f - q, f + q, v, d)
+        alpha_t += 0.01 * (0.2 - float(not (-q <= v <= q)))
+        errors.append(abs(v))
+        if d is not None:
+            scores.append(abs(v) / d)
+    assert c.alpha_t == pytest.approx(alpha_t)
 
 
 def test_season_and_lags_found_on_the_warm_up():

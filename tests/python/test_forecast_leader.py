@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernelstream.forecast.leader import MARGIN, Leader
+from kernelstream.forecast.leader import MARGIN, Leader, Pooled
 
 
 def _run(Z, y, margin=MARGIN):
@@ -79,3 +79,76 @@ def test_without_a_margin_it_is_follow_the_leader():
     lead = L.argmin(1)
     unique = np.sort(L, 1)[:, 1] > L.min(1)  # no tie for the lead
     np.testing.assert_array_equal(played[unique], Z[np.flatnonzero(unique), lead[unique]])
+
+
+def _pooled_definition(V, Y, T0, margin):
+    """Incumbents per round of :class:`Pooled`, from the sums of the rounds so far:
+    ``V[t, k, j]`` candidate ``j``'s forecast of horizon ``k`` scored at round ``t``
+    against ``Y[t, k]``; the last candidate appears at round ``T0`` (compared on the rounds
+    from ``T0`` on); the others on every round."""
+    T, H, J = V.shape
+    best, out = [0] * H, []
+    for t in range(T):
+        for k in range(1, H):
+            i, top, pick = best[k], margin, None
+            for c in range(J):
+                if c == i or (c == J - 1 and t < T0):
+                    continue
+                lo = T0 if J - 1 in (i, c) else 0
+                lead = [0.0, 0.0]
+                for j in range(k + 1):
+                    e = V[lo : t + 1, j] - Y[lo : t + 1, j, None]
+                    for q, loss in enumerate((e * e, np.abs(e))):
+                        if loss.shape[0] and loss[:, i].sum() > 0:
+                            lead[q] += (loss[:, i].sum() - loss[:, c].sum()) / loss[:, i].mean()
+                if lead[0] > top and lead[1] > margin:
+                    top, pick = lead[0], c
+            if pick is not None:
+                best[k] = pick
+        out.append(list(best))
+    return np.array(out)
+
+
+def _pooled_run(V, Y, T0, margin=MARGIN):
+    T, H, J = V.shape
+    pool, out = Pooled([f"e{j}" for j in range(J - 1)], H, margin), []
+    for t in range(T):
+        if t == T0:
+            pool.add(["late"])
+        n = J if t >= T0 else J - 1
+        for k in range(H):
+            pool.update(k, pool.index(pool.keys[:n]), V[t, k, :n], Y[t, k], t >= T0)
+        pool.refresh()
+        out.append(list(pool.best))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pooled_leader_plays_what_its_definition_says(seed):
+    rng = np.random.default_rng(seed)
+    T, H, T0 = 80, 3, 30
+    Y = rng.normal(size=(T, H)).cumsum(0)
+    noise = np.array([1.0, 0.7, 1.3, 0.5])  # the last candidate (late) is the best
+    V = Y[:, :, None] + noise * rng.normal(size=(T, H, 4))
+    got = _pooled_run(V, Y, T0)
+    np.testing.assert_array_equal(got, _pooled_definition(V, Y, T0, MARGIN))
+    assert got[:, 0].max() == 0  # horizon 1 is not the pool's
+    assert (got[:T0, 1:] != 3).all() and (got[-1, 1:] == 3).all()
+
+
+def test_pooled_leader_keeps_the_incumbent_unless_both_losses_lead():
+    # candidate 1 has the smaller squared loss (never a large error) but the larger
+    # absolute one: it is never played (a rule on the squared loss alone would play it)
+    rng = np.random.default_rng(7)
+    T, H = 200, 2
+    Y = rng.normal(size=(T, H))
+    big = np.where(rng.random((T, H)) < 0.1, 4.0, 0.0) * rng.choice([-1, 1], size=(T, H))
+    V = np.stack([Y + big, Y + 0.9 * np.sign(rng.normal(size=(T, H))), Y + big], axis=2)
+    e = V - Y[:, :, None]
+    assert (e[:, :, 1] ** 2).sum() < (e[:, :, 0] ** 2).sum()
+    assert np.abs(e[:, :, 1]).sum() > np.abs(e[:, :, 0]).sum()
+    got = _pooled_run(V, Y, T0=100)
+    assert 1 not in got[:, 1]
+    assert (got[:100, 1] == 0).all()
+    # the late copy of the incumbent never leads it: equal losses from its first round
+    assert (got[:, 1] == 0).all()

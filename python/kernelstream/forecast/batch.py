@@ -118,3 +118,4 @@ def _batch(fc, y, X, out) -> None:
                 out[:, o, k] = entry[:3]
         if o < n:
             fc._settle(o, y[o])
+            fc._pool.refresh()

@@ -4,13 +4,14 @@ Per horizon ``k`` (direct forecasts: one learner per horizon and expert), level,
 differenced and seasonally differenced experts (:mod:`.features`), the horizon-1
 forecaster's recursive path (``k > 0``) and the simple forecasts are combined on the level scale by BOA (Wintenberger 2017,
 :class:`kernelstream.aggregation.BOA`); intervals come from each horizon's own conformal
-scores (:mod:`.intervals`). ``docs/forecasting.md`` describes the method and its measures.
+scores, locally weighted by its recent error scale (:mod:`.intervals`). ``docs/forecasting.md`` describes the method and its measures.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from .._validation import _to_float_array
 from ..errors import InputError, ParameterError
 from . import features as F
 from .intervals import HorizonConformal
-from .leader import Guarded, Leader
+from .leader import Guarded, Leader, Pooled
 
 #: rounds seen before the lags and the period are chosen (the forecasts are the last
 #: value until then); larger when a given period or lag count needs more
@@ -77,8 +78,9 @@ class Forecaster:
     on them, and for every horizon a level, a differenced and (with a period) a
     seasonally differenced learner are built, replayed on the warm-up and run online
     beside the naive and seasonal-naive forecasts; BOA combines the five on the level
-    scale, each horizon on its own, and the combination is played once it leads the
-    simple experts' leader by a margin (:mod:`.leader`). A learner of horizon ``h`` learns a pair once its
+    scale, each horizon on its own; at horizon 1 the combination is played once it leads
+    the simple experts' leader by a margin, at the longer horizons the leader over the
+    horizons 1..h is (:mod:`.leader`). A learner of horizon ``h`` learns a pair once its
     label is seen, ``h - 1`` rounds after the pair's forecast was made.
 
     Parameters
@@ -186,8 +188,9 @@ class Forecaster:
         self._kinds: list = []
         self._experts: list = []  # per horizon: one learner per kind
         self._agg: list = []
-        n0 = 1 + F.SES_ALPHAS.size + len(self._periods_now())
-        self._agg0 = [Leader(n0) for _ in range(H)]  # the warm-up's
+        keys = _simple_keys(self._periods_now())
+        self._agg0 = [Leader(len(keys))]  # horizon 1's during the warm-up
+        self._pool = Pooled(keys, H)  # the played forecast of the horizons >= 2
         self._level = None  # the smoothed levels after the last value
         self._scale = 1.0
         self._conf = [HorizonConformal(a) for _ in range(H)]
@@ -249,6 +252,7 @@ class Forecaster:
         self._settle(t, v)
         if not self._built and self._y.n == self.warmup:
             self._build()
+        self._pool.refresh()
         if self._dx == 0:
             self._prepare(self._y.n, None, self.horizon)
 
@@ -302,16 +306,30 @@ class Forecaster:
         return (z - c) / sc, c, sc
 
     def _entry(self, o, k, z, c, sc):
-        """Combine, interval, and keep the forecast until its label comes."""
-        if self._built:
-            agg = self._agg[k]
-            g, memo = agg.predict(z)
-        else:
-            agg, memo = self._agg0[k], None
-            g = agg.predict(z)
-        f = c + sc * g
-        q = self._conf[k].half_width()
-        self._pending[k][o] = entry = (f, f - q, f + q, z, c, sc, agg, memo)
+        """Combine, interval, and keep the forecast until its label comes. The memo
+        holds the candidates' level forecasts (the simple experts', then the combination's
+        once built) and their columns in :class:`.leader.Pooled`."""
+        keys = _simple_keys(self._periods_now())
+        levels = c + sc * np.asarray(z[len(z) - len(keys) :], float)
+        if k == 0:  # horizon 1: the simple experts' leader, then against the combination
+            if self._built:
+                agg = self._agg[0]
+                g, guard = agg.predict(z)
+                levels = np.append(levels, c + sc * guard[1])
+            else:
+                agg, guard = self._agg0[0], None
+                g = agg.predict(z)
+            f = c + sc * g
+        else:  # the horizons >= 2: the pooled leader (:class:`.leader.Pooled`)
+            guard, agg = None, self._agg[k] if self._built else None
+            if agg is not None:
+                levels = np.append(levels, c + sc * agg.predict(z))
+        cols = self._pool.index(keys + (["combination"] if self._built else []))
+        if k:
+            f = float(levels[int(np.flatnonzero(cols == self._pool.best[k])[0])])
+        memo = (guard, cols, levels)
+        q, d = self._conf[k].half_width()
+        self._pending[k][o] = entry = (f, f - q, f + q, z, c, sc, agg, memo, d)
         return entry
 
     def _prepare(self, o, Xf, h) -> None:
@@ -355,12 +373,14 @@ class Forecaster:
             entry = self._pending[k].pop(t - k, None)
             if entry is None:
                 continue
-            f, lo, hi, z, c, sc, agg, memo = entry
-            self._conf[k].update(f, lo, hi, v)
-            if memo is None:
+            f, lo, hi, z, c, sc, agg, (guard, cols, levels), d = entry
+            self._conf[k].update(f, lo, hi, v, d)
+            if k == 0 and guard is not None:
+                agg.update(z, (v - c) / sc, guard)
+            elif agg is not None:
                 agg.update(z, (v - c) / sc)
-            else:
-                agg.update(z, (v - c) / sc, memo)
+            after = guard is not None if k == 0 else agg is not None
+            self._pool.update(k, cols, levels, v, after)
 
     def _build(self) -> None:
         """Choose the period and lags on the warm-up, build and replay the experts."""
@@ -380,6 +400,7 @@ class Forecaster:
             levels.append(lev)
         self._built = True
         n_simple = 1 + F.SES_ALPHAS.size + len(self._periods_now())
+        self._pool.add(_simple_keys(self._periods_now()) + ["combination"])
         paths: dict = {}  # origin -> the recursive expert's path (horizons 2..H)
         for k in range(self.horizon):
             learners, replay = [], {}
@@ -393,7 +414,9 @@ class Forecaster:
                 learners.append(lr)
             self._experts.append(learners)
             n_learn = len(self._kinds) + (1 if k else 0)
-            agg = Guarded(_rule(n_learn + n_simple), n_learn, n_simple)
+            agg: Any = _rule(n_learn + n_simple)  # horizons >= 2: the pool plays
+            if k == 0:
+                agg = Guarded(agg, n_learn, n_simple)
             start = max(F.first_origin(kind, L, s, j) for kind in self._kinds for j in {0, k})
             self._agg.append(agg)
             for o in range(start, W - k):
@@ -405,7 +428,10 @@ class Forecaster:
                         )
                     preds.append(paths[o][k])
                 z, c, sc = self._expert_z(o, k, preds, levels[o], window)
-                agg.update(z, (window[o + k] - c) / sc, agg.predict(z)[1])
+                if k == 0:
+                    agg.update(z, (window[o + k] - c) / sc, agg.predict(z)[1])
+                else:
+                    agg.update(z, (window[o + k] - c) / sc)
 
     # -- whole series ------------------------------------------------------------
     def progressive_forecast(self, y, X=None) -> np.ndarray:
@@ -420,6 +446,11 @@ class Forecaster:
         from .batch import progressive_forecast
 
         return progressive_forecast(self, y, X)
+
+
+def _simple_keys(periods) -> list:
+    """The simple experts' names, in the order of :func:`.features.simple_values`."""
+    return ["last", *(f"ses{a}" for a in F.SES_ALPHAS), *(f"snaive{P}" for P in periods)]
 
 
 def _progressive(lr, Z, target) -> np.ndarray:

@@ -62,3 +62,99 @@ class Guarded:
         self.pick.update(memo, y)
         self.lead.update(z[self.n_learners :], y)
         self.rule.update(z, y)
+
+
+class Pooled:
+    """The played forecast of the horizons ``h >= 2``: follow the leader with a margin, on
+    the evidence of the horizons ``1..h`` (``docs/forecasting.md``, "Which forecast is
+    played").
+
+    The candidates are the simple experts (the last value first, the incumbent at the
+    start) and, once built, each horizon's combination; candidate ``j`` of horizon ``k``
+    means the same forecasting rule at every horizon (the last value, a smoothed level, a
+    seasonal naive of one period, the horizon's combination). The labels of horizon ``h``
+    arrive ``h - 1`` rounds late, those of the shorter horizons sooner, so the challenge
+    of horizon ``k`` sums the evidence of the horizons ``j <= k``: a challenger ``c``
+    replaces the incumbent ``i`` once, for the squared and for the absolute loss,
+
+        sum_{j <= k} (L_{j,i} - L_{j,c}) / (L_{j,i} / N_j) > margin,
+
+    its lead counted in rounds of the incumbent's own mean loss at each horizon (a lead
+    relative to the incumbent's accuracy, so that the margin means the same on a series
+    whose last value is poor as on one where it is best). Losses are summed over the rounds
+    on which both candidates existed: a candidate that appears when the experts are built
+    (the combination, the seasonal naive of a period found then) is compared on the rounds
+    after the build only, not on the warm-up's replay, on which the lags and the period
+    were chosen. Among the challengers that pass, the one with the largest squared lead
+    is played. Requiring both losses keeps the incumbent unless the challenger is better
+    by the two measures the forecasts are scored by (MSE and MASE).
+    """
+
+    def __init__(self, keys: list, horizon: int, margin: float = MARGIN):
+        self.margin = float(margin)
+        self.H = horizon
+        self.keys = list(keys)
+        self.late = np.zeros(len(keys), bool)
+        J = len(keys)
+        self.full = np.zeros((2, horizon, J))  # every round (the early candidates)
+        self.n_full = np.zeros(horizon)
+        self.common = np.zeros((2, horizon, J))  # rounds after the build
+        self.n_common = np.zeros(horizon)
+        self.best = [0] * horizon
+        self.built = False
+
+    def add(self, keys: list) -> None:
+        """The candidates that appear at the build (compared after it only)."""
+        for key in keys:
+            if key in self.keys:
+                continue
+            self.keys.append(key)
+            self.late = np.append(self.late, True)
+            pad = np.zeros((2, self.H, 1))
+            self.full = np.concatenate([self.full, pad], axis=2)
+            self.common = np.concatenate([self.common, pad], axis=2)
+        self.built = True
+
+    def index(self, keys: list) -> np.ndarray:
+        return np.array([self.keys.index(key) for key in keys])
+
+    def update(self, k: int, cols: np.ndarray, values: np.ndarray, y: float, after: bool) -> None:
+        """Horizon ``k``'s label ``y`` of the candidates' forecasts ``values`` (columns
+        ``cols``); ``after``: the forecasts were made after the build."""
+        e = np.asarray(values, float) - y
+        if after:
+            self.common[0, k, cols] += e * e
+            self.common[1, k, cols] += np.abs(e)
+            self.n_common[k] += 1
+        early = ~self.late[cols]
+        self.full[0, k, cols[early]] += e[early] ** 2
+        self.full[1, k, cols[early]] += np.abs(e[early])
+        self.n_full[k] += 1
+
+    def _lead(self, k: int, i: int, c: int) -> tuple:
+        both = self.late[i] or self.late[c]
+        L, N = (self.common, self.n_common) if both else (self.full, self.n_full)
+        lead = [0.0, 0.0]
+        for j in range(k + 1):
+            if N[j] == 0:
+                continue
+            for q in (0, 1):
+                mean = L[q, j, i] / N[j]
+                if mean > 0:
+                    lead[q] += (L[q, j, i] - L[q, j, c]) / mean
+        return lead[0], lead[1]
+
+    def refresh(self) -> None:
+        """After every horizon's labels of a round: the incumbent of each horizon ``>= 2``
+        gives way to the challenger with the largest squared lead among those that pass."""
+        J = len(self.keys)
+        for k in range(1, self.H):
+            i, top, pick = self.best[k], self.margin, None
+            for c in range(J):
+                if c == i or (self.late[c] and not self.built):
+                    continue
+                sq, ab = self._lead(k, i, c)
+                if sq > top and ab > self.margin:
+                    top, pick = sq, c
+            if pick is not None:
+                self.best[k] = pick
