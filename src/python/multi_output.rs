@@ -5,6 +5,30 @@
 //! the public `n_outputs` and `add_outputs(k)`. Targets and predictions are
 //! `(n, K)` arrays.
 
+/// One round of the `K` targets `y` with sample weight `w` (validated), as
+/// `_learn_one_multi` and the serving loop's `_serve_learn` play it.
+pub fn learn_one_multi<L: crate::multi::MultiOutput + ?Sized>(
+    learner: &mut L,
+    x: &[f64],
+    y: &[f64],
+    w: f64,
+) -> crate::Result<()> {
+    if w == 1.0 {
+        return crate::multi::stream::learn_one(learner, x, y);
+    }
+    let mut out = Vec::new();
+    crate::multi::stream::progressive_predict_weighted_into(
+        learner,
+        x,
+        1,
+        x.len(),
+        y,
+        y.len(),
+        Some(&[w]),
+        &mut out,
+    )
+}
+
 /// Implements the multi-output methods for a `#[pyclass]` whose `inner` implements
 /// [`crate::multi::MultiOutput`].
 #[macro_export]
@@ -36,21 +60,7 @@ macro_rules! multi_output_protocol {
                     let (x, y) =
                         ($crate::python::convert::vec1(&x), $crate::python::convert::vec1(&y));
                     $crate::interrupt::start();
-                    if w == 1.0 {
-                        return Ok($crate::multi::stream::learn_one(&mut self.inner, &x, &y)?);
-                    }
-                    let (k, mut out) = (y.len(), Vec::new());
-                    let ws = [w];
-                    Ok($crate::multi::stream::progressive_predict_weighted_into(
-                        &mut self.inner,
-                        &x,
-                        1,
-                        x.len(),
-                        &y,
-                        k,
-                        Some(&ws),
-                        &mut out,
-                    )?)
+                    Ok($crate::python::multi_output::learn_one_multi(&mut self.inner, &x, &y, w)?)
                 })
             }
 

@@ -58,7 +58,8 @@ macro_rules! serve_protocol {
                 })
             }
 
-            /// `learn_one(x, y)` for a 1-D float64 array `x` and a float `y`,
+            /// `learn_one(x, y)` for a 1-D float64 array `x` and a float `y` (or,
+            /// for a multi-output learner, a 1-D float64 array `y` of `K` targets),
             /// returning `True`; `False` (nothing done) for any other `x` or `y`.
             #[pyo3(signature = (x, y, w = 1.0))]
             fn _serve_learn(
@@ -67,11 +68,11 @@ macro_rules! serve_protocol {
                 y: &pyo3::Bound<'_, pyo3::PyAny>,
                 w: f64,
             ) -> pyo3::PyResult<bool> {
-                let (Some(x), Some(y)) = (
-                    $crate::python::serve::common_row(x),
-                    $crate::python::serve::common_target(y),
-                ) else {
+                let Some(x) = $crate::python::serve::common_row(x) else {
                     return Ok(false);
+                };
+                let Some(y) = $crate::python::serve::common_target(y) else {
+                    return $crate::serve_protocol!(@learn_multi $multi, self, x, y, w);
                 };
                 $crate::python::errors::guard(|| {
                     let x = $crate::python::convert::vec1(&x);
@@ -82,6 +83,23 @@ macro_rules! serve_protocol {
             }
         }
     };
+    // The `K` targets of a multi-output learner as a 1-D float64 array: the face's
+    // `_learn_one_multi`, the same calls (`src/python/multi_output.rs`).
+    (@learn_multi true, $s:ident, $x:ident, $y:ident, $w:ident) => {{
+        let Some(y) = $crate::python::serve::common_row($y) else {
+            return Ok(false);
+        };
+        $crate::python::errors::guard(|| {
+            let (x, y) = ($crate::python::convert::vec1(&$x), $crate::python::convert::vec1(&y));
+            $crate::interrupt::start();
+            $crate::python::multi_output::learn_one_multi(&mut $s.inner, &x, &y, $w)?;
+            Ok(true)
+        })
+    }};
+    (@learn_multi false, $s:ident, $x:ident, $y:ident, $w:ident) => {{
+        let _ = ($x, $y, $w);
+        Ok(false)
+    }};
     (@predict true, $s:ident, $py:ident, $x:ident) => {{
         use pyo3::IntoPyObjectExt;
         use $crate::multi::MultiOutput;

@@ -198,3 +198,143 @@ def test_sklearn_one_row_path_equals_the_general_path(scale):
     assert not named._plain_rows(X[5:6])
     with pytest.warns(UserWarning, match="feature names"):
         named.predict(X[5:6])
+
+
+def _calibrator_state(model, attr):
+    return bytes(getattr(model, attr)._core._state_bytes())
+
+
+def _classifier_learner(kind):
+    import kernelstream as ks
+
+    if kind == "native":  # the K class columns in one multi-output learner
+        return ks.TaylorAWV(degree=2)
+    return ks.FOGD(ks.kernels.Gaussian(1.0), n_features=20, seed=0)  # one learner a class
+
+
+@pytest.mark.parametrize("kind, scale", [("native", False), ("native", True), ("columns", False)])
+def test_river_classifier_serving_loop_equals_learn_loop(kind, scale):
+    """``predict_proba_one`` / ``predict_one`` then ``learn_one`` (the learn takes the
+    scores the prediction made) gives, bit for bit, the probabilities and states of a
+    model that only learns (its predictions made on copies): classes first seen
+    mid-stream, rows with their keys in another order, a prediction of another row
+    between a row's prediction and its label, a label with no prediction."""
+    pytest.importorskip("river")
+    from kernelstream.adapters import RiverClassifier
+
+    X, y = stream(ZOO["TaylorAWV"], 90, seed=14)
+    labels = np.digitize(y, np.quantile(y, [0.3, 0.6]))
+    labels[:20] = np.minimum(labels[:20], 1)  # the third class first seen at round 20
+    ref = RiverClassifier(_classifier_learner(kind), scale=scale)
+    srv = RiverClassifier(_classifier_learner(kind), scale=scale)
+    for i, (x, label) in enumerate(zip(X, labels)):
+        row = {f"x{j}": float(v) for j, v in enumerate(x)}
+        if i % 4 == 1:
+            row = dict(reversed(row.items()))
+        other = {f"x{j}": float(v) for j, v in enumerate(X[(5 * i + 2) % len(X)])}
+        step = i % 5
+        if step == 1:  # another row's prediction in between
+            assert srv.predict_proba_one(row) == copy.deepcopy(ref).predict_proba_one(row)
+            assert srv.predict_one(other) == copy.deepcopy(ref).predict_one(other)
+        elif step == 2:
+            assert srv.predict_one(row) == copy.deepcopy(ref).predict_one(row)
+        elif step != 3:  # (3: a label without a prediction)
+            assert srv.predict_proba_one(row) == copy.deepcopy(ref).predict_proba_one(row)
+        ref.learn_one(row, int(label))
+        srv.learn_one(row, int(label))
+    assert srv.classes == ref.classes and sorted(ref.classes) == [0, 1, 2]
+    assert state(srv.learner) == state(ref.learner)
+    assert [state(c) for c in srv.columns] == [state(c) for c in ref.columns]
+    assert _calibrator_state(srv, "calibrator") == _calibrator_state(ref, "calibrator")
+    # the learn after a prediction of its row predicts nothing
+    row = {f"x{j}": float(v) for j, v in enumerate(X[0])}
+    srv.predict_proba_one(row)
+    kept = srv._scored
+    srv._native_scores = None  # (not called)
+    srv.columns = [c for c in srv.columns]  # a new list, the same learners
+    assert srv._scores(srv._input(row)) is kept[1]
+    del srv._native_scores
+    # the kept scores are no part of the model's state
+    assert "_scored" not in srv.__getstate__()
+    with pytest.raises(ValueError):  # a refused row changes nothing, kept scores included
+        srv.learn_one({"x0": float("nan")}, 1)
+    assert state(srv.learner) == state(ref.learner)
+    assert _calibrator_state(srv, "calibrator") == _calibrator_state(ref, "calibrator")
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_sklearn_classifier_one_row_path_equals_the_general_path(n_classes):
+    """``predict`` then ``partial_fit`` of the same row (the learner and the calibrator
+    learn in place, no copies) gives the probabilities and states of the general path
+    (lists: ``validate_data``, copies committed after success) bit for bit; a label
+    that is no class is refused by both, leaving the estimator as it was."""
+    pytest.importorskip("sklearn")
+    import kernelstream as ks
+    from kernelstream.adapters import SklearnClassifier
+
+    X, y = stream(ZOO["TaylorAWV"], 70, seed=15)
+    labels = np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    fast = SklearnClassifier(ks.TaylorAWV(degree=3), scale=False)
+    general = SklearnClassifier(ks.TaylorAWV(degree=3), scale=False)
+    for m in (fast, general):
+        m.partial_fit(X[:5], labels[:5], classes=list(range(n_classes)))
+    for i in range(5, len(X)):
+        rows, targets = X[i : i + 1], labels[i : i + 1]
+        if i % 3:  # (otherwise a label without a prediction)
+            np.testing.assert_array_equal(fast.predict(rows), general.predict(rows.tolist()))
+        if i % 5 == 0:  # a prediction of another row in between
+            fast.predict_proba(X[:1])
+        learner = fast.learner_
+        fast.partial_fit(rows, targets)
+        general.partial_fit(rows.tolist(), targets.tolist())
+        # in place right after the row's own prediction, otherwise on copies
+        assert (fast.learner_ is learner) == bool(i % 3 and i % 5)
+        np.testing.assert_array_equal(fast.predict_proba(rows), general.predict_proba(rows))
+    assert state(fast.learner_) == state(general.learner_)
+    assert _calibrator_state(fast, "calibrator_") == _calibrator_state(general, "calibrator_")
+    before = state(fast.learner_)
+    fast.predict(X[:1])
+    with pytest.raises(ValueError, match="not one of the classes"):
+        fast.partial_fit(X[:1], np.array([n_classes + 4]))
+    assert state(fast.learner_) == before
+    assert _calibrator_state(fast, "calibrator_") == _calibrator_state(general, "calibrator_")
+
+
+MULTI = [n for n in NAMES if getattr(ZOO[n].factory(), "add_outputs", None) is not None]
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_one_call_path_of_several_outputs_equals_the_general_path(name):
+    """A multi-output learner's ``learn_one(x, y)`` with ``y`` a float64 array of ``K``
+    targets goes to the core in one call (``_serve_learn``); a list takes the general
+    path. The same predictions and states bit for bit; a ``y`` of another length is
+    refused by both, the learner unchanged."""
+    e = ZOO[name]
+    X, y = stream(e, 50, seed=16)
+    Y = np.column_stack([y, -0.5 * y, np.cos(y)])
+    fast, general = e.factory(), e.factory()
+    weighted = _weights_ok(e.factory(), X[0], Y[0])
+    for i, (x, t) in enumerate(zip(X, Y)):
+        np.testing.assert_array_equal(fast.predict_one(x), general.predict_one(x))
+        w = 2.0 if weighted and i % 4 == 3 else 1.0
+        fast.learn_one(x, t, w)
+        general.learn_one(x, t.tolist(), w)
+    assert state(fast) == state(general)
+    core = fast._core
+    assert core._serve_learn(X[0], Y[0].tolist()) is False
+    assert core._serve_learn(X[0], Y[0][:0]) is False
+    assert state(fast) == state(general)
+    for bad in (Y[0][:2], np.array([np.nan, 0.0, 0.0])):
+        with pytest.raises(ValueError):
+            fast.learn_one(X[0], bad)
+        assert state(fast) == state(general)
+    assert core._serve_learn(X[0], Y[0]) is True
+
+
+def _weights_ok(learner, x, t) -> bool:
+    """Whether ``learner`` learns a weight of 2 with several outputs."""
+    try:
+        learner.learn_one(x, t, 2.0)
+    except ValueError:
+        return False
+    return True

@@ -63,6 +63,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -104,6 +105,8 @@ def _zero_extension_exact(learner) -> bool:
 
 
 _FLOAT64 = np.float64
+#: the value types of a row read without the general checks (bool is its own type)
+_PLAIN_VALUES = frozenset((float, int, _FLOAT64))
 #: integers at least this large (in magnitude) are not float64 values (they round to inf)
 _INT_MAX = 2**1024 - 2**970
 
@@ -115,9 +118,11 @@ def _short_int(v) -> str:
 
 class _DictAdapter:
     _scale_target = False
-    #: ``(feature_names, {name: slot})`` for the list object in ``feature_names`` (derived,
-    #: not pickled)
-    _slot_cache: tuple | None = None
+    #: ``[feature_names, {name: slot}, (keys, width, slots of the keys)]`` for the list
+    #: object in ``feature_names`` and the last key order seen (derived, not pickled)
+    _slot_cache: list | None = None
+    #: the classifier's last class scores and what they depend on (derived, not pickled)
+    _scored: tuple | None = None
 
     #: the rows as the learner saw them, for an exact widening (``None``: not kept)
     _history: _growth.History | None = None
@@ -210,9 +215,31 @@ class _DictAdapter:
             return None
         cache = self._slot_cache
         if cache is None or cache[0] is not names:  # `feature_names` is replaced, never mutated
-            cache = self._slot_cache = (names, {k: i for i, k in enumerate(names)})
+            cache = self._slot_cache = [names, {k: i for i, k in enumerate(names)}, None]
         slots = cache[1]
-        v = [0.0] * (int(self.learner.input_dim or 0) or len(names))
+        size = int(self.learner.input_dim or 0) or len(names)
+        values = list(x.values())
+        if set(map(type, values)) <= _PLAIN_VALUES:  # (no None: each key has a value)
+            # The rows of a stream come with the same keys in the same order: the slots
+            # of that order are kept (``cache[2]``), and the values placed by them.
+            keys, order = list(x), cache[2]
+            if order is None or order[1] != size or order[0] != keys:
+                idx = [slots.get(k) for k in keys]
+                if None in idx:
+                    return None
+                identity = len(keys) == size and idx == list(range(size))
+                order = cache[2] = (keys, size, None if identity else np.array(idx, np.intp))
+            out = np.array(values)
+            if out.dtype != _FLOAT64:
+                if out.dtype.kind != "i":  # an integer beyond the doubles: the general path
+                    return None
+                out = out.astype(_FLOAT64)
+            if order[2] is None:
+                return out
+            placed = np.zeros(size)
+            placed[order[2]] = out
+            return placed
+        v = [0.0] * size
         for k, value in x.items():
             i = slots.get(k)
             t = type(value)
@@ -360,6 +387,7 @@ class _DictAdapter:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_slot_cache", None)
+        state.pop("_scored", None)
         state.pop(LOCK_ATTR, None)  # each copy has its own (kernelstream._threads)
         return state
 
@@ -374,7 +402,7 @@ class _DictAdapter:
         new = type(self)(**params)
         if include_attributes:
             for attr, value in self.__dict__.items():
-                if attr not in params and attr != LOCK_ATTR:
+                if attr not in params and attr not in (LOCK_ATTR, "_slot_cache", "_scored"):
                     setattr(new, attr, copy.deepcopy(value))
         return new
 
@@ -588,14 +616,45 @@ class RiverClassifier(_DictAdapter, _Classifier):
         ]
         return _growth.replayed(self.learner, X, np.full(h.n, off))
 
+    def _scores_key(self, v: np.ndarray) -> tuple:
+        """What the class scores of the input ``v`` depend on: the row's bytes, the
+        rounds the learners learned, the classes, and the learners themselves."""
+        lr, columns = self.learner, self.columns
+        seen = (v.tobytes(), lr.n_seen, len(self.classes), *[c.n_seen for c in columns])
+        if self._native:
+            seen += (lr.n_outputs,)
+        return seen, (lr, getattr(lr, "_core", None), *columns)
+
+    def _scores(self, v: np.ndarray) -> np.ndarray:
+        """The class scores of the input ``v`` (a pure prediction of every column). The
+        last ones are kept: a ``learn_one`` of the same row on the same state (river's
+        ``predict_one`` or ``predict_proba_one``, then ``learn_one``) takes them instead
+        of predicting again (the same values: a prediction is pure)."""
+        seen, objects = key = self._scores_key(v)
+        kept = self._scored
+        if (
+            kept is not None
+            and kept[0][0] == seen
+            and len(kept[0][1]) == len(objects)
+            and all(map(operator.is_, kept[0][1], objects))
+        ):
+            return kept[1]
+        if self._native:
+            scores = self._native_scores(v)
+        else:
+            scores = np.array([c.predict_one(v) for c in self.columns])
+        self._scored = (key, scores)
+        return scores
+
     @serialised
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Learn ``(x, y)`` with sample weight ``w`` (river's convention; a finite number
         ``>= 0``: each class column's loss counts ``w`` times, the scaling and the
         calibration see the row once; ``w = 0`` changes nothing)."""
-        w = as_weight(w)
-        if w == 0.0:
-            return
+        if type(w) is not float or w != 1.0:
+            w = as_weight(w)
+            if w == 0.0:
+                return
         k = self._index(y)
         v, names = self._vector(x)
         xs = self.scaler  # the statistics after x, once accepted
@@ -609,17 +668,22 @@ class RiverClassifier(_DictAdapter, _Classifier):
         if xs is not None:
             z, xs = xs.learned_row(v)
             v = z / np.sqrt(max(len(names), 1))
-        calibrator = copy.copy(self.calibrator)
         new = k == len(self.classes)
-        if new and calibrator.n_classes:
-            calibrator.add_class()
+        calibrator = self.calibrator
+        if new:  # (a copy, committed once the learners accepted the row)
+            calibrator = copy.copy(calibrator)
+            if calibrator.n_classes:
+                calibrator.add_class()
         if self._native:
-            scores = self._native_scores(v)  # before the label (and a check of v)
             if new and self.learner.n_outputs is not None:
+                self._native_scores(v)  # (a check of v before the learner changes)
                 self.learner.add_outputs(1)  # exactly the column known from round 1
                 scores = self._native_scores(v)
             elif new:
+                self._native_scores(v)
                 scores = np.zeros(1)
+            else:
+                scores = self._scores(v)  # before the label (and a check of v)
             targets = np.full(scores.size, self._off)
             targets[k] = self._on
             self.learner.learn_one(v, targets, w)
@@ -628,13 +692,17 @@ class RiverClassifier(_DictAdapter, _Classifier):
             columns = list(self.columns)
             if new:  # the never-seen column, as it is now
                 columns.append(copy.copy(self.learner))
-            scores = np.array([c.predict_one(v) for c in columns])  # before the label
+                scores = np.array([c.predict_one(v) for c in columns])  # before the label
+            else:
+                scores = self._scores(v)
             # The never-seen column first: a refused row (bad values) stops here,
             # unchanged; the columns then take the same row, which they accept likewise.
             self.learner.learn_one(v, self._off, w)
             for j, c in enumerate(columns):
                 c.learn_one(v, self._on if j == k else self._off, w)
-        calibrator.learn(scores[None, :], [k])
+        self._scored = None  # (the learners moved on)
+        # (the calibrator checks the row before it changes: refused, it is as it was)
+        calibrator._core.progressive(scores[None, :], np.array([k], dtype=np.int64))
         self.columns, self.calibrator, self.scaler = columns, calibrator, xs
         if new:
             self.classes.append(y)
@@ -643,10 +711,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
         self._keep(v, k, w)
 
     def _current_scores(self, x: dict):
-        v = self._input(x)
-        if self._native:
-            return self._native_scores(v)
-        return np.array([c.predict_one(v) for c in self.columns])
+        return self._scores(self._input(x))
 
     @serialised
     def predict_one(self, x: dict, **kwargs):
@@ -658,5 +723,5 @@ class RiverClassifier(_DictAdapter, _Classifier):
     def predict_proba_one(self, x: dict, **kwargs) -> dict:
         if not self.classes:
             return {}
-        p = self.calibrator.predict_proba(self._current_scores(x)[None, :])[0]
-        return {label: float(pk) for label, pk in zip(self.classes, p)}
+        p = self.calibrator._core.predict(self._current_scores(x)[None, :])[0]
+        return dict(zip(self.classes, p.tolist()))

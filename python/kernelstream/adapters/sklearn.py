@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -72,6 +74,34 @@ def _atomic(method):
             raise
 
     return wrapper
+
+
+def _check_fitted(estimator) -> None:
+    """``check_is_fitted``, which passes without a look once ``learner_`` is set."""
+    if "learner_" not in estimator.__dict__:
+        check_is_fitted(estimator)
+
+
+#: A classifier's scores of the last row it predicted alone, by its columns (kept out
+#: of the estimator's attributes, which a prediction must not change):
+#: ``(row bytes, rounds learned, learner, core, raw scores)``.
+_PREDICTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+#: the scores a one-row ``partial_fit`` that learns in place accepts (below: the
+#: calibrator's step cannot overflow, so nothing can fail after the learner learned)
+_SCORE_BOUND = 1e100
+
+
+def _plain_labels(y, n: int, classes) -> bool:
+    """Whether ``y`` is what ``validate_data`` would return unchanged (values) for ``n``
+    labels of a classifier fitted on ``classes``: a 1-D ``ndarray`` of their dtype, of
+    integers or strings (nothing to check for finiteness)."""
+    return (
+        type(y) is np.ndarray
+        and y.shape == (n,)
+        and y.dtype == classes.dtype
+        and y.dtype.kind in "iuU"
+    )
 
 
 def _plain_targets(y, n: int) -> bool:
@@ -128,6 +158,13 @@ class _StreamingEstimator(BaseEstimator):
                 return X
             return validate_data(self, X, reset=reset, dtype=np.float64)
         if not reset and self._y_numeric and self._plain_rows(X) and _plain_targets(y, len(X)):
+            return X, y
+        if (
+            not reset
+            and not self._y_numeric
+            and _plain_labels(y, len(X), self.classes_)
+            and self._plain_rows(X)
+        ):
             return X, y
         return validate_data(
             self,
@@ -212,7 +249,7 @@ class _StreamingEstimator(BaseEstimator):
         return self
 
     def _decision(self, X):
-        check_is_fitted(self)
+        _check_fitted(self)
         X = self._validate(X, reset=False)
         if self.scaler_ is not None and len(X) == 1:
             X = self.scaler_.transform_row(X[0])[None, :]
@@ -297,7 +334,7 @@ class SklearnRegressor(RegressorMixin, _StreamingEstimator):
         if not return_std:
             f = self._decision(X)
             return f if self.target_scaler_ is None else self.target_scaler_.inverse(f)
-        check_is_fitted(self)
+        _check_fitted(self)
         X = self._validate(X, reset=False)
         if self.scaler_ is not None:
             X = self.scaler_.transform(X)
@@ -439,11 +476,61 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         return probs
 
     def _raw(self, X):
-        check_is_fitted(self)
+        _check_fitted(self)
         X = self._validate(X, reset=False)
         if self.scaler_ is not None:
             X = self.scaler_.transform(X)
-        return self.columns_.predict(X)
+        columns = self.columns_
+        raw = columns.predict(X)
+        if len(X) == 1 and len(columns.learners) == 1 and columns.spare is None:
+            lr = columns.learners[0]
+            _PREDICTED[columns] = (X.tobytes(), lr.n_seen, lr, getattr(lr, "_core", None), raw)
+        return raw
+
+    def _learn_row(self, X, y):
+        """A one-row ``partial_fit`` of a fitted classifier whose columns are one learner
+        and which is not scaled, right after a prediction of the same row on the same
+        state whose scores the calibrator takes whatever their last bits: the learner
+        and the calibrator learn in place (no copies; a refused row leaves both as they
+        were), with ``_learn``'s arithmetic. The row's probabilities, or ``None``: not
+        that case (``_learn`` takes it)."""
+        columns, cal = self.columns_, self.calibrator_
+        lr = columns.learners[0]
+        kept = _PREDICTED.get(columns)
+        if self.scaler_ is not None or kept is None or kept[0] != X.tobytes():
+            return None
+        if kept[1] != lr.n_seen or kept[2] is not lr or kept[3] is not getattr(lr, "_core", None):
+            return None
+        if not (self._classes_plain and y.dtype == self.classes_.dtype):
+            return None
+        codes = np.searchsorted(self.classes_, y)
+        if not (codes[0] < self.classes_.size and self.classes_[codes[0]] == y[0]):
+            return None  # (not a class: _learn's message)
+        s = self._calibration_scores(kept[4])
+        bound = float(np.max(np.abs(s)))
+        # |g| <= 2 max |s| (gradient of the step, SoftmaxCalibrator): with the learned
+        # scores within rounding of the predicted ones, the curvature stays finite
+        if not (bound <= _SCORE_BOUND and np.isfinite(s).all()):
+            return None
+        gamma = float(cal.get_params()["gamma"])
+        if not math.isfinite(cal._core.curvature + gamma * (2.01 * bound) ** 2):
+            return None
+        k = self.classes_.size
+        if k > 2:
+            from .._limits import check_doubles
+
+            check_doubles(
+                f"{len(codes)} rows x {k} classes (the score, target and probability "
+                "columns of each class)",
+                3 * len(codes) * k,
+                "; give fewer rows per partial_fit call",
+            )
+        raw = columns.progressive(X, 1 - codes if k == 2 else codes, None)
+        return cal.progressive_proba(self._calibration_scores(raw), codes)
+
+    @property
+    def _classes_plain(self) -> bool:
+        return self.classes_.dtype.kind in "iuU"
 
     @_atomic
     def fit(self, X, y, sample_weight=None, shuffle=True, random_state=None):
@@ -474,6 +561,8 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
                 )
         X, y = self._validate(X, y, reset=first)
         sw = _weights(sample_weight, X)
+        if not first and sw is None and len(X) == 1 and self._learn_row(X, y) is not None:
+            return self
         if not first:
             self._learn(X, y, first=False, sw=sw)
             return self

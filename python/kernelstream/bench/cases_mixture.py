@@ -178,6 +178,7 @@ def serve(quick):
             reference_rounds=rounds - warm,
         ),
         *_serve_adapters(X, y, rounds),
+        *_serve_autokernel_adapters(X, y, rounds - warm, warm),
     ]
 
 
@@ -223,5 +224,127 @@ def _serve_adapters(X, y, rounds):
             make_reference=sklearn_model,
             serve_loop=sklearn_loop,
             **common,
+        ),
+    ]
+
+
+class _ProbaSide:
+    """A scikit-learn classifier's ``progressive_predict_proba`` under the name the serving
+    rows time (``progressive_predict``)."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def progressive_predict(self, X, y):
+        return self.estimator.progressive_predict_proba(X, y)
+
+    @property
+    def dim(self):
+        return self.estimator.learner_.dim
+
+
+def _serve_autokernel_adapters(X, y, rounds, warm):
+    """``AutoKernel(threads=1)`` through the four adapters (their defaults: AutoKernel,
+    which scales itself, gets the values as they are) after the same warm-up rows, each
+    against the same learner's own whole-stream call on the same rows: regressors
+    against ``progressive_predict``; classifiers (three classes, ``y``'s tertiles: one
+    output a class for both adapters) against ``SklearnClassifier.progressive_predict_proba``.
+    river: ``predict_one`` (regression) or ``predict_proba_one`` (classification) then
+    ``learn_one`` on dicts built before timing; scikit-learn: ``predict`` then
+    ``partial_fit`` of one-row arrays. The adapters are warmed up by their own per-row
+    calls."""
+    from kernelstream import AutoKernel
+
+    try:
+        from kernelstream.adapters import (
+            RiverClassifier,
+            RiverRegressor,
+            SklearnClassifier,
+            SklearnRegressor,
+        )
+    except ImportError:  # scikit-learn absent: no adapter rows
+        return []
+    n = warm + rounds
+    Xw, yw, Xc, yc = X[:warm], y[:warm], X[warm:n], y[warm:n]
+    codes = np.digitize(y[:n], np.quantile(y[:n], [1 / 3, 2 / 3]))
+    cw, cc = codes[:warm], codes[warm:n]
+    dicts = [{f"x{j}": float(v) for j, v in enumerate(x)} for x in X[:n]]
+    dw, dc = dicts[:warm], dicts[warm:]
+    labels = [int(c) for c in codes]
+    lw, lc = labels[:warm], labels[warm:]
+
+    def ak():
+        return AutoKernel(threads=1)
+
+    def warm_learner():
+        m = ak()
+        m.learn_many(Xw, yw)
+        return m
+
+    def warm_river(model, targets):
+        for x, t in zip(dw, targets):
+            model.learn_one(x, t)
+        return model
+
+    def warm_proba():
+        est = SklearnClassifier(ak())
+        est.progressive_predict_proba(Xw, cw, classes=[0, 1, 2])
+        return _ProbaSide(est)
+
+    def river_regression(model, Xs, ys, start):
+        for i, yt in enumerate(ys):
+            model.predict_one(dc[start + i])
+            model.learn_one(dc[start + i], float(yt))
+
+    def river_classification(model, Xs, ys, start):
+        for i in range(len(ys)):
+            model.predict_proba_one(dc[start + i])
+            model.learn_one(dc[start + i], lc[start + i])
+
+    def sklearn_loop(model, Xs, ys, start):
+        for i in range(len(ys)):
+            model.predict(Xs[i : i + 1])
+            model.partial_fit(Xs[i : i + 1], ys[i : i + 1])
+
+    def case(label, make_fast, make_reference, loop, targets):
+        return BenchCase(
+            label=label,
+            make_fast=make_fast,
+            make_reference=make_reference,
+            X=Xc,
+            y=targets,
+            reference_rounds=rounds,
+            serve=True,
+            serve_loop=loop,
+        )
+
+    return [
+        case(
+            "RiverRegressor(AutoKernel)",
+            warm_learner,
+            lambda: warm_river(RiverRegressor(ak()), [float(t) for t in yw]),
+            river_regression,
+            yc,
+        ),
+        case(
+            "RiverClassifier(AutoKernel)",
+            warm_proba,
+            lambda: warm_river(RiverClassifier(ak()), lw),
+            river_classification,
+            cc,
+        ),
+        case(
+            "SklearnRegressor(AutoKernel)",
+            warm_learner,
+            lambda: SklearnRegressor(ak()).partial_fit(Xw, yw),
+            sklearn_loop,
+            yc,
+        ),
+        case(
+            "SklearnClassifier(AutoKernel)",
+            warm_proba,
+            lambda: SklearnClassifier(ak()).partial_fit(Xw, cw, classes=[0, 1, 2]),
+            sklearn_loop,
+            cc,
         ),
     ]

@@ -178,7 +178,7 @@ def adapter_state(obj) -> dict:
     SklearnClassifier's ``learner_``, which is a view of its columns, is rebuilt)."""
     from .._threads import LOCK_ATTR
 
-    skip = {LOCK_ATTR, "_slot_cache"}
+    skip = {LOCK_ATTR, "_slot_cache", "_scored"}
     if type(obj).__name__ == "SklearnClassifier":
         skip.add("learner_")
     return {k: v for k, v in obj.__dict__.items() if k not in skip}
