@@ -198,20 +198,13 @@ def autokernel(quick):
     for d in (2, 5, 10, 50):
         X, y = uniform_stream(n, d, seed=0) if d < 5 else friedman_stream(n, d=d, seed=0)
         X = np.ascontiguousarray(X)
-        for label, make, loop in _linear_baselines(X, y):
-            cases.append(
-                BenchCase(
-                    label=f"d={d} vs {label}",
-                    make_fast=lambda: AutoKernel(threads=1),
-                    make_reference=make,
-                    X=X,
-                    y=y,
-                    reference_rounds=n,
-                    serve=True,
-                    serve_loop=loop,
-                    wall=True,
-                )
+        timed = dict(X=X, y=y, reference_rounds=n, serve=True, wall=True)
+        cases += [
+            BenchCase(
+                f"d={d} vs {label}", lambda: AutoKernel(threads=1), make, serve_loop=loop, **timed
             )
+            for label, make, loop in _linear_baselines(X, y)
+        ]
     return cases
 
 
