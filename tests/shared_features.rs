@@ -1,6 +1,7 @@
 //! Experts of a mixture that share work (NystromAWV experts on one fixed Gaussian
-//! dictionary share their kernel rows, src/mixture/shared_features.rs) give, bit for
-//! bit, the predictions each expert gives alone, for any number of threads.
+//! dictionary share their kernel rows, and so do those on one fixed Laplacian
+//! dictionary, src/mixture/shared_features.rs) give, bit for bit, the predictions each
+//! expert gives alone, for any number of threads.
 mod common;
 
 use common::{bits, data};
@@ -11,7 +12,8 @@ use kernelstream::mixture::{AnyLearner, Mixture, Trace, Traced};
 use kernelstream::stream;
 
 /// Nystrom experts: two widths x two ridges on dictionary `a`, one on dictionary `b`,
-/// one Laplacian on `a` (not shared), and a Taylor expert.
+/// three Laplacian on `a` (two widths, shared) and one on `b` (not shared), and a
+/// Taylor expert.
 fn experts(a: &[f64], b: &[f64], d: usize) -> Vec<AnyLearner> {
     let nys = |k: Kernel, lam: f64, dict: &[f64]| {
         AnyLearner::NystromAwv(NystromAwv::with_dictionary(k, lam, dict, d, false).unwrap())
@@ -25,6 +27,9 @@ fn experts(a: &[f64], b: &[f64], d: usize) -> Vec<AnyLearner> {
         nys(g(1.4), 0.1, b),
         nys(Kernel::Laplacian { sigma: 1.0 }, 0.1, a),
         nys(g(1.4), 0.1, a),
+        nys(Kernel::Laplacian { sigma: 2.0 }, 0.1, a),
+        nys(Kernel::Laplacian { sigma: 2.0 }, 0.1, b),
+        nys(Kernel::Laplacian { sigma: 1.0 }, 0.01, a),
     ]
 }
 
@@ -70,7 +75,8 @@ fn a_shared_block_after_a_kept_prediction_is_the_same_round() {
     let (a, _) = data(40, d, 9);
     let make = || {
         let e = experts(&a, &a, d);
-        Mixture::new(e, AnyAggregator::Boa(Boa::new(7, true).unwrap())).unwrap()
+        let k = e.len();
+        Mixture::new(e, AnyAggregator::Boa(Boa::new(k, true).unwrap())).unwrap()
     };
     let mut want = make();
     let w = stream::progressive_predict(&mut want, &x, n, d, &y).unwrap();
@@ -90,7 +96,8 @@ fn serving_rounds_on_shared_kernel_rows_equal_plain_rounds() {
     let (a, _) = data(50, d, 11);
     let make = || {
         let e = experts(&a, &a, d);
-        Mixture::new(e, AnyAggregator::Boa(Boa::new(7, true).unwrap())).unwrap()
+        let k = e.len();
+        Mixture::new(e, AnyAggregator::Boa(Boa::new(k, true).unwrap())).unwrap()
     };
     let (mut served, mut plain) = (make(), make());
     for (row, &yt) in x.chunks(d).zip(&y) {

@@ -7,12 +7,14 @@
 //! are computed once for all of them, several centres at a time (each centre's sum
 //! still runs over the coordinates in order: the bits of
 //! [`crate::kernels::Kernel::eval`]), and the exponentials once per distinct width.
-//! Each expert then runs its block on the given rows
+//! Those with the Laplacian kernel `exp(-||x - c_j||_1 / sigma)` share their L1
+//! distances the same way. Each expert then runs its block on the given rows
 //! ([`crate::learners::NystromAwv::predict_learn_many_krows`]): the results are those of the experts
 //! alone, bit for bit.
 
 use super::AnyLearner;
 use crate::error::Result;
+use crate::kernels::Kernel;
 use crate::learners::OnlineLearner;
 
 /// Most doubles of kernel rows held for one block (above: no sharing).
@@ -25,47 +27,78 @@ pub struct Shared {
     krows: Vec<Vec<f64>>,
 }
 
+/// The experts of one distance (squared Euclidean for the Gaussian kernel, L1 for the
+/// Laplacian) on one dictionary: their distinct widths, and each one's width.
+struct Family<'a> {
+    dict: &'a [f64],
+    sigmas: Vec<f64>,
+    members: Vec<(usize, usize)>,
+}
+
 impl Shared {
     /// The shared work of the block `x` (`n` rows of length `d`), or `None` when
-    /// fewer than two experts would share it.
+    /// fewer than two experts of one distance would share it.
     pub fn prepare(experts: &[AnyLearner], x: &[f64], d: usize) -> Option<Shared> {
         let n = x.len().checked_div(d)?;
-        let mut dict: Option<&[f64]> = None;
-        let mut sigmas: Vec<f64> = Vec::new();
-        let mut group = vec![None; experts.len()];
+        // [Gaussian, Laplacian]
+        let mut fams: [Option<Family<'_>>; 2] = [None, None];
         for (j, e) in experts.iter().enumerate() {
             let AnyLearner::NystromAwv(l) = e else { continue };
             // A round a kept prediction finishes needs no kernel row.
             if l.has_kept(x) {
                 continue;
             }
-            let Some((c, sigma)) = l.fixed_gaussian(d) else { continue };
-            match dict {
-                None => dict = Some(c),
-                Some(c0) if same_bits(c0, c) => {}
-                Some(_) => continue,
+            let (f, c, sigma) = match l.fixed_distance_kernel(d) {
+                Some((c, Kernel::Gaussian { sigma })) => (0, c, sigma),
+                Some((c, Kernel::Laplacian { sigma })) => (1, c, sigma),
+                _ => continue,
+            };
+            let fam = fams[f].get_or_insert_with(|| Family {
+                dict: c,
+                sigmas: Vec::new(),
+                members: Vec::new(),
+            });
+            if !same_bits(fam.dict, c) {
+                continue;
             }
-            let g = match sigmas.iter().position(|s| s.to_bits() == sigma.to_bits()) {
+            let g = match fam.sigmas.iter().position(|s| s.to_bits() == sigma.to_bits()) {
                 Some(g) => g,
                 None => {
-                    sigmas.push(sigma);
-                    sigmas.len() - 1
+                    fam.sigmas.push(sigma);
+                    fam.sigmas.len() - 1
                 }
             };
-            group[j] = Some(g);
+            fam.members.push((j, g));
         }
-        let dict = dict?;
-        let m = dict.len() / d;
-        let sharing = group.iter().flatten().count();
-        if sharing < 2 || n * m * (sigmas.len() + 1) > MAX_SHARED_DOUBLES {
+        let mut shared = Shared { group: vec![None; experts.len()], krows: Vec::new() };
+        for (f, fam) in fams.iter().enumerate() {
+            let Some(fam) = fam else { continue };
+            let m = fam.dict.len() / d;
+            if fam.members.len() < 2 || n * m * (fam.sigmas.len() + 1) > MAX_SHARED_DOUBLES {
+                continue;
+            }
+            let base = shared.krows.len();
+            if f == 0 {
+                let sq = distances(x, fam.dict, d, |t| t * t);
+                shared.krows.extend(fam.sigmas.iter().map(|&sigma| {
+                    sq.iter().map(|&s| (-s / (2.0 * sigma * sigma)).exp()).collect()
+                }));
+            } else {
+                let l1 = distances(x, fam.dict, d, f64::abs);
+                shared.krows.extend(
+                    fam.sigmas
+                        .iter()
+                        .map(|&sigma| l1.iter().map(|&s| (-s / sigma).exp()).collect()),
+                );
+            }
+            for &(j, g) in &fam.members {
+                shared.group[j] = Some(base + g);
+            }
+        }
+        if shared.krows.is_empty() {
             return None;
         }
-        let sq = sq_distances(x, dict, d);
-        let krows = sigmas
-            .iter()
-            .map(|&sigma| sq.iter().map(|&s| (-s / (2.0 * sigma * sigma)).exp()).collect())
-            .collect();
-        Some(Shared { group, krows })
+        Some(shared)
     }
 
     /// Expert `j`'s block: on the shared kernel rows when it has them, else alone.
@@ -106,9 +139,10 @@ fn same_bits(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(u, v)| u.to_bits() == v.to_bits())
 }
 
-/// `||x_i - c_j||^2` (row-major `n x m`) for the rows of `x` and of `c` (both of
-/// length `d`), each a sum over the coordinates in order.
-fn sq_distances(x: &[f64], c: &[f64], d: usize) -> Vec<f64> {
+/// `sum_f g(x_if - c_jf)` (row-major `n x m`) for the rows of `x` and of `c` (both of
+/// length `d`), each a sum over the coordinates in order (`g(t) = t^2`: squared
+/// distances; `g = abs`: L1 distances).
+fn distances(x: &[f64], c: &[f64], d: usize, g: impl Fn(f64) -> f64) -> Vec<f64> {
     let m = c.len() / d;
     // The centres by coordinate (`ct[f m + j] = c_jf`): the inner loop runs over centres.
     let mut ct = vec![0.0; m * d];
@@ -117,22 +151,20 @@ fn sq_distances(x: &[f64], c: &[f64], d: usize) -> Vec<f64> {
             ct[f * m + j] = v;
         }
     }
-    let mut sq = vec![0.0; (x.len() / d) * m];
-    for (xi, si) in x.chunks_exact(d).zip(sq.chunks_exact_mut(m)) {
+    let mut out = vec![0.0; (x.len() / d) * m];
+    for (xi, si) in x.chunks_exact(d).zip(out.chunks_exact_mut(m)) {
         for (f, &a) in xi.iter().enumerate() {
             for (acc, &b) in si.iter_mut().zip(&ct[f * m..(f + 1) * m]) {
-                let t = a - b;
-                *acc += t * t;
+                *acc += g(a - b);
             }
         }
     }
-    sq
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::Kernel;
 
     #[test]
     fn kernel_rows_have_the_bits_of_the_kernel() {
@@ -140,15 +172,22 @@ mod tests {
         let (n, m, d) = (9, 13, 5);
         let x: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
         let c: Vec<f64> = (0..m * d).map(|_| rng.normal()).collect();
-        let sq = sq_distances(&x, &c, d);
+        let sq = distances(&x, &c, d, |t| t * t);
+        let l1 = distances(&x, &c, d, f64::abs);
         for sigma in [0.3, 1.7] {
-            let k = Kernel::Gaussian { sigma };
-            for i in 0..n {
-                let mut row = vec![0.0; m];
-                k.row_into(&x[i * d..(i + 1) * d], &c, d, &mut row);
-                for j in 0..m {
-                    let v = (-sq[i * m + j] / (2.0 * sigma * sigma)).exp();
-                    assert_eq!(v.to_bits(), row[j].to_bits());
+            for (k, dist) in [(Kernel::Gaussian { sigma }, &sq), (Kernel::Laplacian { sigma }, &l1)]
+            {
+                for i in 0..n {
+                    let mut row = vec![0.0; m];
+                    k.row_into(&x[i * d..(i + 1) * d], &c, d, &mut row);
+                    for j in 0..m {
+                        let s = dist[i * m + j];
+                        let v = match k {
+                            Kernel::Gaussian { .. } => (-s / (2.0 * sigma * sigma)).exp(),
+                            _ => (-s / sigma).exp(),
+                        };
+                        assert_eq!(v.to_bits(), row[j].to_bits());
+                    }
                 }
             }
         }

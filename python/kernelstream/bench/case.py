@@ -34,6 +34,8 @@ class BenchCase:
     #: the two sides are the same work at two sizes: time them alternately in one run
     #: and print the cost ratio (fast / reference) under this name.
     cost_ratio: str | None = None
+    #: a serving case (``serve``) that also prints each side's wall-clock time per round.
+    wall: bool = False
 
 
 def uniform_stream(n, d, seed=0):

@@ -182,6 +182,74 @@ def serve(quick):
     ]
 
 
+def autokernel(quick):
+    """``AutoKernel(threads=1).progressive_predict`` (in the ``rust`` column; its rate is
+    that of the fastest chunk, after the warm-up) against an online linear baseline's serving loop on the same rows (in the
+    ``reference`` column): river's ``StandardScaler | LinearRegression`` (``predict_one``
+    then ``learn_one`` on dicts built before timing) and Vowpal Wabbit's linear learner
+    (``predict`` then ``learn`` on examples parsed before timing) when importable, on
+    Friedman #1 streams at d = 5, 10, 50 and on ``sin(2 x_1)`` at d = 2 (Friedman's
+    function needs five inputs). CPU time, chunks alternating (``time_serve``); the wall
+    time of each side is printed beside it."""
+    from kernelstream import AutoKernel
+    from kernelstream.datasets.synthetic import friedman_stream
+
+    n = 2000 if quick else 12000
+    cases = []
+    for d in (2, 5, 10, 50):
+        X, y = uniform_stream(n, d, seed=0) if d < 5 else friedman_stream(n, d=d, seed=0)
+        X = np.ascontiguousarray(X)
+        timed = dict(X=X, y=y, reference_rounds=n, serve=True, wall=True)
+        cases += [
+            BenchCase(
+                f"d={d} vs {label}", lambda: AutoKernel(threads=1), make, serve_loop=loop, **timed
+            )
+            for label, make, loop in _linear_baselines(X, y)
+        ]
+    return cases
+
+
+def _linear_baselines(X, y):
+    """``(label, make, serve_loop)`` of river's and Vowpal Wabbit's online linear
+    regressors on the rows of ``X`` (each absent package skipped)."""
+    out = []
+    try:
+        from river import linear_model, preprocessing
+    except ImportError:
+        pass
+    else:
+        dicts = [{f"x{j}": float(v) for j, v in enumerate(x)} for x in X]
+
+        def river_loop(model, Xc, yc, start):
+            for i, yt in enumerate(yc):
+                model.predict_one(dicts[start + i])
+                model.learn_one(dicts[start + i], float(yt))
+
+        def river_model():
+            return preprocessing.StandardScaler() | linear_model.LinearRegression()
+
+        out.append(("river linear", river_model, river_loop))
+    try:
+        import vowpalwabbit  # type: ignore[import-not-found]
+    except ImportError:
+        pass
+    else:
+        lines = [" ".join(f"{j}:{v:.17g}" for j, v in enumerate(x)) for x in X]
+
+        def vw_loop(model, Xc, yc, start):
+            for i, yt in enumerate(yc):
+                ex = model.parse(f"{float(yt):.17g} | {lines[start + i]}")
+                model.predict(ex)
+                model.learn(ex)
+                model.finish_example(ex)
+
+        def vw_model():
+            return vowpalwabbit.Workspace("--quiet --normalized")
+
+        out.append(("VW linear", vw_model, vw_loop))
+    return out
+
+
 def _serve_adapters(X, y, rounds):
     """The serving loops of the adapters (defaults: ``scale=True``) around TaylorAWV M=3
     against the learner's own ``progressive_predict``: river's ``predict_one`` then

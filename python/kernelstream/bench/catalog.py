@@ -27,4 +27,5 @@ CASES: dict[str, Callable] = {
     "averaged-sgd": cases_other.averaged_sgd,
     "mixture": cases_mixture.mixture,
     "serve": cases_mixture.serve,
+    "autokernel": cases_mixture.autokernel,
 }

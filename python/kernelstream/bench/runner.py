@@ -72,30 +72,36 @@ def _serve_loop(model, X, y, start):
         learn_one(x, yt)
 
 
-def time_serve(case: BenchCase, chunk: int = 256):
+def time_serve(case: BenchCase, chunk: int = 256, wall: list | None = None):
     """Seconds per round of ``progressive_predict`` and of the serving loop (``predict_one``
     then ``learn_one``, from Python) on two learners fed the same rows: chunks of rows
     alternate between the two (so that both see the same machine load), each timed
     once in CPU time of the process (on a shared machine wall-clock time mostly counts
     other processes: the learners of these cases run on the calling thread); the
-    fastest chunk of each gives its rate."""
+    fastest chunk of each gives its rate. ``wall``: receives the wall-clock seconds per
+    round of each side (over all chunks)."""
     fast, serve = case.make_fast(), case.make_reference()
     if case.warmup:
         for m in (fast, serve):
             m.learn_many(case.X[: case.warmup], case.y[: case.warmup])
     n = min(case.reference_rounds or case.X.shape[0], case.X.shape[0] - case.warmup)
     X, y = case.X[case.warmup : case.warmup + n], case.y[case.warmup : case.warmup + n]
-    t_fast, t_serve = [], []
+    t_fast, t_serve, w = [], [], [0.0, 0.0]
     loop = case.serve_loop or _serve_loop
     for s in range(0, n - chunk + 1, chunk):
         Xc, yc = X[s : s + chunk], y[s : s + chunk]
-        t0 = time.process_time()
+        w0, t0 = time.perf_counter(), time.process_time()
         fast.progressive_predict(Xc, yc)
-        t1 = time.process_time()
+        w1, t1 = time.perf_counter(), time.process_time()
         loop(serve, Xc, yc, case.warmup + s)
-        t2 = time.process_time()
+        w2, t2 = time.perf_counter(), time.process_time()
         t_fast.append((t1 - t0) / chunk)
         t_serve.append((t2 - t1) / chunk)
+        w[0] += w1 - w0
+        w[1] += w2 - w1
+    if wall is not None:
+        rounds = max(len(t_fast) * chunk, 1)
+        wall[:] = [w[0] / rounds, w[1] / rounds]
     return min(t_fast), fast.dim, min(t_serve)
 
 
@@ -148,7 +154,8 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
             progress(i, len(selected), name)
         for case in all_cases[name](quick):
             if case.serve:
-                fast, dim, ref = time_serve(case)
+                wall: list = []
+                fast, dim, ref = time_serve(case, wall=wall)
             elif case.cost_ratio:
                 fast, dim, ref = _time_alternately(case)
             else:
@@ -177,7 +184,10 @@ def run_bench(names=None, quick: bool = False, printer=print, progress=None) -> 
             if case.cost_ratio:
                 row["cost_ratio"] = fast / ref
                 extra = f"  {case.cost_ratio} {fast / ref:.2f}"
-            if case.serve:
+            if case.serve and case.wall:
+                row["rust_wall_us"], row["numpy_wall_us"] = (1e6 * wall[0], 1e6 * wall[1])
+                extra = f"  wall us/rd {1e6 * wall[0]:.1f} vs {1e6 * wall[1]:.1f}"
+            elif case.serve:
                 row["serve_rate_ratio"] = fast / ref
                 extra = f"  serve/progressive rate {fast / ref:.2f}"
             rows.append(row)

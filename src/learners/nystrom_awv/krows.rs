@@ -1,4 +1,4 @@
-//! A fixed Gaussian dictionary's kernel rows given from outside (a mixture computes
+//! A fixed Gaussian or Laplacian dictionary's kernel rows given from outside (a mixture computes
 //! them once for several such experts): the same rounds and kept predictions, bit for
 //! bit.
 
@@ -9,16 +9,17 @@ use crate::kernels::Kernel;
 use crate::linalg::blas::dot;
 
 impl NystromAwv {
-    /// The fixed dictionary (row-major) and the width of a learner on a fixed
-    /// dictionary of `d`-dimensional points with the Gaussian kernel: its kernel rows are
-    /// `exp(-||x - c_j||^2 / (2 sigma^2))`, which a mixture may compute once for
-    /// several such experts ([`Self::predict_learn_many_krows`]).
-    pub fn fixed_gaussian(&self, d: usize) -> Option<(&[f64], f64)> {
+    /// The fixed dictionary (row-major) and the kernel of a learner on a fixed
+    /// dictionary of `d`-dimensional points with the Gaussian or the Laplacian kernel:
+    /// its kernel rows are `exp(-||x - c_j||^2 / (2 sigma^2))` or
+    /// `exp(-||x - c_j||_1 / sigma)`, which a mixture may compute once for several such
+    /// experts ([`Self::predict_learn_many_krows`]).
+    pub fn fixed_distance_kernel(&self, d: usize) -> Option<(&[f64], Kernel)> {
         match self.kernel {
-            Kernel::Gaussian { sigma }
+            Kernel::Gaussian { .. } | Kernel::Laplacian { .. }
                 if self.kors.is_none() && self.size() > 0 && self.centers_d == d =>
             {
-                Some((&self.centers, sigma))
+                Some((&self.centers, self.kernel))
             }
             _ => None,
         }
