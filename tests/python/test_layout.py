@@ -346,7 +346,9 @@ def _catch_alls_over_learners(files: dict[str, str]) -> list[str]:
                     break
                 j += 1
             arms = _arms(code[open_ + 1 : j])
-            over_learners = any(re.match(r"(\$crate::mixture::|crate::mixture::)?AnyLearner::", a) for a in arms)
+            over_learners = any(
+                re.match(r"(\$crate::mixture::|crate::mixture::)?AnyLearner::", a) for a in arms
+            )
             if over_learners and any(CATCH_ALL.match(a) for a in arms):
                 found.append(f"{name}:{code.count(chr(10), 0, m.start()) + 1}")
     return found
