@@ -23,12 +23,13 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 /// Largest accepted `threads`.
 pub const MAX_THREADS: usize = 1024;
 
-/// Checks a `threads` parameter (`0`: one per core; `1`: the calling thread).
+/// The domain of a `threads` parameter (`0`: one per core; `1`: the calling thread): the
+/// row `threads` of the parameter structs and the check of [`check_threads`].
+pub const THREADS: crate::params::Constraint = crate::params::between(0.0, MAX_THREADS as f64);
+
+/// Checks a `threads` parameter against [`THREADS`].
 pub fn check_threads(threads: usize) -> Result<()> {
-    if threads > MAX_THREADS {
-        return crate::param_err!("threads must be in [0, {MAX_THREADS}], got {threads}");
-    }
-    Ok(())
+    crate::params::Checked::check_in(&threads, "threads", &THREADS)
 }
 
 /// The shared pool of one process (never freed: see the module comment).

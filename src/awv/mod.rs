@@ -8,5 +8,5 @@ pub mod outputs;
 pub use block::{recursion_multi as block_recursion_multi, MAX_CANCELLATION};
 pub use engine::{
     auto_block_size, check_block_size, check_discount_span, check_gamma, no_discount,
-    state_doubles, LinearAwv, MAX_BLOCK_SIZE,
+    state_doubles, LinearAwv, BLOCK_SIZE, GAMMA, MAX_BLOCK_SIZE,
 };

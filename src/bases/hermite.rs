@@ -9,21 +9,37 @@
 //! `h_{k+1} = sqrt(2/(k+1)) z h_k - sqrt(k/(k+1)) h_{k-1}`, `h_0 = 1`, `h_1 = sqrt(2) z`, with a
 //! running power-of-ten scale so that neither `2^(j-1) (j-1)!` nor `H_{j-1}` ever overflows.
 
-use serde::{Deserialize, Serialize};
+use crate::error::Result;
 
 /// Largest `|a x|` accepted (the working measure puts mass `< e^-900` beyond it).
 pub const MAX_SCALED_INPUT: f64 = 30.0;
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HermiteParams {
-    /// Scale `a` of the working measure (the paper's "alpha" in eqs. (29)-(30), renamed
-    /// to avoid a clash with the smoothness index alpha).
-    pub a: f64,
-    /// Shape `eps` of the kernel `exp(-eps^2 (x - z)^2)`.
-    pub eps: f64,
+crate::params::shared_rows! {
+    /// The rows of the Gaussian (Hermite) basis's parameters ([`HermiteParams`] and
+    /// OnlineProjection's).
+    hermite_rows {
+        /// Gaussian (Hermite) basis: the scale `a` of the working measure (the paper's
+        /// "alpha" in eqs. (29)-(30), renamed to avoid a clash with the smoothness index).
+        a: f64 = 1.0 => "float", crate::params::SCALE;
+        /// Gaussian (Hermite) basis: the width `eps` of the kernel `exp(-eps^2 (x - z)^2)`.
+        eps: f64 = 1.0 => "float", crate::params::SCALE;
+    }
+}
+
+crate::params! {
+    /// The parameters of the Gaussian (Hermite) basis: their one check
+    /// ([`crate::bases::Basis1D::from_spec`] runs it).
+    #[derive(Copy)]
+    pub struct HermiteParams {
+        use crate::bases::hermite::hermite_rows;
+    }
 }
 
 impl HermiteParams {
+    fn relations(&self) -> Result<()> {
+        Ok(())
+    }
+
     pub fn beta(&self) -> f64 {
         (1.0 + (2.0 * self.eps / self.a).powi(2)).powf(0.25)
     }

@@ -37,30 +37,42 @@ pub enum Basis1D {
     Hermite(HermiteParams),
 }
 
+crate::names! {
+    /// The kind of a [`Basis1D`], by its name (the parameter `basis`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum BasisKind as "basis" {
+        Sine = "sine",
+        Trig = "trig",
+        Hermite = "gaussian",
+    }
+}
+
 impl Basis1D {
     /// Builds a basis from its name and parameters (the form the bindings receive).
     pub fn from_spec(name: &str, cos_first: bool, a: f64, eps: f64) -> Result<Basis1D> {
-        match name {
-            "sine" => Ok(Basis1D::Sine),
-            "trig" => Ok(Basis1D::Trig { cos_first }),
-            "gaussian" => {
-                crate::error::positive("a", a)?;
-                crate::error::positive("eps", eps)?;
-                Ok(Basis1D::Hermite(HermiteParams { a, eps }))
+        Ok(match BasisKind::from_name(name)? {
+            BasisKind::Sine => Basis1D::Sine,
+            BasisKind::Trig => Basis1D::Trig { cos_first },
+            BasisKind::Hermite => {
+                let h = HermiteParams { a, eps };
+                h.validate()?;
+                Basis1D::Hermite(h)
             }
-            _ => crate::param_err!(
-                "unknown basis {name:?}: expected \"sine\", \"trig\" or \"gaussian\""
-            ),
+        })
+    }
+
+    /// The kind (whose name is the basis's name).
+    pub fn kind(&self) -> BasisKind {
+        match self {
+            Basis1D::Sine => BasisKind::Sine,
+            Basis1D::Trig { .. } => BasisKind::Trig,
+            Basis1D::Hermite(_) => BasisKind::Hermite,
         }
     }
 
     /// Short name.
     pub fn name(&self) -> &'static str {
-        match self {
-            Basis1D::Sine => "sine",
-            Basis1D::Trig { .. } => "trig",
-            Basis1D::Hermite(_) => "gaussian",
-        }
+        self.kind().name()
     }
 
     /// Operator eigenvalue `lambda_j` of function `j >= 1` (orthonormal normalisation).

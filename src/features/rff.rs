@@ -38,28 +38,14 @@ crate::params::shared_rows! {
     }
 }
 
-/// Which random-feature map (VAW2 paper, sec. 2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RffVariant {
-    /// `sqrt(2) cos(<w, x> + b)`, m features, unnormalised.
-    Cos,
-    /// `[cos<w, x>, sin<w, x>] / sqrt(m)`, 2m features.
-    CosSin,
-}
-
-impl RffVariant {
-    pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "cos" => Ok(RffVariant::Cos),
-            "cossin" => Ok(RffVariant::CosSin),
-            _ => crate::param_err!("features must be \"cos\" or \"cossin\", got {name:?}"),
-        }
-    }
-    pub fn name(&self) -> &'static str {
-        match self {
-            RffVariant::Cos => "cos",
-            RffVariant::CosSin => "cossin",
-        }
+crate::names! {
+    /// Which random-feature map (VAW2 paper, sec. 2).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum RffVariant as "features" {
+        /// `sqrt(2) cos(<w, x> + b)`, m features, unnormalised.
+        Cos = "cos",
+        /// `[cos<w, x>, sin<w, x>] / sqrt(m)`, 2m features.
+        CosSin = "cossin",
     }
 }
 

@@ -20,6 +20,18 @@ pub use min::min_kernel;
 use crate::error::{positive, Result};
 use serde::{Deserialize, Serialize};
 
+crate::names! {
+    /// The kind of a [`Kernel`], by its name (as `Kernel.from_spec` takes it).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum KernelKind as "kernel" {
+        Gaussian = "gaussian",
+        Laplacian = "laplacian",
+        Min = "min",
+        BernoulliPeriodic = "bernoulli_periodic",
+        AdditiveSobolev2 = "additive_sobolev2",
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Kernel {
     /// `exp(-||x-x'||^2 / (2 sigma^2))`.
@@ -53,25 +65,39 @@ impl Kernel {
                 crate::param_err!("kernel {name:?} takes no parameters, got {}", params.len())
             }
         };
-        match name {
-            "min" => none(Kernel::Min),
-            "bernoulli_periodic" => none(Kernel::BernoulliPeriodic),
-            "additive_sobolev2" => none(Kernel::AdditiveSobolev2),
-            "gaussian" => Ok(Kernel::Gaussian { sigma: one("sigma")? }),
-            "laplacian" => Ok(Kernel::Laplacian { sigma: one("sigma")? }),
-            _ => crate::param_err!("unknown kernel {name:?}"),
+        let Ok(kind) = KernelKind::from_name(name) else {
+            return crate::param_err!(
+                "unknown kernel {name:?}: kernel must be {}",
+                KernelKind::DOMAIN
+            );
+        };
+        match kind {
+            KernelKind::Min => none(Kernel::Min),
+            KernelKind::BernoulliPeriodic => none(Kernel::BernoulliPeriodic),
+            KernelKind::AdditiveSobolev2 => none(Kernel::AdditiveSobolev2),
+            KernelKind::Gaussian => Ok(Kernel::Gaussian { sigma: one("sigma")? }),
+            KernelKind::Laplacian => Ok(Kernel::Laplacian { sigma: one("sigma")? }),
+        }
+    }
+
+    /// The kind (whose name is the kernel's name).
+    pub fn kind(&self) -> KernelKind {
+        match self {
+            Kernel::Gaussian { .. } => KernelKind::Gaussian,
+            Kernel::Laplacian { .. } => KernelKind::Laplacian,
+            Kernel::Min => KernelKind::Min,
+            Kernel::BernoulliPeriodic => KernelKind::BernoulliPeriodic,
+            Kernel::AdditiveSobolev2 => KernelKind::AdditiveSobolev2,
         }
     }
 
     /// Name and parameters, the inverse of [`Kernel::from_spec`].
     pub fn spec(&self) -> (&'static str, Vec<f64>) {
-        match *self {
-            Kernel::Gaussian { sigma } => ("gaussian", vec![sigma]),
-            Kernel::Laplacian { sigma } => ("laplacian", vec![sigma]),
-            Kernel::Min => ("min", vec![]),
-            Kernel::BernoulliPeriodic => ("bernoulli_periodic", vec![]),
-            Kernel::AdditiveSobolev2 => ("additive_sobolev2", vec![]),
-        }
+        let params = match *self {
+            Kernel::Gaussian { sigma } | Kernel::Laplacian { sigma } => vec![sigma],
+            Kernel::Min | Kernel::BernoulliPeriodic | Kernel::AdditiveSobolev2 => vec![],
+        };
+        (self.kind().name(), params)
     }
 
     /// `k(x, y)`.

@@ -116,9 +116,9 @@ macro_rules! feature_awv_params {
                 /// Online ridge (predict with `A_{t-1}`) instead of AWV.
                 ridge: bool = false => "bool", $crate::params::flag();
                 /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
-                block_size: Option<usize> = None => "int", $crate::params::between(1.0, $crate::awv::MAX_BLOCK_SIZE as f64).or_none();
+                block_size: Option<usize> = None => "int", $crate::awv::BLOCK_SIZE;
                 /// Forgetting factor (discounted VAW; 1: none).
-                gamma: f64 = 1.0 => "float", $crate::params::DISCOUNT;
+                gamma: f64 = 1.0 => "float", $crate::awv::GAMMA;
             }
         }
     };

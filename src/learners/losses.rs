@@ -16,12 +16,15 @@
 use crate::error::{KsError, Result};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Loss {
-    Squared,
-    Hinge,
-    SquaredHinge,
-    Logistic,
+crate::names! {
+    /// The loss of a gradient-based learner (the table above).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum Loss as "loss" {
+        Squared = "squared",
+        Hinge = "hinge",
+        SquaredHinge = "squared_hinge",
+        Logistic = "logistic",
+    }
 }
 
 crate::params::shared_rows! {
@@ -29,7 +32,7 @@ crate::params::shared_rows! {
     loss_row {
         /// The loss.
         loss: crate::learners::losses::Loss = crate::learners::losses::Loss::Squared
-            => "str", crate::params::one_of(&["squared", "hinge", "squared_hinge", "logistic"]);
+            => "str", crate::learners::losses::Loss::DOMAIN;
     }
     /// The row `epsilon` beside it (FOGD, NOGD), checked by [`Loss::check_epsilon`].
     epsilon_row {
@@ -48,28 +51,6 @@ impl Loss {
             );
         }
         Ok(())
-    }
-
-    /// Parses `"squared"`, `"hinge"`, `"squared_hinge"`, `"logistic"`.
-    pub fn from_name(name: &str) -> Result<Loss> {
-        match name {
-            "squared" => Ok(Loss::Squared),
-            "hinge" => Ok(Loss::Hinge),
-            "squared_hinge" => Ok(Loss::SquaredHinge),
-            "logistic" => Ok(Loss::Logistic),
-            _ => crate::param_err!(
-                "unknown loss {name:?}: expected \"squared\", \"hinge\", \"squared_hinge\" or \"logistic\""
-            ),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Loss::Squared => "squared",
-            Loss::Hinge => "hinge",
-            Loss::SquaredHinge => "squared_hinge",
-            Loss::Logistic => "logistic",
-        }
     }
 
     /// Classification losses take labels in {-1, +1}.

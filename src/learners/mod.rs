@@ -32,8 +32,8 @@
 //!   `inputs`: `"real"` or `"unit_cube"` (inputs in `[0, 1]^d`);
 //! * `expert` (`true`/`false`): whether a Mixture takes it as an expert; `multi_output`
 //!   (`true`/`false`): whether it implements [`crate::multi::MultiOutput`] (the binding
-//!   then has the multi-output methods; which experts learn several outputs inside a
-//!   Mixture is still listed in `crate::mixture::outputs`);
+//!   then has the multi-output methods, and inside a Mixture it learns several outputs:
+//!   [`crate::mixture::AnyLearner`]'s multi-output dispatch is generated from it);
 //! * `held`: how [`crate::mixture::AnyLearner`] holds it, [`Inline`] (as it is) or
 //!   [`Boxed`] (the containers);
 //! * `args`: the constructor arguments outside the parameter struct (`[(ParamSpec,
@@ -129,7 +129,7 @@ macro_rules! learners {
         MultiKernelAwv(MultiKernelAwvParams)        "MultiKernelAWV" in "multi_kernel_awv",    "regression", "real",       true,  false,        Inline, NO_ARGS;
         Raker(RakerParams)                          "Raker" in "multi_kernel_awv",             "regression", "real",       true,  false,        Inline, NO_ARGS;
         OmklGf(OmklGfParams)                        "OMKLGF" in "multi_kernel_awv",            "regression", "real",       true,  false,        Inline, NO_ARGS;
-        Fogd(FogdParams)                            "FOGD" in "fogd",                          "both",       "real",       true,  false,        Inline, NO_ARGS;
+        Fogd(FogdParams)                            "FOGD" in "fogd",                          "both",       "real",       true,  true,         Inline, NO_ARGS;
         Nogd(NogdParams)                            "NOGD" in "nogd",                          "both",       "real",       true,  false,        Inline, NO_ARGS;
         ProsNKons(ProsNKonsParams)                  "ProsNKons" in "pros_n_kons",              "both",       "real",       true,  false,        Inline, NO_ARGS;
         OnlineProjection(OnlineProjectionParams)    "OnlineProjection" in "online_projection", "regression", "unit_cube",  true,  false,        Inline, NO_ARGS;

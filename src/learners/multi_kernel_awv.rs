@@ -125,17 +125,17 @@ crate::params! {
         /// Linearised (gradient) losses for "boa", "mlpoly", "mlprod".
         gradient: bool = RuleParams::default().gradient => "bool", crate::params::flag();
         /// The feature map.
-        features: RffVariant = RffVariant::Cos => "str", crate::params::one_of(&["cos", "cossin"]);
+        features: RffVariant = RffVariant::Cos => "str", RffVariant::DOMAIN;
         /// Online ridge (predict with `A_{t-1}`) instead of AWV for the experts.
         ridge: bool = false => "bool", crate::params::flag();
         /// Online ridge at a VAW meta level (None: `ridge` when the rule is "vaw").
         meta_ridge: Option<bool> = None => "bool", crate::params::flag().or_none().note("True needs 'vaw'");
         /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
-        block_size: Option<usize> = None => "int", crate::params::between(1.0, crate::awv::MAX_BLOCK_SIZE as f64).or_none();
+        block_size: Option<usize> = None => "int", crate::awv::BLOCK_SIZE;
         /// Threads running the experts (0: one per core); not part of the state.
-        threads: usize = 0 => "int", crate::params::between(0.0, crate::parallel::MAX_THREADS as f64);
+        threads: usize = 0 => "int", crate::parallel::THREADS;
         /// Forgetting factor of the experts (1: none).
-        gamma: f64 = 1.0 => "float", crate::params::DISCOUNT;
+        gamma: f64 = 1.0 => "float", crate::awv::GAMMA;
         /// Fixed Share rate of the meta rule ("ewa", "boa", "mlpoly", "mlprod").
         share: f64 = 0.0 => "float", crate::params::FRACTION;
     }

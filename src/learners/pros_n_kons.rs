@@ -44,75 +44,36 @@ use crate::linalg::packed;
 use crate::samplers::{Kors, KorsWeights};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum OnGrowth {
-    /// PROS-N-KONS: `w = 0`, `A = alpha I` at every dictionary growth.
-    Restart,
-    /// CON-KONS: transport `w` and `A` to the new embedding.
-    Continue,
+crate::names! {
+    /// What a dictionary growth does.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum OnGrowth as "on_growth" {
+        /// PROS-N-KONS: `w = 0`, `A = alpha I` at every dictionary growth.
+        Restart = "restart",
+        /// CON-KONS: transport `w` and `A` to the new embedding.
+        Continue = "continue",
+    }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ResetTiming {
-    /// Reset in the round whose point KORS accepts (paper text and proofs; default).
-    SameRound,
-    /// Reset one round later (the paper's Figure 1 read literally).
-    NextRound,
+crate::names! {
+    /// The round of a reset after a growth.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum ResetTiming as "reset_timing" {
+        /// Reset in the round whose point KORS accepts (paper text and proofs; default).
+        SameRound = "same_round",
+        /// Reset one round later (the paper's Figure 1 read literally).
+        NextRound = "next_round",
+    }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Transport {
-    /// CON-KONS mode (a): `w_t` is the mapped `w_{t-1}`; no Newton step, no projection.
-    Literal,
-    /// CON-KONS mode (b): `g` is mapped too, then the normal step and projection.
-    Step,
-}
-
-impl OnGrowth {
-    pub fn name(&self) -> &'static str {
-        match self {
-            OnGrowth::Restart => "restart",
-            OnGrowth::Continue => "continue",
-        }
-    }
-    pub fn from_name(s: &str) -> Result<Self> {
-        match s {
-            "restart" => Ok(OnGrowth::Restart),
-            "continue" => Ok(OnGrowth::Continue),
-            _ => crate::param_err!("on_growth must be \"restart\" or \"continue\", got {s:?}"),
-        }
-    }
-}
-impl ResetTiming {
-    pub fn name(&self) -> &'static str {
-        match self {
-            ResetTiming::SameRound => "same_round",
-            ResetTiming::NextRound => "next_round",
-        }
-    }
-    pub fn from_name(s: &str) -> Result<Self> {
-        match s {
-            "same_round" => Ok(ResetTiming::SameRound),
-            "next_round" => Ok(ResetTiming::NextRound),
-            _ => crate::param_err!(
-                "reset_timing must be \"same_round\" or \"next_round\", got {s:?}"
-            ),
-        }
-    }
-}
-impl Transport {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Transport::Literal => "literal",
-            Transport::Step => "step",
-        }
-    }
-    pub fn from_name(s: &str) -> Result<Self> {
-        match s {
-            "literal" => Ok(Transport::Literal),
-            "step" => Ok(Transport::Step),
-            _ => crate::param_err!("transport must be \"literal\" or \"step\", got {s:?}"),
-        }
+crate::names! {
+    /// The CON-KONS transport mode.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum Transport as "transport" {
+        /// CON-KONS mode (a): `w_t` is the mapped `w_{t-1}`; no Newton step, no projection.
+        Literal = "literal",
+        /// CON-KONS mode (b): `g` is mapped too, then the normal step and projection.
+        Step = "step",
     }
 }
 
@@ -126,11 +87,11 @@ crate::params! {
         /// Initial regularisation `A_0 = alpha I`.
         alpha: f64 = 1.0 => "float", crate::params::SCALE;
         /// KORS regularisation `gamma`.
-        gamma: f64 = 1.0 => "float", crate::params::SCALE;
+        gamma: f64 = 1.0 => "float", crate::samplers::kors::MU;
         /// KORS accuracy `eps`.
         eps: f64 = 0.5 => "float", crate::params::between(0.0, 1.0).open_lo();
         /// KORS oversampling `beta`.
-        beta: f64 = 1.0 => "float", crate::params::SCALE;
+        beta: f64 = 1.0 => "float", crate::samplers::kors::BETA;
         /// Bound `C` of the predictions (the projection step).
         c as "C": f64 = 1.0 => "float", crate::params::SCALE;
         /// `None`: the loss's default ([`crate::learners::losses::Loss::default_curvature`]).
@@ -139,16 +100,16 @@ crate::params! {
         eta: f64 = 1.0 => "float", crate::params::SCALE;
         use crate::learners::losses::loss_row;
         /// Restart (PROS-N-KONS) or transport (CON-KONS) at a dictionary growth.
-        on_growth: OnGrowth = OnGrowth::Restart => "str", crate::params::one_of(&["restart", "continue"]);
+        on_growth: OnGrowth = OnGrowth::Restart => "str", OnGrowth::DOMAIN;
         /// Cap on the KORS dictionary (None: none).
         budget: Option<usize> = None => "int", crate::params::at_least(1.0).or_none();
         /// The round of a reset after a growth.
-        reset_timing: ResetTiming = ResetTiming::SameRound => "str", crate::params::one_of(&["same_round", "next_round"]);
+        reset_timing: ResetTiming = ResetTiming::SameRound => "str", ResetTiming::DOMAIN;
         /// CON-KONS transport mode.
-        transport: Transport = Transport::Literal => "str", crate::params::one_of(&["literal", "step"]);
+        transport: Transport = Transport::Literal => "str", Transport::DOMAIN;
         /// KORS weight convention: `Sqrt` (`S = diag(1/sqrt(p))`, KORS as defined; default) or
         /// `Inverse` (`1/p`, App. A's "adds (t, 1/p)" read literally; docs/choices.md, "KORS weights").
-        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", crate::params::one_of(&["sqrt", "inverse"]);
+        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", KorsWeights::DOMAIN;
         /// Seed of KORS.
         seed: u64 = 0 => "int", crate::params::WHOLE;
     }

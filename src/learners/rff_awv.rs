@@ -37,7 +37,7 @@ super::feature_awv::feature_awv_params! {
         n_features: usize = 50 => "int", crate::params::between(1.0, MAX_RFF_FEATURES as f64);
         use super::feature_awv::lam_row;
         /// The feature map.
-        features: RffVariant = RffVariant::Cos => "str", crate::params::one_of(&["cos", "cossin"]);
+        features: RffVariant = RffVariant::Cos => "str", RffVariant::DOMAIN;
         use crate::features::rff::seed_row;
     }
 }

@@ -4,8 +4,10 @@
 
 use crate::error::Result;
 use crate::learners::{LinearAwvLearner, OnlineLearner, Rows};
+use crate::multi::MultiOutput;
 use crate::state::ValidState;
 use serde::{Deserialize, Serialize};
+use std::borrow::{Borrow, BorrowMut};
 
 /// Generates [`AnyLearner`] and its dispatch from the table of [`crate::learners!`]:
 /// one variant per learner marked as a Mixture expert, in table order (the serialised
@@ -16,15 +18,15 @@ macro_rules! any_learner {
         task: $task:literal, inputs: $domain:literal, expert: $expert:tt, multi_output: $multi:tt,
         args: $args:ident,
     };)*) => {
-        any_learner!(@experts [] $($expert $v $pay,)*);
+        any_learner!(@experts [] $($expert $v $ty, $pay, $multi, $name;)*);
     };
-    (@experts [$($done:tt)*] true $v:ident $pay:ty, $($rest:tt)*) => {
-        any_learner!(@experts [$($done)* ($v $pay)] $($rest)*);
+    (@experts [$($done:tt)*] true $v:ident $ty:ty, $pay:ty, $multi:tt, $name:literal; $($rest:tt)*) => {
+        any_learner!(@experts [$($done)* ($v $ty, $pay, $multi, $name)] $($rest)*);
     };
-    (@experts [$($done:tt)*] false $v:ident $pay:ty, $($rest:tt)*) => {
+    (@experts [$($done:tt)*] false $v:ident $ty:ty, $pay:ty, $multi:tt, $name:literal; $($rest:tt)*) => {
         any_learner!(@experts [$($done)*] $($rest)*);
     };
-    (@experts [$(($v:ident $pay:ty))*]) => {
+    (@experts [$(($v:ident $ty:ty, $pay:ty, $multi:tt, $name:literal))*]) => {
         /// One expert of a mixture: any learner of the crate (mixtures nest).
         #[derive(Clone, Debug, Serialize, Deserialize)]
         pub enum AnyLearner {
@@ -87,6 +89,34 @@ macro_rules! any_learner {
             }
         }
 
+        impl AnyLearner {
+            /// The expert as a learner of several outputs ([`MultiOutput`]) if its line of
+            /// the table says `multi_output: true` (and the linear experts), else `None`:
+            /// an exhaustive match, generated (`crate::mixture::outputs` dispatches on it).
+            pub(crate) fn as_multi(&self) -> Option<&dyn MultiOutput> {
+                match self {
+                    $(AnyLearner::$v(l) => multi!($multi, <$pay as Borrow<$ty>>::borrow(l)),)*
+                    AnyLearner::Linear(l) => Some(l),
+                }
+            }
+
+            /// The Python names of the experts [`Self::as_multi`] takes (the table's
+            /// `multi_output` column), in table order.
+            pub(crate) fn multi_output_names() -> Vec<&'static str> {
+                let mut names = Vec::new();
+                $( if $multi { names.push($name); } )*
+                names
+            }
+
+            /// [`Self::as_multi`], mutable.
+            pub(crate) fn as_multi_mut(&mut self) -> Option<&mut dyn MultiOutput> {
+                match self {
+                    $(AnyLearner::$v(l) => multi!($multi, <$pay as BorrowMut<$ty>>::borrow_mut(l)),)*
+                    AnyLearner::Linear(l) => Some(l),
+                }
+            }
+        }
+
         impl ValidState for AnyLearner {
             fn validate(&self) -> Result<()> {
                 each!(self, [$($v)*], l => l.validate())
@@ -103,6 +133,17 @@ macro_rules! any_learner {
             }
         }
     };
+}
+
+/// The learner `$l` as a `dyn MultiOutput` if its table line says `multi_output: true`.
+macro_rules! multi {
+    (true, $l:expr) => {
+        Some($l)
+    };
+    (false, $l:expr) => {{
+        let _ = $l;
+        None
+    }};
 }
 
 /// `$e` on the learner inside any variant (bound to `$l`).

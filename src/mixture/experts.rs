@@ -119,7 +119,7 @@ crate::params! {
     /// the Python class `Mixture`).
     pub struct MixtureParams {
         /// Threads running the experts (0: one per core); not part of the results.
-        threads: usize = 0 => "int", crate::params::between(0.0, crate::parallel::MAX_THREADS as f64);
+        threads: usize = 0 => "int", crate::parallel::THREADS;
     }
 }
 

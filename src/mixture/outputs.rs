@@ -15,42 +15,40 @@ use crate::multi::MultiOutput;
 /// Rows per block of the experts' runs (as the single-output path).
 const BLOCK_ROWS: usize = 256;
 
-macro_rules! awv_or_single {
-    ($self:expr, $l:ident => $multi:expr, $single:expr) => {
-        match $self {
-            AnyLearner::TaylorAwv($l) => $multi,
-            AnyLearner::RffAwv($l) => $multi,
-            AnyLearner::NystromAwv($l) => $multi,
-            AnyLearner::KernelAwv($l) => $multi,
-            AnyLearner::Mixture($l) => $multi,
-            AnyLearner::Linear($l) => $multi,
-            AnyLearner::Fogd($l) => $multi,
-            _ => $single,
-        }
-    };
-}
-
 fn one_output<T>() -> Result<T> {
     crate::input_err!(
-        "this expert learns one output (several: TaylorAWV, RFFAWV, NystromAWV, KernelAWV, \
-         FOGD with the squared loss, the linear AWV and mixtures of them)"
+        "this expert learns one output (several: {}, the linear AWV and mixtures of them; \
+         FOGD with the squared loss)",
+        AnyLearner::multi_output_names().join(", ")
     )
 }
 
+/// An expert of several outputs (its line of the learner table says `multi_output:
+/// true`: [`AnyLearner::as_multi`]) plays them; any other expert plays one.
 impl MultiOutput for AnyLearner {
     fn n_outputs(&self) -> Option<usize> {
-        awv_or_single!(self, l => l.n_outputs(), (self.n_seen() > 0).then_some(1))
+        match self.as_multi() {
+            Some(l) => l.n_outputs(),
+            None => (self.n_seen() > 0).then_some(1),
+        }
     }
 
     fn check_outputs(&self, k: usize, d: usize) -> Result<()> {
-        awv_or_single!(self, l => l.check_outputs(k, d), if k == 1 { Ok(()) } else { one_output() })
+        match self.as_multi() {
+            Some(l) => l.check_outputs(k, d),
+            None if k == 1 => Ok(()),
+            None => one_output(),
+        }
     }
 
     fn predict_multi(&self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
-        awv_or_single!(self, l => l.predict_multi(x, out), {
-            out.push(self.predict(x)?);
-            Ok(())
-        })
+        match self.as_multi() {
+            Some(l) => l.predict_multi(x, out),
+            None => {
+                out.push(self.predict(x)?);
+                Ok(())
+            }
+        }
     }
 
     fn predict_std_multi(
@@ -59,58 +57,45 @@ impl MultiOutput for AnyLearner {
         means: &mut Vec<f64>,
         stds: &mut Vec<f64>,
     ) -> Result<bool> {
-        awv_or_single!(self, l => l.predict_std_multi(x, means, stds), Ok(false))
+        match self.as_multi() {
+            Some(l) => l.predict_std_multi(x, means, stds),
+            None => Ok(false),
+        }
     }
 
     fn noise_stds_multi(&self, out: &mut Vec<f64>) -> bool {
-        awv_or_single!(self, l => l.noise_stds_multi(out), false)
+        self.as_multi().is_some_and(|l| l.noise_stds_multi(out))
     }
 
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
-        let single = |l: &mut Self, out: &mut Vec<f64>| match y {
+        if let Some(l) = self.as_multi_mut() {
+            return l.predict_learn_multi(x, y, out);
+        }
+        match y {
             [y] => {
-                out.push(l.predict_learn(x, *y)?);
+                out.push(self.predict_learn(x, *y)?);
                 Ok(())
             }
             _ => one_output(),
-        };
-        match self {
-            AnyLearner::TaylorAwv(l) => l.predict_learn_multi(x, y, out),
-            AnyLearner::RffAwv(l) => l.predict_learn_multi(x, y, out),
-            AnyLearner::NystromAwv(l) => l.predict_learn_multi(x, y, out),
-            AnyLearner::KernelAwv(l) => l.predict_learn_multi(x, y, out),
-            AnyLearner::Mixture(l) => l.predict_learn_multi(x, y, out),
-            AnyLearner::Linear(l) => l.predict_learn_multi(x, y, out),
-            AnyLearner::Fogd(l) => l.predict_learn_multi(x, y, out),
-            other => single(other, out),
         }
     }
 
     fn predict_learn_many_multi(&mut self, rows: Rows<'_>, out: &mut Vec<f64>) -> Result<()> {
+        if let Some(l) = self.as_multi_mut() {
+            return l.predict_learn_many_multi(rows, out);
+        }
         let Rows { x, d, y } = rows;
-        match self {
-            AnyLearner::TaylorAwv(l) => l.predict_learn_many_multi(rows, out),
-            AnyLearner::RffAwv(l) => l.predict_learn_many_multi(rows, out),
-            AnyLearner::NystromAwv(l) => l.predict_learn_many_multi(rows, out),
-            AnyLearner::KernelAwv(l) => l.predict_learn_many_multi(rows, out),
-            AnyLearner::Mixture(l) => l.predict_learn_many_multi(rows, out),
-            AnyLearner::Linear(l) => l.predict_learn_many_multi(rows, out),
-            AnyLearner::Fogd(l) => l.predict_learn_many_multi(rows, out),
-            other if y.len() * d == x.len() => other.predict_learn_many(x, d, y, out),
-            _ => one_output(),
+        if y.len() * d == x.len() {
+            self.predict_learn_many(x, d, y, out)
+        } else {
+            one_output()
         }
     }
 
     fn add_outputs(&mut self, k: usize) -> Result<()> {
-        match self {
-            AnyLearner::TaylorAwv(l) => l.add_outputs(k),
-            AnyLearner::RffAwv(l) => l.add_outputs(k),
-            AnyLearner::NystromAwv(l) => l.add_outputs(k),
-            AnyLearner::KernelAwv(l) => l.add_outputs(k),
-            AnyLearner::Mixture(l) => l.add_outputs(k),
-            AnyLearner::Linear(l) => l.add_outputs(k),
-            AnyLearner::Fogd(l) => l.add_outputs(k),
-            _ => one_output(),
+        match self.as_multi_mut() {
+            Some(l) => l.add_outputs(k),
+            None => one_output(),
         }
     }
 }

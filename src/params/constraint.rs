@@ -129,8 +129,8 @@ impl Constraint {
         }
     }
 
-    /// The check of one value (`got`: how to show it).
-    fn refuse<T>(&self, name: &str, got: impl fmt::Display) -> Result<T> {
+    /// The refusal of one value (`got`: how to show it): `{name} must be {self}, got {got}`.
+    pub fn refuse<T>(&self, name: &str, got: impl fmt::Display) -> Result<T> {
         crate::param_err!("{name} must be {self}, got {got}")
     }
 }
@@ -261,26 +261,6 @@ impl<T: Checked> Checked for Vec<T> {
         self.iter().try_for_each(|v| v.check_in(&entry, c))
     }
 }
-
-/// A choice among names (`name()`): its name must be one of the declared options.
-macro_rules! named {
-    ($($t:ty),*) => {$(
-        impl Checked for $t {
-            fn check_in(&self, name: &str, c: &Constraint) -> Result<()> {
-                self.name().to_string().check_in(name, c)
-            }
-        }
-    )*};
-}
-named!(
-    crate::features::rff::RffVariant,
-    crate::learners::Loss,
-    crate::samplers::KorsWeights,
-    crate::learners::OnGrowth,
-    crate::learners::ResetTiming,
-    crate::learners::Transport,
-    crate::mixture::ExpertFeatures
-);
 
 /// Objects their types check when they are made (a kernel, a pair, an array).
 macro_rules! by_type {

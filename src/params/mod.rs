@@ -16,6 +16,9 @@
 //! ([`shared_rows!`]).
 
 mod constraint;
+mod names;
+
+pub use names::Named;
 
 pub use constraint::{
     above, at_least, between, flag, object, one_of, Checked, Constraint, Domain, DISCOUNT,

@@ -177,28 +177,15 @@ impl PyParam for Kernel {
     }
 }
 
-/// A choice among names (`from_name`/`name`): the Python value is the name.
-macro_rules! named {
-    ($($t:ty),*) => {$(
-        impl PyParam for $t {
-            fn from_py(v: &Bound<'_, PyAny>) -> PyResult<Self> {
-                Ok(<$t>::from_name(&v.extract::<String>()?)?)
-            }
-            fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                Ok(pyo3::types::PyString::new(py, self.name()).into_any().unbind())
-            }
-        }
-    )*};
+/// A choice among names ([`crate::names!`]): the Python value is the name.
+impl<T: crate::params::Named> PyParam for T {
+    fn from_py(v: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(T::from_name(&v.extract::<String>()?)?)
+    }
+    fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(pyo3::types::PyString::new(py, self.name()).into_any().unbind())
+    }
 }
-named!(
-    crate::features::rff::RffVariant,
-    crate::learners::Loss,
-    crate::samplers::KorsWeights,
-    crate::learners::OnGrowth,
-    crate::learners::ResetTiming,
-    crate::learners::Transport,
-    crate::mixture::ExpertFeatures
-);
 
 impl PyParam for crate::learners::nystrom_awv::FixedDictionary {
     fn from_py(v: &Bound<'_, PyAny>) -> PyResult<Self> {

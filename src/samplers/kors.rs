@@ -32,39 +32,25 @@
 //!
 //! Round indices are 0-based: the first point ever passed to `step` has index 0.
 
-use crate::error::{non_negative, positive, KsError, Result};
+use crate::error::{KsError, Result};
 use crate::kernels::Kernel;
 use crate::linalg::blas::dot;
 use crate::linalg::packed;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
-/// Weight convention of the dictionary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum KorsWeights {
-    /// `w_j = 1 / sqrt(p_j)`: KORS as defined (`S = diag(1/sqrt(p))`).
-    Sqrt,
-    /// `w_j = 1 / p_j`: the 2019 PKAWV paper's code.
-    Inverse,
+crate::names! {
+    /// Weight convention of the dictionary.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum KorsWeights as "kors_weights" {
+        /// `w_j = 1 / sqrt(p_j)`: KORS as defined (`S = diag(1/sqrt(p))`).
+        Sqrt = "sqrt",
+        /// `w_j = 1 / p_j`: the 2019 PKAWV paper's code.
+        Inverse = "inverse",
+    }
 }
 
 impl KorsWeights {
-    /// `"sqrt"` or `"inverse"`.
-    pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "sqrt" => Ok(KorsWeights::Sqrt),
-            "inverse" => Ok(KorsWeights::Inverse),
-            _ => crate::param_err!("KORS weights must be \"sqrt\" or \"inverse\", got {name:?}"),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            KorsWeights::Sqrt => "sqrt",
-            KorsWeights::Inverse => "inverse",
-        }
-    }
-
     /// The weight of a point accepted with probability `p > 0`.
     #[inline]
     pub fn weight(&self, p: f64) -> f64 {
@@ -72,6 +58,43 @@ impl KorsWeights {
             KorsWeights::Sqrt => 1.0 / p.sqrt(),
             KorsWeights::Inverse => 1.0 / p,
         }
+    }
+}
+
+/// The domain of the regularisation `mu` (as NystromAWV's `mu`, PROS-N-KONS's `gamma`).
+pub const MU: crate::params::Constraint = crate::params::SCALE;
+/// The domain of the oversampling `beta`.
+pub const BETA: crate::params::Constraint = crate::params::SCALE;
+
+crate::params::shared_rows! {
+    /// The rows of KORS's parameters (the sampler's own struct, [`KorsParams`], and
+    /// NystromAWV's).
+    kors_rows {
+        /// KORS regularisation `mu`.
+        mu: f64 = 1.0 => "float", crate::samplers::kors::MU;
+        /// KORS accuracy `eps`.
+        eps: f64 = 0.5 => "float", crate::params::NON_NEGATIVE;
+        /// KORS oversampling `beta`.
+        beta: f64 = 1.0 => "float", crate::samplers::kors::BETA;
+        /// KORS weights of the kept points.
+        kors_weights: crate::samplers::KorsWeights = crate::samplers::KorsWeights::Sqrt
+            => "str", crate::samplers::KorsWeights::DOMAIN;
+        /// Seed of KORS.
+        seed: u64 = 0 => "int", crate::params::WHOLE;
+    }
+}
+
+crate::params! {
+    /// The parameters of [`Kors`]: their one check ([`Kors::new`] runs it).
+    #[derive(Copy)]
+    pub struct KorsParams {
+        use crate::samplers::kors::kors_rows;
+    }
+}
+
+impl KorsParams {
+    fn relations(&self) -> Result<()> {
+        Ok(())
     }
 }
 
@@ -134,9 +157,7 @@ impl Kors {
         weights: KorsWeights,
         seed: u64,
     ) -> Result<Self> {
-        positive("mu", mu)?;
-        non_negative("eps", eps)?;
-        positive("beta", beta)?;
+        KorsParams { mu, eps, beta, kors_weights: weights, seed }.validate()?;
         Ok(Kors {
             kernel,
             mu,

@@ -2,4 +2,4 @@
 //! shared by NystromAWV (PKAWV paper sec. 3.2) and PROS-N-KONS.
 pub mod kors;
 
-pub use kors::{Kors, KorsStep, KorsWeights};
+pub use kors::{Kors, KorsParams, KorsStep, KorsWeights};

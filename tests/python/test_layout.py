@@ -299,3 +299,77 @@ def test_allowance_pattern_catches_each_form():
         )
     )
     assert _allowances({"f.rs": text}) == ["f.rs:1", "f.rs:2", "f.rs:3", "f.rs:4", "f.rs:5"]
+
+
+#: A pattern that takes every value: ``_``, a bare binding (``other``), either with a guard.
+CATCH_ALL = re.compile(r"^(_|[a-z_][a-z0-9_]*)(\s+if\s.*)?$", re.S)
+#: What a Rust scan of the arms skips: comments, strings, character literals.
+RUST_NOISE = re.compile(r"//[^\n]*|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])'", re.S)
+
+
+def _arms(body: str) -> list[str]:
+    """The patterns of the arms of a match body (the text inside its braces)."""
+    patterns, depth, start, i = [], 0, 0, 0
+    while i < len(body):
+        c = body[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0 and c == "}":
+                start = i + 1  # a block arm ends here
+        elif depth == 0 and c == ",":
+            start = i + 1
+        elif depth == 0 and body.startswith("=>", i):
+            patterns.append(body[start:i].strip())
+            i += 1
+        i += 1
+    return patterns
+
+
+def _catch_alls_over_learners(files: dict[str, str]) -> list[str]:
+    """``file:line`` of each match over the learner enum (an arm ``AnyLearner::...``)
+    with an arm that takes every other variant: the match must name each variant (or be
+    generated from the table ``learners!``), so that a new learner is a compile error
+    there, not a silent fallback."""
+    found = []
+    for name, text in sorted(files.items()):
+        if not name.endswith(".rs"):
+            continue
+        code = RUST_NOISE.sub(lambda m: " " * len(m.group()), text)
+        for m in re.finditer(r"\bmatch\b", code):
+            open_ = code.find("{", m.end())
+            depth, j = 0, open_
+            while j < len(code):
+                depth += {"{": 1, "}": -1}.get(code[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            arms = _arms(code[open_ + 1 : j])
+            over_learners = any(
+                re.match(r"(\$crate::mixture::|crate::mixture::)?AnyLearner::", a) for a in arms
+            )
+            if over_learners and any(CATCH_ALL.match(a) for a in arms):
+                found.append(f"{name}:{code.count(chr(10), 0, m.start()) + 1}")
+    return found
+
+
+def test_no_catch_all_arm_over_the_learner_enum():
+    files = _source_files()
+    assert "src/mixture/any.rs" in files  # found the tree
+    assert _catch_alls_over_learners(files) == [], "name every variant (or generate the match)"
+
+
+def test_catch_all_scan_catches_each_form():
+    def scan(arms: str) -> list[str]:
+        return _catch_alls_over_learners({"a.rs": f"fn f() {{\n    match e {{\n{arms}\n    }}\n}}"})
+
+    assert scan("AnyLearner::Fogd(l) => l.go(),\n _ => stop(),") == ["a.rs:2"]
+    assert scan("AnyLearner::Fogd(l) => { l.go() }\n other => stop(other),") == ["a.rs:2"]
+    assert scan("AnyLearner::Fogd(l) => l.go(),\n other if k > 1 => stop(),") == ["a.rs:2"]
+    assert scan('AnyLearner::Fogd(l) => l.go("_ =>"),\n AnyLearner::Nogd(l) => l.go(),') == []
+    # a pair of learners that differ is not a variant left out
+    assert scan("(AnyLearner::Fogd(a), AnyLearner::Fogd(b)) => a.eq(b),\n _ => false,") == []
+    assert scan("Some(x) => x,\n _ => 0,") == []
+    # a string continued over lines hides no arm
+    assert scan('AnyLearner::Fogd(l) => l.go("a \\\n b {"),\n _ => stop(),') == ["a.rs:2"]

@@ -1,12 +1,13 @@
 """Every case of ``kernelstream bench`` by name, in the order it runs them: ``case(quick)
 -> list[BenchCase]``. A new case is a function in one of the ``cases_*`` modules and a
-line here."""
+line here; a new learner needs none: ``registry`` (:mod:`.cases_registry`) times every
+learner of ``_core.registry()``."""
 
 from __future__ import annotations
 
 from typing import Callable
 
-from . import cases_awv, cases_kernel, cases_mixture, cases_other
+from . import cases_awv, cases_kernel, cases_mixture, cases_other, cases_registry
 
 CASES: dict[str, Callable] = {
     "taylor-awv": cases_awv.taylor,
@@ -28,4 +29,5 @@ CASES: dict[str, Callable] = {
     "mixture": cases_mixture.mixture,
     "serve": cases_mixture.serve,
     "autokernel": cases_mixture.autokernel,
+    "registry": cases_registry.registry,
 }

@@ -21,13 +21,14 @@ pub(super) struct DiscScratch {
     pub(super) peek: (Option<u64>, Vec<f64>),
 }
 
-/// Checks a forgetting factor: `gamma` in (0, 1].
+/// The domain of a forgetting factor `gamma`, (0, 1] (1: none): the row `gamma` of the
+/// learners' parameter structs and the check of [`check_gamma`].
+pub const GAMMA: crate::params::Constraint = crate::params::DISCOUNT;
+
+/// Checks a forgetting factor against [`GAMMA`].
 pub fn check_gamma(gamma: f64) -> Result<f64> {
-    if gamma > 0.0 && gamma <= 1.0 {
-        Ok(gamma)
-    } else {
-        crate::param_err!("gamma (the forgetting factor) must be in (0, 1], got {gamma}")
-    }
+    crate::params::Checked::check_in(&gamma, "gamma", &GAMMA)?;
+    Ok(gamma)
 }
 
 /// The smallest `gamma^r` accepted for `r` coordinates refilled in turn: between refills a

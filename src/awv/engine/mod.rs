@@ -55,7 +55,7 @@ mod weighted;
 mod widen;
 
 use discount::DiscScratch;
-pub use discount::{check_discount_span, check_gamma};
+pub use discount::{check_discount_span, check_gamma, GAMMA};
 pub use state::no_discount;
 
 #[derive(Clone, Debug)]
@@ -120,14 +120,15 @@ pub fn auto_block_size(r: usize) -> usize {
 /// Largest `block_size` accepted: its scratch is about `3 r block_size` doubles.
 pub const MAX_BLOCK_SIZE: usize = 1024;
 
-/// Checks a learner's `block_size` (`None`: [`auto_block_size`]; `1`: single rounds).
+/// The domain of a learner's `block_size` (`None`: [`auto_block_size`]; `1`: single
+/// rounds): the row `block_size` of the parameter structs and the check of
+/// [`check_block_size`].
+pub const BLOCK_SIZE: crate::params::Constraint =
+    crate::params::between(1.0, MAX_BLOCK_SIZE as f64).or_none();
+
+/// Checks a learner's `block_size` against [`BLOCK_SIZE`].
 pub fn check_block_size(block_size: Option<usize>) -> Result<()> {
-    match block_size {
-        Some(b) if b == 0 || b > MAX_BLOCK_SIZE => crate::param_err!(
-            "block_size must be None or a whole number in [1, {MAX_BLOCK_SIZE}], got {b}"
-        ),
-        _ => Ok(()),
-    }
+    crate::params::Checked::check_in(&block_size, "block_size", &BLOCK_SIZE)
 }
 
 impl LinearAwv {

@@ -76,7 +76,7 @@ use crate::awv::check_block_size;
 use crate::error::{positive, Result};
 use crate::kernels::Kernel;
 use crate::linalg::cholesky::ColCholesky;
-use crate::samplers::{Kors, KorsWeights};
+use crate::samplers::Kors;
 use crate::uncertainty::{NoiseLevel, OtherOutputs};
 use round::{Plan, Scratch};
 use serde::{Deserialize, Serialize};
@@ -188,16 +188,7 @@ crate::params! {
         kernel: Option<Kernel> = None => "kernel", crate::params::object("a kernel"), required;
         /// Ridge parameter `lambda`.
         lam: f64 = 1.0 => "float", crate::params::SCALE;
-        /// KORS regularisation `mu`.
-        mu: f64 = 1.0 => "float", crate::params::SCALE;
-        /// KORS accuracy `eps`.
-        eps: f64 = 0.5 => "float", crate::params::NON_NEGATIVE;
-        /// KORS oversampling `beta`.
-        beta: f64 = 1.0 => "float", crate::params::SCALE;
-        /// KORS weights of the kept points.
-        kors_weights: KorsWeights = KorsWeights::Sqrt => "str", crate::params::one_of(&["sqrt", "inverse"]);
-        /// Seed of KORS.
-        seed: u64 = 0 => "int", crate::params::WHOLE;
+        use crate::samplers::kors::kors_rows;
         /// Online ridge (predict with `A_{t-1}`) instead of AWV.
         ridge: bool = false => "bool", crate::params::flag();
         /// A fixed `(m, d)` dictionary instead of KORS.
@@ -205,9 +196,9 @@ crate::params! {
         /// Cap on the KORS dictionary size (None: none).
         max_dictionary: Option<usize> = None => "int", crate::params::at_least(1.0).or_none().note("KORS only");
         /// Rounds per block of a whole-stream call (None: automatic); not part of the state.
-        block_size: Option<usize> = None => "int", crate::params::between(1.0, crate::awv::MAX_BLOCK_SIZE as f64).or_none();
+        block_size: Option<usize> = None => "int", crate::awv::BLOCK_SIZE;
         /// Forgetting factor (1: none).
-        gamma: f64 = 1.0 => "float", crate::params::DISCOUNT;
+        gamma: f64 = 1.0 => "float", crate::awv::GAMMA;
     }
 }
 

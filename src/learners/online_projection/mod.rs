@@ -32,8 +32,8 @@
 use super::batch::Rows;
 use super::online_learner::OnlineLearner;
 use crate::bases::design::{check_domain, Scratch};
-use crate::bases::{Basis1D, Design};
-use crate::error::{positive, Result};
+use crate::bases::{Basis1D, BasisKind, Design};
+use crate::error::Result;
 use crate::linalg::blas::dot;
 use crate::linalg::packed;
 use serde::{Deserialize, Serialize};
@@ -65,15 +65,39 @@ pub struct ProjectionConfig {
     pub tol: f64,
 }
 
+/// The domain of the smoothness index `alpha` (the row and [`ProjectionConfig::check`]).
+pub const ALPHA: crate::params::Constraint = crate::params::SCALE;
+/// The domain of the schedule constant `c`.
+pub const C: crate::params::Constraint = crate::params::SCALE;
+/// The domain of the pivot tolerance `tol`: (0, 1).
+pub const TOL: crate::params::Constraint = crate::params::between(0.0, 1.0).open_lo().open_hi();
+
+crate::names! {
+    /// What `N` counts (the parameter `count`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Count as "count" {
+        /// Single functions.
+        Function = "function",
+        /// sin/cos pairs (trig basis).
+        Pair = "pair",
+    }
+}
+
 impl ProjectionConfig {
-    /// The checks of the values (the basis parameters were checked by [`Basis1D::from_spec`]).
+    /// The checks of a configuration built by hand ([`OnlineProjection::with_config`]):
+    /// the values against the parameters' domains ([`ALPHA`], [`C`], [`TOL`]; the basis
+    /// parameters were checked by [`Basis1D::from_spec`]), then [`Self::check_design`].
     fn check(&self) -> Result<()> {
-        positive("alpha", self.alpha)?;
-        positive("c", self.c)?;
-        if !(self.tol > 0.0 && self.tol < 1.0) {
-            return crate::param_err!("tol must be in (0, 1), got {}", self.tol);
-        }
-        // Checks the basis / count / prefix combination for d = 1 now.
+        use crate::params::Checked;
+        self.alpha.check_in("alpha", &ALPHA)?;
+        self.c.check_in("c", &C)?;
+        self.tol.check_in("tol", &TOL)?;
+        self.check_design()
+    }
+
+    /// The checks no single value's domain states: the basis / count / prefix
+    /// combination, for d = 1 now.
+    fn check_design(&self) -> Result<()> {
         if !self.additive || self.pairs {
             Design::new(1, self.basis, self.additive, self.pairs, self.prefix_degree)?;
         }
@@ -87,47 +111,36 @@ crate::params! {
     /// "quadratic" for the degrees 0, 1, 2).
     pub struct OnlineProjectionParams {
         /// The one-dimensional eigen-basis.
-        basis: String = "trig".into() => "str", crate::params::one_of(&["sine", "trig", "gaussian"]);
+        basis: String = "trig".into() => "str", BasisKind::DOMAIN;
         /// Smoothness index: eigenvalues decay like `j^(-2 alpha / d)`; sets `kappa`.
-        alpha: f64 = 2.0 => "float", crate::params::SCALE;
+        alpha: f64 = 2.0 => "float", ALPHA;
         /// Schedule constant `c` in `t_N = floor(c N^kappa)`.
-        c: f64 = 1.0 => "float", crate::params::SCALE;
+        c: f64 = 1.0 => "float", C;
         /// Always-on polynomial prefix: None, or its degree.
         prefix: Option<u32> = None => "object", crate::params::between(0.0, 10.0).or_none().note("the Python class also takes 'constant', 'linear', 'quadratic'");
         /// Additive model (sec. 5, Appendix D).
         additive: bool = false => "bool", crate::params::flag();
         /// What `N` counts: single functions or sin/cos pairs (trig basis).
-        count: String = "function".into() => "str", crate::params::one_of(&["function", "pair"]);
+        count: String = "function".into() => "str", Count::DOMAIN;
         /// Trig basis: cosine before sine in each pair.
         cos_first: bool = false => "bool", crate::params::flag();
-        /// Gaussian (Hermite) basis: the scale `a`.
-        a: f64 = 1.0 => "float", crate::params::SCALE;
-        /// Gaussian (Hermite) basis: the width `eps`.
-        eps: f64 = 1.0 => "float", crate::params::SCALE;
+        use crate::bases::hermite::hermite_rows;
         /// Refresh `Phi = G^-1` from the stored Gram matrix at each addition step.
         refresh: bool = true => "bool", crate::params::flag();
         /// Relative pivot tolerance of the warm-up and Schur-complement guards.
-        tol: f64 = 1e-6 => "float", crate::params::between(0.0, 1.0).open_lo().open_hi();
+        tol: f64 = 1e-6 => "float", TOL;
     }
 }
 
 impl OnlineProjectionParams {
     fn relations(&self) -> Result<()> {
-        self.config()?.check()
+        self.config()?.check_design()
     }
 
     /// The resolved configuration (the basis built from its name and parameters).
     pub fn config(&self) -> Result<ProjectionConfig> {
         let basis = Basis1D::from_spec(&self.basis, self.cos_first, self.a, self.eps)?;
-        let pairs = match self.count.as_str() {
-            "function" => false,
-            "pair" => true,
-            other => {
-                return crate::param_err!(
-                    "count must be one of ['function', 'pair'], got '{other}'"
-                )
-            }
-        };
+        let pairs = Count::from_name(&self.count)? == Count::Pair;
         Ok(ProjectionConfig {
             basis,
             alpha: self.alpha,

@@ -12,32 +12,14 @@ pub(super) const LINEAR_LAM: f64 = 1.0;
 /// Largest `loss_window` (a discount `1 - 1/window` still distinct from 1).
 const MAX_LOSS_WINDOW: usize = 1_000_000_000;
 
-/// Which feature map the experts use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ExpertFeatures {
-    /// Taylor when a degree `>= 3` fits `max_taylor_features`, else random features.
-    Auto,
-    Taylor,
-    Rff,
-}
-
-impl ExpertFeatures {
-    pub fn name(&self) -> &'static str {
-        match self {
-            ExpertFeatures::Auto => "auto",
-            ExpertFeatures::Taylor => "taylor",
-            ExpertFeatures::Rff => "rff",
-        }
-    }
-    pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "auto" => Ok(ExpertFeatures::Auto),
-            "taylor" => Ok(ExpertFeatures::Taylor),
-            "rff" => Ok(ExpertFeatures::Rff),
-            _ => {
-                crate::param_err!("features must be \"auto\", \"taylor\" or \"rff\", got {name:?}")
-            }
-        }
+crate::names! {
+    /// Which feature map the experts use.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum ExpertFeatures as "features" {
+        /// Taylor when a degree `>= 3` fits `max_taylor_features`, else random features.
+        Auto = "auto",
+        Taylor = "taylor",
+        Rff = "rff",
     }
 }
 
@@ -60,7 +42,7 @@ crate::params! {
         /// Ridge parameters of the Nystrom experts.
         nystrom_lams: Vec<f64> = vec![0.01, 0.1] => "seq", crate::params::SCALE.each();
         /// The experts' feature map.
-        features: ExpertFeatures = ExpertFeatures::Auto => "str", crate::params::one_of(&["auto", "taylor", "rff"]);
+        features: ExpertFeatures = ExpertFeatures::Auto => "str", ExpertFeatures::DOMAIN;
         /// Random Fourier frequencies per expert (cos-sin pairs: `2 n_features` features).
         n_features: usize = 50 => "int", crate::params::between(1.0, (MAX_RFF_FEATURES / 2) as f64);
         /// Largest Taylor feature count `C(M + d, d)` per expert.
@@ -70,7 +52,7 @@ crate::params! {
         /// Seed of the random features.
         seed: u64 = 0 => "int", crate::params::WHOLE;
         /// Threads running the experts (0 = one per core); not part of the results.
-        threads: usize = 0 => "int", crate::params::between(0.0, crate::parallel::MAX_THREADS as f64);
+        threads: usize = 0 => "int", crate::parallel::THREADS;
         /// Forgetting factors `< 1` of the discounted feature experts (docs/autokernel.md,
         /// "Changing streams").
         discounts: Vec<f64> = vec![0.999, 0.99] => "seq", crate::params::between(0.0, 1.0).open_lo().open_hi().each().note("gamma^r >= 1e-6 for r features per expert");
