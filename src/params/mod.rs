@@ -10,8 +10,9 @@
 //! parameters, the memory a combination implies). The constructors
 //! take the struct, so a Rust caller writes
 //! `TaylorAwv::new(&TaylorAwvParams { sigma: 2.0, ..Default::default() })`. The Python
-//! bindings fill the struct from keyword arguments and `_core.registry()` reports the
-//! defaults by serialising `Default::default()`: the default is written once. A
+//! bindings fill the struct from keyword arguments ([`SetField`]) and `_core.registry()`
+//! reports the defaults by converting `Default::default()` ([`Params::values`]): the
+//! default is written once, and the macro names no binding ([`Value`], [`ReadAs`]). A
 //! parameter that several learners share is written once too, as a row fragment
 //! ([`shared_rows!`]).
 
