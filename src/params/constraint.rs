@@ -272,15 +272,7 @@ macro_rules! named {
         }
     )*};
 }
-named!(
-    crate::features::rff::RffVariant,
-    crate::learners::Loss,
-    crate::samplers::KorsWeights,
-    crate::learners::OnGrowth,
-    crate::learners::ResetTiming,
-    crate::learners::Transport,
-    crate::mixture::ExpertFeatures
-);
+crate::params::named_types!(named);
 
 /// Objects their types check when they are made (a kernel, a pair, an array).
 macro_rules! by_type {

@@ -50,6 +50,24 @@ pub trait Params: Default + Clone + std::fmt::Debug + PartialEq {
     fn values(&self) -> Vec<Value>;
 }
 
+/// `named_types!(m)` calls `m!(T, ...)` with every field type that is a choice among
+/// names (`from_name`/`name`): the one list of them (their check, their value and the
+/// bindings' conversion are each written once for all).
+macro_rules! named_types {
+    ($m:ident) => {
+        $m!(
+            crate::features::rff::RffVariant,
+            crate::learners::Loss,
+            crate::samplers::KorsWeights,
+            crate::learners::OnGrowth,
+            crate::learners::ResetTiming,
+            crate::learners::Transport,
+            crate::mixture::ExpertFeatures
+        );
+    };
+}
+pub(crate) use named_types;
+
 /// A required parameter left unset (`None`) in a parameter struct.
 pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
     match v {

@@ -107,15 +107,7 @@ macro_rules! named {
         }
     )*};
 }
-named!(
-    crate::features::rff::RffVariant,
-    crate::learners::Loss,
-    crate::samplers::KorsWeights,
-    crate::learners::OnGrowth,
-    crate::learners::ResetTiming,
-    crate::learners::Transport,
-    crate::mixture::ExpertFeatures
-);
+crate::params::named_types!(named);
 
 #[cfg(test)]
 mod tests {

@@ -197,15 +197,7 @@ macro_rules! named {
         }
     )*};
 }
-named!(
-    crate::features::rff::RffVariant,
-    crate::learners::Loss,
-    crate::samplers::KorsWeights,
-    crate::learners::OnGrowth,
-    crate::learners::ResetTiming,
-    crate::learners::Transport,
-    crate::mixture::ExpertFeatures
-);
+crate::params::named_types!(named);
 
 impl PyParam for crate::learners::nystrom_awv::FixedDictionary {
     fn from_py(v: &Bound<'_, PyAny>) -> PyResult<Self> {
