@@ -11,6 +11,7 @@
 //! [`codec`] checked the bytes' header, checksum and format version.
 
 use crate::error::{KsError, Result};
+use crate::params::{Params, ToValue, Value};
 
 pub mod bounds;
 pub mod codec;
@@ -131,25 +132,69 @@ impl<T: ValidState> ValidState for Option<T> {
     }
 }
 
-/// `state_params!(Type; field, field as "name", ...)`: `crate::python::state_params::StateParams` of `Type` from
-/// its fields (each converted as the constructor's keyword of that name).
+/// The parameters a state holds, read back for pickling (the bindings' `_params()` and
+/// `_params_of_state(bytes)`): a pickle keeps each parameter once, in the core state
+/// when the state holds it in the form it was given, else beside it in the Python
+/// envelope (`python/kernelstream/_wrapped.py`).
+///
+/// A learner lists the fields of its state that are constructor parameters with
+/// [`state_params!`](crate::state_params!) (`name` or `field as "name"`); a learner
+/// that lists none (the default) leaves every parameter to the envelope.
+pub trait StateParams {
+    /// `(name, value in the constructor's form)` of each parameter the state holds
+    /// (serialised fields only, so that a decoded state reports what the state it was
+    /// written from reported).
+    fn state_params(&self) -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
+}
+
+/// Every field of a parameter struct (a state that keeps its whole struct).
+pub fn all_params<P: Params>(p: &P) -> Vec<(&'static str, Value)> {
+    P::SPECS.iter().map(|s| s.name).zip(p.values()).collect()
+}
+
+/// `state_params!(Type; field, field as "name", ...)`: [`StateParams`] of `Type` from
+/// its fields (each reported as the constructor's keyword of that name).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! state_params {
     ($t:ty; $($field:ident $(as $name:literal)?),+ $(,)?) => {
-        #[cfg(feature = "python")]
-        impl $crate::python::state_params::StateParams for $t {
-            fn state_params(
-                &self,
-                py: pyo3::Python<'_>,
-            ) -> pyo3::PyResult<$crate::python::state_params::Pairs> {
-                Ok(vec![$((
+        impl $crate::state::StateParams for $t {
+            fn state_params(&self) -> Vec<(&'static str, $crate::params::Value)> {
+                vec![$((
                     $crate::state_params!(@name $field $(, $name)?),
-                    $crate::python::params::PyParam::to_py(&self.$field, py)?,
-                ),)+])
+                    $crate::params::ToValue::to_value(&self.$field),
+                ),)+]
             }
         }
     };
     (@name $field:ident) => { stringify!($field) };
     (@name $field:ident, $name:literal) => { $name };
+}
+
+// A Mixture's state holds its experts and rule, not the Python objects its parameters
+// are: every parameter stays in the envelope.
+impl StateParams for crate::mixture::Mixture {}
+
+/// AutoKernel's parameters, held whole by its state as they were given.
+impl StateParams for crate::mixture::AutoKernel {
+    fn state_params(&self) -> Vec<(&'static str, Value)> {
+        all_params(self.config())
+    }
+}
+
+/// OnlineProjection's plain settings (the basis, the count and the prefix are held in
+/// derived forms: the basis' functions, a pairs flag, a prefix degree).
+impl StateParams for crate::learners::OnlineProjection {
+    fn state_params(&self) -> Vec<(&'static str, Value)> {
+        let c = self.config();
+        vec![
+            ("alpha", c.alpha.to_value()),
+            ("c", c.c.to_value()),
+            ("additive", c.additive.to_value()),
+            ("refresh", c.refresh.to_value()),
+            ("tol", c.tol.to_value()),
+        ]
+    }
 }

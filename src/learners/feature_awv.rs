@@ -587,21 +587,17 @@ impl<F: LazyFeatureMap> ValidState for FeatureAwv<F> {
     }
 }
 
-#[cfg(feature = "python")]
-impl<F: LazyFeatureMap> crate::python::state_params::StateParams for FeatureAwv<F>
+impl<F: LazyFeatureMap> crate::state::StateParams for FeatureAwv<F>
 where
-    F::Params: crate::python::state_params::StateParams,
+    F::Params: crate::state::StateParams,
 {
-    fn state_params(
-        &self,
-        py: pyo3::Python<'_>,
-    ) -> pyo3::PyResult<crate::python::state_params::Pairs> {
-        use crate::python::params::PyParam;
-        let mut out = self.params.state_params(py)?;
-        out.push(("lam", self.lam.to_py(py)?));
-        out.push(("ridge", self.ridge.to_py(py)?));
-        out.push(("gamma", self.gamma.to_py(py)?));
-        Ok(out)
+    fn state_params(&self) -> Vec<(&'static str, crate::params::Value)> {
+        use crate::params::ToValue;
+        let mut out = self.params.state_params();
+        out.push(("lam", self.lam.to_value()));
+        out.push(("ridge", self.ridge.to_value()));
+        out.push(("gamma", self.gamma.to_value()));
+        out
     }
 }
 

@@ -474,12 +474,8 @@ impl crate::state::ValidState for ProsNKons {
     }
 }
 
-#[cfg(feature = "python")]
-impl crate::python::state_params::StateParams for ProsNKons {
-    fn state_params(
-        &self,
-        py: pyo3::Python<'_>,
-    ) -> pyo3::PyResult<crate::python::state_params::Pairs> {
-        crate::python::state_params::all_params(&self.params, py)
+impl crate::state::StateParams for ProsNKons {
+    fn state_params(&self) -> Vec<(&'static str, crate::params::Value)> {
+        crate::state::all_params(&self.params)
     }
 }

@@ -10,13 +10,15 @@
 //! parameters, the memory a combination implies). The constructors
 //! take the struct, so a Rust caller writes
 //! `TaylorAwv::new(&TaylorAwvParams { sigma: 2.0, ..Default::default() })`. The Python
-//! bindings fill the struct from keyword arguments and `_core.registry()` reports the
-//! defaults by serialising `Default::default()`: the default is written once. A
+//! bindings fill the struct from keyword arguments ([`SetField`]) and `_core.registry()`
+//! reports the defaults by converting `Default::default()` ([`Params::values`]): the
+//! default is written once, and the macro names no binding ([`Value`], [`ReadAs`]). A
 //! parameter that several learners share is written once too, as a row fragment
 //! ([`shared_rows!`]).
 
 mod constraint;
 mod names;
+mod value;
 
 pub use names::Named;
 
@@ -24,6 +26,7 @@ pub use constraint::{
     above, at_least, between, flag, object, one_of, Checked, Constraint, Domain, DISCOUNT,
     FRACTION, NON_NEGATIVE, SCALE, WHOLE,
 };
+pub use value::{ParamInput, ReadAs, SetField, ToValue, Value};
 
 use crate::error::Result;
 
@@ -46,6 +49,8 @@ pub trait Params: Default + Clone + std::fmt::Debug + PartialEq {
     const SPECS: &'static [ParamSpec];
     /// Every check of the values (the constructor calls it first).
     fn check(&self) -> Result<()>;
+    /// The fields' values, in the order of `SPECS`.
+    fn values(&self) -> Vec<Value>;
 }
 
 /// A required parameter left unset (`None`) in a parameter struct.
@@ -135,28 +140,24 @@ macro_rules! params {
             fn check(&self) -> $crate::error::Result<()> {
                 self.validate()
             }
+            fn values(&self) -> Vec<$crate::params::Value> {
+                vec![ $( $crate::params::ToValue::to_value(&self.$field), )* ]
+            }
         }
 
-        #[cfg(feature = "python")]
-        impl $crate::python::params::PyParams for $name {
-            fn set(
-                &mut self,
-                key: &str,
-                v: &pyo3::Bound<'_, pyo3::PyAny>,
-            ) -> pyo3::PyResult<bool> {
+        impl<I> $crate::params::SetField<I> for $name
+        where
+            I: $crate::params::ParamInput + ?Sized,
+            $( I: $crate::params::ReadAs<$ty>, )*
+        {
+            fn set_field(&mut self, key: &str, v: &I) -> ::core::result::Result<bool, I::Error> {
                 $(
                     if key == $crate::params!(@name $field $(, $py)?) {
-                        self.$field = $crate::python::params::extract(key, v)?;
+                        self.$field = $crate::params::ReadAs::<$ty>::read_as(v, key)?;
                         return Ok(true);
                     }
                 )*
                 Ok(false)
-            }
-            fn values(
-                &self,
-                py: pyo3::Python<'_>,
-            ) -> pyo3::PyResult<Vec<pyo3::Py<pyo3::PyAny>>> {
-                Ok(vec![ $( $crate::python::params::PyParam::to_py(&self.$field, py)?, )* ])
             }
         }
     };

@@ -64,6 +64,12 @@ macro_rules! names {
             }
         }
 
+        impl $crate::params::ToValue for $t {
+            fn to_value(&self) -> $crate::params::Value {
+                $crate::params::Value::Str(self.name().to_string())
+            }
+        }
+
         impl $crate::params::Checked for $t {
             fn check_in(&self, name: &str, c: &$crate::params::Constraint) -> $crate::error::Result<()> {
                 $crate::params::Checked::check_in(&self.name().to_string(), name, c)

@@ -175,8 +175,7 @@ aggregator_class!(PyMlProd, "MLProd", MlProd, MlProd);
 #[pyfunction]
 fn aggregation_rules(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     use crate::params::Params;
-    use crate::python::params::PyParams;
-    let defaults = RuleParams::default().values(py)?;
+    let defaults = RuleParams::default().values();
     RULES
         .iter()
         .map(|r| {
@@ -185,7 +184,7 @@ fn aggregation_rules(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
                 let Some(i) = RuleParams::SPECS.iter().position(|s| s.name == *p) else {
                     return Err(crate::KsError::Internal(format!("rule parameter {p}")).into());
                 };
-                params.set_item(p, &defaults[i])?;
+                params.set_item(p, crate::python::params::to_py(py, &defaults[i])?)?;
             }
             let d = PyDict::new(py);
             d.set_item("name", r.name)?;

@@ -269,9 +269,7 @@ macro_rules! learner_protocol {
                 py: pyo3::Python<'py>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyDict>> {
                 $crate::python::errors::guard(|| {
-                    let pairs =
-                        $crate::python::state_params::StateParams::state_params(&self.inner, py)?;
-                    pyo3::types::IntoPyDict::into_py_dict(pairs, py)
+                    $crate::python::state_params::state_params(py, &self.inner)
                 })
             }
 
@@ -284,9 +282,7 @@ macro_rules! learner_protocol {
             ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyDict>> {
                 $crate::python::errors::guard(|| {
                     let value = $crate::python::protocol::decode_state::<$core_ty>(data)?;
-                    let pairs =
-                        $crate::python::state_params::StateParams::state_params(&value, py)?;
-                    pyo3::types::IntoPyDict::into_py_dict(pairs, py)
+                    $crate::python::state_params::state_params(py, &value)
                 })
             }
 

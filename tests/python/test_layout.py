@@ -1,7 +1,7 @@
 """The package's layout: no import cycles between its modules, every exported learner and
 aggregator is covered by the protocol battery, no tracked file cites notes outside the clone,
-no source file over 800 lines, and no `too_many_arguments` allowance where a struct or a view
-does."""
+no source file over 800 lines, no `too_many_arguments` allowance where a struct or a view
+does, and no PyO3 in the Rust core (the bindings live in src/python)."""
 
 from __future__ import annotations
 
@@ -373,3 +373,53 @@ def test_catch_all_scan_catches_each_form():
     assert scan("Some(x) => x,\n _ => 0,") == []
     # a string continued over lines hides no arm
     assert scan('AnyLearner::Fogd(l) => l.go("a \\\n b {"),\n _ => stop(),') == ["a.rs:2"]
+#: The bindings' folder: the only Rust files that may name PyO3 or the feature.
+BINDINGS = "src/python/"
+#: The one mention outside it: lib.rs declares the bindings' module behind the feature.
+BINDINGS_DECLARATION = ("src/lib.rs", '#[cfg(feature = "python")]\npub mod python;')
+PYTHON_BINDING = re.compile(r"\bpyo3\b|\bPyO3\b|feature\s*=\s*\"python\"")
+
+
+def _binding_mentions(files: dict[str, str]) -> list[str]:
+    """``file:line`` of each mention of PyO3 or the "python" feature in a Rust file outside
+    the bindings (lib.rs's declaration of the bindings' module aside)."""
+    out = []
+    for name, text in sorted(files.items()):
+        if not name.endswith(".rs") or name.startswith(BINDINGS):
+            continue
+        if name == BINDINGS_DECLARATION[0]:
+            declaration = BINDINGS_DECLARATION[1]  # blanked, keeping the line numbers
+            text = text.replace(declaration, "\n" * declaration.count("\n"), 1)
+        out += [
+            f"{name}:{i}"
+            for i, line in enumerate(text.splitlines(), 1)
+            if PYTHON_BINDING.search(line)
+        ]
+    return out
+
+
+def test_no_pyo3_in_the_rust_core():
+    files = _source_files()
+    assert BINDINGS_DECLARATION[1] in files[BINDINGS_DECLARATION[0]]  # the one allowed mention
+    assert any(n.startswith(BINDINGS) for n in files)  # found the bindings
+    assert _binding_mentions(files) == [], (
+        "the core stays unaware of the bindings: emit a pyo3-free description "
+        "(crate::params::Value, SetField, crate::state::StateParams) and convert it in src/python"
+    )
+
+
+def test_binding_pattern_catches_each_form():
+    feature = 'feature = "' + 'python"'  # kept apart so that this file does not match itself
+    lib = f"mod a;\n#[cfg({feature})]\npub mod python;\n"
+    files = {
+        "src/lib.rs": lib,
+        "src/a.rs": f"x\n#[cfg({feature})]\nimpl A for B {{}}\n",
+        "src/b.rs": "fn f(v: &" + "pyo3::Bound<'_, " + "pyo3::PyAny>) {}\n",
+        "src/c.rs": f"#[cfg(all(test, {feature.replace(' ', '')}))]\n",
+        "src/d.rs": "//! The " + "PyO3 bindings call this.\n",
+        "src/python/e.rs": "use " + "pyo3::prelude::*;\n",
+        "src/f.rs": "fn python_name() {}\n",
+    }
+    assert _binding_mentions(files) == ["src/a.rs:2", "src/b.rs:1", "src/c.rs:1", "src/d.rs:1"]
+    files["src/lib.rs"] = lib + f"#[cfg({feature})]\nfn g() {{}}\n"
+    assert "src/lib.rs:4" in _binding_mentions(files)  # a second mention in lib.rs
