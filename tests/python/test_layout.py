@@ -373,6 +373,8 @@ def test_catch_all_scan_catches_each_form():
     assert scan("Some(x) => x,\n _ => 0,") == []
     # a string continued over lines hides no arm
     assert scan('AnyLearner::Fogd(l) => l.go("a \\\n b {"),\n _ => stop(),') == ["a.rs:2"]
+
+
 #: The bindings' folder: the only Rust files that may name PyO3 or the feature.
 BINDINGS = "src/python/"
 #: The one mention outside it: lib.rs declares the bindings' module behind the feature.
