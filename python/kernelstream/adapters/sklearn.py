@@ -441,16 +441,7 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         codes = self._codes(y)
         X, codes, sw = _drop_unweighted(X, codes, sw)
         k = self.classes_.size
-        if k > 2:
-            from .._limits import check_doubles
-
-            # the (n, K) targets, scores and probabilities, counted before allocating
-            check_doubles(
-                f"{len(codes)} rows x {k} classes (the score, target and probability "
-                "columns of each class)",
-                3 * len(codes) * k,
-                "; give fewer rows per partial_fit call",
-            )
+        _check_class_columns(len(codes), k)
         if first:
             scale = resolve_scale(self.scale, self.learner)
             warn_if_poor_classifier(self.learner, stacklevel=5)
@@ -516,15 +507,7 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         if not math.isfinite(cal._core.curvature + gamma * (2.01 * bound) ** 2):
             return None
         k = self.classes_.size
-        if k > 2:
-            from .._limits import check_doubles
-
-            check_doubles(
-                f"{len(codes)} rows x {k} classes (the score, target and probability "
-                "columns of each class)",
-                3 * len(codes) * k,
-                "; give fewer rows per partial_fit call",
-            )
+        _check_class_columns(len(codes), k)
         raw = columns.progressive(X, 1 - codes if k == 2 else codes, None)
         return cal.progressive_proba(self._calibration_scores(raw), codes)
 
@@ -616,3 +599,16 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
 
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
+
+
+def _check_class_columns(n: int, k: int) -> None:
+    """Refuses (before allocating) the ``(n, K)`` targets, scores and probabilities of
+    ``n`` rows of ``K > 2`` classes when they would pass the memory ceiling."""
+    if k > 2:
+        from .._limits import check_doubles
+
+        check_doubles(
+            f"{n} rows x {k} classes (the score, target and probability columns of each class)",
+            3 * n * k,
+            "; give fewer rows per partial_fit call",
+        )
