@@ -47,7 +47,14 @@ def _signature(class_name: str) -> inspect.Signature:
     return inspect.Signature(params)
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def _as_z(z) -> np.ndarray:
+    # The common case, a contiguous float64 vector (the forecaster's every round): as it is.
+    if type(z) is np.ndarray and z.dtype is _FLOAT64 and z.ndim == 1 and z.size:
+        if z.flags.c_contiguous:
+            return z
     arr = _to_float_array(z, "z")
     if arr.ndim != 1:
         raise InputError(

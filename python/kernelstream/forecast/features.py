@@ -109,23 +109,26 @@ def rows(kind: str, y: np.ndarray, X, origins, k: int, p, s):
     """
     o = np.asarray(origins, dtype=np.intp)
     last = y[o - 1]
-    cols = []
+    J = o[:, None] - np.arange(1, p + 1)  # J[i, j - 1] = o_i - j: the lags' indices
     if kind == "level":
         offset = np.zeros(o.size)
-        cols = [y[o - j] for j in range(1, p + 1)]
+        lags = y[J]
     elif kind == "diff":
         offset = last
-        cols = [y[o - j] - y[o - j - 1] for j in range(1, p + 1)]
+        lags = y[J] - y[J - 1]
     else:
         back = seasons_back(k, s) * s
         offset = y[o + k - back]
-        cols = [y[o - j] - y[o - j - s] for j in range(1, p + 1)]
-    if s is not None and kind != "sdiff":  # sdiff's offset is the seasonal value itself
-        seasonal = y[o + k - seasons_back(k, s) * s]
-        cols.append(seasonal - last if kind == "diff" else seasonal)
-    Z = np.column_stack(cols) if cols else np.zeros((o.size, 0))
-    if X is not None:
-        Z = np.hstack([Z, np.asarray(X, float)[o + k]])
+        lags = y[J] - y[J - s]
+    seasonal = s is not None and kind != "sdiff"  # sdiff's offset is the seasonal value itself
+    Xk = None if X is None else np.asarray(X, float)[o + k]
+    Z = np.empty((o.size, p + seasonal + (0 if Xk is None else Xk.shape[1])))
+    Z[:, :p] = lags
+    if seasonal:
+        sv = y[o + k - seasons_back(k, s) * s]
+        Z[:, p] = sv - last if kind == "diff" else sv
+    if Xk is not None:
+        Z[:, p + seasonal :] = Xk
     return Z, offset
 
 

@@ -26,6 +26,7 @@ one heavy-tailed error does not widen the next ``scale_window`` intervals
 from __future__ import annotations
 
 import bisect
+import math
 from collections import deque
 
 import numpy as np
@@ -55,6 +56,8 @@ class HorizonConformal:
         self.scores: deque = deque()
         self.sorted: list = []
         self.errors: deque = deque(maxlen=scale_window)
+        self.sorted_errors: list = []  # ``errors`` in order, for their median
+        self.n_nan = 0  # NaN errors in ``errors`` (their order is undefined)
         self.n_covered = 0
         self.n_scored = 0
 
@@ -63,9 +66,13 @@ class HorizonConformal:
         every one is 0); None before any error."""
         if not self.errors:
             return None
-        e = np.fromiter(self.errors, float, len(self.errors))
-        d = float(np.median(e))
+        n, srt = len(self.sorted_errors), self.sorted_errors
+        if self.n_nan:
+            d = math.nan
+        else:  # np.median's value: the middle one, or the mean (a + b) / 2 of the two
+            d = srt[n // 2] if n % 2 else (srt[n // 2 - 1] + srt[n // 2]) / 2.0
         if d <= 0.0:
+            e = np.fromiter(self.errors, float, len(self.errors))
             d = float(np.mean(e))
         return d if d > 0.0 else 1.0
 
@@ -84,7 +91,17 @@ class HorizonConformal:
         # eq. (2) of Gibbs and Candes: alpha_{t+1} = alpha_t + gamma (alpha - err_t)
         self.alpha_t += self.gamma * (self.alpha - float(miss))
         err = abs(y - forecast)
+        if len(self.errors) == self.errors.maxlen:
+            old = self.errors[0]
+            if math.isnan(old):
+                self.n_nan -= 1
+            else:
+                del self.sorted_errors[bisect.bisect_left(self.sorted_errors, old)]
         self.errors.append(err)
+        if math.isnan(err):
+            self.n_nan += 1
+        else:
+            bisect.insort(self.sorted_errors, err)
         if d is None:
             return
         score = err / d
