@@ -2,10 +2,18 @@
 here): identical forecasts, rows per second, and peak memory per worker.
 
     python tools/bench_forecast_panel.py --series 10000 --points 500 [--horizon 1]
+        [--learner autokernel|taylor]
 
 The synthetic panel: each series is a trend, a season of 12 and AR(1) noise with its own
 seeded level, slope and amplitude. Rows per second count the input rows (series x
-points); the peak memory is each worker process's maximum resident set (``ru_maxrss``).
+points); the peak memory is each worker process's maximum resident set (``ru_maxrss``),
+before the run (an idle worker) and after it.
+
+``--learner`` is the Forecaster's ``learner`` (``docs/forecasting.md``, "Many series"):
+``autokernel`` (the default, ``learner=None``) or ``taylor``, ``TaylorAWV(degree=2,
+sigma=10.0)`` (fixed Taylor features of a Gaussian kernel, constant time per round: the
+cheaper learner of ``docs/which-learner.md``; ``sigma`` at the scale of these series'
+lags).
 """
 
 from __future__ import annotations
@@ -99,6 +107,13 @@ def local_cluster(n_workers: int = 2, timeout: float = 240):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+#: ``--learner`` names: the Forecaster's ``learner`` argument
+LEARNERS = {
+    "autokernel": lambda ks: None,
+    "taylor": lambda ks: ks.TaylorAWV(degree=2, sigma=10.0),
+}
+
+
 def _peak_rss_mb() -> float:
     import resource
 
@@ -112,29 +127,33 @@ def main(argv=None) -> int:
     ap.add_argument("--series", type=int, default=10_000)
     ap.add_argument("--points", type=int, default=500)
     ap.add_argument("--horizon", type=int, default=1)
+    ap.add_argument("--learner", choices=sorted(LEARNERS), default="autokernel")
     ap.add_argument("--no-local", action="store_true", help="skip the local run (and the check)")
     args = ap.parse_args(argv)
     frame = panel(args.series, args.points)
     rows = len(frame)
-    print(f"panel: {args.series} series x {args.points} points = {rows} rows", flush=True)
+    params = dict(horizon=args.horizon, learner=LEARNERS[args.learner](ks))
+    print(f"panel: {args.series} series x {args.points} points = {rows} rows, "
+          f"horizon {args.horizon}, learner {args.learner}", flush=True)  # fmt: skip
     local = None
     if not args.no_local:
-        t0 = time.perf_counter()
-        local = ks.forecast_panel(frame, horizon=args.horizon)
-        dt = time.perf_counter() - t0
-        print(f"local (1 process): {dt:.1f} s, {rows / dt:.0f} rows/s, "
+        t0, c0 = time.perf_counter(), time.process_time()
+        local = ks.forecast_panel(frame, **params)
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"local (1 process): {dt:.1f} s ({cpu:.1f} s CPU), {rows / dt:.0f} rows/s, "
               f"peak RSS {_peak_rss_mb():.0f} MB", flush=True)  # fmt: skip
     with local_cluster(2) as address:
         from distributed import Client
 
         with Client(address) as client:
+            idle = client.run(_peak_rss_mb)
             t0 = time.perf_counter()
-            dask = ks.forecast_panel(frame, horizon=args.horizon, executor="dask", scheduler=client)
+            dask = ks.forecast_panel(frame, executor="dask", scheduler=client, **params)
             dt = time.perf_counter() - t0
             peaks = client.run(_peak_rss_mb)
         print(f"dask (2 workers x 1 thread): {dt:.1f} s, {rows / dt:.0f} rows/s", flush=True)
         for w, mb in sorted(peaks.items()):
-            print(f"  worker {w}: peak RSS {mb:.0f} MB")
+            print(f"  worker {w}: peak RSS {mb:.0f} MB (idle before the run: {idle[w]:.0f} MB)")
     if local is not None:
         import pandas as pd
 

@@ -38,8 +38,9 @@ class Leader:
         return float(np.asarray(z)[self.best])
 
     def update(self, z, y) -> None:
-        self.loss += (np.asarray(z, float) - y) ** 2
-        j = int(np.argmin(self.loss))
+        d = np.asarray(z, float) - y
+        self.loss += d * d
+        j = int(self.loss.argmin())
         if self.loss[self.best] - self.loss[j] > self.margin:
             self.best = j
 
@@ -102,6 +103,7 @@ class Pooled:
         self.n_common = np.zeros(horizon)
         self.best = [0] * horizon
         self.built = False
+        self._cols: dict = {}  # :meth:`index`'s columns by their keys
 
     def add(self, keys: list) -> None:
         """The candidates that appear at the build (compared after it only)."""
@@ -116,19 +118,25 @@ class Pooled:
         self.built = True
 
     def index(self, keys: list) -> np.ndarray:
-        return np.array([self.keys.index(key) for key in keys])
+        """The columns of ``keys`` (the same few lists every round: kept by their names)."""
+        tk = tuple(keys)
+        cols = self._cols.get(tk)
+        if cols is None:
+            cols = self._cols[tk] = np.array([self.keys.index(key) for key in keys])
+        return cols
 
     def update(self, k: int, cols: np.ndarray, values: np.ndarray, y: float, after: bool) -> None:
         """Horizon ``k``'s label ``y`` of the candidates' forecasts ``values`` (columns
         ``cols``); ``after``: the forecasts were made after the build."""
         e = np.asarray(values, float) - y
+        e2, ae = e * e, np.abs(e)
         if after:
-            self.common[0, k, cols] += e * e
-            self.common[1, k, cols] += np.abs(e)
+            self.common[0, k, cols] += e2
+            self.common[1, k, cols] += ae
             self.n_common[k] += 1
         early = ~self.late[cols]
-        self.full[0, k, cols[early]] += e[early] ** 2
-        self.full[1, k, cols[early]] += np.abs(e[early])
+        self.full[0, k, cols[early]] += e2[early]
+        self.full[1, k, cols[early]] += ae[early]
         self.n_full[k] += 1
 
     def _lead(self, k: int, i: int, c: int) -> tuple:
