@@ -99,3 +99,23 @@ def check_outputs(*flags: tuple[str, str | None]) -> None:
                 check_writable(value, flag)
             except OSError as exc:
                 raise UsageError(str(exc)) from None
+
+
+def check_figure(flag: str, path: str | None) -> None:
+    """A figure's file name (``--plot``) ends with a format matplotlib writes (or has no
+    suffix: PNG), checked before the work, not after it."""
+    if not path:
+        return
+    from pathlib import Path
+
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if not suffix:
+        return
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    if suffix not in formats:
+        raise UsageError(
+            f"{flag} {path}: matplotlib cannot write .{suffix} files; "
+            f"use one of {', '.join('.' + f for f in sorted(formats))}"
+        )

@@ -12,7 +12,7 @@ import sys
 
 from kernelstream.errors import InputError
 
-from .common import check_outputs, count
+from .common import check_figure, check_outputs, count
 from .notes import check_extras
 
 
@@ -30,6 +30,21 @@ def add_parser(sub) -> None:
     f.set_defaults(func=cmd_forecast)
 
 
+def _names(args) -> tuple:
+    """``(target, time, id)`` column names of the table given to ``forecast_panel``: the
+    file's own (so that its errors name them), a free name for one not given."""
+    given = [c for c in (args.target, args.time, args.id) if c is not None]
+    if len(set(given)) < len(given):
+        raise InputError("--target, --time and --id must name different columns")
+
+    def free(name):
+        while name in given:
+            name += "_"
+        return name
+
+    return args.target, args.time or free("ds"), args.id or free("unique_id")
+
+
 def _table(args):
     from kernelstream._optional import require
 
@@ -43,11 +58,12 @@ def _table(args):
             raise InputError(
                 f"{flag} {col!r}: no such column in {args.csv} ({list(frame.columns)})"
             )
+    target, time, uid = _names(args)
     y = pd.to_numeric(frame[args.target], errors="coerce")
     if y.isna().any() and not frame[args.target].isna().equals(y.isna()):
         raise InputError(f"--target {args.target!r} has values that are not numbers")
-    out = pd.DataFrame({"y": y.astype(float)})
-    out["unique_id"] = frame[args.id].astype(str) if args.id else "series"
+    out = pd.DataFrame({target: y.astype(float)})
+    out[uid] = frame[args.id].astype(str) if args.id else "series"
     if args.time:
         ds = frame[args.time]
         if not pd.api.types.is_numeric_dtype(ds):
@@ -57,9 +73,9 @@ def _table(args):
                 raise InputError(
                     f"--time {args.time!r}: values are neither numbers nor dates"
                 ) from None
-        out["ds"] = ds.to_numpy()
+        out[time] = ds.to_numpy()
     else:
-        out["ds"] = out.groupby("unique_id").cumcount().to_numpy()
+        out[time] = out.groupby(uid).cumcount().to_numpy()
     return out
 
 
@@ -69,16 +85,20 @@ def cmd_forecast(args) -> int:
 
     check_outputs(("--out", args.out), ("--plot", args.plot))
     check_extras(args)
+    check_figure("--plot", args.plot)
     frame = _table(args)
+    target, time, uid = _names(args)
     params = {} if args.season is None else {"season": args.season}
-    res = forecast_panel(frame[["unique_id", "ds", "y"]], horizon=args.horizon, **params)
+    res = forecast_panel(
+        frame, id_col=uid, time_col=time, target=target, horizon=args.horizon, **params
+    )
     if args.out:
         with atomic_write(args.out, "w") as fh:
             res.to_csv(fh, index=False)
     else:
         res.to_csv(sys.stdout, index=False)
     if args.plot:
-        _plot(frame, res, args.plot)
+        _plot(frame[[uid, time, target]].set_axis(["unique_id", "ds", "y"], axis=1), res, args.plot)
     return 0
 
 

@@ -8,7 +8,7 @@ import sys
 
 from kernelstream.evaluate.metrics import NAMES as METRIC_NAMES
 
-from .common import check_outputs, count, number, seconds, seed
+from .common import check_figure, check_outputs, count, number, seconds, seed
 from .learner import LEARNERS, build_learner, resume
 from .notes import check_extras
 from .stream import load_stream, report_reading, scaled, weighted_chunks
@@ -140,6 +140,7 @@ def cmd_run(args) -> int:
         ("--plot", args.plot),
     )
     check_extras(args)
+    check_figure("--plot", args.plot)
     if args.resume:
         learner = resume(args.resume, args)
     else:

@@ -71,10 +71,15 @@ def forecast_series(task) -> dict:
     for uid, ds, y, X in series:
         observed = np.isfinite(y)
         n = int(np.argmin(observed)) if not observed.all() else y.size
-        if n < 2 or not observed[:n].all() or observed[n:].any():
+        if n < 2 or observed[n:].any():
+            where = (
+                f"it is missing at {ds[n]!s} and observed after it"
+                if observed[n:].any()
+                else f"it has {n} before its first missing one"
+            )
             raise InputError(
                 f"series {uid!r}: the target needs 2 or more observed values, then only "
-                "missing ones (the future rows, with their exogenous values)"
+                f"missing ones (the future rows, with their exogenous values); {where}"
             )
         if X is not None and n == y.size:
             raise InputError(
