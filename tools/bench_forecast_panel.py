@@ -120,6 +120,20 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
+def relative_mse(frame, out, start: int = 100) -> tuple:
+    """The horizon-1 forecasts' MSE over the origins ``ds >= start`` divided by the last
+    value's, per series: ``(mean, median)`` over the series."""
+    import pandas as pd
+
+    f = out[out.h == 1].merge(frame, on=["unique_id", "ds"])
+    prev = frame.assign(ds=frame.ds + 1).rename(columns={"y": "last"})
+    f = f.merge(prev, on=["unique_id", "ds"])
+    f = f[f.ds >= start]
+    r = f.assign(e=(f.forecast - f.y) ** 2, n=(f["last"] - f.y) ** 2).groupby("unique_id")
+    ratio = r.e.mean() / r.n.mean()
+    return float(ratio.mean()), float(pd.Series(ratio).median())
+
+
 def main(argv=None) -> int:
     import kernelstream as ks
 
@@ -154,6 +168,8 @@ def main(argv=None) -> int:
         print(f"dask (2 workers x 1 thread): {dt:.1f} s, {rows / dt:.0f} rows/s", flush=True)
         for w, mb in sorted(peaks.items()):
             print(f"  worker {w}: peak RSS {mb:.0f} MB (idle before the run: {idle[w]:.0f} MB)")
+    m, med = relative_mse(frame, dask)
+    print(f"h=1 MSE / the last value's (ds >= 100, per series): mean {m:.3f}, median {med:.3f}")
     if local is not None:
         import pandas as pd
 
