@@ -160,14 +160,15 @@ def main(argv=None) -> int:
         from distributed import Client
 
         with Client(address) as client:
-            idle = client.run(_peak_rss_mb)
+            idle, cpu0 = client.run(_peak_rss_mb), client.run(time.process_time)
             t0 = time.perf_counter()
             dask = ks.forecast_panel(frame, executor="dask", scheduler=client, **params)
             dt = time.perf_counter() - t0
-            peaks = client.run(_peak_rss_mb)
+            peaks, cpu1 = client.run(_peak_rss_mb), client.run(time.process_time)
         print(f"dask (2 workers x 1 thread): {dt:.1f} s, {rows / dt:.0f} rows/s", flush=True)
         for w, mb in sorted(peaks.items()):
-            print(f"  worker {w}: peak RSS {mb:.0f} MB (idle before the run: {idle[w]:.0f} MB)")
+            print(f"  worker {w}: {cpu1[w] - cpu0[w]:.1f} s CPU, peak RSS {mb:.0f} MB "
+                  f"(idle before the run: {idle[w]:.0f} MB)")  # fmt: skip
     m, med = relative_mse(frame, dask)
     print(f"h=1 MSE / the last value's (ds >= 100, per series): mean {m:.3f}, median {med:.3f}")
     if local is not None:
