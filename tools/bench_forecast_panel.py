@@ -6,7 +6,7 @@ here): identical forecasts, rows per second, and peak memory per worker.
 
 The synthetic panel: each series is a trend, a season of 12 and AR(1) noise with its own
 seeded level, slope and amplitude. Rows per second count the input rows (series x
-points); the peak memory is each worker process's maximum resident set (``ru_maxrss``),
+points); the peak memory is each worker process's maximum resident set (``VmHWM``),
 before the run (an idle worker) and after it.
 
 ``--learner`` is the Forecaster's ``learner`` (``docs/forecasting.md``, "Many series"):
@@ -115,6 +115,16 @@ LEARNERS = {
 
 
 def _peak_rss_mb() -> float:
+    """This process's peak resident set, in MB: ``VmHWM`` of ``/proc/self/status`` (the
+    peak of this process image; ``ru_maxrss`` would carry over the parent's peak across
+    the fork and exec that started a worker), else ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
