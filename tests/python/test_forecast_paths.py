@@ -89,3 +89,16 @@ def test_the_leaders_losses_are_sums_of_squared_and_absolute_errors():
     assert np.array_equal(pool.common[0, 1], sq) and np.array_equal(pool.common[1, 1], ab)
     early = [0, 1]  # "d" came at the build: not in the full-stream sums
     assert np.array_equal(pool.full[0, 1, early], sq[early]) and pool.full[0, 1, 3] == 0.0
+
+
+def test_a_state_pickled_without_the_sorted_errors_gives_the_same_scale():
+    import pickle
+
+    conf = HorizonConformal(0.1, scale_window=5)
+    for i, y in enumerate([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0]):
+        conf.update(0.0, -1.0, 1.0, y, None if i < 2 else 1.0)
+    old = HorizonConformal.__new__(HorizonConformal)
+    state = {k: v for k, v in vars(conf).items() if k not in ("sorted_errors", "n_nan")}
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    assert old.scale() == conf.scale() == float(np.median([4.0, 1.0, 5.0, 9.0, 2.0]))
+    assert old.half_width() == conf.half_width()

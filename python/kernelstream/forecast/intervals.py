@@ -61,6 +61,14 @@ class HorizonConformal:
         self.n_covered = 0
         self.n_scored = 0
 
+    def __setstate__(self, state) -> None:
+        # a state pickled before ``sorted_errors`` existed: rebuilt from ``errors``
+        self.__dict__.update(state)
+        if "sorted_errors" not in state:
+            e = list(self.errors)
+            self.n_nan = sum(math.isnan(v) for v in e)
+            self.sorted_errors = sorted(v for v in e if not math.isnan(v))
+
     def scale(self):
         """``d_o``: the median of the last absolute errors (their mean if that is 0, 1 if
         every one is 0); None before any error."""
