@@ -87,6 +87,12 @@ def synthetic(name: str, n: int = 1000, seed: int = 0):
         for i in range(1, n):
             y[i] = 0.5 * y[i - 1] + 2 * x1[i] + np.sin(2 * x2[i]) + 0.3 * rng.normal()
         return y, np.column_stack([x1, x2]), None
+    if name == "syn_random_walk":  # a Gaussian random walk: nothing beats the last value
+        return np.cumsum(rng.normal(size=n)), None, None
+    if name == "syn_trend_break":  # a weekly season, a slope that turns and a level shift
+        slope = np.where(t < n // 2, 0.05, -0.03)
+        y = np.cumsum(slope) + 2 * np.sin(2 * np.pi * t / 7) + 4.0 * (t >= 2 * n // 3)
+        return y + 0.7 * rng.normal(size=n), None, 7
     raise KeyError(name)
 
 
@@ -101,6 +107,10 @@ SERIES = {
     **{
         k: (lambda k=k: synthetic(k))
         for k in ("syn_trend_season", "syn_level_shifts", "syn_variance_jumps", "syn_exogenous")
+    },
+    # checks against overfitting the series above: 500 values each
+    **{
+        k: (lambda k=k: synthetic(k, n=500, seed=1)) for k in ("syn_random_walk", "syn_trend_break")
     },
 }
 
