@@ -18,6 +18,8 @@ pub struct BlockScratch {
     tau: Vec<f64>,
     /// `T` of the compact WY form (column-major `nb x nb`, upper triangular).
     t: Vec<f64>,
+    /// `V^T V` of the panel's reflectors (column-major `nb x nb`).
+    z: Vec<f64>,
     w: Vec<f64>,
     w2: Vec<f64>,
 }
@@ -165,17 +167,23 @@ impl BlockScratch {
         let t = &mut self.t;
         t.clear();
         t.resize(nb * nb, 0.0);
+        // The inner products V^T V of the reflectors in one product (column jj of z
+        // holds v_kk^T v_jj at row kk).
         let v = &kt[j0 * n..(j0 + nb) * n];
+        let z = &mut self.z;
+        z.clear();
+        z.resize(nb * nb, 0.0);
+        let vn = View::col_major(n, nb, 0, n);
+        gemm(1.0, v, vn.t(), v, vn, 0.0, z, View::col_major(nb, nb, 0, nb));
         for jj in 0..nb {
             let tau = self.tau[jj];
             t[jj * nb + jj] = tau;
             if tau == 0.0 {
                 continue;
             }
-            let vj = &v[jj * n..(jj + 1) * n];
-            let z: Vec<f64> = (0..jj).map(|ii| dot(&v[ii * n..(ii + 1) * n], vj)).collect();
+            let zj = &z[jj * nb..jj * nb + jj];
             for ii in 0..jj {
-                let s: f64 = (ii..jj).map(|kk| t[kk * nb + ii] * z[kk]).sum();
+                let s: f64 = (ii..jj).map(|kk| t[kk * nb + ii] * zj[kk]).sum();
                 t[jj * nb + ii] = -tau * s;
             }
         }
