@@ -187,30 +187,29 @@ impl BlockScratch {
                 t[jj * nb + ii] = -tau * s;
             }
         }
-        // W = R_p + V^T K_t (nb x mt, column-major).
+        // W^T = R_p^T + K_t^T V (mt x nb, column-major: column jj is row jj of R_p,
+        // so that the panel rows are copied in and out whole).
         let (vs, ktr) = kt.split_at_mut((j0 + nb) * n);
         let vv = View::col_major(n, nb, j0 * n, n);
+        let ktv = View::col_major(n, mt, 0, n);
         let w = &mut self.w;
         w.clear();
         w.resize(nb * mt, 0.0);
-        for jj in 0..nb {
-            for (cc, &r) in lp[jj * ld + nb..(jj + 1) * ld].iter().enumerate() {
-                w[cc * nb + jj] = r;
-            }
+        for (jj, wc) in w.chunks_exact_mut(mt).enumerate() {
+            wc.copy_from_slice(&lp[jj * ld + nb..(jj + 1) * ld]);
         }
-        let wv = View::col_major(nb, mt, 0, nb);
-        gemm(1.0, vs, vv.t(), ktr, View::col_major(n, mt, 0, n), 1.0, w, wv);
-        // W2 = T^T W; R_p -= W2; K_t -= V W2.
+        let wv = View::col_major(mt, nb, 0, mt);
+        gemm(1.0, ktr, ktv.t(), vs, vv, 1.0, w, wv);
+        // W2^T = W^T T; R_p -= W2; K_t -= V W2.
         let w2 = &mut self.w2;
         w2.clear();
         w2.resize(nb * mt, 0.0);
-        gemm(1.0, t, View::col_major(nb, nb, 0, nb).t(), w, wv, 0.0, w2, wv);
-        for jj in 0..nb {
-            for (cc, r) in lp[jj * ld + nb..(jj + 1) * ld].iter_mut().enumerate() {
-                *r -= w2[cc * nb + jj];
-            }
+        gemm(1.0, w, wv, t, View::col_major(nb, nb, 0, nb), 0.0, w2, wv);
+        for (jj, wc) in w2.chunks_exact(mt).enumerate() {
+            let r = &mut lp[jj * ld + nb..(jj + 1) * ld];
+            r.iter_mut().zip(wc).for_each(|(r, w)| *r -= w);
         }
-        gemm(-1.0, vs, vv, w2, wv, 1.0, ktr, View::col_major(n, mt, 0, n));
+        gemm(-1.0, vs, vv, w2, wv.t(), 1.0, ktr, ktv);
     }
 }
 
