@@ -5,8 +5,12 @@ use super::ColCholesky;
 use crate::linalg::blas::{axpy, dot};
 use crate::linalg::gemm::{gemm, View};
 
-/// Columns of the factor per panel of [`ColCholesky::block_solve_update`].
+/// Columns of the factor per panel of [`ColCholesky::block_solve_update`] on factors of
+/// order `>= 400`; [`SMALL_PANEL`] below.
 pub const PANEL: usize = 32;
+/// Panel of the factors of order `< 400` (AutoKernel's 200-point dictionaries: measured
+/// 1.02-1.11x faster rounds than [`PANEL`], docs/choices.md).
+pub const SMALL_PANEL: usize = 16;
 
 /// Scratch of [`ColCholesky::block_solve_update`] (kept between blocks).
 #[derive(Debug, Default)]
@@ -49,7 +53,7 @@ impl ColCholesky {
     /// `L'^T` is the `R` of the QR decomposition of `[L^T; K]`: for each column `j`
     /// a Householder reflector on `[R_jj; K_{:,j}]` zeros `K_{:,j}`; it touches row
     /// `j` of `R` (column `j` of `L`) and the rows of `K` only, so each column of
-    /// `L` is read and written once, in panels of [`PANEL`] columns whose
+    /// `L` is read and written once, in panels of [`PANEL`] ([`SMALL_PANEL`]) columns whose
     /// reflectors are applied to the trailing columns as two matrix-matrix
     /// products. Cost `(c + 2 n + PANEL) m^2` flops.
     pub fn block_solve_update(
@@ -73,9 +77,10 @@ impl ColCholesky {
                 }
             }
         }
+        let panel = if m < 400 { SMALL_PANEL } else { PANEL };
         let mut j0 = 0;
         while j0 < m {
-            let j1 = (j0 + PANEL).min(m);
+            let j1 = (j0 + panel).min(m);
             let (nb, ld, mt) = (j1 - j0, m - j0, m - j1);
             // The panel L[j0..m, j0..j1], column-major with leading dimension ld.
             sc.lp.clear();
