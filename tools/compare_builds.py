@@ -3,7 +3,8 @@
 Each build is a Python interpreter with its own kernelstream installed (for example a
 virtual environment holding an older commit). For every regression dataset of the
 AutoKernel benchmark (``tools/bench_autokernel.py``: rows with a missing value dropped,
-shuffled with seed 0, at most ``--max-rows``), the two builds run the same AutoKernel
+shuffled with seed 0, at most ``--max-rows``; ``friedmanD``: the Friedman-like stream of
+``datasets.synthetic.friedman_stream`` at ``d = D``, seed 0), the two builds run the same AutoKernel
 in turns (A B A B ...), each run in a fresh process; the script reports rounds per
 second of each (CPU time of the process, best run, and wall-clock time, best run),
 their ratio, and the largest relative difference between the two builds' predictions.
@@ -33,9 +34,12 @@ import kernelstream as ks
 from kernelstream import datasets
 name, max_rows, threads, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 kwargs = json.loads(sys.argv[5])
-X, y = datasets.load(name)
-X, y, _ = datasets.drop_missing(X, y)
-X, y = datasets.shuffle(X, y, seed=0)
+if name.startswith("friedman"):
+    X, y = datasets.synthetic.friedman_stream(max_rows, d=int(name[len("friedman"):]), seed=0)
+else:
+    X, y = datasets.load(name)
+    X, y, _ = datasets.drop_missing(X, y)
+    X, y = datasets.shuffle(X, y, seed=0)
 X, y = np.ascontiguousarray(X[:max_rows]), np.ascontiguousarray(y[:max_rows])
 m = ks.AutoKernel(threads=threads, **kwargs)
 c0, w0 = time.process_time(), time.perf_counter()

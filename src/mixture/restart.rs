@@ -48,6 +48,8 @@ use serde::{Deserialize, Serialize};
 
 /// Rounds between two checks of the detector, replacement and drop.
 pub const CHECK: u64 = 50;
+/// Most rows of the learner run ahead of the checks ([`Restart::quiet_rows`]).
+const MAX_QUIET_ROWS: u64 = 1024;
 /// Window (rounds) of the error level `s` and of the variance of `u`.
 const LONG: f64 = 2000.0;
 /// The rise of the relative error the CUSUM is designed for.
@@ -286,6 +288,24 @@ impl Restart {
     pub fn chunk(n_seen: u64, n: usize) -> usize {
         let left = (CHECK - n_seen % CHECK) as usize;
         left.min(n)
+    }
+
+    /// Rows of `n` rounds from global round `n_seen` that the learner can run before
+    /// the checks between them are made: only a promotion changes the learner, and
+    /// without a successor now none can come before the check `ceil(2 warmup / CHECK)`
+    /// checks after the next one (a successor started at a check is promoted once its
+    /// `age >= max(PROMOTE_AGE, 2 warmup)`, or on a second change, which needs `since >=
+    /// 2 warmup` rounds after the first), so the learner's predictions up to that check
+    /// are the same whatever the checks before it decide. With a successor, a check may
+    /// promote it: up to the next check. At most [`MAX_QUIET_ROWS`] rows (a Ctrl-C waits
+    /// for them).
+    pub fn quiet_rows(&self, n_seen: u64, warmup: usize, n: usize) -> usize {
+        let first = Self::chunk(n_seen, n);
+        if self.successor.is_some() || first == n {
+            return first;
+        }
+        let later = (2 * warmup as u64).div_ceil(CHECK).max(1) * CHECK;
+        (first as u64 + later).min(n as u64).min(MAX_QUIET_ROWS.max(first as u64)) as usize
     }
 
     pub fn successor_predict(&self, x: &[f64]) -> Result<Option<f64>> {

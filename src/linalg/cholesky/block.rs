@@ -5,8 +5,12 @@ use super::ColCholesky;
 use crate::linalg::blas::{axpy, dot};
 use crate::linalg::gemm::{gemm, View};
 
-/// Columns of the factor per panel of [`ColCholesky::block_solve_update`].
+/// Columns of the factor per panel of [`ColCholesky::block_solve_update`] on factors of
+/// order `>= 400`; [`SMALL_PANEL`] below.
 pub const PANEL: usize = 32;
+/// Panel of the factors of order `< 400` (AutoKernel's 200-point dictionaries: measured
+/// 1.02-1.11x faster rounds than [`PANEL`], docs/choices.md).
+pub const SMALL_PANEL: usize = 16;
 
 /// Scratch of [`ColCholesky::block_solve_update`] (kept between blocks).
 #[derive(Debug, Default)]
@@ -18,6 +22,8 @@ pub struct BlockScratch {
     tau: Vec<f64>,
     /// `T` of the compact WY form (column-major `nb x nb`, upper triangular).
     t: Vec<f64>,
+    /// `V^T V` of the panel's reflectors (column-major `nb x nb`).
+    z: Vec<f64>,
     w: Vec<f64>,
     w2: Vec<f64>,
 }
@@ -47,7 +53,7 @@ impl ColCholesky {
     /// `L'^T` is the `R` of the QR decomposition of `[L^T; K]`: for each column `j`
     /// a Householder reflector on `[R_jj; K_{:,j}]` zeros `K_{:,j}`; it touches row
     /// `j` of `R` (column `j` of `L`) and the rows of `K` only, so each column of
-    /// `L` is read and written once, in panels of [`PANEL`] columns whose
+    /// `L` is read and written once, in panels of [`PANEL`] ([`SMALL_PANEL`]) columns whose
     /// reflectors are applied to the trailing columns as two matrix-matrix
     /// products. Cost `(c + 2 n + PANEL) m^2` flops.
     pub fn block_solve_update(
@@ -71,9 +77,10 @@ impl ColCholesky {
                 }
             }
         }
+        let panel = if m < 400 { SMALL_PANEL } else { PANEL };
         let mut j0 = 0;
         while j0 < m {
-            let j1 = (j0 + PANEL).min(m);
+            let j1 = (j0 + panel).min(m);
             let (nb, ld, mt) = (j1 - j0, m - j0, m - j1);
             // The panel L[j0..m, j0..j1], column-major with leading dimension ld.
             sc.lp.clear();
@@ -165,44 +172,49 @@ impl BlockScratch {
         let t = &mut self.t;
         t.clear();
         t.resize(nb * nb, 0.0);
+        // The inner products V^T V of the reflectors in one product (column jj of z
+        // holds v_kk^T v_jj at row kk).
         let v = &kt[j0 * n..(j0 + nb) * n];
+        let z = &mut self.z;
+        z.clear();
+        z.resize(nb * nb, 0.0);
+        let vn = View::col_major(n, nb, 0, n);
+        gemm(1.0, v, vn.t(), v, vn, 0.0, z, View::col_major(nb, nb, 0, nb));
         for jj in 0..nb {
             let tau = self.tau[jj];
             t[jj * nb + jj] = tau;
             if tau == 0.0 {
                 continue;
             }
-            let vj = &v[jj * n..(jj + 1) * n];
-            let z: Vec<f64> = (0..jj).map(|ii| dot(&v[ii * n..(ii + 1) * n], vj)).collect();
+            let zj = &z[jj * nb..jj * nb + jj];
             for ii in 0..jj {
-                let s: f64 = (ii..jj).map(|kk| t[kk * nb + ii] * z[kk]).sum();
+                let s: f64 = (ii..jj).map(|kk| t[kk * nb + ii] * zj[kk]).sum();
                 t[jj * nb + ii] = -tau * s;
             }
         }
-        // W = R_p + V^T K_t (nb x mt, column-major).
+        // W^T = R_p^T + K_t^T V (mt x nb, column-major: column jj is row jj of R_p,
+        // so that the panel rows are copied in and out whole).
         let (vs, ktr) = kt.split_at_mut((j0 + nb) * n);
         let vv = View::col_major(n, nb, j0 * n, n);
+        let ktv = View::col_major(n, mt, 0, n);
         let w = &mut self.w;
         w.clear();
         w.resize(nb * mt, 0.0);
-        for jj in 0..nb {
-            for (cc, &r) in lp[jj * ld + nb..(jj + 1) * ld].iter().enumerate() {
-                w[cc * nb + jj] = r;
-            }
+        for (jj, wc) in w.chunks_exact_mut(mt).enumerate() {
+            wc.copy_from_slice(&lp[jj * ld + nb..(jj + 1) * ld]);
         }
-        let wv = View::col_major(nb, mt, 0, nb);
-        gemm(1.0, vs, vv.t(), ktr, View::col_major(n, mt, 0, n), 1.0, w, wv);
-        // W2 = T^T W; R_p -= W2; K_t -= V W2.
+        let wv = View::col_major(mt, nb, 0, mt);
+        gemm(1.0, ktr, ktv.t(), vs, vv, 1.0, w, wv);
+        // W2^T = W^T T; R_p -= W2; K_t -= V W2.
         let w2 = &mut self.w2;
         w2.clear();
         w2.resize(nb * mt, 0.0);
-        gemm(1.0, t, View::col_major(nb, nb, 0, nb).t(), w, wv, 0.0, w2, wv);
-        for jj in 0..nb {
-            for (cc, r) in lp[jj * ld + nb..(jj + 1) * ld].iter_mut().enumerate() {
-                *r -= w2[cc * nb + jj];
-            }
+        gemm(1.0, w, wv, t, View::col_major(nb, nb, 0, nb), 0.0, w2, wv);
+        for (jj, wc) in w2.chunks_exact(mt).enumerate() {
+            let r = &mut lp[jj * ld + nb..(jj + 1) * ld];
+            r.iter_mut().zip(wc).for_each(|(r, w)| *r -= w);
         }
-        gemm(-1.0, vs, vv, w2, wv, 1.0, ktr, View::col_major(n, mt, 0, n));
+        gemm(-1.0, vs, vv, w2, wv.t(), 1.0, ktr, ktv);
     }
 }
 

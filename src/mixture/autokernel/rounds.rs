@@ -71,11 +71,14 @@ impl AutoKernel {
     }
 }
 impl AutoKernel {
-    /// Rows through the current learner and its successor ([`crate::mixture::restart`]), in
-    /// pieces that end on the rounds where the restart checks happen; with `trace`,
-    /// the current learner's experts and weights and the combined predictions. On an
-    /// error the successor is dropped (the rows the current learner completed are in
-    /// `out`, with its own predictions).
+    /// Rows through the current learner and its successor ([`crate::mixture::restart`]):
+    /// the learner's rows up to a check that could change it ([`Restart::quiet_rows`]),
+    /// then the successor's and the checks, one piece between two checks at a time;
+    /// with `trace`, the current learner's experts and weights and the combined
+    /// predictions. The learner's rows run without stopping for Ctrl-C when they pass
+    /// a check or run beside a successor (the caller polls after them). On an error
+    /// the successor is dropped (the rows the current learner completed and that the
+    /// restart has not combined are in `out` with its own predictions).
     pub(super) fn restart_rows(
         &mut self,
         r: &mut Restart,
@@ -88,45 +91,69 @@ impl AutoKernel {
         let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
         let mut tr = crate::mixture::Trace::default();
         while i < n {
-            let k = Restart::chunk(self.n_seen, n - i);
-            let (xc, yc) = (&x[i * d..(i + k) * d], &y[i..i + k]);
+            let n0 = self.n_seen;
+            let q = r.quiet_rows(n0, self.cfg.warmup, n - i);
+            let (xq, yq) = (&x[i * d..(i + q) * d], &y[i..i + q]);
             pm.clear();
             let traced = trace.is_some();
-            let learner = || match traced {
+            let mut learner = || match traced {
                 true => {
                     tr = crate::mixture::Trace::default();
-                    let r = self.core_trace(Rows { x: xc, d, y: yc }, &mut tr);
+                    let r = self.core_trace(Rows { x: xq, d, y: yq }, &mut tr);
                     pm.extend_from_slice(&tr.predictions);
                     r
                 }
-                false => self.core_predict_learn_many(Rows { x: xc, d, y: yc }, &mut pm),
+                false => self.core_predict_learn_many(Rows { x: xq, d, y: yq }, &mut pm),
             };
-            let res = super::steps::successor_chunk(r, learner, &mut ps, |s, ps| {
-                s.predict_learn_many(xc, d, yc, ps)
-            });
-            let with_succ = match res {
-                Ok(w) => w,
-                Err(e) => {
-                    out.extend_from_slice(&pm);
-                    if let Some(t) = trace.as_deref_mut() {
-                        t.predictions.extend_from_slice(&pm);
-                        t.experts.extend(&tr.experts);
-                        t.weights.extend(&tr.weights);
-                    }
-                    return Err(e);
+            let whole = r.successor().is_some() || q > Restart::chunk(n0, q);
+            let res = if whole { crate::interrupt::uninterrupted(learner) } else { learner() };
+            let fail = |e, r: &mut Restart, out: &mut Vec<f64>, from: usize, trace| {
+                r.drop_successor();
+                out.extend_from_slice(&pm[from..]);
+                if let Some(t) = trace {
+                    let t: &mut crate::mixture::Trace = t;
+                    t.predictions.extend_from_slice(&pm[from..]);
+                    t.experts.extend(&tr.experts);
+                    t.weights.extend(&tr.weights);
                 }
+                Err(e)
             };
+            if let Err(e) = res {
+                return fail(e, r, out, 0, trace.as_deref_mut());
+            }
             let start = out.len();
-            for j in 0..k {
-                out.push(r.round(pm[j], with_succ.then(|| ps[j]), yc[j]));
+            let mut a = 0;
+            while a < q {
+                let b = a + Restart::chunk(n0 + a as u64, q - a);
+                let (xc, yc) = (&xq[a * d..b * d], &yq[a..b]);
+                let with_succ = match r.successor_mut() {
+                    Some(s) => {
+                        ps.clear();
+                        let res = crate::interrupt::uninterrupted(|| {
+                            s.predict_learn_many(xc, d, yc, &mut ps)
+                        });
+                        if let Err(e) = res {
+                            return fail(e, r, out, a, trace.as_deref_mut());
+                        }
+                        true
+                    }
+                    None => false,
+                };
+                for j in a..b {
+                    out.push(r.round(pm[j], with_succ.then(|| ps[j - a]), yq[j]));
+                }
+                if let Some(t) = trace.as_deref_mut() {
+                    t.predictions.extend_from_slice(&out[start + a..start + b]);
+                }
+                let promoted = self.check_restart_at(r, n0 + b as u64)?;
+                debug_assert!(!promoted || b == q, "a promotion before the quiet rows' end");
+                a = b;
             }
             if let Some(t) = trace.as_deref_mut() {
-                t.predictions.extend_from_slice(&out[start..]);
                 t.experts.extend(&tr.experts);
                 t.weights.extend(&tr.weights);
             }
-            self.check_restart(r)?;
-            i += k;
+            i += q;
             if i < n {
                 crate::interrupt::poll()?; // a round boundary of learner and successor
             }

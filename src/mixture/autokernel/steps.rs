@@ -53,7 +53,13 @@ impl AutoKernel {
     /// Every `CHECK` rounds, asks the detector whether the successor replaces this
     /// learner, and if so takes its warm-up, scale and experts.
     pub(super) fn check_restart(&mut self, r: &mut Restart) -> Result<()> {
-        if self.n_seen.is_multiple_of(CHECK) {
+        self.check_restart_at(r, self.n_seen).map(|_| ())
+    }
+
+    /// [`Self::check_restart`] after global round `at` (the learner may have run
+    /// further: [`Restart::quiet_rows`]); whether the successor replaced the learner.
+    pub(super) fn check_restart_at(&mut self, r: &mut Restart, at: u64) -> Result<bool> {
+        if at.is_multiple_of(CHECK) {
             let cfg = self.successor_config();
             let fitted = self.fitted.is_some();
             if let Some(s) = r.check(fitted, self.cfg.warmup, || AutoKernel::with_config(cfg))? {
@@ -62,9 +68,10 @@ impl AutoKernel {
                 self.warm_y = s.warm_y;
                 self.fitted = s.fitted;
                 self.kept = Default::default();
+                return Ok(true);
             }
         }
-        Ok(())
+        Ok(false)
     }
 }
 
