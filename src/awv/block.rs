@@ -79,8 +79,7 @@ pub fn run(
         unit_columns(ainv, r, x, n, units, sc);
     }
     let pv = View { rows: r, cols: n, off: 0, rs: n, cs: 1 };
-    let xv = View { rows: n, cols: r, off: 0, rs: r, cs: 1 };
-    gemm(1.0, x, xv, &sc.p, pv, 0.0, &mut sc.g, View::col_major(n, n, 0, n));
+    lower_gram(x, &sc.p, r, n, &mut sc.g);
     // pb = P^T B (n x K by columns: column j holds x_l^T A_0^{-1} B_j).
     let (bv, cv) = (View::col_major(r, k, 0, r), View::col_major(n, k, 0, n));
     gemm(1.0, &sc.p, pv.t(), b, bv, 0.0, &mut sc.pb, cv);
@@ -88,14 +87,39 @@ pub fn run(
         return false;
     }
     // H = P U, then S -= H D^{-1} H^T (P's storage takes H D^{-1}).
-    let cm = |rows, cols, ld| View::col_major(rows, cols, 0, ld);
-    gemm(1.0, &sc.p, pv, &sc.u, cm(n, n, n), 0.0, &mut sc.h, cm(r, n, r));
+    // U is unit upper triangular: columns c0..c1 of H need columns 0..c1 of P.
+    for c0 in (0..n).step_by(STRIP) {
+        let c1 = (c0 + STRIP).min(n);
+        let (pc, uc) = (View { cols: c1, ..pv }, View::col_major(c1, c1 - c0, c0 * n, n));
+        gemm(1.0, &sc.p, pc, &sc.u, uc, 0.0, &mut sc.h, View::col_major(r, c1 - c0, c0 * r, r));
+    }
     for ((pk, hk), dk) in sc.p.chunks_exact_mut(r).zip(sc.h.chunks_exact(r)).zip(deltas.iter()) {
         let s = 1.0 / (1.0 + dk);
         pk.iter_mut().zip(hk).for_each(|(a, c)| *a = c * s);
     }
     upper::rank_update(ainv, r, -1.0, &sc.p, &sc.h, n);
     true
+}
+
+/// Column strips of `G` and `H = P U` in [`run`]: their triangular structure saves a
+/// quarter of the two products' flops.
+const STRIP: usize = 32;
+
+/// `G = X P` (column-major `n x n`) for `P` stored as `P^T` (`n x r` by columns): `G`
+/// is symmetric (`x_l^T S x_k`), so each strip of columns is computed from its
+/// diagonal down and the entries above the diagonal strips are mirrored.
+fn lower_gram(x: &[f64], pt: &[f64], r: usize, n: usize, g: &mut [f64]) {
+    for c0 in (0..n).step_by(STRIP) {
+        let c1 = (c0 + STRIP).min(n);
+        let xv = View { rows: n - c0, cols: r, off: c0 * r, rs: r, cs: 1 };
+        let pv = View { rows: r, cols: c1 - c0, off: c0, rs: n, cs: 1 };
+        gemm(1.0, x, xv, pt, pv, 0.0, g, View::col_major(n - c0, c1 - c0, c0 * n + c0, n));
+    }
+    for k in STRIP..n {
+        for l in 0..k / STRIP * STRIP {
+            g[k * n + l] = g[l * n + k];
+        }
+    }
 }
 
 /// `P = S X^T` (into `sc.p`, stored as `P^T`) for the `n` rows of `x` of which `units` are coordinate
