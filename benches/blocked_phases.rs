@@ -79,14 +79,14 @@ fn main() {
     let mut tm = [0.0f64; 4];
     for _ in 0..reps {
         let t0 = cpu_ns();
-        upper::symm_rows(&ainv, r, x, n, &mut p, &mut tile);
+        upper::symm_rows_t(&ainv, r, x, n, &mut p, &mut tile);
         let t1 = cpu_ns();
         gemm(
             1.0,
             x,
             View { rows: n, cols: r, off: 0, rs: r, cs: 1 },
             &p,
-            View::col_major(r, n, 0, r),
+            View { rows: r, cols: n, off: 0, rs: n, cs: 1 },
             0.0,
             &mut g,
             View::col_major(n, n, 0, n),
@@ -95,7 +95,7 @@ fn main() {
         gemm(
             1.0,
             &p,
-            View::col_major(r, n, 0, r),
+            View { rows: r, cols: n, off: 0, rs: n, cs: 1 },
             &u,
             View::col_major(n, n, 0, n),
             0.0,
@@ -134,13 +134,15 @@ fn main() {
             let j1 = (j0 + pw).min(r);
             let nb = j1 - j0;
             let base = upper::col_off(r, j0).0;
-            let pj = View::col_major(nb, n, j0, r);
+            // Rows of P as stored by symm_rows_t (P^T, column-major n x r).
+            let pj = View { rows: nb, cols: n, off: j0 * n, rs: n, cs: 1 };
             let t0 = cpu_ns();
             gemm(1.0, &tl, View::col_major(nb, nb, 0, nb), x, xt(j0, j1), 1.0, &mut p, pj);
             let t1 = cpu_ns();
             if j0 > 0 {
                 let above = View::col_major(j0, nb, base, j1);
-                gemm(1.0, &ainv, above, x, xt(j0, j1), 1.0, &mut p, View::col_major(j0, n, 0, r));
+                let p0 = View { rows: j0, cols: n, off: 0, rs: n, cs: 1 };
+                gemm(1.0, &ainv, above, x, xt(j0, j1), 1.0, &mut p, p0);
                 let t2 = cpu_ns();
                 gemm(1.0, &ainv, above.t(), x, xt(0, j0), 1.0, &mut p, pj);
                 let t3 = cpu_ns();
