@@ -391,3 +391,27 @@ def test_autokernel_served_outputs_equal_progressive_predict():
         served.learn_one(x, t)
     np.testing.assert_allclose(got[1:], expected[1:], rtol=0, atol=1e-9)
     np.testing.assert_allclose(served.predict_many(X[:50]), batch.predict_many(X[:50]), atol=1e-9)
+
+
+def test_autokernel_kept_outputs_with_a_successor_equal_pure_rounds():
+    """A change of the stream starts a successor (``crate::mixture::restart``): with
+    ``K = 3`` outputs the kept predictions combine the learner's and the successor's
+    kept work; bit for bit the pure predictions, and the same state after a pickle."""
+    import kernelstream as ks
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    X = rng.uniform(-1, 1, (n, 3))
+    late = 4 * np.cos(5 * X[:, 1]) + 3
+    y = np.where(np.arange(n) < 700, np.sin(3 * X[:, 0]), late) + 0.05 * rng.standard_normal(n)
+    Y = np.column_stack([y, -y, y**2])
+    ref, srv = ks.AutoKernel(warmup=40, threads=1), ks.AutoKernel(warmup=40, threads=1)
+    for i, (x, t) in enumerate(zip(X, Y)):
+        if i:
+            np.testing.assert_array_equal(pure_prediction(ref, x), srv.predict_one(x))
+        if i == 1000:
+            srv = pickle.loads(pickle.dumps(srv))
+        ref.learn_one(x, t)
+        srv.learn_one(x, t)
+    assert ref.restart_events["changes"] >= 1 and ref.restart_events["successor"]
+    assert state(ref) == state(srv)
