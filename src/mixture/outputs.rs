@@ -51,6 +51,16 @@ impl MultiOutput for AnyLearner {
         }
     }
 
+    fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        match self.as_multi_mut() {
+            Some(l) => l.predict_keep_multi(x, out),
+            None => {
+                out.push(self.predict_keep(x)?);
+                Ok(())
+            }
+        }
+    }
+
     fn predict_std_multi(
         &self,
         x: &[f64],
@@ -152,6 +162,20 @@ impl Mixture {
             _ => (&self.extra_rules[c - 1].0, self.extra_rules[c - 1].1.as_ref()),
         }
     }
+
+    /// The rules' predictions (pure) on the expert predictions `z` (row-major `N x K`,
+    /// expert by expert), pushed onto `out`.
+    fn rules_predict(&self, z: &[f64], k: usize, out: &mut Vec<f64>) {
+        let mut zc = vec![0.0; self.experts.len()];
+        for c in 0..k {
+            zc.iter_mut().enumerate().for_each(|(j, v)| *v = z[j * k + c]);
+            let (rule, ls) = self.output_rule(c);
+            out.push(match ls {
+                Some(ls) => ls.predict(rule, &mut zc),
+                None => rule.predict(&zc),
+            });
+        }
+    }
 }
 
 impl MultiOutput for Mixture {
@@ -170,18 +194,20 @@ impl MultiOutput for Mixture {
         for e in &self.experts {
             e.predict_multi(x, &mut z)?;
         }
-        let mut zc = vec![0.0; n];
-        for c in 0..k {
-            zc.iter_mut().enumerate().for_each(|(j, v)| *v = z[j * k + c]);
-            let (rule, ls) = match c {
-                0 => (&self.rule, self.loss_scale.as_ref()),
-                _ => (&self.extra_rules[c - 1].0, self.extra_rules[c - 1].1.as_ref()),
-            };
-            out.push(match ls {
-                Some(ls) => ls.predict(rule, &mut zc),
-                None => rule.predict(&zc),
-            });
+        self.rules_predict(&z, k, out);
+        Ok(())
+    }
+
+    /// Every expert keeps its work for the next round on `x` (its own
+    /// `predict_keep_multi`; the following `predict_learn_multi` of its block path
+    /// finishes from it); the rules predict as [`MultiOutput::predict_multi`].
+    fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let (n, k) = (self.experts.len(), self.n_outputs().unwrap_or(1));
+        let mut z = Vec::with_capacity(n * k);
+        for e in self.experts.iter_mut() {
+            e.predict_keep_multi(x, &mut z)?;
         }
+        self.rules_predict(&z, k, out);
         Ok(())
     }
 

@@ -135,8 +135,19 @@ pub fn keep(shared: Option<&Shared>, j: usize, e: &mut AnyLearner, x: &[f64]) ->
     e.predict_keep(x)
 }
 
+/// Whether `a` and `b` hold the same bits: the same slice, or equal by blocks of 8
+/// compared without an early exit inside a block (which vectorises; a served round
+/// compares the dictionaries once a row).
 fn same_bits(a: &[f64], b: &[f64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(u, v)| u.to_bits() == v.to_bits())
+    if a.len() != b.len() {
+        return false;
+    }
+    if std::ptr::eq(a.as_ptr(), b.as_ptr()) {
+        return true;
+    }
+    a.chunks(8).zip(b.chunks(8)).all(|(x, y)| {
+        x.iter().zip(y).fold(true, |same, (u, v)| same & (u.to_bits() == v.to_bits()))
+    })
 }
 
 /// `sum_f g(x_if - c_jf)` (row-major `n x m`) for the rows of `x` and of `c` (both of
@@ -144,6 +155,14 @@ fn same_bits(a: &[f64], b: &[f64]) -> bool {
 /// distances; `g = abs`: L1 distances).
 fn distances(x: &[f64], c: &[f64], d: usize, g: impl Fn(f64) -> f64) -> Vec<f64> {
     let m = c.len() / d;
+    if x.len() == d {
+        // One row (a served round): each centre's sum in the same order, from the
+        // row-major centres (the transposed copy would cost as much as the sums).
+        return c
+            .chunks_exact(d)
+            .map(|cj| x.iter().zip(cj).fold(0.0, |s, (&a, &b)| s + g(a - b)))
+            .collect();
+    }
     // The centres by coordinate (`ct[f m + j] = c_jf`): the inner loop runs over centres.
     let mut ct = vec![0.0; m * d];
     for (j, row) in c.chunks_exact(d).enumerate() {
@@ -167,6 +186,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn same_bits_compares_every_value() {
+        let a: Vec<f64> = (0..21).map(|i| i as f64 * 0.5).collect();
+        assert!(same_bits(&a, &a.clone()));
+        assert!(same_bits(&a, &a));
+        for i in [0, 7, 8, 20] {
+            let mut b = a.clone();
+            b[i] = -b[i] - 1.0;
+            assert!(!same_bits(&a, &b));
+        }
+        let mut z = a.clone();
+        z[0] = -0.0; // 0.0 and -0.0 differ in bits
+        assert!(!same_bits(&a, &z));
+        assert!(!same_bits(&a, &a[..20]));
+    }
+
+    #[test]
     fn kernel_rows_have_the_bits_of_the_kernel() {
         let mut rng = crate::rng::Rng::new(3);
         let (n, m, d) = (9, 13, 5);
@@ -174,6 +209,13 @@ mod tests {
         let c: Vec<f64> = (0..m * d).map(|_| rng.normal()).collect();
         let sq = distances(&x, &c, d, |t| t * t);
         let l1 = distances(&x, &c, d, f64::abs);
+        // One row (the served round's direct sums) gives the bits of a block's rows.
+        for i in 0..n {
+            let row = &x[i * d..(i + 1) * d];
+            let bits = |v: &[f64]| v.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&distances(row, &c, d, |t| t * t)), bits(&sq[i * m..(i + 1) * m]));
+            assert_eq!(bits(&distances(row, &c, d, f64::abs)), bits(&l1[i * m..(i + 1) * m]));
+        }
         for sigma in [0.3, 1.7] {
             for (k, dist) in [(Kernel::Gaussian { sigma }, &sq), (Kernel::Laplacian { sigma }, &l1)]
             {

@@ -338,3 +338,80 @@ def _weights_ok(learner, x, t) -> bool:
     except ValueError:
         return False
     return True
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_kept_predictions_of_several_outputs_equal_pure_rounds(name):
+    """``predict_one`` of a multi-output learner with ``K > 1`` keeps its work for the
+    following ``learn_one`` of the same row (AutoKernel and its mixture included: a
+    served classifier's round predicts once): its predictions and states are, bit for
+    bit, those of pure predictions (on copies) followed by full rounds, with a pickle
+    round trip, a copy or another row's prediction between a prediction and its label."""
+    e = ZOO[name]
+    X, y = stream(e, 70, seed=17)
+    Y = np.column_stack([y, -0.5 * y, np.cos(y)])
+    ref, srv = e.factory(), e.factory()
+    for i, (x, t) in enumerate(zip(X, Y)):
+        other = X[(7 * i + 3) % len(X)]
+        step = i % 5
+        if step == 1:  # another row's prediction: nothing kept may serve x
+            np.testing.assert_array_equal(pure_prediction(ref, other), srv.predict_one(other))
+        elif step == 2:
+            np.testing.assert_array_equal(pure_prediction(ref, x), srv.predict_one(x))
+            srv = pickle.loads(pickle.dumps(srv))
+        elif step == 3:
+            np.testing.assert_array_equal(pure_prediction(ref, x), srv.predict_one(x))
+            srv = copy.copy(srv)
+        elif step != 4:  # (4: a label without a prediction)
+            np.testing.assert_array_equal(pure_prediction(ref, x), srv.predict_one(x))
+        ref.learn_one(x, t)
+        srv.learn_one(x, t)
+    assert state(ref) == state(srv)
+
+
+def test_autokernel_served_outputs_equal_progressive_predict():
+    """AutoKernel with ``K = 3`` outputs (a classifier's one-hot columns): the served
+    loop (``predict_one`` keeping its work, then ``learn_one``) against
+    ``progressive_predict``, whose dictionary experts run blocks of rounds. The two
+    compute the same rounds in another order of operations: the predictions agree to
+    rounding, amplified by the conditioning of the experts' ridge-regularised matrices
+    (``A = lambda I + K^T K``, its smallest eigenvalue at least ``lambda``), well within
+    1e-9 of the targets' unit scale on this stream."""
+    import kernelstream as ks
+
+    X, y = stream(ZOO["TaylorAWV"], 400, seed=18)
+    codes = np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))
+    Y = np.where(codes[:, None] == np.arange(3)[None, :], 1.0, 0.0)
+    batch, served = ks.AutoKernel(warmup=60, threads=1), ks.AutoKernel(warmup=60, threads=1)
+    expected = batch.progressive_predict(X, Y)
+    got = np.zeros_like(expected)
+    for i, (x, t) in enumerate(zip(X, Y)):
+        if i:  # (before the first round K is unknown: one value)
+            got[i] = served.predict_one(x)
+        served.learn_one(x, t)
+    np.testing.assert_allclose(got[1:], expected[1:], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(served.predict_many(X[:50]), batch.predict_many(X[:50]), atol=1e-9)
+
+
+def test_autokernel_kept_outputs_with_a_successor_equal_pure_rounds():
+    """A change of the stream starts a successor (``crate::mixture::restart``): with
+    ``K = 3`` outputs the kept predictions combine the learner's and the successor's
+    kept work; bit for bit the pure predictions, and the same state after a pickle."""
+    import kernelstream as ks
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    X = rng.uniform(-1, 1, (n, 3))
+    late = 4 * np.cos(5 * X[:, 1]) + 3
+    y = np.where(np.arange(n) < 700, np.sin(3 * X[:, 0]), late) + 0.05 * rng.standard_normal(n)
+    Y = np.column_stack([y, -y, y**2])
+    ref, srv = ks.AutoKernel(warmup=40, threads=1), ks.AutoKernel(warmup=40, threads=1)
+    for i, (x, t) in enumerate(zip(X, Y)):
+        if i:
+            np.testing.assert_array_equal(pure_prediction(ref, x), srv.predict_one(x))
+        if i == 1000:
+            srv = pickle.loads(pickle.dumps(srv))
+        ref.learn_one(x, t)
+        srv.learn_one(x, t)
+    assert ref.restart_events["changes"] >= 1 and ref.restart_events["successor"]
+    assert state(ref) == state(srv)

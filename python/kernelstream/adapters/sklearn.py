@@ -251,9 +251,13 @@ class _StreamingEstimator(BaseEstimator):
     def _decision(self, X):
         _check_fitted(self)
         X = self._validate(X, reset=False)
-        if self.scaler_ is not None and len(X) == 1:
-            X = self.scaler_.transform_row(X[0])[None, :]
-        elif self.scaler_ is not None:
+        if len(X) == 1:
+            # The serving loop's row: predict_one keeps the learner's work for a
+            # following partial_fit of the same row (one prediction a round, not two).
+            x = X[0] if self.scaler_ is None else self.scaler_.transform_row(X[0])
+            p = np.asarray(self.learner_.predict_one(x), dtype=np.float64)
+            return p.reshape(1, -1) if p.ndim else p.reshape(1)
+        if self.scaler_ is not None:
             X = self.scaler_.transform(X)
         return self.learner_.predict_many(X)
 
@@ -472,10 +476,14 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         if self.scaler_ is not None:
             X = self.scaler_.transform(X)
         columns = self.columns_
-        raw = columns.predict(X)
-        if len(X) == 1 and len(columns.learners) == 1 and columns.spare is None:
-            lr = columns.learners[0]
-            _PREDICTED[columns] = (X.tobytes(), lr.n_seen, lr, getattr(lr, "_core", None), raw)
+        if not (len(X) == 1 and len(columns.learners) == 1 and columns.spare is None):
+            return columns.predict(X)
+        lr = columns.learners[0]
+        # The serving loop's row: predict_one keeps the learner's work for a following
+        # partial_fit of the same row (its round then finishes from it: one prediction
+        # a round, not two), the same scores as predict_many's up to rounding.
+        raw = np.asarray(lr.predict_one(X[0]), dtype=np.float64).reshape(1, columns.n)
+        _PREDICTED[columns] = (X.tobytes(), lr.n_seen, lr, getattr(lr, "_core", None), raw)
         return raw
 
     def _learn_row(self, X, y):
@@ -483,7 +491,8 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         and which is not scaled, right after a prediction of the same row on the same
         state whose scores the calibrator takes whatever their last bits: the learner
         and the calibrator learn in place (no copies; a refused row leaves both as they
-        were), with ``_learn``'s arithmetic. The row's probabilities, or ``None``: not
+        were): the learner's round (``learn_one``, on ``_learn``'s targets) and the
+        calibration of the predicted scores. The row's probabilities, or ``None``: not
         that case (``_learn`` takes it)."""
         columns, cal = self.columns_, self.calibrator_
         lr = columns.learners[0]
@@ -506,10 +515,17 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         gamma = float(cal.get_params()["gamma"])
         if not math.isfinite(cal._core.curvature + gamma * (2.01 * bound) ** 2):
             return None
-        k = self.classes_.size
-        _check_class_columns(len(codes), k)
-        raw = columns.progressive(X, 1 - codes if k == 2 else codes, None)
-        return cal.progressive_proba(self._calibration_scores(raw), codes)
+        # The round as the learner's own learn_one (it finishes from the work the
+        # prediction kept) with the targets `columns.progressive` gives the row: two
+        # classes, the one column of classes_[1] (+1/-1); else one output per class.
+        # The calibrator takes the predicted scores (the same up to rounding).
+        if self.classes_.size == 2:
+            target = columns.on if codes[0] == 1 else columns.off
+        else:
+            target = np.full(columns.n, columns.off)
+            target[codes[0]] = columns.on
+        lr.learn_one(X[0], target)
+        return cal.progressive_proba(s, codes)
 
     @property
     def _classes_plain(self) -> bool:

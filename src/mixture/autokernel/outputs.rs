@@ -102,6 +102,43 @@ impl AutoKernel {
         Ok(())
     }
 
+    /// [`Self::core_predict_multi`] keeping the experts' work for the next round on
+    /// `x` (the mixture's `predict_keep_multi`; the warm-up keeps nothing).
+    fn core_predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        let Some(f) = self.fitted.as_mut() else {
+            self.warm_predict_multi(x, out);
+            return Ok(());
+        };
+        let mut q = std::mem::take(&mut f.xs);
+        q.resize(x.len(), 0.0);
+        f.scaler.x_into(x, &mut q);
+        let start = out.len();
+        let r = f.mixture.predict_keep_multi(&q, out);
+        f.xs = q;
+        r?;
+        back(&f.scaler, &f.y_extra, &mut out[start..]);
+        Ok(())
+    }
+
+    /// The successor's `K` predictions for `x` (its work kept for the next round)
+    /// combined into `out[start..]` (the learner's), as [`MultiOutput::predict_multi`]
+    /// combines them.
+    fn keep_successor(&mut self, x: &[f64], start: usize, out: &mut [f64]) -> Result<()> {
+        let k = self.k;
+        let Some(r) = self.restart.as_mut() else { return Ok(()) };
+        let Some(s) = r.successor_mut() else { return Ok(()) };
+        let mut ps = Vec::with_capacity(k);
+        match s.n_seen {
+            // a successor before its first round predicts 0
+            0 => ps.resize(k, 0.0),
+            _ => s.predict_keep_multi(x, &mut ps)?,
+        }
+        for (p, &q) in out[start..].iter_mut().zip(&ps) {
+            *p = r.combine(*p, Some(q));
+        }
+        Ok(())
+    }
+
     /// One round of `K` targets through the current learner (no restarts).
     fn core_predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let (d, start) = (x.len(), out.len());
@@ -276,6 +313,23 @@ impl MultiOutput for AutoKernel {
             *p = r.combine(*p, Some(q));
         }
         Ok(())
+    }
+
+    /// [`MultiOutput::predict_multi`] keeping the experts' work (of the learner and
+    /// its successor) for the next round on `x`: a served classifier's round
+    /// (`predict_one` then `learn_one`) predicts once. The same values.
+    fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
+        if self.k == 1 {
+            out.push(self.predict_keep(x)?);
+            return Ok(());
+        }
+        let start = out.len();
+        let res =
+            self.core_predict_keep_multi(x, out).and_then(|()| self.keep_successor(x, start, out));
+        if res.is_err() {
+            out.truncate(start);
+        }
+        res
     }
 
     fn predict_learn_multi(&mut self, x: &[f64], y: &[f64], out: &mut Vec<f64>) -> Result<()> {
