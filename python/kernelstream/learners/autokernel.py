@@ -115,6 +115,12 @@ class AutoKernel(MultiOutput):
         (``docs/autokernel.md``, step 4); empty: none.
     laplace_lams : sequence of float, default (0.1,)
         Ridge parameters of the Laplacian dictionary experts.
+    warm_neighbour : bool, default False
+        During the warm-up (one target column), predict with AdaHedge's mix of the
+        kernel ridge prediction and the target of the nearest row so far (on the rows
+        standardised by their own mean and spread): the nearest row follows a level
+        that moved, where kernel ridge regression falls back to the rows' mean
+        (``docs/autokernel.md``, step 1). Changes the warm-up rows only.
 
         ``discounts=(), linear=False, share=0, loss_window=0, restarts=False,
         fogd_widths=(), laplace_widths=()`` is the AutoKernel of the stationary
@@ -153,6 +159,7 @@ class AutoKernel(MultiOutput):
         "fogd_widths": (),
         "laplace_widths": (),
         "laplace_lams": (0.1,),
+        "warm_neighbour": False,
     }
 
     @property

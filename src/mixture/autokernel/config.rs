@@ -79,6 +79,9 @@ crate::params! {
         laplace_widths: Vec<f64> = vec![1.0, 2.0] => "seq", crate::params::SCALE.each();
         /// Ridge parameters of the Laplacian dictionary experts.
         laplace_lams: Vec<f64> = vec![0.1] => "seq", crate::params::SCALE.each();
+        /// During the warm-up, mix the kernel ridge prediction with the target of the
+        /// nearest row so far by AdaHedge (docs/autokernel.md, step 1).
+        warm_neighbour: bool = false => "bool", crate::params::flag();
     }
 }
 
