@@ -81,7 +81,7 @@ crate::params! {
         laplace_lams: Vec<f64> = vec![0.1] => "seq", crate::params::SCALE.each();
         /// During the warm-up, mix the kernel ridge prediction with the target of the
         /// nearest row so far by AdaHedge (docs/autokernel.md, step 1).
-        warm_neighbour: bool = false => "bool", crate::params::flag();
+        warm_neighbour: bool = true => "bool", crate::params::flag();
     }
 }
 
