@@ -93,3 +93,29 @@ def test_the_option_is_validated_and_reported():
     assert ks.AutoKernel(warm_neighbour=False).get_params()["warm_neighbour"] is False
     with pytest.raises(ValueError):
         ks.AutoKernel(warm_neighbour="yes")
+
+
+def test_a_state_without_the_option_warms_up_as_it_was_saved():
+    """A state saved before warm_neighbour was the default lacks the field: it loads with
+    warm_neighbour=False (its declared ``absent`` value, not the default) and goes on as
+    AutoKernel(warm_neighbour=False), mid warm-up; a fresh AutoKernel() has True."""
+    from kernelstream.modelfile.statebytes import seal
+
+    X, y = stream(seed=2)
+    old = ks.AutoKernel(**PARAMS, warm_neighbour=False)
+    old.learn_many(X[:10], y[:10])
+    state = old.__getstate__()
+    key = b"warm_neighbour"
+    assert key in state["core"]
+    # Another name of the same length: the state's map no longer holds the field.
+    state["core"] = seal(state["core"].replace(key, b"warm_xeighbour"))
+    loaded = ks.AutoKernel(**PARAMS)
+    assert loaded.get_params()["warm_neighbour"] is True
+    loaded.__setstate__(state)
+    assert loaded.get_params()["warm_neighbour"] is False
+    want = old.progressive_predict(X[10:], y[10:])
+    np.testing.assert_array_equal(loaded.progressive_predict(X[10:], y[10:]), want)
+    # What the default would have given differs in the warm-up (the test can tell).
+    on = ks.AutoKernel(**PARAMS, warm_neighbour=True)
+    on.learn_many(X[:10], y[:10])
+    assert not np.allclose(on.progressive_predict(X[10:], y[10:])[:30], want[:30])

@@ -103,7 +103,7 @@ impl TryFrom<AutoKernelState> for AutoKernel {
 
 // The format version of a pickled AutoKernel: bump it when a serialised field changes, or
 // the version of a state it holds (its Mixture's, its experts').
-crate::state::state_version!(AutoKernel, 17);
+crate::state::state_version!(AutoKernel, 16);
 
 impl ValidState for AutoKernel {
     fn validate(&self) -> Result<()> {
