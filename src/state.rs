@@ -22,7 +22,10 @@ pub mod crc32;
 /// serde writes changes: a state of another version is refused with a message that
 /// names both versions (`python::protocol::load`), never misread. Fields are encoded by
 /// name ([`codec`]): adding a field with `#[serde(default)]` (an option whose default is
-/// the behaviour before it) or dropping one is not such a change and keeps the version. A [`crate::mixture::Mixture`]
+/// the behaviour before it) or dropping one is not such a change and keeps the version;
+/// nor is changing a parameter's default, when its declaration gives the value a state
+/// without it implies (`absent` in [`crate::params!`]: AutoKernel's `warm_neighbour`). A
+/// [`crate::mixture::Mixture`]
 /// or [`crate::mixture::AutoKernel`] holds its experts' states, so theirs moves with any
 /// of those (`mixture::state_versions_are_pinned` checks it).
 pub trait StateVersion {

@@ -44,6 +44,7 @@ PREVIOUS = dict(
     restarts=False,
     fogd_widths=(),
     laplace_widths=(),
+    warm_neighbour=False,
 )
 #: AutoKernel's parameters in the "AutoKernel" column and for the fresh learners
 #: (``--params``; the defaults unless given)

@@ -14,6 +14,7 @@ mod shared_features;
 pub mod traced;
 mod warm_cholesky;
 mod warm_krr;
+pub mod warm_mix;
 
 pub use any::AnyLearner;
 pub use autokernel::{AutoKernel, AutoKernelParams, ExpertFeatures, ExpertSpec};

@@ -53,6 +53,20 @@ pub trait Params: Default + Clone + std::fmt::Debug + PartialEq {
     fn values(&self) -> Vec<Value>;
 }
 
+/// The parameters a saved state implies for the fields it lacks: each field's declared
+/// `absent` value (the behaviour of the states saved before its default changed), else
+/// its default. [`params!`](crate::params!) makes it the serde default of every
+/// parameter struct: a state that lacks a field (added after it was saved) decodes.
+pub trait AbsentDefault: Sized {
+    /// The struct of a state that lacks every field.
+    fn absent_default() -> Self;
+}
+
+/// [`AbsentDefault::absent_default`] as a function (the serde default of a struct).
+pub fn absent_default<T: AbsentDefault>() -> T {
+    T::absent_default()
+}
+
 /// A required parameter left unset (`None`) in a parameter struct.
 pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
     match v {
@@ -63,7 +77,10 @@ pub fn required<T>(learner: &str, name: &str, v: &Option<T>) -> Result<()> {
 
 /// Declares a parameter struct: fields `name: Type = default => "kind", constraint;`
 /// (a const [`Constraint`]; append `, required` for a field without a usable default,
-/// `as "Name"` after the field name when the Python keyword differs). The struct must
+/// `as "Name"` after the field name when the Python keyword differs;
+/// `= default, absent = value =>` when a saved state that lacks the field was saved with
+/// another behaviour than the default, a default changed after the field was added:
+/// the state decodes with `value`, [`absent_default`]). The struct must
 /// also have an inherent `fn relations(&self) -> Result<()>` (the checks between
 /// fields; `Ok(())` if none); the macro writes `validate`, which checks every field
 /// against its constraint and then calls it.
@@ -83,10 +100,12 @@ macro_rules! params {
     };
     (@rows $head:tt [$($done:tt)*]
         $(#[$fm:meta])* $field:ident $(as $py:literal)? : $ty:ty = $default:expr
-            => $kind:literal, $domain:expr $(, $req:ident)?; $($rest:tt)*
+            $(, absent = $absent:expr)? => $kind:literal, $domain:expr $(, $req:ident)?;
+            $($rest:tt)*
     ) => {
         $crate::params! { @rows $head [$($done)*
-            $(#[$fm])* $field $(as $py)? : $ty = $default => $kind, $domain $(, $req)?;
+            $(#[$fm])* $field $(as $py)? : $ty = $default $(, absent = $absent)?
+                => $kind, $domain $(, $req)?;
         ] $($rest)* }
     };
     (@rows [$($head:tt)*] [$($done:tt)*]) => {
@@ -99,11 +118,12 @@ macro_rules! params {
             $(
                 $(#[$fm:meta])*
                 $field:ident $(as $py:literal)? : $ty:ty = $default:expr
-                    => $kind:literal, $domain:expr $(, $req:ident)?;
+                    $(, absent = $absent:expr)? => $kind:literal, $domain:expr $(, $req:ident)?;
             )*
         }
     ) => {
         #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(default = "crate::params::absent_default")]
         $(#[$sm])*
         pub struct $name {
             $( $(#[$fm])* pub $field: $ty, )*
@@ -119,6 +139,15 @@ macro_rules! params {
                     &$domain,
                 )?; )*
                 self.relations()
+            }
+        }
+
+        impl $crate::params::AbsentDefault for $name {
+            #[allow(unused_mut)]
+            fn absent_default() -> Self {
+                let mut p = Self::default();
+                $( $( p.$field = $absent; )? )*
+                p
             }
         }
 

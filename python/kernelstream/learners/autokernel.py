@@ -115,11 +115,18 @@ class AutoKernel(MultiOutput):
         (``docs/autokernel.md``, step 4); empty: none.
     laplace_lams : sequence of float, default (0.1,)
         Ridge parameters of the Laplacian dictionary experts.
+    warm_neighbour : bool, default True
+        During the warm-up (one target column), predict with AdaHedge's mix of the
+        kernel ridge prediction and the target of the nearest row so far (on the rows
+        standardised by their own mean and spread): the nearest row follows a level
+        that moved, where kernel ridge regression falls back to the rows' mean
+        (``docs/autokernel.md``, step 1). Changes the warm-up rows only (and a
+        successor's); False: the previous AutoKernel bit for bit.
 
         ``discounts=(), linear=False, share=0, loss_window=0, restarts=False,
-        fogd_widths=(), laplace_widths=()`` is the AutoKernel of the stationary
-        benchmark before these defaults, bit for bit, ``laplace_widths=()`` that of the
-        previous defaults and ``fogd_widths=(), laplace_widths=()`` that of the drift
+        fogd_widths=(), laplace_widths=(), warm_neighbour=False`` is the AutoKernel of the stationary
+        benchmark before these defaults, bit for bit, ``laplace_widths=(), warm_neighbour=False`` that of the
+        previous defaults and ``fogd_widths=(), laplace_widths=(), warm_neighbour=False`` that of the drift
         defaults before the constant-step expert.
 
     Examples
@@ -153,6 +160,7 @@ class AutoKernel(MultiOutput):
         "fogd_widths": (),
         "laplace_widths": (),
         "laplace_lams": (0.1,),
+        "warm_neighbour": False,
     }
 
     @property

@@ -28,8 +28,9 @@ crate::params! {
     /// as given (the state too), `share` and `loss_window` resolved by the rule
     /// ([`AutoKernelParams::resolved_share`]). A field absent from a saved state takes
     /// its declared default: an option is added with a neutral default (the learner
-    /// before it, bit for bit).
-    #[serde(default)]
+    /// before it, bit for bit), or, when its default changed since, the value declared
+    /// as `absent` (the behaviour the state was saved with,
+    /// [`crate::params::absent_default`]).
     pub struct AutoKernelParams {
         /// Warm-up rounds before the scale is fixed.
         warmup: usize = 200 => "int", crate::params::between(3.0, 5000.0);
@@ -79,6 +80,11 @@ crate::params! {
         laplace_widths: Vec<f64> = vec![1.0, 2.0] => "seq", crate::params::SCALE.each();
         /// Ridge parameters of the Laplacian dictionary experts.
         laplace_lams: Vec<f64> = vec![0.1] => "seq", crate::params::SCALE.each();
+        /// During the warm-up, mix the kernel ridge prediction with the target of the
+        /// nearest row so far by AdaHedge (docs/autokernel.md, step 1).
+        /// States saved before it was the default lack it: they warm up with kernel
+        /// ridge alone.
+        warm_neighbour: bool = true, absent = false => "bool", crate::params::flag();
     }
 }
 
@@ -157,4 +163,34 @@ pub(super) fn make_rule(name: &str, n: usize, share: f64) -> Result<AnyAggregato
         );
     }
     AnyAggregator::from_spec(name, n, &RuleParams { share, ..RuleParams::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AutoKernelParams;
+    use std::collections::BTreeMap;
+
+    /// A state's parameters that lack `warm_neighbour` (saved before it was the
+    /// default) decode with `false`, the others with their defaults; a fresh default
+    /// has it `true`. The encoding is the states' (MessagePack, structs as maps).
+    #[test]
+    fn a_state_without_warm_neighbour_decodes_with_false() {
+        assert!(AutoKernelParams::default().warm_neighbour);
+        let old = BTreeMap::from([("warmup", 50usize), ("seed", 7)]);
+        let bytes = rmp_serde::to_vec_named(&old).unwrap();
+        let got: AutoKernelParams = crate::state::codec::decode_payload(&bytes).unwrap();
+        let want =
+            AutoKernelParams { warmup: 50, seed: 7, warm_neighbour: false, ..Default::default() };
+        assert_eq!(got, want);
+        // A state that holds the field keeps its value.
+        let new = AutoKernelParams { warm_neighbour: true, ..want.clone() };
+        let mut bytes = Vec::new();
+        serde::Serialize::serialize(
+            &new,
+            &mut rmp_serde::Serializer::new(&mut bytes).with_struct_map(),
+        )
+        .unwrap();
+        let back: AutoKernelParams = crate::state::codec::decode_payload(&bytes).unwrap();
+        assert_eq!(back, new);
+    }
 }

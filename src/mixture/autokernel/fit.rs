@@ -58,11 +58,28 @@ impl AutoKernel {
         (centre(&self.cfg.widths), centre(&self.cfg.lams))
     }
 
-    /// Warm-up prediction: kernel ridge regression on the standardised rows so far.
+    /// Warm-up prediction: kernel ridge regression on the standardised rows so far,
+    /// mixed with the nearest row's target when `warm_neighbour`.
     pub(super) fn warm_predict(&self, x: &[f64]) -> f64 {
+        self.warm_combine(self.warm_candidates(x))
+    }
+
+    /// The warm-up's prediction from its predictors' ([`Self::warm_candidates`]).
+    pub(super) fn warm_combine(&self, z: [f64; 2]) -> f64 {
+        if self.cfg.warm_neighbour {
+            self.warm_mix.predict(z)
+        } else {
+            z[0]
+        }
+    }
+
+    /// The warm-up's two predictions at `x`: kernel ridge regression on the rows so
+    /// far, standardised by their own mean and spread, and (with `warm_neighbour`; else
+    /// the first again) the target of the nearest of those rows (`src/mixture/warm_mix.rs`).
+    pub(super) fn warm_candidates(&self, x: &[f64]) -> [f64; 2] {
         let n = self.warm_y.len();
         if n == 0 {
-            return 0.0;
+            return [0.0; 2];
         }
         let d = x.len();
         let sc = Scaler::fit(&self.warm_x, d, &self.warm_y);
@@ -74,7 +91,12 @@ impl AutoKernel {
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
         let (c, lam) = self.grid_centre();
-        sc.y_back(crate::mixture::warm_krr::predict(&xs, d, &ys, &q, c, lam))
+        let krr = sc.y_back(crate::mixture::warm_krr::predict(&xs, d, &ys, &q, c, lam));
+        let near = match crate::mixture::warm_mix::nearest(&xs, d, &q) {
+            Some(i) if self.cfg.warm_neighbour => self.warm_y[i],
+            _ => krr,
+        };
+        [krr, near]
     }
 
     /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.

@@ -70,7 +70,9 @@ pub struct AutoKernel {
     #[serde(skip)]
     pub(super) kept: crate::learners::Kept,
     #[serde(skip)]
-    kept_warm: f64,
+    kept_warm: [f64; 2],
+    /// The warm-up's mix of its two predictors (`warm_neighbour`).
+    pub(super) warm_mix: crate::mixture::warm_mix::WarmMix,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -105,7 +107,8 @@ impl AutoKernel {
             fitted: None,
             restart: if cfg.restarts { Some(Restart::default()) } else { None },
             kept: Default::default(),
-            kept_warm: 0.0,
+            kept_warm: [0.0; 2],
+            warm_mix: Default::default(),
             cfg,
         })
     }

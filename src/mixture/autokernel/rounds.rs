@@ -201,9 +201,9 @@ impl AutoKernel {
                 Ok(f.scaler.y_back(r?))
             }
             None => {
-                self.kept_warm = self.warm_predict(x);
+                self.kept_warm = self.warm_candidates(x);
                 self.kept.set(x, n_seen);
-                Ok(self.kept_warm)
+                Ok(self.warm_combine(self.kept_warm))
             }
         }
     }
@@ -221,8 +221,12 @@ impl AutoKernel {
             self.n_seen += 1;
             return Ok(p);
         }
-        let p = if kept { self.kept_warm } else { self.warm_predict(x) };
+        let z = if kept { self.kept_warm } else { self.warm_candidates(x) };
+        let p = self.warm_combine(z);
         self.warm_round(x, &[y], self.warm_y.len() + 1 >= self.cfg.warmup)?;
+        if self.cfg.warm_neighbour {
+            self.warm_mix.update(z, y);
+        }
         Ok(p)
     }
 

@@ -19,6 +19,8 @@ pub(super) struct AutoKernelState {
     warm_y: Vec<f64>,
     fitted: Option<Fitted>,
     restart: Option<Restart>,
+    #[serde(default)]
+    warm_mix: crate::mixture::warm_mix::WarmMix,
 }
 
 impl TryFrom<AutoKernelState> for AutoKernel {
@@ -71,6 +73,10 @@ impl TryFrom<AutoKernelState> for AutoKernel {
         a.k = k;
         a.warm_x = s.warm_x;
         a.warm_y = s.warm_y;
+        if !s.warm_mix.is_valid() {
+            return bad("a warm-up mix with non-finite or negative sums");
+        }
+        a.warm_mix = s.warm_mix;
         if let Some(r) = &s.restart {
             r.validate()?;
             let succ_ok = r.successor().is_none_or(|s_| {
