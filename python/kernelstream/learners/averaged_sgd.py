@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_row
+from ._declared import core_attr
 from .base import Learner
 
 
@@ -59,10 +60,10 @@ class AveragedKernelSGD(Learner):
 
         return dict(kernel=Min(), gamma0=2.0)
 
-    @property
-    def coefficients(self) -> np.ndarray:
-        """``a_i`` of the un-averaged iterate ``f~_n = sum_i a_i K(X_i, .)``."""
-        return self._core.coefficients
+    coefficients = core_attr(
+        np.ndarray,
+        "``a_i`` of the un-averaged iterate ``f~_n = sum_i a_i K(X_i, .)``.",
+    )
 
     def predict_last(self, x) -> float:
         """The un-averaged iterate ``f~_n(x)``."""

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_row
 from ..errors import InputError
+from ._declared import core_attr
 from ._losses import ByLoss
 from .base import Learner
 
@@ -88,10 +89,11 @@ class FOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
             )
         return self._core.features(x)
 
-    @property
-    def weights(self):
-        """The weight vector ``w`` on ``z(x)`` (``None`` before the first call)."""
-        return self._core.weights
+    weights = core_attr(
+        np.ndarray,
+        "The weight vector ``w`` on ``z(x)`` (``None`` before the first call).",
+        optional=True,
+    )
 
     @property
     def frequencies(self):

@@ -11,6 +11,7 @@ paper's real-data experiments. The Rust core keeps the Cholesky factor of
 from __future__ import annotations
 
 from .. import _core
+from ._declared import core_attr
 from ._multi import MultiOutput
 
 
@@ -59,10 +60,10 @@ class KernelAWV(MultiOutput):
         # a small cap: the fuzzers run in a bounded address space
         return dict(kernel=Gaussian(1.0), lam=0.5, max_size=200)
 
-    @property
-    def regret_term(self) -> float:
-        """``sum_t y_t^2 <A_t^{-1} phi(x_t), phi(x_t)>``: bounds the regret minus ``lam ||f||^2``."""
-        return float(self._core.regret_term)
+    regret_term = core_attr(
+        float,
+        "``sum_t y_t^2 <A_t^{-1} phi(x_t), phi(x_t)>``: bounds the regret minus ``lam ||f||^2``.",
+    )
 
 
 __all__ = ["KernelAWV"]

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_row, real, whole
 from ..errors import ParameterError
+from ._declared import core_attr
 from .base import Learner
 
 #: The meta rules by name, read from the core's one table (``_core.aggregation_rules()``).
@@ -116,14 +117,11 @@ class MultiKernelAWV(Learner):
 
     _absent_params = {"gamma": 1.0, "share": 0.0}
 
-    @property
-    def weights(self) -> np.ndarray:
-        """The current meta weights over the kernels.
-
-        Convex rules: the probability vector the next round uses. ``"vaw"``: the ridge
-        solution ``(lam I + sum z z^T)^{-1} sum y z`` of the meta VAW after the last round
-        (signed, need not sum to 1)."""
-        return self._core.weights
+    weights = core_attr(
+        np.ndarray,
+        "The current meta weights over the kernels.\n\n"
+        'Convex rules: the probability vector the next round uses. ``"vaw"``: the ridge solution ``(lam I + sum z z^T)^{-1} sum y z`` of the meta VAW after the last round (signed, need not sum to 1).',
+    )
 
     def expert_predictions(self, x) -> np.ndarray:
         """The raw (unclipped) expert predictions ``z_j(x)`` for ``x`` as the next round."""
@@ -189,10 +187,7 @@ class Raker(Learner):
 
         return dict(kernels=[Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5)
 
-    @property
-    def weights(self) -> np.ndarray:
-        """Kernel weights the next round uses."""
-        return self._core.weights
+    weights = core_attr(np.ndarray, "Kernel weights the next round uses.")
 
     def frequencies(self, j: int):
         return self._core.frequencies(whole("j", j))
@@ -248,15 +243,13 @@ class OMKLGF(Learner):
             seed=6,
         )
 
-    @property
-    def weights(self) -> np.ndarray:
-        """Kernel weights ``softmax(logw)``."""
-        return self._core.weights
+    weights = core_attr(np.ndarray, "Kernel weights ``softmax(logw)``.")
 
-    @property
-    def chosen(self):
-        """Kernels of the graph the next round uses (``None`` before the first round)."""
-        return self._core.chosen
+    chosen = core_attr(
+        list,
+        "Kernels of the graph the next round uses (``None`` before the first round).",
+        optional=True,
+    )
 
 
 __all__ = ["MultiKernelAWV", "Raker", "OMKLGF", "AGGREGATORS"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._wrapped import _RenamedAttribute
+from ._declared import core_attr
 from ._losses import ByLoss
 from .base import Learner
 
@@ -60,23 +61,14 @@ class NOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
 
         return dict(kernel=Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05)
 
-    @property
-    def n_support(self) -> int:
-        """Number of stored support points."""
-        return int(self._core.n_support)
+    n_support = core_attr(int, "Number of stored support points.")
 
-    @property
-    def embedded(self) -> bool:
-        """``True`` once the Nystrom embedding is built (stage 2)."""
-        return bool(self._core.embedded)
+    embedded = core_attr(bool, "``True`` once the Nystrom embedding is built (stage 2).")
 
     #: Deprecated name of :attr:`learned_rank` (``rank`` is a parameter).
     rank = _RenamedAttribute("learned_rank", removed_in="0.2.0")
 
-    @property
-    def learned_rank(self) -> int:
-        """Number of eigenpairs ``k`` kept at the transition."""
-        return int(self._core.rank)
+    learned_rank = core_attr(int, "Number of eigenpairs ``k`` kept at the transition.", core="rank")
 
 
 __all__ = ["NOGD"]

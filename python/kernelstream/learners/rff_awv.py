@@ -12,6 +12,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_row
 from .._wrapped import _RenamedAttribute
+from ._declared import core_attr
 from ._multi import MultiOutput
 
 
@@ -74,20 +75,23 @@ class RFFAWV(MultiOutput):
 
     _absent_params = {"gamma": 1.0}
 
-    @property
-    def frequencies(self):
-        """The drawn frequencies, an ``(m, d)`` array (``None`` before the first round)."""
-        return self._core.frequencies
+    frequencies = core_attr(
+        np.ndarray,
+        "The drawn frequencies, an ``(m, d)`` array (``None`` before the first round).",
+        optional=True,
+    )
 
-    @property
-    def offsets(self):
-        """The drawn phases ``b`` (``"cos"`` features; empty for ``"cossin"``; ``None`` before the first round)."""
-        return self._core.offsets
+    offsets = core_attr(
+        np.ndarray,
+        'The drawn phases ``b`` (``"cos"`` features; empty for ``"cossin"``; ``None`` before the first round).',
+        optional=True,
+    )
 
-    @property
-    def weights(self):
-        """The ridge weights ``A_t^{-1} b_t`` after the last round (``None`` before the first)."""
-        return self._core.weights
+    weights = core_attr(
+        np.ndarray,
+        "The ridge weights ``A_t^{-1} b_t`` after the last round (``None`` before the first).",
+        optional=True,
+    )
 
     #: Deprecated name of :meth:`random_features` (``features`` is a parameter).
     features = _RenamedAttribute("random_features", removed_in="0.2.0")

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_row
+from ._declared import core_attr
 from ._multi import MultiOutput
 
 
@@ -79,15 +80,12 @@ class TaylorAWV(MultiOutput):
         """The Taylor features ``phi(x) = (g_k(x))_{|k| <= M}`` of one input."""
         return self._core.features(as_row(x))
 
-    @property
-    def last_leverage(self) -> float:
-        """``v_t^T A_t^{-1} v_t`` of the last learned round."""
-        return float(self._core.last_leverage)
+    last_leverage = core_attr(float, "``v_t^T A_t^{-1} v_t`` of the last learned round.")
 
-    @property
-    def regret_term(self) -> float:
-        """``sum_t y_t^2 v_t^T A_t^{-1} v_t``: bounds the estimation part of the regret."""
-        return float(self._core.regret_term)
+    regret_term = core_attr(
+        float,
+        "``sum_t y_t^2 v_t^T A_t^{-1} v_t``: bounds the estimation part of the regret.",
+    )
 
     @classmethod
     def theoretical_degree(cls, n: int, radius: float, sigma=None, lam=None) -> int:
