@@ -170,13 +170,12 @@ class Raker(Learner):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from kernelstream import Raker
-    >>> from kernelstream.kernels import Gaussian
-    >>> X = np.linspace(-1, 1, 200)[:, None]; y = 0.5 + 0.3 * X[:, 0]
-    >>> r = Raker([Gaussian(0.5), Gaussian(2.0)], n_features=20)
-    >>> p = r.progressive_predict(X, y); float(p[0]), r.n_seen
-    (0.0, 200)
+    >>> from kernelstream import Raker, kernels
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> r = Raker([kernels.Gaussian(0.5), kernels.Laplacian(2.0)], n_features=20, seed=1)
+    >>> r.learn_many(*friedman_stream(300, d=5, seed=7))
+    >>> r.n_seen, round(float(r.weights.sum()), 12), r.weights.shape
+    (300, 1.0, (2,))
     """
 
     _core_class = _core.Raker
@@ -219,13 +218,16 @@ class OMKLGF(Learner):
 
     Examples
     --------
-    >>> import numpy as np
+    With one kernel sampled a round, the graph is one kernel, chosen anew each round
+    until ``graph_rounds``:
+
     >>> from kernelstream import OMKLGF
     >>> from kernelstream.kernels import Gaussian
-    >>> X = np.linspace(-1, 1, 100)[:, None]; y = 0.5 + 0.3 * X[:, 0]
-    >>> m = OMKLGF([Gaussian(0.5), Gaussian(2.0)], n_features=10, n_samples=2)
-    >>> _ = m.progressive_predict(X, y); m.n_seen
-    100
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> X, y = friedman_stream(100, d=5, seed=8)
+    >>> m = OMKLGF([Gaussian(s) for s in (0.5, 1.0, 2.0)], n_samples=1, graph_rounds=50)
+    >>> m.learn_many(X, y); len(m.chosen), m.n_seen
+    (1, 100)
     """
 
     _core_class = _core.OMKLGF

@@ -42,15 +42,14 @@ class NOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from kernelstream import NOGD
-    >>> from kernelstream.kernels import Gaussian
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(0, 1, size=(400, 2)); y = np.sign(X[:, 0] - 0.5) + (X[:, 0] == 0.5)
-    >>> model = NOGD(Gaussian(0.5), budget=20, lr=0.2, loss="hinge")
-    >>> p = model.progressive_predict(X, y)
-    >>> model.n_support, model.embedded, model.dim
-    (20, True, 4)
+    >>> from kernelstream import NOGD, kernels
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> X, y = friedman_stream(400, d=5, seed=2)
+    >>> labels = (y > 0) * 2.0 - 1.0
+    >>> model = NOGD(kernels.Gaussian(1.0), budget=20, loss="hinge")
+    >>> errors = (model.progressive_predict(X, labels) * labels <= 0).mean()
+    >>> model.n_support, model.embedded, model.learned_rank, round(float(errors), 2)
+    (20, True, 4, 0.23)
     """
 
     _core_class = _core.NOGD

@@ -50,17 +50,13 @@ class RFFAWV(MultiOutput):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from kernelstream import RFFAWV
-    >>> from kernelstream.kernels import Gaussian
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-1, 1, size=(300, 2)); y = np.sin(3 * X[:, 0])
-    >>> model = RFFAWV(Gaussian(0.5), n_features=50, seed=1)
-    >>> preds = model.progressive_predict(X, y)
-    >>> float(preds[0]), model.dim, model.frequencies.shape
-    (0.0, 50, (50, 2))
-    >>> bool(np.mean((preds[150:] - y[150:]) ** 2) < 0.1 * np.var(y))
-    True
+    >>> from kernelstream.kernels import Laplacian
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> model = RFFAWV(Laplacian(3.0), n_features=40, features="cossin", seed=1)
+    >>> model.learn_many(*friedman_stream(300, d=5, seed=5))
+    >>> model.dim, model.frequencies.shape, model.weights.shape
+    (80, (40, 5), (80,))
     """
 
     _core_class = _core.RFFAWV
