@@ -11,9 +11,8 @@
 //! `eta_j = min(1/B2_j, sqrt(log(1/w0_j) / V_j))`,
 //! `Rreg_j += (r_j - eta_j r_j^2 + B2_j [eta_j r_j > 1/2]) / 2`.
 
-use super::regret::{per_expert, LogLinear, Regret, RegretState};
+use super::regret::{per_expert, per_expert_state, LogLinear, Regret};
 use crate::error::Result;
-use serde::{Deserialize, Serialize};
 
 /// opera's initial range estimate `B_j = 2^-20`.
 const RANGE0: f64 = 9.5367431640625e-7;
@@ -21,55 +20,43 @@ const RANGE0: f64 = 9.5367431640625e-7;
 /// BOA: the regret rules' round ([`Regret`]) over BOA's state.
 pub type Boa = Regret<BoaState>;
 
-/// What BOA keeps per expert: regularised regrets `Rreg`, rates `eta`, sums of squared
-/// regrets `V` and range estimates `B`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct BoaState {
-    rreg: Vec<f64>,
-    eta: Vec<f64>,
-    v: Vec<f64>,
-    b: Vec<f64>,
-}
-
-impl RegretState for BoaState {
-    const FIELDS: &'static [&'static str] =
-        &["gradient", "share", "rreg", "eta", "v", "b", "n_seen"];
-    /// Its four vectors and the round's two buffers.
-    const VECTORS: u128 = 6;
-    fn start(n: usize) -> Self {
-        BoaState { rreg: vec![0.0; n], eta: vec![1.0; n], v: vec![0.0; n], b: vec![RANGE0; n] }
-    }
-    fn experts(&self) -> usize {
-        self.eta.len()
-    }
-    fn validate(&self) -> Result<()> {
-        let n = self.rreg.len();
-        per_expert(
-            n,
-            &[("eta", &self.eta), ("v", &self.v), ("b", &self.b), ("regrets", &self.rreg)],
-        )?;
-        // Learning rates >= 0 (some > 0, or the weights are undefined), sums of
-        // squares v >= 0 and range estimates b > 0, as the updates keep them.
-        crate::state::ensure(
-            self.eta.iter().all(|&e| e >= 0.0)
-                && (n == 0 || self.eta.iter().any(|&e| e > 0.0))
-                && self.v.iter().all(|&v| v >= 0.0)
-                && self.b.iter().all(|&b| b > 0.0),
-            || "a learning rate or a sum of squares is negative, or a range is <= 0".into(),
-        )
-    }
-    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
-    fn learn_regrets(&mut self, r: &[f64]) {
-        let n = self.eta.len();
-        let log_inv_w0 = (n as f64).ln();
-        for j in 0..n {
-            self.b[j] = self.b[j].max(r[j].abs());
-            let b2 = self.b[j].log2().ceil().exp2();
-            self.v[j] += r[j] * r[j];
-            let e = (1.0 / b2).min((log_inv_w0 / self.v[j]).sqrt());
-            self.eta[j] = e;
-            let jump = if e * r[j] > 0.5 { b2 } else { 0.0 };
-            self.rreg[j] += 0.5 * (r[j] - e * r[j] * r[j] + jump);
+per_expert_state! {
+    /// What BOA keeps per expert: regularised regrets `Rreg`, rates `eta`, sums of squared
+    /// regrets `V` and range estimates `B`.
+    BoaState { rreg, eta, v, b }
+    impl {
+        fn start(n: usize) -> Self {
+            BoaState { rreg: vec![0.0; n], eta: vec![1.0; n], v: vec![0.0; n], b: vec![RANGE0; n] }
+        }
+        fn validate(&self) -> Result<()> {
+            let n = self.rreg.len();
+            per_expert(
+                n,
+                &[("eta", &self.eta), ("v", &self.v), ("b", &self.b), ("regrets", &self.rreg)],
+            )?;
+            // Learning rates >= 0 (some > 0, or the weights are undefined), sums of
+            // squares v >= 0 and range estimates b > 0, as the updates keep them.
+            crate::state::ensure(
+                self.eta.iter().all(|&e| e >= 0.0)
+                    && (n == 0 || self.eta.iter().any(|&e| e > 0.0))
+                    && self.v.iter().all(|&v| v >= 0.0)
+                    && self.b.iter().all(|&b| b > 0.0),
+                || "a learning rate or a sum of squares is negative, or a range is <= 0".into(),
+            )
+        }
+        #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
+        fn learn_regrets(&mut self, r: &[f64]) {
+            let n = self.eta.len();
+            let log_inv_w0 = (n as f64).ln();
+            for j in 0..n {
+                self.b[j] = self.b[j].max(r[j].abs());
+                let b2 = self.b[j].log2().ceil().exp2();
+                self.v[j] += r[j] * r[j];
+                let e = (1.0 / b2).min((log_inv_w0 / self.v[j]).sqrt());
+                self.eta[j] = e;
+                let jump = if e * r[j] > 0.5 { b2 } else { 0.0 };
+                self.rreg[j] += 0.5 * (r[j] - e * r[j] * r[j] + jump);
+            }
         }
     }
 }

@@ -9,55 +9,42 @@
 //! `R_j = (eta'_j / eta_j) R_j + log(1 + eta'_j r_j)` (`eta' r >= -1/2`); `eta = eta'`.
 
 use super::mlpoly::OPERA_ETA0;
-use super::regret::{per_expert, LogLinear, Regret, RegretState};
+use super::regret::{per_expert, per_expert_state, LogLinear, Regret};
 use crate::error::Result;
-use serde::{Deserialize, Serialize};
 
 /// ML-Prod: the regret rules' round ([`Regret`]) over ML-Prod's state.
 pub type MlProd = Regret<MlProdState>;
 
-/// What ML-Prod keeps per expert: `R`, the sums of squared regrets `L`, the largest
-/// regret `maxloss` and the rates `eta`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MlProdState {
-    big_r: Vec<f64>,
-    l: Vec<f64>,
-    maxloss: Vec<f64>,
-    eta: Vec<f64>,
-}
-
-impl RegretState for MlProdState {
-    const FIELDS: &'static [&'static str] =
-        &["gradient", "share", "big_r", "l", "maxloss", "eta", "n_seen"];
-    /// Its four vectors and the round's two buffers.
-    const VECTORS: u128 = 6;
-    fn start(n: usize) -> Self {
-        MlProdState {
-            big_r: vec![-(n as f64).ln(); n],
-            l: vec![1.0; n],
-            maxloss: vec![0.0; n],
-            eta: vec![OPERA_ETA0; n],
+per_expert_state! {
+    /// What ML-Prod keeps per expert: `R`, the sums of squared regrets `L`, the largest
+    /// regret `maxloss` and the rates `eta`.
+    MlProdState { big_r, l, maxloss, eta }
+    impl {
+        fn start(n: usize) -> Self {
+            MlProdState {
+                big_r: vec![-(n as f64).ln(); n],
+                l: vec![1.0; n],
+                maxloss: vec![0.0; n],
+                eta: vec![OPERA_ETA0; n],
+            }
         }
-    }
-    fn experts(&self) -> usize {
-        self.eta.len()
-    }
-    fn validate(&self) -> Result<()> {
-        let vectors = [("L", &self.l[..]), ("maxloss", &self.maxloss), ("eta", &self.eta)];
-        per_expert(self.big_r.len(), &vectors)?;
-        crate::state::finite("R", &self.big_r)
-    }
-    #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
-    fn learn_regrets(&mut self, r: &[f64]) {
-        let n = self.eta.len();
-        let log_n = (n as f64).ln();
-        for j in 0..n {
-            self.l[j] += r[j] * r[j];
-            self.maxloss[j] = self.maxloss[j].max(r[j].abs());
-            let e_new = (1.0 / (2.0 * self.maxloss[j])).min((log_n / self.l[j]).sqrt());
-            let ratio = if self.eta[j] > 0.0 { e_new / self.eta[j] } else { 0.0 };
-            self.big_r[j] = ratio * self.big_r[j] + (e_new * r[j]).ln_1p();
-            self.eta[j] = e_new;
+        fn validate(&self) -> Result<()> {
+            let vectors = [("L", &self.l[..]), ("maxloss", &self.maxloss), ("eta", &self.eta)];
+            per_expert(self.big_r.len(), &vectors)?;
+            crate::state::finite("R", &self.big_r)
+        }
+        #[allow(clippy::needless_range_loop)] // parallel per-expert arrays, indexed as in opera
+        fn learn_regrets(&mut self, r: &[f64]) {
+            let n = self.eta.len();
+            let log_n = (n as f64).ln();
+            for j in 0..n {
+                self.l[j] += r[j] * r[j];
+                self.maxloss[j] = self.maxloss[j].max(r[j].abs());
+                let e_new = (1.0 / (2.0 * self.maxloss[j])).min((log_n / self.l[j]).sqrt());
+                let ratio = if self.eta[j] > 0.0 { e_new / self.eta[j] } else { 0.0 };
+                self.big_r[j] = ratio * self.big_r[j] + (e_new * r[j]).ln_1p();
+                self.eta[j] = e_new;
+            }
         }
     }
 }

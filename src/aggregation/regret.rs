@@ -29,6 +29,31 @@ pub trait RegretState:
     fn learn_regrets(&mut self, r: &[f64]);
 }
 
+/// Declares a regret rule's state of per-expert vectors (one `Vec<f64>` a field, serde
+/// by field name) and its [`RegretState`] impl, whose `FIELDS` (`gradient`, `share`, the
+/// fields in order, `n_seen`: state format 4), `VECTORS` (the fields and the round's two
+/// buffers) and `experts` follow from the field list; the body gives the rest of the impl.
+macro_rules! per_expert_state {
+    ($(#[$m:meta])* $name:ident { $($field:ident),+ $(,)? } impl { $($body:tt)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+        pub struct $name {
+            $($field: Vec<f64>,)+
+        }
+
+        impl $crate::aggregation::regret::RegretState for $name {
+            const FIELDS: &'static [&'static str] =
+                &["gradient", "share", $(stringify!($field),)+ "n_seen"];
+            const VECTORS: u128 = [$(stringify!($field),)+].len() as u128 + 2;
+            fn experts(&self) -> usize {
+                [$(self.$field.len(),)+][0]
+            }
+            $($body)*
+        }
+    };
+}
+pub(crate) use per_expert_state;
+
 /// A regret rule's weights: those of the next prediction, and the state that plays
 /// given ones (Fixed Share). Every [`LogLinear`] rule has them.
 pub trait RuleWeights {

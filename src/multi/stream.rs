@@ -179,8 +179,8 @@ pub fn progressive_predict_weighted_into<L: MultiOutput + ?Sized>(
 
 fn no_std_multi() -> crate::KsError {
     crate::KsError::Parameter(
-        "this learner has no predictive standard deviation per output (TaylorAWV, RFFAWV, \
-         KernelAWV, NystromAWV and mixtures of them have one: docs/uncertainty.md, \"Several outputs\")"
+        "this learner has no predictive standard deviation per output (docs/uncertainty.md, \
+         \"Several outputs\", says which learners have one)"
             .into(),
     )
 }

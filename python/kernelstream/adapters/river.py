@@ -335,10 +335,13 @@ class _DictAdapter:
                 raise InputError("this model learns one number per round, got a dict target")
             # (a Conformal around one gives an interval per target)
             if not is_native(getattr(self.learner, "learner_", self.learner)):
+                from ..learners import _registry
+                from ..learners._multi import MultiOutput
+
+                multi = [n for n in _registry.names() if issubclass(_registry.face(n), MultiOutput)]
                 raise InputError(
-                    f"dict targets need a multi-output learner (TaylorAWV, RFFAWV, "
-                    f"NystromAWV, KernelAWV, AutoKernel, or Conformal around one), not "
-                    f"{type(self.learner).__name__}"
+                    f"dict targets need a multi-output learner ({', '.join(multi)}, or "
+                    f"Conformal around one), not {type(self.learner).__name__}"
                 )
             names = _sorted_names(y)
         if set(y) != set(names):

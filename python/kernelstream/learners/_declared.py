@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import math
 from functools import cache
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from .. import _core
 from .._validation import flag, real, text, whole
@@ -176,3 +177,59 @@ def samples(spec: dict) -> tuple:
             valid.append([])
     (valid if c["or_none"] else invalid).append(None)
     return valid, invalid
+
+
+class CoreAttr(property):
+    """A face's read-only attribute that is its core's attribute of the same name (or
+    ``core``), declared once with its type and doc: ``n_support = core_attr(int,
+    "Number of stored support points.")``. It is a ``property`` (``help()``, IDEs and the
+    API reference show it as one, with its doc; ``tools/griffe_core_attrs.py`` gives the
+    reference its type), and mypy reads its type from ``kind``."""
+
+    def __init__(self, kind: Any, doc: str, core: str | None = None, optional: bool = False):
+        self.kind, self.core, self.optional = kind, core, optional
+        super().__init__(self._read, None, None, doc)
+        self.__doc__ = doc  # the instance's, not the class's docstring
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        if self.core is None:
+            self.core = name
+
+    def _read(self, face: Any) -> Any:
+        return getattr(face._core, self.core)  # type: ignore[arg-type]
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __get__(self, obj: None, owner: type | None = None) -> CoreAttr: ...
+        @overload
+        def __get__(self, obj: object, owner: type | None = None) -> Any: ...
+        def __get__(self, obj: object, owner: type | None = None) -> Any: ...
+
+
+_T = TypeVar("_T")
+
+
+@overload
+def core_attr(
+    kind: type[_T], doc: str, *, core: str | None = None, optional: Literal[False] = False
+) -> _T: ...
+@overload
+def core_attr(
+    kind: type[_T], doc: str, *, core: str | None = None, optional: Literal[True]
+) -> _T | None: ...
+def core_attr(kind: Any, doc: str, *, core: str | None = None, optional: bool = False) -> Any:
+    """The face's attribute ``name`` read from its core (:class:`CoreAttr`): of type
+    ``kind`` (``None`` too where ``optional``), documented by ``doc``; ``core`` names the
+    core's attribute where it is not the face's name. Typed for mypy as the value it
+    reads (``int``, or ``int | None``)."""
+    return CoreAttr(kind, doc, core, optional)
+
+
+def core_attrs(cls: type) -> dict:
+    """``{name: CoreAttr}``: the core attributes ``cls`` declares or inherits (and does
+    not override with an attribute of its own)."""
+    names = {k for base in cls.__mro__ for k in vars(base)}
+    found = {k: inspect.getattr_static(cls, k) for k in sorted(names)}
+    return {k: v for k, v in found.items() if isinstance(v, CoreAttr)}

@@ -22,6 +22,7 @@ from .._validation import (
     as_weights,
     whole,
 )
+from ._declared import core_attr
 from .base import _CHECKED, Learner, _learned
 
 
@@ -55,10 +56,11 @@ class MultiOutput(Learner):
     raises :class:`kernelstream.InputError` and leaves the learner unchanged.
     """
 
-    @property
-    def n_outputs(self):
-        """The number of outputs ``K`` (``None`` until the first round fixes it)."""
-        return self._core.n_outputs
+    n_outputs = core_attr(
+        int,
+        "The number of outputs ``K`` (``None`` until the first round fixes it).",
+        optional=True,
+    )
 
     def add_outputs(self, k: int = 1) -> None:
         """Append ``k`` outputs whose past targets were all 0.

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_row
+from ._declared import core_attr
 from ._multi import MultiOutput
 from .mixture import MixtureTrace, traced_run
 
@@ -178,10 +179,11 @@ class AutoKernel(MultiOutput):
         """Whether the warm-up is over (the experts exist)."""
         return self._core.experts is not None
 
-    @property
-    def weights(self):
-        """The rule's weights for the next round (None during the warm-up)."""
-        return self._core.weights
+    weights = core_attr(
+        np.ndarray,
+        "The rule's weights for the next round (None during the warm-up).",
+        optional=True,
+    )
 
     @property
     def experts(self):
@@ -224,10 +226,11 @@ class AutoKernel(MultiOutput):
         xl, xs, yl, ys, rho = s
         return dict(x_loc=np.array(xl), x_scale=np.array(xs), y_loc=yl, y_scale=ys, rho=rho)
 
-    @property
-    def warmup_expert_predictions(self):
-        """The experts' predictions on the replayed warm-up rows, ``(warmup, N)``."""
-        return self._core.warmup_expert_predictions
+    warmup_expert_predictions = core_attr(
+        np.ndarray,
+        "The experts' predictions on the replayed warm-up rows, ``(warmup, N)``.",
+        optional=True,
+    )
 
     def expert_predictions(self, x):
         """Every expert's prediction for ``x`` (original units; None during the warm-up)."""

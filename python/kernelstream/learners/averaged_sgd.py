@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_row
+from ._declared import core_attr
 from .base import Learner
 
 
@@ -36,17 +37,16 @@ class AveragedKernelSGD(Learner):
 
     Examples
     --------
-    >>> import numpy as np
+    Example 2 of Zhang and Simon (the ``Min`` kernel, ``gamma0 = 5``):
+
     >>> from kernelstream import AveragedKernelSGD
     >>> from kernelstream.kernels import Min
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(0, 1, size=(500, 1)); y = np.sin(3 * X[:, 0])
+    >>> from kernelstream.datasets.synthetic import example2
+    >>> X, y = example2(500, seed=0)
     >>> model = AveragedKernelSGD(Min(), gamma0=5.0)
-    >>> preds = model.progressive_predict(X, y)
-    >>> model.dim, float(preds[0])
-    (500, 0.0)
-    >>> bool(np.mean((preds[250:] - y[250:]) ** 2) < 0.01)
-    True
+    >>> model.learn_many(X, y)
+    >>> model.dim, model.coefficients.shape, round(model.predict_one([0.5]), 2)
+    (500, (500,), 0.44)
     """
 
     _core_class = _core.AveragedKernelSGD
@@ -59,10 +59,10 @@ class AveragedKernelSGD(Learner):
 
         return dict(kernel=Min(), gamma0=2.0)
 
-    @property
-    def coefficients(self) -> np.ndarray:
-        """``a_i`` of the un-averaged iterate ``f~_n = sum_i a_i K(X_i, .)``."""
-        return self._core.coefficients
+    coefficients = core_attr(
+        np.ndarray,
+        "``a_i`` of the un-averaged iterate ``f~_n = sum_i a_i K(X_i, .)``.",
+    )
 
     def predict_last(self, x) -> float:
         """The un-averaged iterate ``f~_n(x)``."""

@@ -21,6 +21,7 @@ from .._validation import as_label, as_matrix, as_row, as_targets, as_weight, as
 from .._wrapped import PICKLE_FORMAT_VERSION, CoreWrapper
 from ..errors import InputError, ScaleWarning
 from . import _declared, _scale_check
+from ._declared import core_attr
 
 _CHECKED = ()  # `_scale_rows` once the scale check is done (or not wanted)
 
@@ -192,11 +193,11 @@ class Learner(CoreWrapper):
             self._watch_scale(X, y)
         return (preds, stds, noise) if return_noise else (preds, stds)
 
-    @property
-    def noise_std(self) -> float:
-        """The noise level ``sigma_hat`` behind :meth:`predict_std` (the same for every
-        input; NaN before an estimate exists; ``None`` for a learner without one)."""
-        return self._core.noise_std
+    noise_std = core_attr(
+        float,
+        "The noise level ``sigma_hat`` behind :meth:`predict_std` (the same for every input; NaN before an estimate exists; ``None`` for a learner without one).",
+        optional=True,
+    )
 
     def learn_one(self, x, y, w: float = 1.0) -> None:
         """Reveal the label ``y`` of ``x`` and update.
@@ -298,20 +299,15 @@ class Learner(CoreWrapper):
                 _scale_check.advice(type(self).__name__, problems), ScaleWarning, stacklevel=3
             )
 
-    @property
-    def n_seen(self) -> int:
-        """Rounds learned so far."""
-        return int(self._core.n_seen)
+    n_seen = core_attr(int, "Rounds learned so far.")
 
-    @property
-    def dim(self) -> int:
-        """Current dimension of the learner's representation."""
-        return int(self._core.dim)
+    dim = core_attr(int, "Current dimension of the learner's representation.")
 
-    @property
-    def input_dim(self):
-        """Input dimension ``d`` fixed by the first call (``None`` before)."""
-        return self._core.input_dim
+    input_dim = core_attr(
+        int,
+        "Input dimension ``d`` fixed by the first call (``None`` before).",
+        optional=True,
+    )
 
 
 __all__ = ["Learner", "PICKLE_FORMAT_VERSION"]

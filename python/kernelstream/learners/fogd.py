@@ -12,6 +12,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_row
 from ..errors import InputError
+from ._declared import core_attr
 from ._losses import ByLoss
 from .base import Learner
 
@@ -53,17 +54,13 @@ class FOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
 
     Examples
     --------
-    >>> import numpy as np
     >>> from kernelstream import FOGD
     >>> from kernelstream.kernels import Gaussian
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(0, 1, size=(500, 2)); y = np.sin(3 * X[:, 0])
-    >>> model = FOGD(Gaussian(1.0), n_features=50, lr=0.2, seed=1)
-    >>> p = model.progressive_predict(X, y)
-    >>> model.dim, float(p[0])
-    (100, 0.0)
-    >>> bool(np.mean((p[250:] - y[250:]) ** 2) < np.mean(y[250:] ** 2))
-    True
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> model = FOGD(Gaussian(2.0), n_features=50, lr=0.2, seed=1)
+    >>> p = model.progressive_predict(*friedman_stream(500, d=6, seed=3))
+    >>> model.dim, model.frequencies.shape, float(p[0])
+    (100, (50, 6), 0.0)
     """
 
     _core_class = _core.FOGD
@@ -88,10 +85,11 @@ class FOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
             )
         return self._core.features(x)
 
-    @property
-    def weights(self):
-        """The weight vector ``w`` on ``z(x)`` (``None`` before the first call)."""
-        return self._core.weights
+    weights = core_attr(
+        np.ndarray,
+        "The weight vector ``w`` on ``z(x)`` (``None`` before the first call).",
+        optional=True,
+    )
 
     @property
     def frequencies(self):

@@ -11,6 +11,7 @@ paper's real-data experiments. The Rust core keeps the Cholesky factor of
 from __future__ import annotations
 
 from .. import _core
+from ._declared import core_attr
 from ._multi import MultiOutput
 
 
@@ -36,21 +37,21 @@ class KernelAWV(MultiOutput):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from kernelstream import KernelAWV
-    >>> from kernelstream.kernels import Gaussian
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-1, 1, size=(300, 2)); y = np.sin(3 * X[:, 0])
-    >>> model = KernelAWV(Gaussian(1.0), lam=1.0)
-    >>> preds = model.progressive_predict(X, y)
-    >>> model.dim, float(preds[0])
-    (300, 0.0)
-    >>> bool(np.mean((preds[150:] - y[150:]) ** 2) < 0.2 * np.mean(y[150:] ** 2))
-    True
+    >>> from kernelstream import KernelAWV, kernels
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> X, y = friedman_stream(300, d=5, noise=0.0, seed=4)
+    >>> ridge = KernelAWV(kernels.Gaussian(1.0), lam=0.1, ridge=True)
+    >>> ridge.learn_many(X[:299], y[:299])
+    >>> ridge.dim, round(ridge.predict_one(X[299]), 3), round(float(y[299]), 3)
+    (299, 0.194, 0.18)
     """
 
     _core_class = _core.KernelAWV
     has_predictive_std = True
+    regret_term = core_attr(
+        float,
+        "``sum_t y_t^2 <A_t^{-1} phi(x_t), phi(x_t)>``: bounds the regret minus ``lam ||f||^2``.",
+    )
 
     @classmethod
     def _example(cls) -> dict:
@@ -58,11 +59,6 @@ class KernelAWV(MultiOutput):
 
         # a small cap: the fuzzers run in a bounded address space
         return dict(kernel=Gaussian(1.0), lam=0.5, max_size=200)
-
-    @property
-    def regret_term(self) -> float:
-        """``sum_t y_t^2 <A_t^{-1} phi(x_t), phi(x_t)>``: bounds the regret minus ``lam ||f||^2``."""
-        return float(self._core.regret_term)
 
 
 __all__ = ["KernelAWV"]

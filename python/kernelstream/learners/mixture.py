@@ -15,6 +15,7 @@ from .. import _core
 from .. import aggregation as _aggregation
 from .._validation import as_matrix, as_row, as_targets, choice, whole
 from ..errors import ParameterError
+from ._declared import core_attr
 from ._multi import MultiOutput
 from .base import Learner
 
@@ -159,10 +160,10 @@ class Mixture(MultiOutput):
     def n_experts(self) -> int:
         return int(self._core.n_experts)
 
-    @property
-    def weights(self) -> np.ndarray:
-        """The rule's weights for the next round (for ``"vaw"``: its ridge solution)."""
-        return self._core.weights
+    weights = core_attr(
+        np.ndarray,
+        'The rule\'s weights for the next round (for ``"vaw"``: its ridge solution).',
+    )
 
     def expert_predictions(self, x) -> np.ndarray:
         """Every expert's prediction for ``x`` as the next round (state unchanged)."""

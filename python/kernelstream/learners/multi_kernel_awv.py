@@ -11,6 +11,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_row, real, whole
 from ..errors import ParameterError
+from ._declared import core_attr
 from .base import Learner
 
 #: The meta rules by name, read from the core's one table (``_core.aggregation_rules()``).
@@ -116,14 +117,11 @@ class MultiKernelAWV(Learner):
 
     _absent_params = {"gamma": 1.0, "share": 0.0}
 
-    @property
-    def weights(self) -> np.ndarray:
-        """The current meta weights over the kernels.
-
-        Convex rules: the probability vector the next round uses. ``"vaw"``: the ridge
-        solution ``(lam I + sum z z^T)^{-1} sum y z`` of the meta VAW after the last round
-        (signed, need not sum to 1)."""
-        return self._core.weights
+    weights = core_attr(
+        np.ndarray,
+        "The current meta weights over the kernels.\n\n"
+        'Convex rules: the probability vector the next round uses. ``"vaw"``: the ridge solution ``(lam I + sum z z^T)^{-1} sum y z`` of the meta VAW after the last round (signed, need not sum to 1).',
+    )
 
     def expert_predictions(self, x) -> np.ndarray:
         """The raw (unclipped) expert predictions ``z_j(x)`` for ``x`` as the next round."""
@@ -172,13 +170,12 @@ class Raker(Learner):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from kernelstream import Raker
-    >>> from kernelstream.kernels import Gaussian
-    >>> X = np.linspace(-1, 1, 200)[:, None]; y = 0.5 + 0.3 * X[:, 0]
-    >>> r = Raker([Gaussian(0.5), Gaussian(2.0)], n_features=20)
-    >>> p = r.progressive_predict(X, y); float(p[0]), r.n_seen
-    (0.0, 200)
+    >>> from kernelstream import Raker, kernels
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> r = Raker([kernels.Gaussian(0.5), kernels.Laplacian(2.0)], n_features=20, seed=1)
+    >>> r.learn_many(*friedman_stream(300, d=5, seed=7))
+    >>> r.n_seen, round(float(r.weights.sum()), 12), r.weights.shape
+    (300, 1.0, (2,))
     """
 
     _core_class = _core.Raker
@@ -189,10 +186,7 @@ class Raker(Learner):
 
         return dict(kernels=[Gaussian(0.5), Gaussian(2.0), Laplacian(1.0)], n_features=10, seed=5)
 
-    @property
-    def weights(self) -> np.ndarray:
-        """Kernel weights the next round uses."""
-        return self._core.weights
+    weights = core_attr(np.ndarray, "Kernel weights the next round uses.")
 
     def frequencies(self, j: int):
         return self._core.frequencies(whole("j", j))
@@ -224,13 +218,16 @@ class OMKLGF(Learner):
 
     Examples
     --------
-    >>> import numpy as np
+    With one kernel sampled a round, the graph is one kernel, chosen anew each round
+    until ``graph_rounds``:
+
     >>> from kernelstream import OMKLGF
     >>> from kernelstream.kernels import Gaussian
-    >>> X = np.linspace(-1, 1, 100)[:, None]; y = 0.5 + 0.3 * X[:, 0]
-    >>> m = OMKLGF([Gaussian(0.5), Gaussian(2.0)], n_features=10, n_samples=2)
-    >>> _ = m.progressive_predict(X, y); m.n_seen
-    100
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> X, y = friedman_stream(100, d=5, seed=8)
+    >>> m = OMKLGF([Gaussian(s) for s in (0.5, 1.0, 2.0)], n_samples=1, graph_rounds=50)
+    >>> m.learn_many(X, y); len(m.chosen), m.n_seen
+    (1, 100)
     """
 
     _core_class = _core.OMKLGF
@@ -248,15 +245,13 @@ class OMKLGF(Learner):
             seed=6,
         )
 
-    @property
-    def weights(self) -> np.ndarray:
-        """Kernel weights ``softmax(logw)``."""
-        return self._core.weights
+    weights = core_attr(np.ndarray, "Kernel weights ``softmax(logw)``.")
 
-    @property
-    def chosen(self):
-        """Kernels of the graph the next round uses (``None`` before the first round)."""
-        return self._core.chosen
+    chosen = core_attr(
+        list,
+        "Kernels of the graph the next round uses (``None`` before the first round).",
+        optional=True,
+    )
 
 
 __all__ = ["MultiKernelAWV", "Raker", "OMKLGF", "AGGREGATORS"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._wrapped import _RenamedAttribute
+from ._declared import core_attr
 from ._losses import ByLoss
 from .base import Learner
 
@@ -41,15 +42,14 @@ class NOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from kernelstream import NOGD
-    >>> from kernelstream.kernels import Gaussian
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(0, 1, size=(400, 2)); y = np.sign(X[:, 0] - 0.5) + (X[:, 0] == 0.5)
-    >>> model = NOGD(Gaussian(0.5), budget=20, lr=0.2, loss="hinge")
-    >>> p = model.progressive_predict(X, y)
-    >>> model.n_support, model.embedded, model.dim
-    (20, True, 4)
+    >>> from kernelstream import NOGD, kernels
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> X, y = friedman_stream(400, d=5, seed=2)
+    >>> labels = (y > 0) * 2.0 - 1.0
+    >>> model = NOGD(kernels.Gaussian(1.0), budget=20, loss="hinge")
+    >>> errors = (model.progressive_predict(X, labels) * labels <= 0).mean()
+    >>> model.n_support, model.embedded, model.learned_rank, round(float(errors), 2)
+    (20, True, 4, 0.23)
     """
 
     _core_class = _core.NOGD
@@ -60,23 +60,14 @@ class NOGD(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
 
         return dict(kernel=Gaussian(0.8), budget=10, rank=4, lr=0.3, epsilon=0.05)
 
-    @property
-    def n_support(self) -> int:
-        """Number of stored support points."""
-        return int(self._core.n_support)
+    n_support = core_attr(int, "Number of stored support points.")
 
-    @property
-    def embedded(self) -> bool:
-        """``True`` once the Nystrom embedding is built (stage 2)."""
-        return bool(self._core.embedded)
+    embedded = core_attr(bool, "``True`` once the Nystrom embedding is built (stage 2).")
 
     #: Deprecated name of :attr:`learned_rank` (``rank`` is a parameter).
     rank = _RenamedAttribute("learned_rank", removed_in="0.2.0")
 
-    @property
-    def learned_rank(self) -> int:
-        """Number of eigenpairs ``k`` kept at the transition."""
-        return int(self._core.rank)
+    learned_rank = core_attr(int, "Number of eigenpairs ``k`` kept at the transition.", core="rank")
 
 
 __all__ = ["NOGD"]

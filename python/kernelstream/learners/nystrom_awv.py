@@ -89,17 +89,14 @@ class NystromAWV(MultiOutput):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from kernelstream import NystromAWV
     >>> from kernelstream.kernels import Gaussian
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-1, 1, size=(500, 2)); y = np.sin(3 * X[:, 0])
-    >>> model = NystromAWV(Gaussian(1.0), lam=1.0, seed=0)
-    >>> preds = model.progressive_predict(X, y)
-    >>> 0 < model.dim < 100, model.stats["refactorizations"]
-    (True, 0)
-    >>> bool(np.mean((preds[250:] - y[250:]) ** 2) < 0.1 * np.mean(y[250:] ** 2))
-    True
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> X, y = friedman_stream(500, d=5, seed=6)
+    >>> model = NystromAWV(Gaussian(2.0), lam=1.0, max_dictionary=30)
+    >>> model.learn_many(X, y)
+    >>> model.dim, model.learned_dictionary.points.shape, model.stats["refactorizations"]
+    (30, (30, 5), 0)
     """
 
     _core_class = _core.NystromAWV

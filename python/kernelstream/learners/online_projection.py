@@ -17,6 +17,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_matrix, whole
 from ..errors import ParameterError
+from ._declared import core_attr
 from .base import Learner
 
 _PREFIX = {None: None, "none": None, "constant": 0, "linear": 1, "quadratic": 2}
@@ -112,25 +113,25 @@ class OnlineProjection(Learner):
     def _example(cls) -> dict:
         return dict(basis="sine", alpha=1.0, c=0.5)
 
-    @property
-    def coefficients(self) -> np.ndarray:
-        """Least-squares coefficients ``theta`` of the active columns."""
-        return self._core.coefficients
+    coefficients = core_attr(
+        np.ndarray,
+        "Least-squares coefficients ``theta`` of the active columns.",
+    )
 
     @property
     def active_basis(self) -> list:
         """Descriptions of the active columns, in order (e.g. ``'1'``, ``'P1(x0)'``, ``'trig[3]'``)."""
         return list(self._core.active_basis)
 
-    @property
-    def n_units(self) -> int:
-        """Scheduled units switched on (the paper's ``N``; prefix columns excluded)."""
-        return int(self._core.n_units)
+    n_units = core_attr(
+        int,
+        "Scheduled units switched on (the paper's ``N``; prefix columns excluded).",
+    )
 
-    @property
-    def is_ready(self) -> bool:
-        """False during the exact warm-up (Gram matrix singular), True once ``Phi`` exists."""
-        return bool(self._core.is_ready)
+    is_ready = core_attr(
+        bool,
+        "False during the exact warm-up (Gram matrix singular), True once ``Phi`` exists.",
+    )
 
     @property
     def counters(self) -> dict:
@@ -138,15 +139,9 @@ class OnlineProjection(Learner):
         i, r, g = self._core.counters
         return {"inits": i, "refreshes": r, "guard_fallbacks": g}
 
-    @property
-    def phi(self) -> np.ndarray:
-        """``Phi = (Psi^T Psi)^{-1}`` (empty during the warm-up)."""
-        return self._core.phi
+    phi = core_attr(np.ndarray, "``Phi = (Psi^T Psi)^{-1}`` (empty during the warm-up).")
 
-    @property
-    def gram(self) -> np.ndarray:
-        """The stored Gram matrix ``Psi^T Psi`` of the active columns."""
-        return self._core.gram
+    gram = core_attr(np.ndarray, "The stored Gram matrix ``Psi^T Psi`` of the active columns.")
 
     def basis_matrix(self, X) -> np.ndarray:
         """Design matrix ``Psi[i, j] = psi_j(X[i])`` of the active columns."""

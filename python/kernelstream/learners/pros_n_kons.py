@@ -12,6 +12,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_matrix, as_row, real
 from ..samplers import Dictionary
+from ._declared import core_attr
 from ._losses import ByLoss
 from .base import Learner
 
@@ -107,25 +108,26 @@ class ProsNKons(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
 
         return dict(kernel=Gaussian(0.7), gamma=0.05, seed=4)
 
-    @property
-    def dictionary_size(self) -> int:
-        """Number of KORS dictionary points ``j`` (``dim`` is the embedding rank ``r <= j``)."""
-        return int(self._core.dictionary_size)
+    dictionary_size = core_attr(
+        int,
+        "Number of KORS dictionary points ``j`` (``dim`` is the embedding rank ``r <= j``).",
+    )
 
-    @property
-    def kors_calls(self) -> int:
-        """Number of KORS calls so far (B-KONS stops calling KORS once its budget is reached)."""
-        return int(self._core.kors_calls)
+    kors_calls = core_attr(
+        int,
+        "Number of KORS calls so far (B-KONS stops calling KORS once its budget is reached).",
+    )
 
-    @property
-    def n_resets(self) -> int:
-        """Number of dictionary growths the learner has processed (restarts or transports)."""
-        return int(self._core.n_resets)
+    n_resets = core_attr(
+        int,
+        "Number of dictionary growths the learner has processed (restarts or transports).",
+    )
 
-    @property
-    def curvature_value(self) -> float:
-        """The curvature ``sigma`` in use (the loss default when ``curvature=None``)."""
-        return float(self._core.curvature)
+    curvature_value = core_attr(
+        float,
+        "The curvature ``sigma`` in use (the loss default when ``curvature=None``).",
+        core="curvature",
+    )
 
     @property
     def dictionary(self) -> Dictionary:
@@ -146,20 +148,14 @@ class ProsNKons(ByLoss, Learner):  # type: ignore[override]  # task: by the loss
         """``phi(x)`` for every row of ``X``, shape ``(n, dim)``."""
         return self._core.embed_many(as_matrix(X))
 
-    @property
-    def weights(self) -> np.ndarray:
-        """``w_t`` (after the projection of the last round)."""
-        return self._core.weights
+    weights = core_attr(np.ndarray, "``w_t`` (after the projection of the last round).")
 
-    @property
-    def newton_point(self) -> np.ndarray:
-        """``v = w_t - eta A_t^{-1} g_t``: the point the next round projects."""
-        return self._core.newton_point
+    newton_point = core_attr(
+        np.ndarray,
+        "``v = w_t - eta A_t^{-1} g_t``: the point the next round projects.",
+    )
 
-    @property
-    def ainv(self) -> np.ndarray:
-        """``A_t^{-1}`` (``dim x dim``)."""
-        return self._core.ainv
+    ainv = core_attr(np.ndarray, "``A_t^{-1}`` (``dim x dim``).")
 
 
 def batch_comparator(learner: ProsNKons, X, y, alpha=None, task: str = "regression") -> float:

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _core
 from .._validation import as_row
 from .._wrapped import _RenamedAttribute
+from ._declared import core_attr
 from ._multi import MultiOutput
 
 
@@ -49,17 +50,13 @@ class RFFAWV(MultiOutput):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from kernelstream import RFFAWV
-    >>> from kernelstream.kernels import Gaussian
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-1, 1, size=(300, 2)); y = np.sin(3 * X[:, 0])
-    >>> model = RFFAWV(Gaussian(0.5), n_features=50, seed=1)
-    >>> preds = model.progressive_predict(X, y)
-    >>> float(preds[0]), model.dim, model.frequencies.shape
-    (0.0, 50, (50, 2))
-    >>> bool(np.mean((preds[150:] - y[150:]) ** 2) < 0.1 * np.var(y))
-    True
+    >>> from kernelstream.kernels import Laplacian
+    >>> from kernelstream.datasets.synthetic import friedman_stream
+    >>> model = RFFAWV(Laplacian(3.0), n_features=40, features="cossin", seed=1)
+    >>> model.learn_many(*friedman_stream(300, d=5, seed=5))
+    >>> model.dim, model.frequencies.shape, model.weights.shape
+    (80, (40, 5), (80,))
     """
 
     _core_class = _core.RFFAWV
@@ -74,20 +71,23 @@ class RFFAWV(MultiOutput):
 
     _absent_params = {"gamma": 1.0}
 
-    @property
-    def frequencies(self):
-        """The drawn frequencies, an ``(m, d)`` array (``None`` before the first round)."""
-        return self._core.frequencies
+    frequencies = core_attr(
+        np.ndarray,
+        "The drawn frequencies, an ``(m, d)`` array (``None`` before the first round).",
+        optional=True,
+    )
 
-    @property
-    def offsets(self):
-        """The drawn phases ``b`` (``"cos"`` features; empty for ``"cossin"``; ``None`` before the first round)."""
-        return self._core.offsets
+    offsets = core_attr(
+        np.ndarray,
+        'The drawn phases ``b`` (``"cos"`` features; empty for ``"cossin"``; ``None`` before the first round).',
+        optional=True,
+    )
 
-    @property
-    def weights(self):
-        """The ridge weights ``A_t^{-1} b_t`` after the last round (``None`` before the first)."""
-        return self._core.weights
+    weights = core_attr(
+        np.ndarray,
+        "The ridge weights ``A_t^{-1} b_t`` after the last round (``None`` before the first).",
+        optional=True,
+    )
 
     #: Deprecated name of :meth:`random_features` (``features`` is a parameter).
     features = _RenamedAttribute("random_features", removed_in="0.2.0")
