@@ -1,7 +1,8 @@
 //! AutoKernel with `K` outputs (`kernelstream::multi`), its drift defaults on
 //! (restarts, linear and discounted experts, the loss scale): equal to `K`
 //! single-output AutoKernels on the columns to 1e-10 relative while no restart is
-//! triggered, in single rounds and in blocks; an output added later is exactly one
+//! triggered, in single rounds and in blocks, with the warm-up's kernel ridge alone and
+//! with its mix per column (`warm_neighbour_outputs`, the single-output `warm_neighbour`); an output added later is exactly one
 //! with zero targets from the first round (through a restart as well); bad targets
 //! are refused with the learner unchanged.
 use kernelstream::learners::OnlineLearner;
@@ -37,10 +38,20 @@ fn data(n: usize, seed: u64, change: usize) -> (Vec<f64>, Vec<f64>) {
 }
 
 fn fresh() -> AutoKernel {
-    // The K-output warm-up is kernel ridge regression only (`warm_neighbour` mixes the
-    // single-output warm-up, docs/autokernel.md step 1), so the identity holds without it.
-    let p =
-        AutoKernelParams { warmup: 30, threads: 1, warm_neighbour: false, ..Default::default() };
+    fresh_mixed(false)
+}
+
+/// `mix`: the warm-up's nearest-row mix, per column with `K` outputs
+/// (`warm_neighbour_outputs`) and for one output (`warm_neighbour`; a single-output
+/// learner has no use for the other flag).
+fn fresh_mixed(mix: bool) -> AutoKernel {
+    let p = AutoKernelParams {
+        warmup: 30,
+        threads: 1,
+        warm_neighbour: mix,
+        warm_neighbour_outputs: mix,
+        ..Default::default()
+    };
     let a = AutoKernel::new(&p).unwrap();
     assert!(a.restart().is_some() && a.config().linear && !a.config().discounts.is_empty());
     a
@@ -48,9 +59,19 @@ fn fresh() -> AutoKernel {
 
 #[test]
 fn k_outputs_equal_k_autokernels() {
+    let p0 = check_k_outputs(fresh_mixed(false), || fresh_mixed(false));
+    let p1 = check_k_outputs(fresh_mixed(true), || fresh_mixed(true));
+    // the mix changes the warm-up's predictions (rounds 1-29), not the rounds after it
+    let differ = (K..29 * K).filter(|&i| (p0[i] - p1[i]).abs() > 1e-6).count();
+    assert!(differ > 10, "the mix changed {differ} warm-up predictions");
+    assert_rel(&p0[30 * K..], &p1[30 * K..], 1e-10, "after the warm-up");
+}
+
+/// `K` outputs of `batch` against `K` learners of `fresh` (the same configuration);
+/// returns the progressive predictions of the `K` outputs.
+fn check_k_outputs(mut batch: AutoKernel, fresh: impl Fn() -> AutoKernel) -> Vec<f64> {
     let n = 400;
     let (x, y) = data(n, 1, usize::MAX);
-    let mut batch = fresh();
     let mut p = Vec::new();
     multi::progressive_predict_into(&mut batch, &x, n, D, &y, K, &mut p).unwrap();
     assert_eq!(batch.n_outputs(), Some(K));
@@ -85,10 +106,28 @@ fn k_outputs_equal_k_autokernels() {
     multi::progressive_predict_into(&mut batch, &x2, 60, D, &y2, K, &mut a).unwrap();
     multi::progressive_predict_into(&mut back, &x2, 60, D, &y2, K, &mut b).unwrap();
     assert_eq!(a, b);
+    // and one pickled mid warm-up (its mixes included)
+    let mut mid = fresh();
+    multi::learn_many(&mut mid, &x[..15 * D], 15, D, &y[..15 * K], K).unwrap();
+    let mut back: AutoKernel = bincode::deserialize(&bincode::serialize(&mid).unwrap()).unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    multi::progressive_predict_into(&mut mid, &x[15 * D..], n - 15, D, &y[15 * K..], K, &mut a)
+        .unwrap();
+    multi::progressive_predict_into(&mut back, &x[15 * D..], n - 15, D, &y[15 * K..], K, &mut b)
+        .unwrap();
+    assert_eq!(a, b);
+    assert_rel(&a, &p[15 * K..], 1e-10, "mid warm-up pickle vs the uninterrupted run");
+    p
 }
 
 /// Outputs added after `t0` rounds equal outputs with zero targets until `t0`.
 fn check_added(n: usize, t0: usize, change: usize, added: usize) -> AutoKernel {
+    check_added_mixed(n, t0, change, added, true);
+    check_added_mixed(n, t0, change, added, false)
+}
+
+fn check_added_mixed(n: usize, t0: usize, change: usize, added: usize, mix: bool) -> AutoKernel {
+    let fresh = || fresh_mixed(mix);
     let (x, mut y) = data(n, 3, change);
     let k0 = K - added;
     for t in 0..t0 {
@@ -105,7 +144,7 @@ fn check_added(n: usize, t0: usize, change: usize, added: usize) -> AutoKernel {
     let mut got = Vec::new();
     multi::progressive_predict_into(&mut late, &x[t0 * D..], n - t0, D, &y[t0 * K..], K, &mut got)
         .unwrap();
-    let what = format!("t0={t0} added={added}");
+    let what = format!("t0={t0} added={added} mix={mix}");
     assert_rel(&got, &want[t0 * K..], 1e-10, &what);
     assert_eq!(late.restart().unwrap().changes, full.restart().unwrap().changes, "{what}");
     full

@@ -199,6 +199,28 @@ def test_a_file_written_before_an_option_existed_loads_with_its_default():
     np.testing.assert_array_equal(back.progressive_predict(X, y), learner.progressive_predict(X, y))
 
 
+def test_a_held_learner_written_before_an_option_existed_loads_with_its_default():
+    """A Conformal's AutoKernel whose readable parameters lack an option added later
+    (``warm_neighbour_outputs``, False: the K-output warm-up before it) loads with its
+    default and predicts as the file that has it; a held learner's parameter that
+    differs from its state is refused."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(40, 2))
+    y = np.sin(3 * X[:, 0])
+    model = ks.Conformal(ks.AutoKernel(warmup=20, lams=(0.1, 1.0), max_taylor_features=35))
+    model.learn_many(X[:30], y[:30])
+    header, blobs = _parts(dumps(model))
+    held = header["learner"]["params"]["$dict"]["learner"]["$learner"]["params"]["$dict"]
+    assert held["warm_neighbour_outputs"] is False
+    del held["warm_neighbour_outputs"]
+    back = loads(_build(header, blobs))
+    assert back.learner.get_params()["warm_neighbour_outputs"] is False
+    np.testing.assert_array_equal(back.predict_many(X[30:]), model.predict_many(X[30:]))
+    held["warmup"] = 21
+    with pytest.raises(InputError, match="differ from its state"):
+        loads(_build(header, blobs))
+
+
 def test_save_is_atomic_and_refuses_what_it_cannot_save(tmp_path):
     path = tmp_path / "m.ksm"
     ks.save(ks.TaylorAWV(), path)

@@ -287,11 +287,12 @@ def test_fogd_in_a_mixture_learns_k_outputs_as_k_fogds():
 # -- AutoKernel: shared scale and experts, one target scale and rule per output --------
 
 
-def _autokernel():
+def _autokernel(mix=False):
     # the defaults for changing streams on: restarts, linear and discounted experts; the
-    # warm-up's nearest-row mix is single-output only (docs/autokernel.md, step 1), so a
-    # K-output AutoKernel equals K single ones with it off
-    return ks.AutoKernel(warmup=30, threads=1, warm_neighbour=False)
+    # warm-up's nearest-row mix (docs/autokernel.md, step 1) of K outputs is one mix per
+    # column with warm_neighbour_outputs, so that a K-output AutoKernel equals K single
+    # ones with warm_neighbour as mix (a single output needs no second flag)
+    return ks.AutoKernel(warmup=30, threads=1, warm_neighbour=mix, warm_neighbour_outputs=mix)
 
 
 def _scaled(Y):
@@ -300,31 +301,33 @@ def _scaled(Y):
 
 
 @pytest.mark.slow
-def test_an_autokernel_of_k_outputs_equals_k_autokernels():
+@pytest.mark.parametrize("mix", [False, True])
+def test_an_autokernel_of_k_outputs_equals_k_autokernels(mix):
     X, Y = data(250)
     Y = _scaled(Y)
-    multi = _autokernel()
+    multi = _autokernel(mix)
     P = multi.progressive_predict(X, Y)
     assert P.shape == (250, K) and multi.n_outputs == K
-    rounds = _autokernel()
+    rounds = _autokernel(mix)
     for x, y in zip(X, Y):
         rounds.learn_one(x, y)
     assert_rel(rounds.predict_many(X[:20]), multi.predict_many(X[:20]))
     for j in range(K):
-        single = _autokernel()
+        single = _autokernel(mix)
         assert_rel(P[:, j], single.progressive_predict(X, Y[:, j]))
         assert single.restart_events["changes"] == 0
         assert_rel(multi.predict_many(X[:20])[:, j], single.predict_many(X[:20]))
         assert_rel(multi.predict_one(X[0])[j], single.predict_one(X[0]))
 
 
+@pytest.mark.parametrize("mix", [False, True])
 @pytest.mark.parametrize("t0", [11, 70])
-def test_an_output_added_to_an_autokernel_equals_one_from_the_start(t0):
+def test_an_output_added_to_an_autokernel_equals_one_from_the_start(t0, mix):
     X, Y = data(150)
     Y = _scaled(Y)
     Y[:t0, 2] = 0.0
-    want = _autokernel().progressive_predict(X, Y)
-    late = _autokernel()
+    want = _autokernel(mix).progressive_predict(X, Y)
+    late = _autokernel(mix)
     late.progressive_predict(X[:t0], Y[:t0, :2])
     late.add_outputs(1)
     assert_rel(late.progressive_predict(X[t0:], Y[t0:]), want[t0:])

@@ -123,6 +123,13 @@ class AutoKernel(MultiOutput):
         that moved, where kernel ridge regression falls back to the rows' mean
         (``docs/autokernel.md``, step 1). Changes the warm-up rows only (and a
         successor's); False: the previous AutoKernel bit for bit.
+    warm_neighbour_outputs : bool, default False
+        With ``K > 1`` target columns (and ``warm_neighbour``), the same mix column by
+        column, one AdaHedge per column: ``K`` outputs then equal ``K`` single-output
+        AutoKernels with ``warm_neighbour``. Off: the ``K`` columns warm up with kernel
+        ridge regression alone. Off by default because classification's warm-up is worse
+        with it on two of the three small sets of ``docs/classification.md`` ("The
+        warm-up of K classes"): wine and iris, whose whole stream is the warm-up.
 
         ``discounts=(), linear=False, share=0, loss_window=0, restarts=False,
         fogd_widths=(), laplace_widths=(), warm_neighbour=False`` is the AutoKernel of the stationary

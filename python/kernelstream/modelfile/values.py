@@ -264,11 +264,37 @@ def _label_array(dtype: str, shape: list, values: list) -> np.ndarray:
 
 def _same_params(name: str, built: dict, stored) -> None:
     """The readable parameters equal those of the learner built from the state, but for
-    parameters the file lacks (added after it was written: they took their defaults)."""
-    got: dict = built.get("$dict") or {}
-    want = stored.get("$dict") if isinstance(stored, dict) else None
-    if not isinstance(want, dict) or any(k not in got or got[k] != v for k, v in want.items()):
+    parameters the file lacks (added after it was written: they took their defaults),
+    of the learner and of the learners it holds (a Conformal's AutoKernel)."""
+    if not _covers_params(built, stored):
         raise InputError(f"damaged model file: the parameters of the {name} differ from its state")
+
+
+def _covers_params(built, stored) -> bool:
+    """``built`` (a readable ``$dict`` of parameters) has every parameter of ``stored``,
+    each with the same value (:func:`_same_value`)."""
+    got = built.get("$dict") if isinstance(built, dict) else None
+    want = stored.get("$dict") if isinstance(stored, dict) else None
+    if not isinstance(got, dict) or not isinstance(want, dict):
+        return False
+    return all(k in got and _same_value(got[k], v) for k, v in want.items())
+
+
+def _same_value(got, want) -> bool:
+    """Equal readable values, but for a learner held as a parameter (``$learner``, also
+    inside a tuple or list), whose parameters follow :func:`_covers_params`."""
+    if isinstance(got, dict) and isinstance(want, dict) and set(got) == set(want) == {"$learner"}:
+        g, w = got["$learner"], want["$learner"]
+        if not isinstance(g, dict) or not isinstance(w, dict) or set(g) != set(w):
+            return False
+        rest = all(g[k] == w[k] for k in g if k != "params")
+        return rest and _covers_params(g.get("params"), w.get("params"))
+    for tag in ("$tuple", "$list"):
+        if isinstance(got, dict) and isinstance(want, dict) and set(got) == set(want) == {tag}:
+            g, w = got[tag], want[tag]
+            if isinstance(g, list) and isinstance(w, list) and len(g) == len(w):
+                return all(_same_value(a, b) for a, b in zip(g, w))
+    return bool(got == want)
 
 
 _TAGS = (

@@ -85,6 +85,10 @@ crate::params! {
         /// States saved before it was the default lack it: they warm up with kernel
         /// ridge alone.
         warm_neighbour: bool = true, absent = false => "bool", crate::params::flag();
+        /// With `K > 1` target columns, the warm-up mix of `warm_neighbour` column by
+        /// column (one AdaHedge per column; off: kernel ridge alone), so that `K`
+        /// outputs equal `K` single-output AutoKernels (docs/classification.md).
+        warm_neighbour_outputs: bool = false => "bool", crate::params::flag();
     }
 }
 

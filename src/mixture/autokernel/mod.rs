@@ -71,8 +71,11 @@ pub struct AutoKernel {
     pub(super) kept: crate::learners::Kept,
     #[serde(skip)]
     kept_warm: [f64; 2],
-    /// The warm-up's mix of its two predictors (`warm_neighbour`).
+    /// The warm-up's mix of its two predictors (`warm_neighbour`), of the first output.
     pub(super) warm_mix: crate::mixture::warm_mix::WarmMix,
+    /// The mixes of outputs `2..=K` ([`super::outputs`]; one not yet stored is the
+    /// mix before any round).
+    pub(super) warm_mix_extra: Vec<crate::mixture::warm_mix::WarmMix>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -109,6 +112,7 @@ impl AutoKernel {
             kept: Default::default(),
             kept_warm: [0.0; 2],
             warm_mix: Default::default(),
+            warm_mix_extra: Vec::new(),
             cfg,
         })
     }

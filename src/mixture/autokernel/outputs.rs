@@ -2,11 +2,15 @@
 //! [`crate::mixture::Mixture`] has them: the inputs' scale, `rho` and the experts are shared;
 //! each output has its own target location and spread (those of its column on the
 //! warm-up rows) and its own weight vector in the rule. The warm-up predicts the `K`
-//! columns by one kernel ridge factorisation ([`crate::mixture::warm_krr::predict_multi`]).
+//! columns by one kernel ridge factorisation ([`crate::mixture::warm_krr::predict_multi`])
+//! and, with `warm_neighbour_outputs`, one nearest row, the two mixed per output (one
+//! AdaHedge per column, [`crate::mixture::warm_mix`]); without it (the default) kernel
+//! ridge alone.
 //! Restarts ([`crate::mixture::restart`]) follow the squared errors summed over the outputs,
 //! and a successor learns all `K` columns.
 //!
-//! So `K` outputs equal `K` single-output AutoKernels on the columns, up to rounding,
+//! So `K` outputs equal `K` single-output AutoKernels on the columns (theirs with
+//! `warm_neighbour` exactly when this one has both flags), up to rounding,
 //! as long as no restart is triggered (a single-output learner's detector sees its own
 //! column only). An output added by `add_outputs` is exactly one that had all-zero
 //! targets from the first round: such a column's location and spread are `(0, 1)`
@@ -19,6 +23,7 @@ use crate::error::Result;
 use crate::learners::{OnlineLearner, Rows};
 use crate::mixture::restart::Restart;
 use crate::mixture::scale::{location_spread, Scaler};
+use crate::mixture::warm_mix::WarmMix;
 use crate::multi::MultiOutput;
 
 /// Rows per block of standardised copies (bounded extra memory).
@@ -65,14 +70,15 @@ impl AutoKernel {
         }
     }
 
-    /// The warm-up prediction of the `K` outputs: kernel ridge regression on the
-    /// standardised rows so far (as the single-output warm-up, column by column).
-    fn warm_predict_multi(&self, x: &[f64], out: &mut Vec<f64>) {
+    /// The warm-up's two predictions of the `K` outputs at `x` (row-major `K x 2`):
+    /// kernel ridge regression on the standardised rows so far (as the single-output
+    /// warm-up, column by column, one factorisation for all), and the target of the
+    /// nearest of those rows (the single-output `warm_candidates`, column by column).
+    fn warm_candidates_multi(&self, x: &[f64]) -> Vec<[f64; 2]> {
         let (k, d) = (self.k, x.len());
         let n = self.warm_y.len() / k;
         if n == 0 {
-            out.extend(std::iter::repeat_n(0.0, k));
-            return;
+            return vec![[0.0; 2]; k];
         }
         let (sc, extra) = scalers(&self.warm_x, d, &self.warm_y, k);
         let mut xs = vec![0.0; n * d];
@@ -83,10 +89,55 @@ impl AutoKernel {
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
         let (c, lam) = self.grid_centre();
-        let start = out.len();
+        let mut krr = Vec::with_capacity(k);
         let sample = crate::mixture::warm_krr::Sample { xs: &xs, d, ys: &ys, k };
-        crate::mixture::warm_krr::predict_multi(sample, &q, c, lam, out);
-        back(&sc, &extra, &mut out[start..]);
+        crate::mixture::warm_krr::predict_multi(sample, &q, c, lam, &mut krr);
+        back(&sc, &extra, &mut krr);
+        let near = match crate::mixture::warm_mix::nearest(&xs, d, &q) {
+            Some(i) if self.mixes_outputs() => Some(&self.warm_y[i * k..(i + 1) * k]),
+            _ => None,
+        };
+        (0..k).map(|c| [krr[c], near.map_or(krr[c], |r| r[c])]).collect()
+    }
+
+    /// The `K` outputs' warm-up mixes are on (`warm_neighbour` and `warm_neighbour_outputs`).
+    fn mixes_outputs(&self) -> bool {
+        self.cfg.warm_neighbour && self.cfg.warm_neighbour_outputs
+    }
+
+    /// Output `c`'s warm-up mix (one not yet stored has seen no round).
+    fn output_mix(&self, c: usize) -> WarmMix {
+        match c {
+            0 => self.warm_mix,
+            _ => self.warm_mix_extra.get(c - 1).copied().unwrap_or_default(),
+        }
+    }
+
+    /// The warm-up prediction of the `K` outputs: each output's two predictions mixed
+    /// by its own AdaHedge (`warm_neighbour_outputs`; else kernel ridge regression
+    /// alone), as `K` single-output warm-ups with `warm_neighbour` on the columns.
+    fn warm_combine_multi(&self, z: &[[f64; 2]], out: &mut Vec<f64>) {
+        for (c, &zc) in z.iter().enumerate() {
+            out.push(if self.mixes_outputs() { self.output_mix(c).predict(zc) } else { zc[0] });
+        }
+    }
+
+    fn warm_predict_multi(&self, x: &[f64], out: &mut Vec<f64>) {
+        self.warm_combine_multi(&self.warm_candidates_multi(x), out);
+    }
+
+    /// Each output's mix takes the round's predictions `z` and targets `y`.
+    pub(super) fn warm_mix_update_multi(&mut self, z: &[[f64; 2]], y: &[f64]) {
+        if !self.mixes_outputs() {
+            return;
+        }
+        self.warm_mix_extra.resize(self.k - 1, WarmMix::default());
+        for (c, (&zc, &yc)) in z.iter().zip(y).enumerate() {
+            match c {
+                0 => self.warm_mix.update(zc, yc),
+                _ => self.warm_mix_extra[c - 1].update(zc, yc),
+            }
+        }
     }
 
     fn core_predict_multi(&self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
@@ -151,9 +202,12 @@ impl AutoKernel {
             self.n_seen += 1;
             return Ok(());
         }
-        self.warm_predict_multi(x, out);
+        let z = self.warm_candidates_multi(x);
+        self.warm_combine_multi(&z, out);
         let full = self.warm_y.len() / self.k + 1 >= self.cfg.warmup;
-        self.warm_round(x, y, full).inspect_err(|_| out.truncate(start))
+        self.warm_round(x, y, full).inspect_err(|_| out.truncate(start))?;
+        self.warm_mix_update_multi(&z, y);
+        Ok(())
     }
 
     /// Rows through the current learner (no restarts): the warm-up round by round,
@@ -255,6 +309,11 @@ impl AutoKernel {
             // The scale of a column of `warmup` zeros, from its definition.
             let zeros = location_spread(std::iter::repeat_n(0.0, self.cfg.warmup));
             f.y_extra.extend(std::iter::repeat_n(zeros, kk));
+        }
+        // A column of zero targets: both warm-up predictions 0 at every round, so its
+        // mix's sums stay 0, the mix before any round.
+        if self.mixes_outputs() && self.n_seen > 0 {
+            self.warm_mix_extra.resize(k + kk - 1, WarmMix::default());
         }
         self.warm_y = self
             .warm_y

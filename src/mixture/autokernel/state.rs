@@ -21,6 +21,8 @@ pub(super) struct AutoKernelState {
     restart: Option<Restart>,
     #[serde(default)]
     warm_mix: crate::mixture::warm_mix::WarmMix,
+    #[serde(default)]
+    warm_mix_extra: Vec<crate::mixture::warm_mix::WarmMix>,
 }
 
 impl TryFrom<AutoKernelState> for AutoKernel {
@@ -77,6 +79,10 @@ impl TryFrom<AutoKernelState> for AutoKernel {
             return bad("a warm-up mix with non-finite or negative sums");
         }
         a.warm_mix = s.warm_mix;
+        if s.warm_mix_extra.len() > k - 1 || !s.warm_mix_extra.iter().all(|m| m.is_valid()) {
+            return bad("warm-up mixes of outputs that do not exist, or not finite");
+        }
+        a.warm_mix_extra = s.warm_mix_extra;
         if let Some(r) = &s.restart {
             r.validate()?;
             let succ_ok = r.successor().is_none_or(|s_| {
