@@ -28,6 +28,7 @@ river's synthetic generators with seed ``--heldout-seed``, river's bundled sets)
 shuffled likewise; the last table checks the targets (log loss within 10% of river's
 logistic regression or better, ECE at most 0.05 on 5,000 rows or more).
 ``--binning-off``: also the calibrator without its second stage, on the same scores.
+``--autokernel-params``: AutoKernel's parameters (JSON) instead of its defaults.
 """
 
 from __future__ import annotations
@@ -162,12 +163,13 @@ class _Recording(SklearnClassifier):
         return self.scores_seen_
 
 
-def run_ours(X, y, binning_off=False):
-    """AutoKernel's summary; with ``binning_off`` also the summary of the calibrator
-    without its second stage on the same progressive scores (``(ours, off)``)."""
+def run_ours(X, y, binning_off=False, params=None):
+    """AutoKernel's summary (its defaults, or ``params``); with ``binning_off`` also the
+    summary of the calibrator without its second stage on the same progressive scores
+    (``(ours, off)``)."""
     from kernelstream.calibration import SoftmaxCalibrator
 
-    est = _Recording(ks.AutoKernel(), scale=False)
+    est = _Recording(ks.AutoKernel(**(params or {})), scale=False)
     t0 = time.perf_counter()
     P = est.progressive_predict_proba(X, y, classes=np.unique(y))
     seconds = time.perf_counter() - t0
@@ -237,7 +239,7 @@ class BinaryLearnOnly(SklearnClassifier):
     ``-1/+1`` targets, ``learn_many`` only (no progressive scores, no calibration).
     One-vs-rest over it is the baseline of the timing."""
 
-    def _learn(self, X, y, first: bool):
+    def _learn(self, X, y, first: bool, sw=None):
         learner = type(self.learner)(**self.learner.get_params())
         scaler = None
         if self.scale:
@@ -245,7 +247,7 @@ class BinaryLearnOnly(SklearnClassifier):
 
             scaler = OnlineStandardizer(per_dimension=True, keep_unit=True)
             X = scaler.learn_transform(X)
-        learner.learn_many(X, np.where(y == self.classes_[1], 1.0, -1.0))
+        learner.learn_many(X, np.where(y == self.classes_[1], 1.0, -1.0), sample_weight=sw)
         self.learner_, self.scaler_ = learner, scaler
 
 
@@ -312,6 +314,13 @@ def main(argv=None):
         help="also AutoKernel's probabilities without the calibrator's second stage "
         "(the same progressive scores)",
     )
+    ap.add_argument(
+        "--autokernel-params",
+        type=json.loads,
+        default=None,
+        help="AutoKernel's parameters instead of its defaults, as JSON "
+        """(e.g. '{"warm_neighbour_outputs": true}')""",
+    )
     args = ap.parse_args(argv)
     results = {}
     if args.heldout:
@@ -323,9 +332,11 @@ def main(argv=None):
         row: dict = {"rows": len(y), "classes": k}
         if not args.time_only:
             if args.binning_off:
-                row["AutoKernel"], row["AutoKernel (binning off)"] = run_ours(X, y, True)
+                row["AutoKernel"], row["AutoKernel (binning off)"] = run_ours(
+                    X, y, True, args.autokernel_params
+                )
             else:
-                row["AutoKernel"] = run_ours(X, y)
+                row["AutoKernel"] = run_ours(X, y, params=args.autokernel_params)
             for peer, make in river_peers(k).items():
                 if args.peers is None or peer.split(" ")[0] in args.peers.split(","):
                     row[peer] = run_river(make, X, y, args.peer_budget)
