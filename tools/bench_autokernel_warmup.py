@@ -1,4 +1,4 @@
-"""AutoKernel's warm-up and aggregation on heavy-tailed streams (issue 37 (a), (b)).
+"""AutoKernel's warm-up and aggregation on heavy-tailed streams: the warm-up rows' share of the squared error and the weight of the best expert (docs/autokernel-benchmark.md, "The warm-up").
 
 For each stream, one progressive run of ``AutoKernel(**params)`` (``progressive_trace``)
 prints:
