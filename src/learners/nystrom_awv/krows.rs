@@ -77,7 +77,10 @@ impl NystromAwv {
         }
         self.forget_kept();
         if self.serves_blocked() {
-            match self.serve_keep(x, Some(krow)) {
+            match self.serve_keep(x, Some(krow)).and_then(|p| match p {
+                Some(p) => Ok(Some(p)),
+                None => self.flush_pending().map(|()| None),
+            }) {
                 Ok(Some(p)) => return Some(Ok(p)),
                 Ok(None) => {}
                 Err(e) => return Some(Err(e)),

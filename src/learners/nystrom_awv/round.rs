@@ -191,6 +191,20 @@ impl NystromAwv {
                 *o = p;
                 return Ok(());
             }
+            if !self.pending.is_empty() {
+                // x joins the dictionary (or the served prediction is not finite): the
+                // plan of the flushed factor, kept without flushing `self`, so that
+                // the pending block is flushed where the pure rounds flush it (its
+                // learn, or a later round) and the factor is rounded as theirs.
+                let mut c = self.clone();
+                c.flush_pending()?;
+                c.keep(x, out)?;
+                self.kept_plan = c.kept_plan.take();
+                self.kept = std::mem::take(&mut c.kept);
+                self.served = c.served.take();
+                std::mem::swap(&mut self.scratch.krow, &mut c.scratch.krow);
+                return Ok(());
+            }
         }
         let mut sc = std::mem::take(&mut self.scratch);
         let mut krow = std::mem::take(&mut sc.krow);

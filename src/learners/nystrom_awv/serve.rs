@@ -265,9 +265,9 @@ impl NystromAwv {
     }
 
     /// The served prediction of the next round on `x` (kernel row `krow` if given),
-    /// kept for its `learn` with the kernel row in `scratch.krow`; `None` (the
-    /// pending rows flushed) when `x` joins the dictionary or the prediction is not
-    /// finite: the one-row path then predicts.
+    /// kept for its `learn` with the kernel row in `scratch.krow`; `None` (nothing
+    /// kept, the pending rows left pending) when `x` joins the dictionary or the
+    /// prediction is not finite: the caller then predicts on the flushed factor.
     pub(super) fn serve_keep(&mut self, x: &[f64], krow: Option<&[f64]>) -> Result<Option<f64>> {
         let mut sc = std::mem::take(&mut self.scratch);
         match krow {
@@ -295,7 +295,6 @@ impl NystromAwv {
         self.scratch = sc;
         adds?;
         let Some(p) = pred else {
-            self.flush_pending()?;
             return Ok(None);
         };
         let (pred, delta) = (vec![p], sv.delta);
