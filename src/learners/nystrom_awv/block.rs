@@ -62,6 +62,11 @@ impl NystromAwv {
             crate::interrupt::poll()?;
             let m = self.size();
             let bmax = self.block_size(m).min(n - i);
+            // Served rows pending (`serve.rs`): a single round without kernel rows
+            // given serves on (`round_with`), anything else needs the factor.
+            if bmax >= 2 || pre.is_some() {
+                self.flush_pending()?;
+            }
             if bmax < 2 || m == 0 {
                 self.fix_outputs(kk);
                 match pre {

@@ -81,6 +81,9 @@ impl NystromAwv {
     /// gathered (and the factor is healthy), after a round or a block; else
     /// [`Self::cap_if_full`].
     pub(super) fn checkpoint(&mut self) {
+        if !self.pending.is_empty() {
+            return; // the factor is behind: the flush checkpoints
+        }
         let m = self.size();
         let healthy = self.chol.is_healthy();
         match self.capped.as_mut() {

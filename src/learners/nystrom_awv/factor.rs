@@ -73,6 +73,8 @@ impl NystromAwv {
             match ColCholesky::factor(&aj, m) {
                 Ok(l) => {
                     self.chol = l;
+                    // The cache holds the pending rows: A is up to date.
+                    self.drop_pending();
                     return Ok(());
                 }
                 Err(_) if jitter < 1e-2 * self.lam => {
@@ -91,6 +93,11 @@ impl NystromAwv {
 
     /// `alpha = A_t^{-1} q_t` after the last round (two triangular solves).
     pub fn alpha(&self) -> Vec<f64> {
+        if !self.pending.is_empty() {
+            if let Ok(me) = self.flushed() {
+                return me.alpha();
+            }
+        }
         let m = self.size();
         let mut u = self.q.clone();
         self.chol.forward_solve(&mut u);

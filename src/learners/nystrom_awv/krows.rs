@@ -46,6 +46,19 @@ impl NystromAwv {
         if self.kors.is_some() || krows.len() != x.len() / d.max(1) * self.size() {
             return None;
         }
+        if let ([y0], true) = (y, self.serves_blocked()) {
+            match self.serve_round_krow(x, krows, *y0) {
+                Ok(Some(p)) => {
+                    out.push(p);
+                    return Some(Ok(()));
+                }
+                Ok(None) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        if let Err(e) = self.flush_pending() {
+            return Some(Err(e));
+        }
         let mut sc = std::mem::take(&mut self.scratch);
         let res = self.run_rows_with(x, d, y, &mut Some(out), &mut sc, Some(krows));
         self.scratch = sc;
@@ -63,6 +76,16 @@ impl NystromAwv {
             return Some(Err(e));
         }
         self.forget_kept();
+        if self.serves_blocked() {
+            match self.serve_keep(x, Some(krow)).and_then(|p| match p {
+                Some(p) => Ok(Some(p)),
+                None => self.flush_pending().map(|()| None),
+            }) {
+                Ok(Some(p)) => return Some(Ok(p)),
+                Ok(None) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
         let mut sc = std::mem::take(&mut self.scratch);
         sc.krow.clear();
         sc.krow.extend_from_slice(krow);

@@ -89,6 +89,7 @@ mod growth;
 mod krows;
 mod multi;
 mod round;
+mod serve;
 mod state;
 
 /// The block size `block_size=None` stands for on a dictionary of `m` points:
@@ -116,7 +117,9 @@ pub struct NystromStats {
     pub jitters: u64,
 }
 
+/// Serialised through [`serve::flushed`]'s copy when rows are pending (the impls below).
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct NystromAwv {
     kernel: Kernel,
     lam: f64,
@@ -172,6 +175,27 @@ pub struct NystromAwv {
     kept: super::kept::Kept,
     #[serde(skip)]
     kept_plan: Option<Plan>,
+    /// Served rounds whose factor update waits (`serve.rs`); `q`, the caches and
+    /// the counts already include them.
+    #[serde(skip)]
+    pending: Box<serve::Pending>,
+    /// What the kept served prediction computed (with `kept`).
+    #[serde(skip)]
+    served: Option<Box<serve::Served>>,
+}
+
+impl Serialize for NystromAwv {
+    /// The state after the pending rows are flushed (on a copy).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let me = self.flushed().map_err(serde::ser::Error::custom)?;
+        NystromAwv::serialize(&me, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for NystromAwv {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        NystromAwv::deserialize(d)
+    }
 }
 
 /// A fixed dictionary: `m` points of dimension `d`, row-major.
@@ -295,6 +319,8 @@ impl NystromAwv {
             scratch: Scratch::default(),
             kept: Default::default(),
             kept_plan: None,
+            pending: Default::default(),
+            served: None,
         }
     }
 
@@ -352,7 +378,10 @@ impl NystromAwv {
     }
     /// `L` with `L L^T = A_{t-1}` (dense row-major).
     pub fn cholesky_dense(&self) -> Vec<f64> {
-        self.chol.to_dense()
+        match self.flushed() {
+            Ok(me) => me.chol.to_dense(),
+            Err(_) => self.chol.to_dense(),
+        }
     }
     /// `q = K_{t,D}^T Y_t`.
     pub fn q(&self) -> &[f64] {

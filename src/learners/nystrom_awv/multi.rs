@@ -105,6 +105,7 @@ impl crate::multi::MultiOutput for NystromAwv {
         crate::awv::outputs::check_added(k0, k, |total| {
             (format!("NystromAWV with {total} outputs"), Some((t + m) * total as u128))
         })?;
+        self.flush_pending()?;
         let widen = |v: &[f64]| crate::awv::outputs::widen_columns(v, k0, k);
         self.q = widen(&self.q);
         self.ys = widen(&self.ys);

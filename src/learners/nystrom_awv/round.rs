@@ -153,6 +153,23 @@ impl NystromAwv {
         let added = self.kors_step(x, &krow);
         sc.krow = krow;
         let added = added?;
+        let served = self.served.take().filter(|_| plan.is_some());
+        if let ([y0], false, true) = (y, added, self.serves_blocked()) {
+            let sv = served.unwrap_or_else(|| {
+                let mut sv = Box::default();
+                self.serve_predict(&sc.krow, &mut sv);
+                sv
+            });
+            if sv.pred.is_finite() {
+                out[0] = sv.pred;
+                let krow = std::mem::take(&mut sc.krow);
+                let r = self.serve_learn(x, &krow, *y0, &sv);
+                sc.krow = krow;
+                return r;
+            }
+        }
+        // An insertion (or a repair) needs the factor up to date; the plan stays valid.
+        self.flush_pending()?;
         // KORS's step decides as its peek did (the same generator state).
         let plan = plan.filter(|p| p.added == added && p.pred.len() == y.len());
         self.forecaster_round(x, y, added, plan, sc, out)
@@ -162,12 +179,33 @@ impl NystromAwv {
     pub(super) fn forget_kept(&mut self) {
         self.kept.clear();
         self.kept_plan = None;
+        self.served = None;
     }
 
     /// [`OnlineLearner::predict_keep`] of the `K = out.len()` outputs: the plan of
     /// `x`, kept with its kernel row.
     pub(super) fn keep(&mut self, x: &[f64], out: &mut [f64]) -> Result<()> {
         self.forget_kept();
+        if let ([o], true) = (&mut *out, self.serves_blocked()) {
+            if let Some(p) = self.serve_keep(x, None)? {
+                *o = p;
+                return Ok(());
+            }
+            if !self.pending.is_empty() {
+                // x joins the dictionary (or the served prediction is not finite): the
+                // plan of the flushed factor, kept without flushing `self`, so that
+                // the pending block is flushed where the pure rounds flush it (its
+                // learn, or a later round) and the factor is rounded as theirs.
+                let mut c = self.clone();
+                c.flush_pending()?;
+                c.keep(x, out)?;
+                self.kept_plan = c.kept_plan.take();
+                self.kept = std::mem::take(&mut c.kept);
+                self.served = c.served.take();
+                std::mem::swap(&mut self.scratch.krow, &mut c.scratch.krow);
+                return Ok(());
+            }
+        }
         let mut sc = std::mem::take(&mut self.scratch);
         let mut krow = std::mem::take(&mut sc.krow);
         let plan = self.plan_with(x, &mut krow, &mut sc, out.len(), self.stepped());
@@ -185,6 +223,14 @@ impl NystromAwv {
 
     /// The `K = out.len()` predictions for `x` as the next round (pure).
     pub(super) fn predict_into(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
+        if !self.pending.is_empty() {
+            // As the served round predicts (bit for bit), else on the flushed factor.
+            if let ([o], Some((p, _))) = (&mut *out, self.serve_plan(x)?) {
+                *o = p;
+                return Ok(());
+            }
+            return self.flushed()?.predict_into(x, out);
+        }
         if self.gamma < 1.0 {
             return self.discounted_predict(x, out);
         }
@@ -283,6 +329,12 @@ impl NystromAwv {
     /// The plan of the next round's `k` predictions and its leverage `delta` (the
     /// outputs share it), as `predict` makes them.
     pub(super) fn std_plan_multi(&self, x: &[f64], k: usize) -> Result<Plan> {
+        if !self.pending.is_empty() {
+            if let (1, Some((p, delta))) = (k, self.serve_plan(x)?) {
+                return Ok(Plan { added: false, ext: None, pred: vec![p], delta, stepped: None });
+            }
+            return self.flushed()?.std_plan_multi(x, k);
+        }
         let mut sc = Scratch::default();
         let mut krow = Vec::new();
         let mut plan = self.plan_with(x, &mut krow, &mut sc, k, self.stepped())?;
