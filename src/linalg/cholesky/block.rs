@@ -71,24 +71,56 @@ impl ColCholesky {
         k: &[f64],
         n: usize,
         sc: &mut BlockScratch,
-        mut next: Option<&mut ColCholesky>,
+        next: Option<&mut ColCholesky>,
     ) {
         let m = self.dim();
         assert!(rhs.len() == m * c && k.len() == n * m, "block_solve_update: shapes");
-        if let Some(nx) = next.as_deref_mut() {
-            nx.reshape(m);
+        if next.is_some() {
             sc.kt.clear();
             sc.kt.resize(n * m, 0.0);
-            for (i, row) in k.chunks_exact(m.max(1)).enumerate() {
-                for (j, &v) in row.iter().enumerate() {
-                    sc.kt[j * n + i] = v;
-                }
-            }
+            transpose(k, n, m, &mut sc.kt);
+        }
+        self.solve_update_on(rhs, c, n, sc, next, OUTER_PANEL);
+    }
+
+    /// [`Self::block_solve_update`] with the block given transposed: `kt = K^T`
+    /// (row-major `m x n`, row `j` the column `j` of `K`).
+    pub fn block_solve_update_t(
+        &self,
+        rhs: &mut [f64],
+        c: usize,
+        kt: &[f64],
+        n: usize,
+        sc: &mut BlockScratch,
+        next: Option<&mut ColCholesky>,
+    ) {
+        let m = self.dim();
+        assert!(rhs.len() == m * c && kt.len() == n * m, "block_solve_update: shapes");
+        if next.is_some() {
+            sc.kt.clear();
+            sc.kt.extend_from_slice(kt);
+        }
+        self.solve_update_on(rhs, c, n, sc, next, OUTER_PANEL);
+    }
+
+    /// [`Self::block_solve_update`] with `K^T` in `sc.kt` (when `next` is given).
+    fn solve_update_on(
+        &self,
+        rhs: &mut [f64],
+        c: usize,
+        n: usize,
+        sc: &mut BlockScratch,
+        mut next: Option<&mut ColCholesky>,
+        outer: usize,
+    ) {
+        let m = self.dim();
+        if let Some(nx) = next.as_deref_mut() {
+            nx.reshape(m);
         }
         let panel = if m < 400 { SMALL_PANEL } else { PANEL };
         let mut j0 = 0;
         while j0 < m {
-            let j1 = (j0 + OUTER_PANEL).min(m);
+            let j1 = (j0 + outer).min(m);
             let (nb, ld, mt) = (j1 - j0, m - j0, m - j1);
             // The outer panel L[j0..m, j0..j1], column-major with leading dimension ld.
             sc.lp.clear();
@@ -136,6 +168,25 @@ impl ColCholesky {
     }
 }
 
+/// `dst = src^T` for `src` row-major `rows x cols` (`dst` row-major `cols x rows`), in
+/// tiles of 8 x 8 (both sides stay in cache lines).
+pub fn transpose(src: &[f64], rows: usize, cols: usize, dst: &mut [f64]) {
+    assert!(src.len() == rows * cols && dst.len() == rows * cols, "transpose: shapes");
+    const T: usize = 8;
+    for i0 in (0..rows).step_by(T) {
+        let i1 = (i0 + T).min(rows);
+        for j0 in (0..cols).step_by(T) {
+            let j1 = (j0 + T).min(cols);
+            for i in i0..i1 {
+                let r = &src[i * cols + j0..i * cols + j1];
+                for (jj, &v) in r.iter().enumerate() {
+                    dst[(j0 + jj) * rows + i] = v;
+                }
+            }
+        }
+    }
+}
+
 /// Rows of the forward solve per leaf of [`solve_rows`] (axpy form below).
 const SOLVE_LEAF: usize = 16;
 
@@ -146,10 +197,10 @@ const SOLVE_LEAF: usize = 16;
 fn solve_rows(lp: &[f64], ld: usize, a: usize, b: usize, x: &mut [f64], c: usize) {
     if b - a <= SOLVE_LEAF {
         for jj in a..b {
-            let piv = lp[jj * ld + jj];
+            let inv = 1.0 / lp[jj * ld + jj];
             let (head, tail) = x.split_at_mut((jj + 1) * c);
             let xj = &mut head[jj * c..];
-            xj.iter_mut().for_each(|v| *v /= piv);
+            xj.iter_mut().for_each(|v| *v *= inv);
             for ii in jj + 1..b {
                 axpy(-lp[jj * ld + ii], xj, &mut tail[(ii - jj - 1) * c..(ii - jj) * c]);
             }
@@ -306,6 +357,18 @@ mod tests {
             for (p, q) in next.to_dense().iter().zip(seq.to_dense()) {
                 assert!((p - q).abs() <= 1e-10 * scale.sqrt());
             }
+            // K given transposed: the same numbers, bit for bit.
+            let mut kt = vec![0.0; n * m];
+            transpose(&k, n, m, &mut kt);
+            for (i, row) in k.chunks_exact(m).enumerate() {
+                for (j, &v) in row.iter().enumerate() {
+                    assert_eq!(kt[j * n + i], v);
+                }
+            }
+            let (mut x3, mut next3) = (b.clone(), ColCholesky::new());
+            l.block_solve_update_t(&mut x3, c, &kt, n, &mut sc, Some(&mut next3));
+            assert_eq!(x3, x);
+            assert_eq!(next3.to_dense(), next.to_dense());
             // Solve only: the factor is left alone.
             let mut x2 = b.clone();
             l.block_solve_update(&mut x2, c, &k, n, &mut sc, None);
