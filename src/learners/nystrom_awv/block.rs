@@ -14,6 +14,8 @@ use crate::uncertainty::noise_discount;
 pub(super) struct BlockScratch {
     /// Kernel rows of the block, row-major `n x m`.
     pub(super) krows: Vec<f64>,
+    /// `K_B^T`, row-major `m x n`.
+    pub(super) kt: Vec<f64>,
     /// `[K_B^T | q]`, row-major `m x (n + 1)`, solved in place into `[W | u_0]`.
     pub(super) rhs: Vec<f64>,
     /// `W^T [W | u_0]`: `G` then `pb` (column-major `n x (n + 1)`).
@@ -224,15 +226,18 @@ impl NystromAwv {
         let n = krows.len() / m;
         let c = n + k;
         // [W | U_0] = L^{-1} [K_B^T | Q] and the factor of A_0 + K_B^T K_B, one pass over L.
+        b.kt.clear();
+        b.kt.resize(m * n, 0.0);
+        cholesky::transpose(krows, n, m, &mut b.kt);
         b.rhs.clear();
         b.rhs.resize(m * c, 0.0);
-        for (j, r) in b.rhs.chunks_exact_mut(c).enumerate() {
-            for (i, v) in r[..n].iter_mut().enumerate() {
-                *v = krows[i * m + j];
-            }
-            r[n..].copy_from_slice(&self.q[j * k..(j + 1) * k]);
+        for ((r, kj), qj) in
+            b.rhs.chunks_exact_mut(c).zip(b.kt.chunks_exact(n)).zip(self.q.chunks_exact(k))
+        {
+            r[..n].copy_from_slice(kj);
+            r[n..].copy_from_slice(qj);
         }
-        self.chol.block_solve_update(&mut b.rhs, c, krows, n, &mut b.chol, Some(&mut b.next));
+        self.chol.block_solve_update_t(&mut b.rhs, c, &b.kt, n, &mut b.chol, Some(&mut b.next));
         // G = W^T W (G_lk = k_l^T A_0^{-1} k_k) and pb = W^T U_0 (= k_k^T A_0^{-1} q_j).
         b.gp.clear();
         b.gp.resize(n * c, 0.0);

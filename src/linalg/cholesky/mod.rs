@@ -24,7 +24,7 @@ mod factor;
 mod solve;
 mod update;
 
-pub use block::{BlockScratch, PANEL, SMALL_PANEL};
+pub use block::{transpose, BlockScratch, OUTER_PANEL, PANEL, SMALL_PANEL};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ColCholesky {
