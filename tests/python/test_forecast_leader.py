@@ -3,13 +3,21 @@ with a margin, from its definition."""
 
 from __future__ import annotations
 
+import kernelstream as ks
 import numpy as np
 import pytest
-from kernelstream.forecast.leader import MARGIN, Leader, Pooled
+from kernelstream.forecast.leader import (
+    MARGIN,
+    PERIOD_PRIOR,
+    PRIOR_FROM,
+    Leader,
+    Pooled,
+    period_prior,
+)
 
 
-def _run(Z, y, margin=MARGIN):
-    agg, played, switches = Leader(Z.shape[1], margin), [], []
+def _run(Z, y, margin=MARGIN, prior=None):
+    agg, played, switches = Leader(Z.shape[1], margin, prior), [], []
     for t in range(y.size):
         played.append(agg.predict(Z[t]))
         before = agg.best
@@ -19,13 +27,14 @@ def _run(Z, y, margin=MARGIN):
     return np.array(played), switches, agg
 
 
-def _definition(Z, y, margin):
+def _definition(Z, y, margin, prior=0.0):
     """Recomputed from the sums of the rounds so far: the incumbent changes to the leader
-    once the leader's cumulative loss is below the incumbent's by more than the margin."""
+    once the leader's cumulative loss (from its prior) is below the incumbent's by more
+    than the margin."""
     best, played = 0, []
     for t in range(y.size):
         played.append(Z[t, best])
-        L = ((Z[: t + 1] - y[: t + 1, None]) ** 2).sum(0)
+        L = prior + ((Z[: t + 1] - y[: t + 1, None]) ** 2).sum(0)
         j = int(np.argmin(L))
         if L[best] - L[j] > margin:
             best = j
@@ -70,6 +79,61 @@ def test_played_loss_is_the_incumbents_plus_what_each_switch_paid(seed):
     assert total <= bound + 1e-9
     assert agg.best == 3  # the expert that knows part of each step is found, and pays:
     assert total < cum[-1, 0]  # less than the last value's loss
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_prior_is_the_initial_loss(seed):
+    Z, y = _experts(seed)
+    prior = np.array([0.0, 0.0, 2.0, 7.5])
+    played, _, _ = _run(Z, y, MARGIN, prior)
+    np.testing.assert_array_equal(played, _definition(Z, y, MARGIN, prior))
+    assert not np.array_equal(played, _definition(Z, y, MARGIN))  # the prior matters here
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_played_loss_bound_with_a_prior(seed):
+    # the telescoped sum of the played-loss test with the losses started at the prior:
+    # each switch pays at most the margin, its round's loss difference and the difference
+    # of the priors (new minus old), which telescope to the last incumbent's prior minus
+    # the first's (zero): against every expert j the played loss is at most
+    # L_j + prior_j + margin (switches + 1) + the switches' round differences
+    Z, y = _experts(seed)
+    prior = np.array([0.0, 1.0, 3.0, 6.0])
+    played, switches, agg = _run(Z, y, MARGIN, prior)
+    loss = (Z - y[:, None]) ** 2
+    cum = np.cumsum(loss, axis=0)
+    total = np.sum((played - y) ** 2)
+    paid = [cum[t, a] - cum[t, b] for t, a, b in switches]
+    assert total == pytest.approx(cum[-1, agg.best] + sum(paid), rel=1e-12)
+    rounds = sum(loss[t, a] - loss[t, b] for t, a, b in switches)
+    bound = cum[-1] + prior + MARGIN * (len(switches) + 1) + rounds
+    assert np.all(total <= bound + 1e-9)
+    assert total > cum[-1, agg.best]  # the prior delayed the switch to expert 3: paid
+    assert agg.best == 3
+
+
+def test_period_prior_favours_the_last_value_over_a_period_not_given():
+    keys = ["last", "ses0.2", "ses0.5", "snaive4", "snaive7", "snaive12", "snaive24"]
+    want = PERIOD_PRIOR * np.array([0, 0, 0, 0, 0, 0, 24 - PRIOR_FROM])
+    np.testing.assert_array_equal(period_prior(keys, None), want)
+    want[-1] = 0.0  # the period given: no prior
+    np.testing.assert_array_equal(period_prior(keys, 24), want)
+
+
+def test_a_lucky_first_round_of_a_period_not_given_is_not_played():
+    # a random walk (the benchmark's syn_random_walk): the seasonal naive of period 24,
+    # the last value until round 24, beats it at round 24 by 26 squared units of the
+    # running scale (a jump of 5 scales); given as the period it is played at rounds 25
+    # and 26 (and loses both); not given it starts 18 units behind and is not played
+    y = np.random.default_rng(1).normal(size=500).cumsum()[:60]
+    sc = np.mean(np.abs(np.diff(y[:24])))
+    lead = ((y[24] - y[23]) ** 2 - (y[24] - y[0]) ** 2) / sc**2
+    assert lead > MARGIN + PERIOD_PRIOR * (24 - PRIOR_FROM)
+    given = ks.Forecaster(season=24).progressive_forecast(y)[:, 0]
+    found = ks.Forecaster().progressive_forecast(y)[:, 0]
+    np.testing.assert_array_equal(given[25:27], y[1:3])
+    assert not np.any(found[25:27] == y[1:3])
+    assert np.sum((found[25:27] - y[25:27]) ** 2) < np.sum((given[25:27] - y[25:27]) ** 2)
 
 
 def test_without_a_margin_it_is_follow_the_leader():

@@ -19,7 +19,7 @@ from .._validation import _to_float_array
 from ..errors import InputError, ParameterError
 from . import features as F
 from .intervals import HorizonConformal
-from .leader import Guarded, Leader, Pooled
+from .leader import Guarded, Leader, Pooled, period_prior
 
 #: rounds seen before the lags and the period are chosen (the forecasts are the last
 #: value until then); larger when a given period or lag count needs more
@@ -189,7 +189,9 @@ class Forecaster:
         self._experts: list = []  # per horizon: one learner per kind
         self._agg: list = []
         keys = _simple_keys(self._periods_now())
-        self._agg0 = [Leader(len(keys))]  # horizon 1's during the warm-up
+        # horizon 1's during the warm-up; a seasonal naive of a period not given starts
+        # behind the last value by its prior (:func:`.leader.period_prior`)
+        self._agg0 = [Leader(len(keys), prior=period_prior(keys, self._params["season"]))]
         self._pool = Pooled(keys, H)  # the played forecast of the horizons >= 2
         self._level = None  # the smoothed levels after the last value
         self._scale = 1.0

@@ -19,19 +19,48 @@ import numpy as np
 #: first difference: about the last value's loss of one round), that a challenger must
 #: have over the incumbent before it is played
 MARGIN = 1.0
+#: during the warm-up, the prior of a seasonal naive of a period ``P`` not given (the
+#: periods 4, 7, 12, 24 tried on every series): ``PERIOD_PRIOR * max(P - PRIOR_FROM, 0)``
+#: squared units of the running scale, its cumulative loss at the start (:func:`period_prior`)
+PERIOD_PRIOR = 1.5
+#: the periods up to this one enter on the margin alone
+PRIOR_FROM = 12
+
+
+def period_prior(keys, trusted) -> np.ndarray:
+    """The initial losses of the warm-up's simple experts named ``keys`` (``"last"``,
+    ``"ses…"``, ``"snaive<P>"``): zero, except for a seasonal naive of a period ``P`` other
+    than ``trusted`` (the period given), which starts ``PERIOD_PRIOR * max(P - PRIOR_FROM,
+    0)`` squared units of the running scale behind (``docs/forecasting.md``, "Which
+    forecast is played"): 18 for the period 24.
+
+    Until round ``P`` such an expert is the last value, so nothing seen tells whether the
+    period is real when it first differs, and on a random walk its loss per round is about
+    ``P`` times the last value's: the longer the period, the later (in a warm-up of 48
+    rounds) and the costlier a lucky first round that makes it the incumbent. A prior on
+    the periods up to 12 delayed real seasons of 7 and 12 (measured in the page).
+    """
+    out = np.zeros(len(keys))
+    for i, key in enumerate(keys):
+        if key.startswith("snaive") and int(key[6:]) != trusted:
+            out[i] = PERIOD_PRIOR * max(int(key[6:]) - PRIOR_FROM, 0)
+    return out
 
 
 class Leader:
     """Plays the incumbent expert's forecast, first the expert 0 (the last value).
 
-    After each round, with incumbent ``i`` and cumulative squared losses ``L``: if some
-    ``L_i - L_j > margin``, the incumbent becomes the ``j`` with the smallest ``L_j``.
-    ``margin=0`` is follow the leader (ties keep the incumbent).
+    After each round, with incumbent ``i`` and cumulative squared losses ``L`` (from
+    ``prior``, the initial losses, zeros by default): if some ``L_i - L_j > margin``, the
+    incumbent becomes the ``j`` with the smallest ``L_j``. ``margin=0`` is follow the
+    leader (ties keep the incumbent). Against every expert ``j`` the played loss is at most
+    ``j``'s loss plus ``prior_j - prior_0``, plus the margin per change and one more, plus
+    each change's round of loss difference (``tests/python/test_forecast_leader.py``).
     """
 
-    def __init__(self, n_experts: int, margin: float = MARGIN):
+    def __init__(self, n_experts: int, margin: float = MARGIN, prior=None):
         self.margin = float(margin)
-        self.loss = np.zeros(n_experts)
+        self.loss = np.zeros(n_experts) if prior is None else np.array(prior, float)
         self.best = 0
 
     def predict(self, z) -> float:
@@ -48,7 +77,8 @@ class Leader:
 class Guarded:
     """After the warm-up: the leader of the simple experts (the last value first), or the
     rule's combination of every expert once its cumulative loss is below that leader's by
-    the margin (both :class:`Leader`, the warm-up's replayed rounds included)."""
+    the margin (both :class:`Leader`, the warm-up's replayed rounds included; no prior:
+    :func:`period_prior` is the warm-up's)."""
 
     def __init__(self, rule, n_learners: int, n_simple: int):
         self.rule, self.n_learners = rule, n_learners
