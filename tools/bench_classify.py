@@ -297,7 +297,8 @@ def main(argv=None):
         nargs="?",
         const=",".join(HELDOUT),
         default=None,
-        help="the held-out streams instead of --sets (all if no list): " + ",".join(HELDOUT),
+        help="the held-out streams instead of --sets (all if no list): "
+        + ",".join(HELDOUT).replace("%", "%%"),  # argparse formats help with %
     )
     ap.add_argument("--heldout-seed", type=int, default=7)
     ap.add_argument(
