@@ -31,6 +31,7 @@ from pathlib import Path
 import kernelstream as ks
 import numpy as np
 from kernelstream import datasets
+from kernelstream.datasets.synthetic import friedman1
 from kernelstream.kernels import Gaussian
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -61,13 +62,7 @@ def friedman_swap(n=20_000, change=10_000, width=0, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.uniform(0, 1, (n, 10))
 
-    def f(Z):
-        return (
-            10 * np.sin(np.pi * Z[:, 0] * Z[:, 1])
-            + 20 * (Z[:, 2] - 0.5) ** 2
-            + 10 * Z[:, 3]
-            + 5 * Z[:, 4]
-        )
+    f = friedman1
 
     t = np.arange(n)
     w = (
@@ -102,12 +97,7 @@ def friedman_local(n=20_000, change=10_000, seed=10):
     change, built after the restart pair was designed."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(0, 1, (n, 10))
-    f = (
-        10 * np.sin(np.pi * X[:, 0] * X[:, 1])
-        + 20 * (X[:, 2] - 0.5) ** 2
-        + 10 * X[:, 3]
-        + 5 * X[:, 4]
-    )
+    f = friedman1(X)
     g = (
         10 * np.cos(np.pi * X[:, 5] * X[:, 1])
         + 20 * (X[:, 6] - 0.5) ** 2
@@ -153,8 +143,7 @@ def level_and_scale(n=20_000, change=10_000, seed=23):
     level and scale jump; the function's shape stays)."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(0, 1, (n, 10))
-    f = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2
-    f = f + 10 * X[:, 3] + 5 * X[:, 4]
+    f = friedman1(X)
     y = np.where(np.arange(n) >= change, 4 * f - 30, f)
     return X, y + rng.normal(size=n)
 

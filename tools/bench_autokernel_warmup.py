@@ -30,6 +30,7 @@ from pathlib import Path
 
 import kernelstream as ks
 import numpy as np
+from kernelstream.datasets.synthetic import friedman1
 
 REGRESSION = ["airfoil", "concrete", "cpusmall", "cadata", "naval", "parkinson", "bias", "casp"]
 
@@ -47,12 +48,7 @@ def friedman_t(n, df, seed):
     """Friedman #1 (d = 5) with Student-t noise of ``df`` degrees of freedom."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(size=(n, 5))
-    f = (
-        10 * np.sin(np.pi * X[:, 0] * X[:, 1])
-        + 20 * (X[:, 2] - 0.5) ** 2
-        + 10 * X[:, 3]
-        + 5 * X[:, 4]
-    )
+    f = friedman1(X)
     return X, f + rng.standard_t(df, size=n)
 
 

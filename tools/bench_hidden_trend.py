@@ -36,14 +36,11 @@ import numpy as np
 
 def streams(n: int, seed: int):
     """``(name, X, y)`` of the eight streams of one seed."""
+    from kernelstream.datasets.synthetic import friedman1
+
     rng = np.random.default_rng(seed)
     X = rng.uniform(0.0, 1.0, (n, 5))
-    friedman = (
-        10 * np.sin(np.pi * X[:, 0] * X[:, 1])
-        + 20 * (X[:, 2] - 0.5) ** 2
-        + 10 * X[:, 3]
-        + 5 * X[:, 4]
-    )
+    friedman = friedman1(X)
     linear = X @ np.array([1.0, 2.0, -1.0, 0.5, 0.0])
     level = 3.0 * np.arange(n) / n
     for fname, f in (("linear", linear), ("friedman", friedman)):

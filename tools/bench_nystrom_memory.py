@@ -25,14 +25,14 @@ _CHILD = r"""
 import json, sys, time
 import numpy as np
 import kernelstream as ks
+from kernelstream.datasets.synthetic import friedman1
 
 n, d, seed = int(sys.argv[1]), 5, 0
 rng = np.random.default_rng(seed)
 
 def rows(k):
     X = rng.uniform(0, 1, size=(k, d))
-    y = (10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2
-         + 10 * X[:, 3] + 5 * X[:, 4] + rng.normal(0, 1, k))
+    y = friedman1(X) + rng.normal(0, 1, k)
     return X, y
 
 def rss():

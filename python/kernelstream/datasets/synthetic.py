@@ -24,15 +24,24 @@ def friedman_stream(n: int = 20_000, d: int = 5, noise: float = 0.1, seed: int =
         raise ValueError(f"friedman_stream needs d >= 5, got {d}")
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, size=(n, d))
-    u = (X + 1.0) / 2.0
-    f = (
+    y = friedman1((X + 1.0) / 2.0) / 25.0 - 0.5 + noise * rng.standard_normal(n)
+    return X, y
+
+
+def friedman1(u: np.ndarray) -> np.ndarray:
+    """Friedman's #1 function of the rows of ``u`` (inputs in ``[0, 1]``, at least five
+    columns; those past the fifth are irrelevant):
+    ``10 sin(pi u1 u2) + 20 (u3 - 1/2)^2 + 10 u4 + 5 u5`` (Friedman, 1991, eq. (2)).
+
+    >>> float(friedman1(np.array([[0.5, 1.0, 0.5, 0.0, 0.0]]))[0])
+    10.0
+    """
+    return (
         10 * np.sin(np.pi * u[:, 0] * u[:, 1])
         + 20 * (u[:, 2] - 0.5) ** 2
         + 10 * u[:, 3]
         + 5 * u[:, 4]
     )
-    y = f / 25.0 - 0.5 + noise * rng.standard_normal(n)
-    return X, y
 
 
 from .adversarial import GreedyAdversary, RegularisedComparator  # noqa: E402
@@ -51,6 +60,7 @@ from .projection_examples import (  # noqa: E402
 
 __all__ = [
     "friedman_stream",
+    "friedman1",
     "GreedyAdversary",
     "RegularisedComparator",
     "ar4",
