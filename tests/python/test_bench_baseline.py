@@ -117,7 +117,16 @@ def test_the_committed_baseline_holds_every_case_of_the_quick_sizes():
         import sklearn  # noqa: F401  (the adapter rows of the serve case need it)
     except ImportError:
         return
-    assert held == current, f"no longer a case: {sorted(held - current)}"
+    # the autokernel case's Vowpal Wabbit rows run only where it is installed
+    vw_rows = {key for key in held if key[0] == "autokernel" and "VW" in key[1]}
+    assert len(vw_rows) == 4, "the baseline holds the Vowpal Wabbit rows (d = 2, 5, 10, 50)"
+    try:
+        import vowpalwabbit  # type: ignore[import-not-found]  # noqa: F401
+
+        optional = set()
+    except ImportError:
+        optional = vw_rows
+    assert held - optional == current, f"no longer a case: {sorted(held - optional - current)}"
 
 
 @pytest.mark.slow
