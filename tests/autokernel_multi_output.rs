@@ -50,6 +50,9 @@ fn fresh_mixed(mix: bool) -> AutoKernel {
         threads: 1,
         warm_neighbour: mix,
         warm_neighbour_outputs: mix,
+        // without the mix, `K` outputs warm up at the grid centre alone; a single
+        // output mixes its `warm_widths` unless they are empty
+        warm_widths: if mix { AutoKernelParams::default().warm_widths } else { Vec::new() },
         ..Default::default()
     };
     let a = AutoKernel::new(&p).unwrap();

@@ -46,6 +46,7 @@ PREVIOUS = dict(
     fogd_widths=(),
     laplace_widths=(),
     warm_neighbour=False,
+    warm_widths=(),
 )
 #: AutoKernel's parameters in the "AutoKernel" column and for the fresh learners
 #: (``--params``; the defaults unless given)

@@ -10,6 +10,10 @@
 //! bit: `(a - b)^2 = (b - a)^2`), then factored by [`super::warm_cholesky`] (nalgebra's
 //! numbers, in tiles). Cost at round `t`: `O(t^2 d)` for the distances, `t^2 / 2`
 //! exponentials, `t^3 / 3` for the Cholesky factorisation.
+//!
+//! [`predict_widths`] gives the predictions of several widths from one set of distances
+//! (one factorisation per width), the warm-up's predictors that AdaHedge mixes
+//! ([`super::warm_mix`]).
 
 use nalgebra::{Cholesky, DMatrix, DVector};
 
@@ -59,6 +63,7 @@ fn median_of(sq: &[f64]) -> f64 {
 /// `x`, Gaussian kernel of width `c` times the median pairwise distance of `xs`, ridge
 /// `lam`: `k(x)^T (K + lam I)^{-1} y` (the mean of `ys` if `K + lam I` is not
 /// numerically positive definite; 0 without rows).
+#[cfg(test)]
 pub fn predict(xs: &[f64], d: usize, ys: &[f64], x: &[f64], c: f64, lam: f64) -> f64 {
     let mut out = Vec::with_capacity(1);
     predict_multi(Sample { xs, d, ys, k: 1 }, x, c, lam, &mut out);
@@ -78,18 +83,54 @@ pub struct Sample<'a> {
 /// [`predict`] for the `k` target columns of the sample at once, pushed onto `out`: one
 /// Gram matrix and one factorisation, then one solve per column (each column's value
 /// has the bits of [`predict`] on that column alone).
+#[cfg(test)]
 pub fn predict_multi(sample: Sample<'_>, x: &[f64], c: f64, lam: f64, out: &mut Vec<f64>) {
+    predict_widths(sample, x, &[c], lam, out);
+}
+
+/// [`predict_multi`] for each width multiple of `cs` in turn (`cs.len() x k` values,
+/// row-major, pushed onto `out`), the pairwise distances and their median computed once;
+/// each value has the bits of [`predict`] on its column and width alone.
+pub fn predict_widths(sample: Sample<'_>, x: &[f64], cs: &[f64], lam: f64, out: &mut Vec<f64>) {
     let Sample { xs, d, ys, k } = sample;
     let n = ys.len() / k.max(1);
     let sq = pairwise_sq(xs, d, n);
-    let sigma = c * median_of(&sq);
+    let rho = median_of(&sq);
     if n == 0 {
-        out.extend(std::iter::repeat_n(0.0, k));
+        out.extend(std::iter::repeat_n(0.0, k * cs.len()));
         return;
     }
     let column = |c: usize| ys.iter().skip(c).step_by(k).copied();
-    // K + lam I (column-major, lower triangle: pair (i, k) at i (i - 1) / 2 + k); the
-    // diagonal k(x, x) = exp(-0) = 1.
+    let dist: Vec<f64> = (0..n)
+        .map(|i| {
+            let mut s = 0.0;
+            for (a, b) in xs[i * d..(i + 1) * d].iter().zip(x) {
+                let t = a - b;
+                s += t * t;
+            }
+            s
+        })
+        .collect();
+    for &c in cs {
+        let sigma = c * rho;
+        let Some(ch) = factor(&sq, n, sigma, lam) else {
+            out.extend((0..k).map(|c| column(c).sum::<f64>() / n as f64));
+            continue;
+        };
+        let kx: Vec<f64> = dist.iter().map(|&s| gaussian_of_sq(s, sigma)).collect();
+        for c in 0..k {
+            let alpha = ch.solve(&DVector::from_iterator(n, column(c)));
+            out.push((0..n).map(|i| kx[i] * alpha[i]).sum());
+        }
+    }
+}
+
+/// The Cholesky factor of `K + lam I` for the pairs' squared distances `sq` (in the
+/// order of [`pairwise_sq`]) and width `sigma`; None if it is not numerically positive
+/// definite.
+fn factor(sq: &[f64], n: usize, sigma: f64, lam: f64) -> Option<Cholesky<f64, nalgebra::Dyn>> {
+    // Column-major, lower triangle: pair (i, k) at i (i - 1) / 2 + k; the diagonal
+    // k(x, x) = exp(-0) = 1.
     let mut g = vec![0.0; n * n];
     let mut p = 0;
     for i in 0..n {
@@ -99,25 +140,8 @@ pub fn predict_multi(sample: Sample<'_>, x: &[f64], c: f64, lam: f64, out: &mut 
         }
         g[i * n + i] = gaussian_of_sq(0.0, sigma) + lam;
     }
-    if !super::warm_cholesky::factor(&mut g, n) {
-        out.extend((0..k).map(|c| column(c).sum::<f64>() / n as f64));
-        return;
-    }
-    let ch = Cholesky::pack_dirty(DMatrix::from_vec(n, n, g));
-    let kx: Vec<f64> = (0..n)
-        .map(|i| {
-            let mut s = 0.0;
-            for (a, b) in xs[i * d..(i + 1) * d].iter().zip(x) {
-                let t = a - b;
-                s += t * t;
-            }
-            gaussian_of_sq(s, sigma)
-        })
-        .collect();
-    for c in 0..k {
-        let alpha = ch.solve(&DVector::from_iterator(n, column(c)));
-        out.push((0..n).map(|i| kx[i] * alpha[i]).sum());
-    }
+    super::warm_cholesky::factor(&mut g, n)
+        .then(|| Cholesky::pack_dirty(DMatrix::from_vec(n, n, g)))
 }
 
 #[cfg(test)]
@@ -156,6 +180,27 @@ mod tests {
             for (c, lam) in [(1.4, 0.1), (0.5, 0.01), (4.0, 1.0)] {
                 let (a, b) = (predict(&xs, d, &ys, &x, c, lam), reference(&xs, d, &ys, &x, c, lam));
                 assert_eq!(a.to_bits(), b.to_bits(), "n={n} d={d}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn each_width_has_the_bits_of_that_width_alone() {
+        let mut rng = crate::rng::Rng::new(13);
+        let cs = [0.7, 1.0, 2.8];
+        for (n, d, k) in [(0, 2, 1), (1, 3, 2), (25, 4, 1), (40, 3, 3)] {
+            let xs: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+            let ys: Vec<f64> = (0..n * k).map(|_| rng.normal()).collect();
+            let x: Vec<f64> = (0..d).map(|_| rng.normal()).collect();
+            let sample = Sample { xs: &xs, d, ys: &ys, k };
+            let mut out = Vec::new();
+            predict_widths(sample, &x, &cs, 0.1, &mut out);
+            assert_eq!(out.len(), cs.len() * k);
+            for (j, &c) in cs.iter().enumerate() {
+                let mut one = Vec::new();
+                predict_multi(sample, &x, c, 0.1, &mut one);
+                let got: Vec<u64> = out[j * k..(j + 1) * k].iter().map(|v| v.to_bits()).collect();
+                assert_eq!(got, one.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "n={n} c={c}");
             }
         }
     }

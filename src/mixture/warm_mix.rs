@@ -25,38 +25,42 @@ pub fn nearest(xs: &[f64], d: usize, q: &[f64]) -> Option<usize> {
     best.map(|(i, _)| i)
 }
 
-/// AdaHedge's state over two predictors: their cumulative squared errors and the
-/// cumulative mixability gap.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// AdaHedge's state over the warm-up's predictors: their cumulative squared errors
+/// (empty before the first round: all 0) and the cumulative mixability gap.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct WarmMix {
-    pub cum: [f64; 2],
+    pub cum: Vec<f64>,
     pub gap: f64,
 }
 
 impl WarmMix {
-    /// The weights of the next round: `exp(-eta L_j)` normalised, `eta = ln 2 / gap`;
-    /// while the gap is 0, equal weights on the leaders (follow the leader).
-    pub fn weights(&self) -> [f64; 2] {
-        let m = self.cum[0].min(self.cum[1]);
-        let w = if self.gap > 0.0 {
-            let eta = std::f64::consts::LN_2 / self.gap;
-            self.cum.map(|c| (-eta * (c - m)).exp())
-        } else {
-            self.cum.map(|c| f64::from(c == m))
-        };
-        let s = w[0] + w[1];
-        w.map(|v| v / s)
+    /// The cumulative loss of predictor `j` of `n`.
+    fn cum_of(&self, j: usize) -> f64 {
+        self.cum.get(j).copied().unwrap_or(0.0)
     }
 
-    /// The weighted mean of the two predictions.
-    pub fn predict(&self, z: [f64; 2]) -> f64 {
-        let w = self.weights();
-        if w[1] == 0.0 {
-            z[0]
-        } else if w[0] == 0.0 {
-            z[1]
+    /// The weights of the next round over `n` predictors: `exp(-eta L_j)` normalised,
+    /// `eta = ln n / gap`; while the gap is 0, equal weights on the leaders (follow the
+    /// leader).
+    pub fn weights(&self, n: usize) -> Vec<f64> {
+        let m = (0..n).map(|j| self.cum_of(j)).fold(f64::INFINITY, f64::min);
+        let w: Vec<f64> = if self.gap > 0.0 {
+            let eta = (n as f64).ln() / self.gap;
+            (0..n).map(|j| (-eta * (self.cum_of(j) - m)).exp()).collect()
         } else {
-            w[0] * z[0] + w[1] * z[1]
+            (0..n).map(|j| f64::from(self.cum_of(j) == m)).collect()
+        };
+        let s: f64 = w.iter().sum();
+        w.iter().map(|v| v / s).collect()
+    }
+
+    /// The weighted mean of the predictions (those of weight 0 left out, so that an
+    /// infinite one does not give NaN).
+    pub fn predict(&self, z: &[f64]) -> f64 {
+        let w = self.weights(z.len());
+        match w.iter().filter(|&&v| v > 0.0).count() {
+            1 => z[w.iter().position(|&v| v > 0.0).unwrap_or(0)],
+            _ => w.iter().zip(z).filter(|(v, _)| **v > 0.0).map(|(v, p)| v * p).sum(),
         }
     }
 
@@ -64,20 +68,21 @@ impl WarmMix {
     /// `h - m` between the weighted mean loss `h` and the mix loss
     /// `m = -ln(sum_j w_j exp(-eta l_j)) / eta` (the smallest loss of a leader while the
     /// gap is 0). A round whose losses or new state are not finite (overflow) is left out.
-    pub fn update(&mut self, z: [f64; 2], y: f64) {
-        let l = z.map(|v| (v - y) * (v - y));
-        let w = self.weights();
-        let h = w[0] * l[0] + w[1] * l[1];
-        let lmin = l[0].min(l[1]);
+    pub fn update(&mut self, z: &[f64], y: f64) {
+        let n = z.len();
+        let l: Vec<f64> = z.iter().map(|v| (v - y) * (v - y)).collect();
+        let w = self.weights(n);
+        let h: f64 = w.iter().zip(&l).map(|(a, b)| a * b).sum();
+        let lmin = l.iter().copied().fold(f64::INFINITY, f64::min);
         let mix = if self.gap > 0.0 {
-            let eta = std::f64::consts::LN_2 / self.gap;
-            let s = w[0] * (-eta * (l[0] - lmin)).exp() + w[1] * (-eta * (l[1] - lmin)).exp();
+            let eta = (n as f64).ln() / self.gap;
+            let s: f64 = w.iter().zip(&l).map(|(a, b)| a * (-eta * (b - lmin)).exp()).sum();
             lmin - s.ln() / eta
         } else {
-            (0..2).filter(|&j| w[j] > 0.0).map(|j| l[j]).fold(f64::INFINITY, f64::min)
+            (0..n).filter(|&j| w[j] > 0.0).map(|j| l[j]).fold(f64::INFINITY, f64::min)
         };
         let next = WarmMix {
-            cum: [self.cum[0] + l[0], self.cum[1] + l[1]],
+            cum: (0..n).map(|j| self.cum_of(j) + l[j]).collect(),
             gap: self.gap + (h - mix).max(0.0),
         };
         if next.is_valid() {
@@ -88,6 +93,11 @@ impl WarmMix {
     /// Finite and non-negative (a state to accept).
     pub fn is_valid(&self) -> bool {
         self.cum.iter().chain([&self.gap]).all(|v| v.is_finite() && *v >= 0.0)
+    }
+
+    /// A valid state over `n` predictors (or before its first round).
+    pub fn is_valid_for(&self, n: usize) -> bool {
+        self.is_valid() && (self.cum.is_empty() || self.cum.len() == n)
     }
 }
 
@@ -103,57 +113,66 @@ mod tests {
         assert_eq!(nearest(&[], 2, &[0.0, 0.0]), None);
     }
 
-    /// AdaHedge from its definition, with `eta` recomputed each round.
+    /// AdaHedge from its definition, with `eta = ln n / gap` recomputed each round.
     #[test]
     fn equals_adahedge_from_its_definition_and_ignores_the_loss_scale() {
         let mut rng = crate::rng::Rng::new(3);
-        let rows: Vec<([f64; 2], f64)> =
-            (0..60).map(|_| ([rng.normal(), 2.0 * rng.normal()], rng.normal())).collect();
-        let (mut a, mut b) = (WarmMix::default(), WarmMix::default());
-        let (mut cum, mut gap) = ([0.0f64; 2], 0.0f64);
-        for &(z, y) in &rows {
-            // reference weights and gap
-            let l = z.map(|v| (v - y) * (v - y));
-            let w: [f64; 2] = if gap > 0.0 {
-                let e = cum.map(|c| (-(2f64.ln() / gap) * c).exp());
-                [e[0] / (e[0] + e[1]), e[1] / (e[0] + e[1])]
-            } else {
-                let m = cum[0].min(cum[1]);
-                let e = cum.map(|c| f64::from(c == m));
-                [e[0] / (e[0] + e[1]), e[1] / (e[0] + e[1])]
-            };
-            let ww = a.weights();
-            assert!((ww[0] - w[0]).abs() < 1e-12 && (ww[1] - w[1]).abs() < 1e-12);
-            let h = w[0] * l[0] + w[1] * l[1];
-            let mix = if gap > 0.0 {
-                let eta = 2f64.ln() / gap;
-                -(w[0] * (-eta * l[0]).exp() + w[1] * (-eta * l[1]).exp()).ln() / eta
-            } else {
-                (0..2).filter(|&j| w[j] > 0.0).map(|j| l[j]).fold(f64::INFINITY, f64::min)
-            };
-            assert!(h - mix >= -1e-12, "the mix loss is at most the mean loss");
-            gap += (h - mix).max(0.0);
-            cum = [cum[0] + l[0], cum[1] + l[1]];
-            a.update(z, y);
-            assert!((a.gap - gap).abs() <= 1e-9 * gap.max(1.0));
-            // targets and predictions in other units: the same weights
-            b.update(z.map(|v| 1e3 * v), 1e3 * y);
-            let (wa, wb) = (a.weights(), b.weights());
-            assert!((wa[0] - wb[0]).abs() < 1e-9, "{wa:?} vs {wb:?}");
+        for n in [2usize, 3, 6] {
+            let rows: Vec<(Vec<f64>, f64)> = (0..60)
+                .map(|_| ((0..n).map(|j| (1 + j) as f64 * rng.normal()).collect(), rng.normal()))
+                .collect();
+            let (mut a, mut b) = (WarmMix::default(), WarmMix::default());
+            let (mut cum, mut gap) = (vec![0.0f64; n], 0.0f64);
+            for (z, y) in &rows {
+                let l: Vec<f64> = z.iter().map(|v| (v - y) * (v - y)).collect();
+                let e: Vec<f64> = if gap > 0.0 {
+                    cum.iter().map(|c| (-((n as f64).ln() / gap) * c).exp()).collect()
+                } else {
+                    let m = cum.iter().copied().fold(f64::INFINITY, f64::min);
+                    cum.iter().map(|&c| f64::from(c == m)).collect()
+                };
+                let w: Vec<f64> = e.iter().map(|v| v / e.iter().sum::<f64>()).collect();
+                for (p, q) in a.weights(n).iter().zip(&w) {
+                    assert!((p - q).abs() < 1e-12, "n={n}");
+                }
+                let want: f64 = w.iter().zip(z).map(|(a, b)| a * b).sum();
+                assert!((a.predict(z) - want).abs() <= 1e-12 * (1.0 + want.abs()));
+                let h: f64 = w.iter().zip(&l).map(|(a, b)| a * b).sum();
+                let mix = if gap > 0.0 {
+                    let eta = (n as f64).ln() / gap;
+                    -w.iter().zip(&l).map(|(a, b)| a * (-eta * b).exp()).sum::<f64>().ln() / eta
+                } else {
+                    (0..n).filter(|&j| w[j] > 0.0).map(|j| l[j]).fold(f64::INFINITY, f64::min)
+                };
+                assert!(h - mix >= -1e-12, "the mix loss is at most the mean loss");
+                gap += (h - mix).max(0.0);
+                cum.iter_mut().zip(&l).for_each(|(c, v)| *c += v);
+                a.update(z, *y);
+                assert!((a.gap - gap).abs() <= 1e-9 * gap.max(1.0));
+                // targets and predictions in other units: the same weights
+                let zb: Vec<f64> = z.iter().map(|v| 1e3 * v).collect();
+                b.update(&zb, 1e3 * y);
+                for (p, q) in a.weights(n).iter().zip(&b.weights(n)) {
+                    assert!((p - q).abs() < 1e-9);
+                }
+            }
+            assert!(a.gap > 0.0 && a.is_valid_for(n) && !a.is_valid_for(n + 1));
         }
-        assert!(a.gap > 0.0);
     }
 
     #[test]
     fn follows_the_leader_while_the_gap_is_zero_and_skips_overflow() {
         let mut m = WarmMix::default();
-        assert_eq!(m.predict([1.0, 3.0]), 2.0);
-        m.update([1.0, 1.0], 1.0); // equal losses: no gap
-        assert_eq!((m.gap, m.weights()), (0.0, [0.5, 0.5]));
-        m.update([0.0, 5.0], 0.0); // the first leads alone; its loss is the mix loss
+        assert_eq!(m.predict(&[1.0, 3.0]), 2.0);
+        m.update(&[1.0, 1.0], 1.0); // equal losses: no gap
+        assert_eq!((m.gap, m.weights(2)), (0.0, vec![0.5, 0.5]));
+        m.update(&[0.0, 5.0], 0.0); // the first leads alone; its loss is the mix loss
         assert_eq!(m.gap, 12.5);
-        let before = m;
-        m.update([1e200, 0.0], -1e200);
+        let before = m.clone();
+        m.update(&[1e200, 0.0], -1e200);
         assert_eq!(m, before);
+        // a predictor of weight 0 does not enter the prediction, even infinite
+        let lead = WarmMix { cum: vec![0.0, 1.0], gap: 0.0 };
+        assert_eq!(lead.predict(&[2.0, f64::INFINITY]), 2.0);
     }
 }

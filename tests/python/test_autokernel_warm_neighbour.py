@@ -10,7 +10,8 @@ import kernelstream as ks
 import numpy as np
 import pytest
 
-PARAMS = dict(warmup=40, lams=(0.1, 1.0), max_taylor_features=35)
+# one kernel ridge predictor (warm_widths=()): the two-predictor mix of this test
+PARAMS = dict(warmup=40, lams=(0.1, 1.0), max_taylor_features=35, warm_widths=())
 
 
 def stream(n=120, seed=0):

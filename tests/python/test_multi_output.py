@@ -291,8 +291,13 @@ def _autokernel(mix=False):
     # the defaults for changing streams on: restarts, linear and discounted experts; the
     # warm-up's nearest-row mix (docs/autokernel.md, step 1) of K outputs is one mix per
     # column with warm_neighbour_outputs, so that a K-output AutoKernel equals K single
-    # ones with warm_neighbour as mix (a single output needs no second flag)
-    return ks.AutoKernel(warmup=30, threads=1, warm_neighbour=mix, warm_neighbour_outputs=mix)
+    # ones with warm_neighbour as mix (a single output needs no second flag); without the
+    # mix, K outputs warm up at the grid centre alone, a single output mixes its
+    # warm_widths unless they are empty
+    widths = ks.AutoKernel().get_params()["warm_widths"] if mix else ()
+    return ks.AutoKernel(
+        warmup=30, threads=1, warm_neighbour=mix, warm_neighbour_outputs=mix, warm_widths=widths
+    )
 
 
 def _scaled(Y):

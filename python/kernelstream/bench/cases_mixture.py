@@ -81,7 +81,7 @@ def mixture(quick):
     # The stationary grid (no drift experts, restarts or relative regrets): the
     # replica has Taylor and Nystrom experts under BOA only.
     grid = dict(discounts=(), linear=False, share=0.0, loss_window=0, restarts=False)
-    grid.update(fogd_widths=(), laplace_widths=(), warm_neighbour=False)
+    grid.update(fogd_widths=(), laplace_widths=(), warm_neighbour=False, warm_widths=())
 
     def autokernel():
         return AutoKernel(**grid)

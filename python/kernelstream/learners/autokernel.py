@@ -126,15 +126,28 @@ class AutoKernel(MultiOutput):
     warm_neighbour_outputs : bool, default False
         With ``K > 1`` target columns (and ``warm_neighbour``), the same mix column by
         column, one AdaHedge per column: ``K`` outputs then equal ``K`` single-output
-        AutoKernels with ``warm_neighbour``. Off: the ``K`` columns warm up with kernel
+        AutoKernels with ``warm_neighbour`` (and one warm-up width: ``warm_widths``
+        chooses one for the ``K`` columns together). Off: the ``K`` columns warm up with kernel
         ridge regression alone. Off by default because classification's warm-up is worse
         with it on two of the three small sets of ``docs/classification.md`` ("The
         warm-up of K classes"): wine and iris, whose whole stream is the warm-up.
+    warm_widths : sequence of float, default (0.7071067811865476, 1.4142135623730951, 2.8284271247461903)
+        Widths of the warm-up's kernel ridge predictors, as multiples of ``rho_t`` (the
+        median distance between the rows so far, standardised by their own mean and
+        spread), one predictor each, with the ridge at the centre of ``lams``: the
+        centre of ``widths`` and a factor 2 on either side. AdaHedge mixes them with the
+        nearest row's target (``warm_neighbour``) on their squared errors, so the data
+        choose the width round by round (``docs/autokernel.md``, step 1). With ``K > 1``
+        target columns they are used with ``warm_neighbour_outputs``. Empty: one
+        predictor at the centres of ``widths`` and ``lams``, the AutoKernel before this
+        option bit for bit (and what a state saved before it loads with). Changes the
+        warm-up rows only (and a successor's); costs one factorisation per width and
+        warm-up round.
 
         ``discounts=(), linear=False, share=0, loss_window=0, restarts=False,
-        fogd_widths=(), laplace_widths=(), warm_neighbour=False`` is the AutoKernel of the stationary
-        benchmark before these defaults, bit for bit, ``laplace_widths=(), warm_neighbour=False`` that of the
-        previous defaults and ``fogd_widths=(), laplace_widths=(), warm_neighbour=False`` that of the drift
+        fogd_widths=(), laplace_widths=(), warm_neighbour=False, warm_widths=()`` is the AutoKernel of the stationary
+        benchmark before these defaults, bit for bit, ``laplace_widths=(), warm_neighbour=False, warm_widths=()`` that of the
+        previous defaults and ``fogd_widths=(), laplace_widths=(), warm_neighbour=False, warm_widths=()`` that of the drift
         defaults before the constant-step expert.
 
     Examples
@@ -169,6 +182,7 @@ class AutoKernel(MultiOutput):
         "laplace_widths": (),
         "laplace_lams": (0.1,),
         "warm_neighbour": False,
+        "warm_widths": (),
     }
 
     @property

@@ -89,8 +89,19 @@ crate::params! {
         /// column (one AdaHedge per column; off: kernel ridge alone), so that `K`
         /// outputs equal `K` single-output AutoKernels (docs/classification.md).
         warm_neighbour_outputs: bool = false => "bool", crate::params::flag();
+        /// Widths (multiples of `rho_t`) of the warm-up's kernel ridge predictors, one
+        /// each, its ridge the centre of `lams`; AdaHedge mixes them with the nearest
+        /// row (`warm_neighbour`) on their squared errors (docs/autokernel.md, step 1).
+        /// Empty: one at the centre of `widths`, as states saved before it was the
+        /// default (with `K > 1` outputs, `warm_neighbour_outputs` uses them).
+        warm_widths: Vec<f64> = WARM_WIDTHS.to_vec(), absent = Vec::new() => "seq", crate::params::SCALE.each();
     }
 }
+
+/// The warm-up's widths: the centre of the default `widths` (`sqrt 2`) and a factor 2
+/// on either side.
+const WARM_WIDTHS: [f64; 3] =
+    [std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::SQRT_2, 2.0 * std::f64::consts::SQRT_2];
 
 /// `share` and `loss_window` when left None: (exponential-weights rules, "vaw").
 const DEFAULT_SHARE: (f64, f64) = (1e-4, 0.0);
@@ -174,17 +185,23 @@ mod tests {
     use super::AutoKernelParams;
     use std::collections::BTreeMap;
 
-    /// A state's parameters that lack `warm_neighbour` (saved before it was the
-    /// default) decode with `false`, the others with their defaults; a fresh default
-    /// has it `true`. The encoding is the states' (MessagePack, structs as maps).
+    /// A state's parameters that lack `warm_neighbour` and `warm_widths` (saved before
+    /// they were the defaults) decode with `false` and empty, the others with their
+    /// defaults; a fresh default has `true` and three widths. The encoding is the states' (MessagePack, structs as maps).
     #[test]
-    fn a_state_without_warm_neighbour_decodes_with_false() {
+    fn a_state_without_the_warm_up_options_decodes_as_saved() {
         assert!(AutoKernelParams::default().warm_neighbour);
+        assert_eq!(AutoKernelParams::default().warm_widths.len(), 3);
         let old = BTreeMap::from([("warmup", 50usize), ("seed", 7)]);
         let bytes = rmp_serde::to_vec_named(&old).unwrap();
         let got: AutoKernelParams = crate::state::codec::decode_payload(&bytes).unwrap();
-        let want =
-            AutoKernelParams { warmup: 50, seed: 7, warm_neighbour: false, ..Default::default() };
+        let want = AutoKernelParams {
+            warmup: 50,
+            seed: 7,
+            warm_neighbour: false,
+            warm_widths: Vec::new(),
+            ..Default::default()
+        };
         assert_eq!(got, want);
         // A state that holds the field keeps its value.
         let new = AutoKernelParams { warm_neighbour: true, ..want.clone() };

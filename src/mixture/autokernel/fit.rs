@@ -58,45 +58,73 @@ impl AutoKernel {
         (centre(&self.cfg.widths), centre(&self.cfg.lams))
     }
 
-    /// Warm-up prediction: kernel ridge regression on the standardised rows so far,
-    /// mixed with the nearest row's target when `warm_neighbour`.
-    pub(super) fn warm_predict(&self, x: &[f64]) -> f64 {
-        self.warm_combine(self.warm_candidates(x))
-    }
-
-    /// The warm-up's prediction from its predictors' ([`Self::warm_candidates`]).
-    pub(super) fn warm_combine(&self, z: [f64; 2]) -> f64 {
-        if self.cfg.warm_neighbour {
-            self.warm_mix.predict(z)
-        } else {
-            z[0]
+    /// The width multiples of the warm-up's kernel ridge predictors (`warm_widths`, or
+    /// the centre of `widths` alone) and their ridge (the centre of `lams`).
+    pub(super) fn warm_widths(&self) -> (Vec<f64>, f64) {
+        let (c, lam) = self.grid_centre();
+        match self.cfg.warm_widths.as_slice() {
+            [] => (vec![c], lam),
+            ws => (ws.to_vec(), lam),
         }
     }
 
-    /// The warm-up's two predictions at `x`: kernel ridge regression on the rows so
-    /// far, standardised by their own mean and spread, and (with `warm_neighbour`; else
-    /// the first again) the target of the nearest of those rows (`src/mixture/warm_mix.rs`).
-    pub(super) fn warm_candidates(&self, x: &[f64]) -> [f64; 2] {
-        let n = self.warm_y.len();
-        if n == 0 {
-            return [0.0; 2];
-        }
-        let d = x.len();
-        let sc = Scaler::fit(&self.warm_x, d, &self.warm_y);
-        let mut xs = vec![0.0; n * d];
+    /// The number of the warm-up's predictors (of each output, with
+    /// `warm_neighbour_outputs`): its widths and the nearest row.
+    pub(super) fn warm_predictor_count(&self) -> usize {
+        self.warm_widths().0.len() + usize::from(self.cfg.warm_neighbour)
+    }
+
+    /// The warm-up rows standardised by their own location and spread (the scaler,
+    /// the other outputs' location and spread, the inputs and the `K` targets, row-major).
+    pub(super) fn warm_sample(&self, d: usize) -> (Scaler, Vec<(f64, f64)>, Vec<f64>, Vec<f64>) {
+        let (sc, extra) = super::outputs::scalers(&self.warm_x, d, &self.warm_y, self.k);
+        let mut xs = vec![0.0; self.warm_x.len()];
         for (o, r) in xs.chunks_exact_mut(d).zip(self.warm_x.chunks_exact(d)) {
             sc.x_into(r, o);
         }
-        let ys: Vec<f64> = self.warm_y.iter().map(|&y| sc.y(y)).collect();
+        let ys = super::outputs::standardise_y(&sc, &extra, &self.warm_y);
+        (sc, extra, xs, ys)
+    }
+
+    /// Warm-up prediction: the warm-up's predictors ([`Self::warm_candidates`]) mixed.
+    pub(super) fn warm_predict(&self, x: &[f64]) -> f64 {
+        self.warm_combine(&self.warm_candidates(x))
+    }
+
+    /// The warm-up's prediction from its predictors': AdaHedge's mix when there are
+    /// several (`src/mixture/warm_mix.rs`), else the one.
+    pub(super) fn warm_combine(&self, z: &[f64]) -> f64 {
+        match z {
+            [one] => *one,
+            _ => self.warm_mix.predict(z),
+        }
+    }
+
+    /// The warm-up's predictions at `x`: kernel ridge regression on the rows so far,
+    /// standardised by their own mean and spread, one per width of
+    /// [`Self::warm_widths`], then (with `warm_neighbour`) the target of the nearest of
+    /// those rows (`src/mixture/warm_mix.rs`). All 0 before the first row.
+    pub(super) fn warm_candidates(&self, x: &[f64]) -> Vec<f64> {
+        let (cs, lam) = self.warm_widths();
+        let count = self.warm_predictor_count();
+        if self.warm_y.is_empty() {
+            return vec![0.0; count];
+        }
+        let d = x.len();
+        let (sc, _, xs, ys) = self.warm_sample(d);
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
-        let (c, lam) = self.grid_centre();
-        let krr = sc.y_back(crate::mixture::warm_krr::predict(&xs, d, &ys, &q, c, lam));
-        let near = match crate::mixture::warm_mix::nearest(&xs, d, &q) {
-            Some(i) if self.cfg.warm_neighbour => self.warm_y[i],
-            _ => krr,
-        };
-        [krr, near]
+        let mut z = Vec::with_capacity(count);
+        let sample = crate::mixture::warm_krr::Sample { xs: &xs, d, ys: &ys, k: 1 };
+        crate::mixture::warm_krr::predict_widths(sample, &q, &cs, lam, &mut z);
+        for v in &mut z {
+            *v = sc.y_back(*v);
+        }
+        if self.cfg.warm_neighbour {
+            let i = crate::mixture::warm_mix::nearest(&xs, d, &q).unwrap_or(0);
+            z.push(self.warm_y[i]);
+        }
+        z
     }
 
     /// Fixes the scale on the warm-up rows, builds the experts and replays the rows.

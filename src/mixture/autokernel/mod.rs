@@ -70,8 +70,9 @@ pub struct AutoKernel {
     #[serde(skip)]
     pub(super) kept: crate::learners::Kept,
     #[serde(skip)]
-    kept_warm: [f64; 2],
-    /// The warm-up's mix of its two predictors (`warm_neighbour`), of the first output.
+    kept_warm: Vec<f64>,
+    /// The warm-up's mix of its predictors (`warm_widths`, `warm_neighbour`), of the
+    /// first output.
     pub(super) warm_mix: crate::mixture::warm_mix::WarmMix,
     /// The mixes of outputs `2..=K` ([`super::outputs`]; one not yet stored is the
     /// mix before any round).
@@ -110,7 +111,7 @@ impl AutoKernel {
             fitted: None,
             restart: if cfg.restarts { Some(Restart::default()) } else { None },
             kept: Default::default(),
-            kept_warm: [0.0; 2],
+            kept_warm: Vec::new(),
             warm_mix: Default::default(),
             warm_mix_extra: Vec::new(),
             cfg,

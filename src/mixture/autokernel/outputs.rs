@@ -2,10 +2,11 @@
 //! [`crate::mixture::Mixture`] has them: the inputs' scale, `rho` and the experts are shared;
 //! each output has its own target location and spread (those of its column on the
 //! warm-up rows) and its own weight vector in the rule. The warm-up predicts the `K`
-//! columns by one kernel ridge factorisation ([`crate::mixture::warm_krr::predict_multi`])
-//! and, with `warm_neighbour_outputs`, one nearest row, the two mixed per output (one
-//! AdaHedge per column, [`crate::mixture::warm_mix`]); without it (the default) kernel
-//! ridge alone.
+//! columns by kernel ridge regression, one factorisation per width for all columns
+//! ([`crate::mixture::warm_krr::predict_widths`]): with `warm_neighbour_outputs`, at each
+//! of `warm_widths` and with one nearest row, mixed per output (one AdaHedge per column,
+//! [`crate::mixture::warm_mix`]); without it (the default) at the centres of `widths`
+//! and `lams` alone.
 //! Restarts ([`crate::mixture::restart`]) follow the squared errors summed over the outputs,
 //! and a successor learns all `K` columns.
 //!
@@ -70,34 +71,43 @@ impl AutoKernel {
         }
     }
 
-    /// The warm-up's two predictions of the `K` outputs at `x` (row-major `K x 2`):
-    /// kernel ridge regression on the standardised rows so far (as the single-output
-    /// warm-up, column by column, one factorisation for all), and the target of the
-    /// nearest of those rows (the single-output `warm_candidates`, column by column).
-    fn warm_candidates_multi(&self, x: &[f64]) -> Vec<[f64; 2]> {
+    /// The warm-up's predictions of the `K` outputs at `x`, one list per output: with
+    /// `warm_neighbour_outputs`, the single-output `warm_candidates` column by column
+    /// (kernel ridge regression at each of [`Self::warm_widths`], one factorisation per
+    /// width for all columns, then the nearest row's target); else kernel ridge
+    /// regression alone at the centres of `widths` and `lams`.
+    fn warm_candidates_multi(&self, x: &[f64]) -> Vec<Vec<f64>> {
         let (k, d) = (self.k, x.len());
-        let n = self.warm_y.len() / k;
-        if n == 0 {
-            return vec![[0.0; 2]; k];
+        let (cs, lam) = match self.mixes_outputs() {
+            true => self.warm_widths(),
+            false => {
+                let (c, lam) = self.grid_centre();
+                (vec![c], lam)
+            }
+        };
+        let count = cs.len() + usize::from(self.mixes_outputs());
+        if self.warm_y.is_empty() {
+            return vec![vec![0.0; count]; k];
         }
-        let (sc, extra) = scalers(&self.warm_x, d, &self.warm_y, k);
-        let mut xs = vec![0.0; n * d];
-        for (o, r) in xs.chunks_exact_mut(d).zip(self.warm_x.chunks_exact(d)) {
-            sc.x_into(r, o);
-        }
-        let ys = standardise_y(&sc, &extra, &self.warm_y);
+        let (sc, extra, xs, ys) = self.warm_sample(d);
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
-        let (c, lam) = self.grid_centre();
-        let mut krr = Vec::with_capacity(k);
+        let mut krr = Vec::with_capacity(k * cs.len());
         let sample = crate::mixture::warm_krr::Sample { xs: &xs, d, ys: &ys, k };
-        crate::mixture::warm_krr::predict_multi(sample, &q, c, lam, &mut krr);
-        back(&sc, &extra, &mut krr);
+        crate::mixture::warm_krr::predict_widths(sample, &q, &cs, lam, &mut krr);
+        for row in krr.chunks_exact_mut(k) {
+            back(&sc, &extra, row);
+        }
         let near = match crate::mixture::warm_mix::nearest(&xs, d, &q) {
             Some(i) if self.mixes_outputs() => Some(&self.warm_y[i * k..(i + 1) * k]),
             _ => None,
         };
-        (0..k).map(|c| [krr[c], near.map_or(krr[c], |r| r[c])]).collect()
+        let column = |c: usize| {
+            let mut z: Vec<f64> = krr.iter().skip(c).step_by(k).copied().collect();
+            z.extend(near.map(|r| r[c]));
+            z
+        };
+        (0..k).map(column).collect()
     }
 
     /// The `K` outputs' warm-up mixes are on (`warm_neighbour` and `warm_neighbour_outputs`).
@@ -105,20 +115,24 @@ impl AutoKernel {
         self.cfg.warm_neighbour && self.cfg.warm_neighbour_outputs
     }
 
-    /// Output `c`'s warm-up mix (one not yet stored has seen no round).
-    fn output_mix(&self, c: usize) -> WarmMix {
+    /// Output `c`'s warm-up mix (None: one not yet stored, which has seen no round).
+    fn output_mix(&self, c: usize) -> Option<&WarmMix> {
         match c {
-            0 => self.warm_mix,
-            _ => self.warm_mix_extra.get(c - 1).copied().unwrap_or_default(),
+            0 => Some(&self.warm_mix),
+            _ => self.warm_mix_extra.get(c - 1),
         }
     }
 
-    /// The warm-up prediction of the `K` outputs: each output's two predictions mixed
-    /// by its own AdaHedge (`warm_neighbour_outputs`; else kernel ridge regression
-    /// alone), as `K` single-output warm-ups with `warm_neighbour` on the columns.
-    fn warm_combine_multi(&self, z: &[[f64; 2]], out: &mut Vec<f64>) {
-        for (c, &zc) in z.iter().enumerate() {
-            out.push(if self.mixes_outputs() { self.output_mix(c).predict(zc) } else { zc[0] });
+    /// The warm-up prediction of the `K` outputs: each output's predictions mixed by its
+    /// own AdaHedge (`warm_neighbour_outputs`; else kernel ridge regression alone), as
+    /// `K` single-output warm-ups with `warm_neighbour` on the columns.
+    fn warm_combine_multi(&self, z: &[Vec<f64>], out: &mut Vec<f64>) {
+        for (c, zc) in z.iter().enumerate() {
+            out.push(match (self.mixes_outputs(), self.output_mix(c)) {
+                (true, Some(m)) => m.predict(zc),
+                (true, None) => WarmMix::default().predict(zc),
+                (false, _) => zc[0],
+            });
         }
     }
 
@@ -127,12 +141,12 @@ impl AutoKernel {
     }
 
     /// Each output's mix takes the round's predictions `z` and targets `y`.
-    pub(super) fn warm_mix_update_multi(&mut self, z: &[[f64; 2]], y: &[f64]) {
+    pub(super) fn warm_mix_update_multi(&mut self, z: &[Vec<f64>], y: &[f64]) {
         if !self.mixes_outputs() {
             return;
         }
         self.warm_mix_extra.resize(self.k - 1, WarmMix::default());
-        for (c, (&zc, &yc)) in z.iter().zip(y).enumerate() {
+        for (c, (zc, &yc)) in z.iter().zip(y).enumerate() {
             match c {
                 0 => self.warm_mix.update(zc, yc),
                 _ => self.warm_mix_extra[c - 1].update(zc, yc),
@@ -310,7 +324,7 @@ impl AutoKernel {
             let zeros = location_spread(std::iter::repeat_n(0.0, self.cfg.warmup));
             f.y_extra.extend(std::iter::repeat_n(zeros, kk));
         }
-        // A column of zero targets: both warm-up predictions 0 at every round, so its
+        // A column of zero targets: every warm-up prediction 0 at every round, so its
         // mix's sums stay 0, the mix before any round.
         if self.mixes_outputs() && self.n_seen > 0 {
             self.warm_mix_extra.resize(k + kk - 1, WarmMix::default());

@@ -203,7 +203,7 @@ impl AutoKernel {
             None => {
                 self.kept_warm = self.warm_candidates(x);
                 self.kept.set(x, n_seen);
-                Ok(self.warm_combine(self.kept_warm))
+                Ok(self.warm_combine(&self.kept_warm))
             }
         }
     }
@@ -221,11 +221,11 @@ impl AutoKernel {
             self.n_seen += 1;
             return Ok(p);
         }
-        let z = if kept { self.kept_warm } else { self.warm_candidates(x) };
-        let p = self.warm_combine(z);
+        let z = if kept { std::mem::take(&mut self.kept_warm) } else { self.warm_candidates(x) };
+        let p = self.warm_combine(&z);
         self.warm_round(x, &[y], self.warm_y.len() + 1 >= self.cfg.warmup)?;
-        if self.cfg.warm_neighbour {
-            self.warm_mix.update(z, y);
+        if z.len() > 1 {
+            self.warm_mix.update(&z, y);
         }
         Ok(p)
     }

@@ -75,12 +75,15 @@ impl TryFrom<AutoKernelState> for AutoKernel {
         a.k = k;
         a.warm_x = s.warm_x;
         a.warm_y = s.warm_y;
-        if !s.warm_mix.is_valid() {
-            return bad("a warm-up mix with non-finite or negative sums");
+        let n_pred = a.warm_predictor_count();
+        if !s.warm_mix.is_valid_for(n_pred) {
+            return bad("a warm-up mix with non-finite or negative sums, or not one per predictor");
         }
         a.warm_mix = s.warm_mix;
-        if s.warm_mix_extra.len() > k - 1 || !s.warm_mix_extra.iter().all(|m| m.is_valid()) {
-            return bad("warm-up mixes of outputs that do not exist, or not finite");
+        if s.warm_mix_extra.len() > k - 1
+            || !s.warm_mix_extra.iter().all(|m| m.is_valid_for(n_pred))
+        {
+            return bad("warm-up mixes of outputs that do not exist, not finite or not one sum per predictor");
         }
         a.warm_mix_extra = s.warm_mix_extra;
         if let Some(r) = &s.restart {
