@@ -93,7 +93,9 @@ def test_warm_up_equals_the_reference_and_the_rest_is_unchanged(neighbour):
     np.testing.assert_allclose(got[:w], want, rtol=1e-9, atol=1e-9 * np.abs(y).max())
     # several predictors carry weight (the mix is not one of them)
     assert all(np.abs(want - C[:, j]).max() > 1e-3 for j in range(C.shape[1]))
-    old = ks.AutoKernel(**PARAMS, warm_neighbour=neighbour, warm_widths=()).progressive_predict(X, y)
+    old = ks.AutoKernel(**PARAMS, warm_neighbour=neighbour, warm_widths=()).progressive_predict(
+        X, y
+    )
     assert not np.allclose(got[:w], old[:w])
     # the experts' replay does not use the warm-up predictions: the same bits after it
     np.testing.assert_array_equal(got[w:], old[w:])
@@ -102,8 +104,12 @@ def test_warm_up_equals_the_reference_and_the_rest_is_unchanged(neighbour):
 def test_one_width_without_the_neighbour_is_kernel_ridge_alone():
     X, y = stream(seed=4)
     w = PARAMS["warmup"]
-    got = ks.AutoKernel(**PARAMS, warm_neighbour=False, warm_widths=(2.0,)).progressive_predict(X, y)
-    np.testing.assert_allclose(got[:w], candidates(X, y, w, (2.0,), False)[:, 0], rtol=1e-9, atol=1e-12)
+    got = ks.AutoKernel(**PARAMS, warm_neighbour=False, warm_widths=(2.0,)).progressive_predict(
+        X, y
+    )
+    np.testing.assert_allclose(
+        got[:w], candidates(X, y, w, (2.0,), False)[:, 0], rtol=1e-9, atol=1e-12
+    )
 
 
 def test_loops_pickles_and_units_agree():

@@ -30,6 +30,16 @@ fn taylor_degree(d: usize, cap: usize) -> Option<usize> {
     (0..=12usize).rev().find(|&m| taylor_count(d, m, cap).is_some())
 }
 
+/// The warm-up rows standardised by their own location and spread: the scaler (inputs
+/// and first output), the other outputs' location and spread, the inputs and the `K`
+/// targets, row-major.
+pub(super) struct WarmSample {
+    pub(super) sc: Scaler,
+    pub(super) extra: Vec<(f64, f64)>,
+    pub(super) xs: Vec<f64>,
+    pub(super) ys: Vec<f64>,
+}
+
 impl AutoKernel {
     /// The Taylor degree the experts use for input dimension `d` (None: random features).
     pub(super) fn degree_for(&self, d: usize) -> Result<Option<usize>> {
@@ -74,16 +84,15 @@ impl AutoKernel {
         self.warm_widths().0.len() + usize::from(self.cfg.warm_neighbour)
     }
 
-    /// The warm-up rows standardised by their own location and spread (the scaler,
-    /// the other outputs' location and spread, the inputs and the `K` targets, row-major).
-    pub(super) fn warm_sample(&self, d: usize) -> (Scaler, Vec<(f64, f64)>, Vec<f64>, Vec<f64>) {
+    /// The warm-up rows standardised by their own location and spread.
+    pub(super) fn warm_sample(&self, d: usize) -> WarmSample {
         let (sc, extra) = super::outputs::scalers(&self.warm_x, d, &self.warm_y, self.k);
         let mut xs = vec![0.0; self.warm_x.len()];
         for (o, r) in xs.chunks_exact_mut(d).zip(self.warm_x.chunks_exact(d)) {
             sc.x_into(r, o);
         }
         let ys = super::outputs::standardise_y(&sc, &extra, &self.warm_y);
-        (sc, extra, xs, ys)
+        WarmSample { sc, extra, xs, ys }
     }
 
     /// Warm-up prediction: the warm-up's predictors ([`Self::warm_candidates`]) mixed.
@@ -111,7 +120,7 @@ impl AutoKernel {
             return vec![0.0; count];
         }
         let d = x.len();
-        let (sc, _, xs, ys) = self.warm_sample(d);
+        let WarmSample { sc, xs, ys, .. } = self.warm_sample(d);
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
         let mut z = Vec::with_capacity(count);

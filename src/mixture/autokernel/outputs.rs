@@ -89,7 +89,7 @@ impl AutoKernel {
         if self.warm_y.is_empty() {
             return vec![vec![0.0; count]; k];
         }
-        let (sc, extra, xs, ys) = self.warm_sample(d);
+        let super::fit::WarmSample { sc, extra, xs, ys } = self.warm_sample(d);
         let mut q = vec![0.0; d];
         sc.x_into(x, &mut q);
         let mut krr = Vec::with_capacity(k * cs.len());
