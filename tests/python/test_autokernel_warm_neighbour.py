@@ -9,6 +9,7 @@ import pickle
 import kernelstream as ks
 import numpy as np
 import pytest
+from test_autokernel_warm_widths import adahedge
 
 # one kernel ridge predictor (warm_widths=()): the two-predictor mix of this test
 PARAMS = dict(warmup=40, lams=(0.1, 1.0), max_taylor_features=35, warm_widths=())
@@ -33,27 +34,6 @@ def nearest_targets(X, y, w):
             s = np.where(m != 0, np.abs(m), 1.0)
         Z, q = (X[:t] - m) / s, (X[t] - m) / s
         out.append(y[:t][np.argmin(((Z - q) ** 2).sum(1))])
-    return np.array(out)
-
-
-def adahedge(Z, y):
-    """AdaHedge's predictions (de Rooij et al. 2014) over the columns of ``Z``."""
-    cum, gap, out = np.zeros(2), 0.0, []
-    for z, t in zip(Z, y):
-        if gap > 0:
-            eta = np.log(2) / gap
-            w = np.exp(-eta * (cum - cum.min()))
-        else:
-            w = (cum == cum.min()).astype(float)
-        w /= w.sum()
-        out.append(w @ z)
-        loss = (z - t) ** 2
-        if gap > 0:
-            mix = loss.min() - np.log(w @ np.exp(-eta * (loss - loss.min()))) / eta
-        else:
-            mix = loss[w > 0].min()
-        gap += max(w @ loss - mix, 0.0)
-        cum += loss
     return np.array(out)
 
 
