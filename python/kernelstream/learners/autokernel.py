@@ -122,7 +122,7 @@ class AutoKernel(MultiOutput):
         standardised by their own mean and spread): the nearest row follows a level
         that moved, where kernel ridge regression falls back to the rows' mean
         (``docs/autokernel.md``, step 1). Changes the warm-up rows only (and a
-        successor's); False: the previous AutoKernel bit for bit.
+        successor's); False with ``warm_widths=()``: the AutoKernel before both, bit for bit.
     warm_neighbour_outputs : bool, default False
         With ``K > 1`` target columns (and ``warm_neighbour``), the same mix column by
         column, one AdaHedge per column: ``K`` outputs then equal ``K`` single-output

@@ -4,8 +4,9 @@
 //! Warm-up (the first `warmup` rounds, part of the stream): the learner predicts
 //! with kernel ridge regression on the rows seen so far, standardised by their own
 //! mean and spread, with the Gaussian kernel of width `c rho_t` (`rho_t` = median
-//! distance between those rows, the median heuristic) and ridge `lam`, `c` and
-//! `lam` the geometric centres of the expert grid below. When the warm-up ends:
+//! distance between those rows, the median heuristic) for each `c` of `warm_widths`
+//! and ridge `lam` the geometric centre of the grid's `lams`, and the nearest row's
+//! target, mixed by AdaHedge (`fit`, [`crate::mixture::warm_mix`]). When the warm-up ends:
 //!
 //! 1. a [`Scaler`] fixes the per-feature and target location/spread of the warm-up;
 //! 2. `rho` = median distance between the standardised warm-up points;
