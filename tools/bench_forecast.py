@@ -18,6 +18,11 @@ river's HoltWinters get the known period.
 
 ``--all-horizons`` adds, per series, the Forecaster's MASE and interval coverage at every
 horizon 1..12 beside the seasonal naive's MASE (the naive's without a period).
+
+``--seeds N`` runs, instead of the tables, each synthetic series of ``--series`` drawn
+with the seeds ``0..N-1`` (its length in the table) and prints the Forecaster's coverage
+after the burn-in at h=1, 3 and 12: the mean over the draws, the smallest and the largest
+(how far one series' coverage falls from its expectation).
 """
 
 from __future__ import annotations
@@ -96,6 +101,15 @@ def synthetic(name: str, n: int = 1000, seed: int = 0):
     raise KeyError(name)
 
 
+#: the synthetic series' lengths in the tables (the checks are shorter)
+SYNTHETIC = {
+    **{
+        k: 1000
+        for k in ("syn_trend_season", "syn_level_shifts", "syn_variance_jumps", "syn_exogenous")
+    },
+    **{k: 500 for k in ("syn_random_walk", "syn_trend_break")},
+}
+
 SERIES = {
     "AirlinePassengers": lambda: (_river("AirlinePassengers"), None, 12),
     "WaterFlow": lambda: (_river("WaterFlow"), None, 24),
@@ -105,12 +119,13 @@ SERIES = {
     "interest_R": lambda: (_sm("interest_inflation", "R"), None, 4),
     "interest_Dp": lambda: (_sm("interest_inflation", "Dp"), None, 4),
     **{
-        k: (lambda k=k: synthetic(k))
+        k: (lambda k=k: synthetic(k, n=SYNTHETIC[k]))
         for k in ("syn_trend_season", "syn_level_shifts", "syn_variance_jumps", "syn_exogenous")
     },
     # checks against overfitting the series above: 500 values each
     **{
-        k: (lambda k=k: synthetic(k, n=500, seed=1)) for k in ("syn_random_walk", "syn_trend_break")
+        k: (lambda k=k: synthetic(k, n=SYNTHETIC[k], seed=1))
+        for k in ("syn_random_walk", "syn_trend_break")
     },
 }
 
@@ -270,13 +285,37 @@ def horizons_table(results) -> str:
     return "\n".join(lines)
 
 
+def coverage_over_seeds(name, seeds) -> str:
+    """The Forecaster's coverage after the burn-in at h=1, 3, 12 on ``name`` drawn with each
+    seed: a table row of the mean, smallest and largest."""
+    cov = []
+    for seed in range(seeds):
+        y, X, _ = synthetic(name, n=SYNTHETIC[name], seed=seed)
+        _, lo, hi = ks.Forecaster(horizon=H)._progressive(y, X)
+        cov.append(coverage(lo, hi, y, 200 if y.size >= 500 else y.size // 4)[0])
+    c = np.array(cov)[:, [h - 1 for h in REPORT]]
+    cells = [f"{m:.3f} [{a:.3f}, {b:.3f}]" for m, a, b in zip(c.mean(0), c.min(0), c.max(0))]
+    return f"| {name} | {SYNTHETIC[name]} | {seeds} | " + " | ".join(cells) + " |"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--series", nargs="*", default=list(SERIES), choices=list(SERIES))
     ap.add_argument("--no-river", action="store_true")
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--all-horizons", action="store_true", help="every horizon's MASE, coverage")
+    ap.add_argument(
+        "--seeds", type=int, help="coverage of the synthetic series over draws 0..N-1 instead"
+    )
     args = ap.parse_args(argv)
+    if args.seeds:
+        if args.seeds < 1:
+            ap.error("--seeds must be at least 1")
+        print("| series | n | draws | coverage h=1: mean [min, max] | h=3 | h=12 |")
+        print("|---|---:|---:|---|---|---|")
+        for name in (k for k in args.series if k in SYNTHETIC):
+            print(coverage_over_seeds(name, args.seeds), flush=True)
+        return 0
     results = {}
     for name in args.series:
         results[name] = r = run_series(name, river=not args.no_river)
