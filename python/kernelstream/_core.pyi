@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 __version__: str
 
-__all__ = ['AdditiveSobolev2', 'AggregatingAlgorithm', 'AutoKernel', 'AveragedKernelSGD', 'BOA', 'BernoulliPeriodic', 'EWA', 'FOGD', 'Gaussian', 'InputError', 'InternalError', 'KORS', 'Kernel', 'KernelAWV', 'KernelstreamError', 'Laplacian', 'MLPoly', 'MLProd', 'Min', 'Mixture', 'MultiKernelAWV', 'NOGD', 'NumericalError', 'NystromAWV', 'OMKLGF', 'OnlineProjection', 'ParameterError', 'ProsNKons', 'RFFAWV', 'Raker', 'Rng', 'SCALE_MAX', 'SCALE_MIN', 'SoftmaxCalibrator', 'TaylorAWV', 'VAWMeta', '__version__', '_standardize_row', '_test_panic', 'aggregation_rules', 'build_info', 'get_memory_limit', 'registry', 'set_memory_limit']
+__all__ = ['AdditiveSobolev2', 'AggregatingAlgorithm', 'AutoKernel', 'AveragedKernelSGD', 'BOA', 'BernoulliPeriodic', 'EWA', 'FOGD', 'Gaussian', 'InputError', 'InternalError', 'KORS', 'Kernel', 'KernelAWV', 'KernelstreamError', 'Laplacian', 'MLPoly', 'MLProd', 'Min', 'Mixture', 'MultiKernelAWV', 'NOGD', 'NumericalError', 'NystromAWV', 'OMKLGF', 'OnlineProjection', 'ParameterError', 'ProsNKons', 'RFFAWV', 'Raker', 'Rng', 'SCALE_MAX', 'SCALE_MIN', 'SoftmaxCalibrator', 'TaylorAWV', 'VAWMeta', 'Y_MAX', '__version__', '_standardize_row', '_test_panic', 'aggregation_rules', 'build_info', 'get_memory_limit', 'registry', 'set_memory_limit']
 
 @final
 class AdditiveSobolev2(Kernel):
@@ -879,6 +879,7 @@ class VAWMeta:
     @property
     def weights(self) -> npt.NDArray[np.float64]: ...
 
+Y_MAX: float
 def _standardize_row(x: npt.ArrayLike, standardizer: Any, learn: bool) -> tuple[Any, Any | None, Any | None]: ...
 
 def _test_panic() -> None: ...

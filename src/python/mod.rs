@@ -62,6 +62,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add("SCALE_MIN", crate::limits::SCALE_MIN)?;
     m.add("SCALE_MAX", crate::limits::SCALE_MAX)?;
+    m.add("Y_MAX", crate::limits::Y_MAX)?;
     rng::register(m)?;
     kernels::register(m)?;
     kors::register(m)?;

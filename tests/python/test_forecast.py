@@ -216,6 +216,67 @@ def test_bad_input_raises_and_leaves_the_forecaster_as_it_was():
     assert ex.n_seen == 1
 
 
+def test_values_past_the_limit_are_refused_before_any_change():
+    from kernelstream.forecast.forecaster import Y_LIMIT
+
+    assert Y_LIMIT == ks._core.Y_MAX / 2  # a difference of two values stays within Y_MAX
+    y = _series(60)
+    fc = ks.Forecaster(horizon=2)
+    for v in y[:47]:  # the next value builds the experts
+        fc.learn_one(v)
+    before = pickle.dumps(fc)
+    for bad in (2 * Y_LIMIT, -1e300):
+        with pytest.raises(ks.InputError, match="too large"):
+            fc.learn_one(bad)
+        assert pickle.dumps(fc) == before
+    with pytest.raises(ks.InputError, match=r"y\[3\] = .* too large"):
+        ks.Forecaster().progressive_forecast([1.0, 2.0, 3.0, -Y_LIMIT * 1.5])
+    # at the limit, the largest difference is 2 Y_LIMIT = Y_MAX: the learners take it
+    edge = np.where(np.arange(60) % 2, Y_LIMIT, -Y_LIMIT)
+    assert np.isfinite(ks.Forecaster().progressive_forecast(edge)[1:]).all()
+
+
+class _RefusesAt:
+    """A regressor that raises on its ``n``-th learned row (counted over every copy)."""
+
+    calls = [0]
+
+    def __init__(self, n=10):
+        self.n = n
+        self.inner = ks.TaylorAWV(degree=2)
+
+    def get_params(self):
+        return {"n": self.n}
+
+    def predict_one(self, x):
+        return self.inner.predict_one(x)
+
+    def learn_one(self, x, y):
+        self.calls[0] += 1
+        if self.calls[0] == self.n:
+            raise ks.NumericalError("refused")
+        self.inner.learn_one(x, y)
+
+
+def test_a_learner_that_fails_at_the_build_leaves_the_forecaster_as_it_was():
+    y = _series(60) / 3
+    fc = ks.Forecaster(learner=_RefusesAt(10), horizon=2, lags=2)
+    for v in y[:47]:
+        fc.learn_one(v)
+    before, f0 = pickle.dumps(fc), fc.forecast()
+    _RefusesAt.calls[0] = 0
+    with pytest.raises(ks.NumericalError, match="refused"):
+        fc.learn_one(y[47])  # the build replays the warm-up through the learners
+    assert pickle.dumps(fc) == before and np.array_equal(fc.forecast(), f0)
+    fc.learn_one(y[47])  # the count is past 10: the build succeeds now
+    fresh = ks.Forecaster(learner=_RefusesAt(10), horizon=2, lags=2)
+    _RefusesAt.calls[0] = 11
+    for v in y[:48]:
+        fresh.learn_one(v)
+    assert fc.n_seen == fresh.n_seen == 48
+    assert np.array_equal(fc.forecast(), fresh.forecast())
+
+
 @pytest.mark.parametrize(
     "kw",
     [dict(horizon=0), dict(horizon=1.5), dict(lags="x"), dict(lags=0), dict(season=1),

@@ -19,6 +19,7 @@ import numpy as np
 from .._validation import _to_float_array
 from ..errors import InputError
 from . import features as F
+from .forecaster import _WHY_LIMIT, Y_LIMIT
 
 
 def _series(y) -> np.ndarray:
@@ -29,6 +30,10 @@ def _series(y) -> np.ndarray:
         raise InputError(
             f"y has a value that is not finite (at index {int(np.argmin(np.isfinite(arr)))})"
         )
+    big = np.abs(arr) > Y_LIMIT
+    if big.any():
+        i = int(np.argmax(big))
+        raise InputError(f"y[{i}] = {arr[i]:.6e} is too large: |y| <= {Y_LIMIT:g} ({_WHY_LIMIT})")
     return arr
 
 

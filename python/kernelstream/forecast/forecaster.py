@@ -9,12 +9,14 @@ scores, locally weighted by its recent error scale (:mod:`.intervals`). ``docs/f
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from typing import Any
 
 import numpy as np
 
+from .._core import Y_MAX
 from .._validation import _to_float_array
 from ..errors import InputError, ParameterError
 from . import features as F
@@ -28,6 +30,11 @@ WARMUP = 48
 #: weights can move to the expert that is best now
 SHARE = 1e-3
 _MAX_HORIZON = 10_000
+_WHY_LIMIT = "the learners' targets, the differences of two values, stay within 1e150"
+#: the largest ``|y|`` taken: the learners refuse targets past ``Y_MAX`` (1e150, whose
+#: squares summed stay finite), and the differenced experts' targets, ``y[t] - y[t - u]``,
+#: are within ``2 Y_LIMIT``
+Y_LIMIT = Y_MAX / 2
 #: the aggregation rule of every horizon
 RULE = "boa"
 ETA = 1.0
@@ -82,6 +89,10 @@ class Forecaster:
     the simple experts' leader by a margin, at the longer horizons the leader over the
     horizons 1..h is (:mod:`.leader`). A learner of horizon ``h`` learns a pair once its
     label is seen, ``h - 1`` rounds after the pair's forecast was made.
+
+    Values must be finite and at most ``Y_LIMIT`` (5e149) in absolute value, so that the
+    differenced learners' targets stay within the learners' 1e150; a value refused, or a
+    learner that refuses the warm-up's rows at the build, leaves the forecaster as it was.
 
     Parameters
     ----------
@@ -205,6 +216,8 @@ class Forecaster:
         v = float(y)
         if not math.isfinite(v):
             raise InputError(f"y must be a finite number, got {y!r}")
+        if abs(v) > Y_LIMIT:
+            raise InputError(f"y = {v:.6e} is too large: |y| <= {Y_LIMIT:g} ({_WHY_LIMIT})")
         return v
 
     def _check_rows(self, X, what: str, n_min: int = 0):
@@ -235,6 +248,22 @@ class Forecaster:
         row = self._check_rows(x, "x", 1)
         if row is not None and row.shape[0] != 1:
             raise InputError(f"x must be one row, got {row.shape[0]}")
+        if not self._built and self._y.n + 1 == self.warmup:
+            # the round that builds the experts: a learner that refuses the warm-up's
+            # rows leaves the forecaster as it was (its state before the build is small)
+            state = self.__dict__  # `_params` is read, never changed by learning
+            kept = copy.deepcopy({k: v for k, v in state.items() if k != "_params"})
+            before = {k: state[k] if k == "_params" else kept[k] for k in state}
+            try:
+                self._learn(v, row)
+            except BaseException:
+                self.__dict__.clear()
+                self.__dict__.update(before)
+                raise
+            return
+        self._learn(v, row)
+
+    def _learn(self, v: float, row) -> None:
         if self._dx is None:
             self._dx = 0 if row is None else row.shape[1]
             self._x = None if row is None else _Buffer(self._dx)
