@@ -338,6 +338,35 @@ def test_panel_input_errors():
         ks.forecast_panel(frame)
 
 
+def test_panel_refuses_what_it_would_drop_or_wrap():
+    pd = pytest.importorskip("pandas")
+    t = np.arange(30)
+    frame = pd.DataFrame({"unique_id": np.repeat(["a", "b"], 30), "ds": np.tile(t, 2),
+                          "y": np.sin(np.tile(t, 2) / 3)})  # fmt: skip
+    ok = ks.forecast_panel(frame, horizon=2, learner=ks.TaylorAWV(degree=2))
+    assert set(ok.unique_id) == {"a", "b"}
+    # a row without its series or stamp (pandas' groupby would drop it silently)
+    for col in ("unique_id", "ds"):
+        holed = frame.astype({col: object})
+        holed.loc[3, col] = None
+        with pytest.raises(ks.InputError, match=f"column '{col}' is missing at 1 rows"):
+            ks.forecast_panel(holed)
+    mixed = frame.astype({"ds": object})
+    mixed.loc[4, "ds"] = "4"
+    with pytest.raises(ks.InputError, match="cannot be ordered"):
+        ks.forecast_panel(mixed)
+    with pytest.raises(ks.InputError, match="must be numeric"):
+        ks.forecast_panel(frame.assign(x=pd.array(["u"] * 60, dtype="string")))
+    # future stamps past the type's largest value would wrap around to its smallest
+    top = np.iinfo(np.int64).max - 40
+    with pytest.raises(ks.InputError, match="pass the largest value"):
+        ks.forecast_panel(frame.assign(ds=frame.ds + top), horizon=20)
+    assert ks.forecast_panel(frame.assign(ds=frame.ds + top), horizon=10).ds.max() == top + 39
+    late = np.datetime64("2262-04-01", "ns") + np.tile(t, 2) * np.timedelta64(6, "h")
+    with pytest.raises(ks.InputError, match=r"datetime64\[ns\]"):
+        ks.forecast_panel(frame.assign(ds=late), horizon=30)
+
+
 def test_cli_forecast_writes_the_table_and_fails_in_one_line(tmp_path, capsys):
     pd = pytest.importorskip("pandas")
     from kernelstream.cli import main

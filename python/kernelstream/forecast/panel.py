@@ -42,8 +42,18 @@ def calendar(ds) -> np.ndarray | None:
 
 def _future_stamps(ds, h: int):
     """``h`` stamps after the last, at the series' median step (whole months for stamps
-    at month starts)."""
-    ds = np.asarray(ds)
+    at month starts); an :class:`InputError` where they pass the largest stamp of the
+    column's type (integers and datetimes would wrap around)."""
+    out = _next_stamps(np.asarray(ds), h)
+    if out.size and not (out[0] > ds[-1] and np.all(out[1:] > out[:-1])):
+        raise InputError(
+            f"the {h} stamps after the last one ({ds[-1]!s}) pass the largest value "
+            f"of the stamps' type ({np.asarray(ds).dtype}): give the future rows in the table"
+        )
+    return out
+
+
+def _next_stamps(ds, h: int):
     if np.issubdtype(ds.dtype, np.datetime64):
         if ds.size < 2:
             return ds[-1] + np.timedelta64(1, "D") * np.arange(1, h + 1)
@@ -117,10 +127,19 @@ def _split(frame, id_col, time_col, target):
     for c in (id_col, time_col, target):
         if c not in frame.columns:
             raise InputError(f"the table has no column {c!r} (columns: {list(frame.columns)})")
+    from pandas.api.types import is_numeric_dtype
+
     exog = [c for c in frame.columns if c not in (id_col, time_col, target)]
-    bad = [c for c in exog if not np.issubdtype(frame[c].dtype, np.number)]
+    bad = [c for c in exog if not is_numeric_dtype(frame[c].dtype)]
     if bad:
         raise InputError(f"exogenous columns must be numeric, not {bad}")
+    for c in (id_col, time_col):
+        missing = frame[c].isna().to_numpy()
+        if missing.any():
+            raise InputError(
+                f"column {c!r} is missing at {int(missing.sum())} rows (the first at "
+                f"position {int(np.argmax(missing))}): each row needs its series and stamp"
+            )
     try:
         yv = frame[target].to_numpy(dtype=float)
     except (TypeError, ValueError):
@@ -128,7 +147,13 @@ def _split(frame, id_col, time_col, target):
     series = []
     for uid, idx in frame.groupby(id_col, sort=True).indices.items():
         sub = frame.iloc[idx]
-        order = np.argsort(sub[time_col].to_numpy(), kind="stable")
+        try:
+            order = np.argsort(sub[time_col].to_numpy(), kind="stable")
+        except TypeError:
+            raise InputError(
+                f"series {uid!r}: the stamps of {time_col!r} cannot be ordered (values of "
+                "different types)"
+            ) from None
         ds = sub[time_col].to_numpy()[order]
         if ds.size > 1 and not np.all(ds[1:] > ds[:-1]):
             raise InputError(f"series {uid!r}: the stamps of {time_col!r} repeat")
