@@ -230,7 +230,7 @@ def _linear_baselines(X, y):
 
         out.append(("river linear", river_model, river_loop))
     try:
-        import vowpalwabbit  # type: ignore[import-not-found]
+        import vowpalwabbit  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         pass
     else:
