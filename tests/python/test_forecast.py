@@ -135,6 +135,23 @@ def test_evaluate_forecast_scores_the_progressive_forecasts():
     assert "seasonal_naive" in ev.scores and "h" in ev.table()
 
 
+def test_evaluate_forecast_refuses_bad_arguments_before_running():
+    y = _series(60)
+    fc = ks.Forecaster(horizon=2, learner=ks.TaylorAWV(degree=2))
+    for kw in (dict(season=0), dict(season=1), dict(season=1.5), dict(season=True),
+               dict(burn_in=-1), dict(burn_in=float("nan"))):  # fmt: skip
+        with pytest.raises(ks.ParameterError):
+            ks.evaluate.forecast(fc, y, **kw)
+    with pytest.raises(ks.ParameterError, match="Forecaster"):
+        ks.evaluate.forecast(ks.TaylorAWV(), y)
+    assert fc.n_seen == 0  # nothing ran
+    ev = ks.evaluate.forecast(fc, y)
+    pytest.importorskip("matplotlib")
+    for h in (0, 3, 1.0, True):
+        with pytest.raises(ks.InputError, match=r"h must be a whole number in \[1, 2\]"):
+            ev.plot(h=h)
+
+
 def test_interval_scores_are_those_of_labels_seen_before():
     from kernelstream.forecast.intervals import HorizonConformal
 

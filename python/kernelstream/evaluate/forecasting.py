@@ -11,11 +11,13 @@ accuracy*, eq. for ``q_t`` (sec. 3.4). Below 1: better than that naive forecast 
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from .._validation import whole
+from ..errors import InputError, ParameterError
 
 
 def naive_forecasts(y, horizon: int) -> np.ndarray:
@@ -97,7 +99,14 @@ class ForecastEvaluation:
             fig, ax = plt.subplots(figsize=(10, 4))
         else:
             fig = ax.figure
-        k = h - 1
+        H = self.forecasts.shape[1]
+        if (
+            isinstance(h, (bool, np.bool_))
+            or not isinstance(h, numbers.Integral)
+            or not 1 <= h <= H
+        ):
+            raise InputError(f"h must be a whole number in [1, {H}], got {h!r}")
+        k = int(h) - 1
         n = self.y.size
         t = np.arange(n - k)
         target = t + k  # plotted at the time of the value forecast
@@ -160,6 +169,16 @@ def forecast(forecaster, y, X=None, season=None, burn_in=None) -> ForecastEvalua
     >>> bool(ev.scores["forecaster"]["mase"][0] < ev.scores["naive"]["mase"][0])
     True
     """
+    from ..forecast.forecaster import Forecaster
+
+    if not isinstance(forecaster, Forecaster):
+        raise ParameterError(
+            f"forecaster must be a kernelstream.Forecaster, got {type(forecaster).__name__}"
+        )
+    if season is not None and whole("season", season) < 2:
+        raise ParameterError(f"season must be None or a whole number >= 2, got {season!r}")
+    if burn_in is not None:
+        whole("burn_in", burn_in)
     F, lower, upper = forecaster._progressive(y, X)
     y = np.asarray(y, float)
     n, H = F.shape
