@@ -134,6 +134,10 @@ def test_the_option_is_validated_and_reported():
     for bad in ([-1.0], [0.0], [float("nan")], "wide"):
         with pytest.raises(ValueError, match="warm_widths"):
             ks.AutoKernel(warm_widths=bad)
+    # each width is a factorisation per warm-up round, the unit Ctrl-C stops at
+    assert len(ks.AutoKernel(warm_widths=[1.0] * 16).get_params()["warm_widths"]) == 16
+    with pytest.raises(ks.ParameterError, match="17 entries, at most 16"):
+        ks.AutoKernel(warm_widths=[1.0] * 17)
 
 
 def test_a_state_without_the_option_warms_up_as_it_was_saved():

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub(super) const LINEAR_LAM: f64 = 1.0;
 /// Largest `loss_window` (a discount `1 - 1/window` still distinct from 1).
 const MAX_LOSS_WINDOW: usize = 1_000_000_000;
+/// Largest number of the warm-up's kernel ridge widths (`warm_widths`).
+const MAX_WARM_WIDTHS: usize = 16;
 
 crate::names! {
     /// Which feature map the experts use.
@@ -94,7 +96,7 @@ crate::params! {
         /// row (`warm_neighbour`) on their squared errors (docs/autokernel.md, step 1).
         /// Empty: one at the centre of `widths`, as states saved before it was the
         /// default (with `K > 1` outputs, `warm_neighbour_outputs` uses them).
-        warm_widths: Vec<f64> = WARM_WIDTHS.to_vec(), absent = Vec::new() => "seq", crate::params::SCALE.each();
+        warm_widths: Vec<f64> = WARM_WIDTHS.to_vec(), absent = Vec::new() => "seq", crate::params::SCALE.each().note("at most 16 entries");
     }
 }
 
@@ -133,6 +135,14 @@ impl AutoKernelParams {
         if loss_window > 0 && cfg.rule == "vaw" {
             return crate::param_err!(
                 "loss_window (regrets relative to the loss scale) needs rule \"boa\", \"mlpoly\", \"mlprod\" or \"ewa\", got \"vaw\""
+            );
+        }
+        // each width is one factorisation of the warm-up rows a round, and a round is
+        // the unit Ctrl-C interrupts at
+        if cfg.warm_widths.len() > MAX_WARM_WIDTHS {
+            return crate::param_err!(
+                "warm_widths has {} entries, at most {MAX_WARM_WIDTHS} are allowed",
+                cfg.warm_widths.len()
             );
         }
         let n = AutoKernel::expert_count(cfg);
