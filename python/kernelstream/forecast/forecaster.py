@@ -9,6 +9,7 @@ scores, locally weighted by its recent error scale (:mod:`.intervals`). ``docs/f
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import numbers
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._core import Y_MAX
+from .._rounds import whole_round
 from .._validation import _to_float_array
 from ..errors import InputError, ParameterError
 from . import features as F
@@ -91,8 +93,10 @@ class Forecaster:
     label is seen, ``h - 1`` rounds after the pair's forecast was made.
 
     Values must be finite and at most ``Y_LIMIT`` (5e149) in absolute value, so that the
-    differenced learners' targets stay within the learners' 1e150; a value refused, or a
-    learner that refuses the warm-up's rows at the build, leaves the forecaster as it was.
+    differenced learners' targets stay within the learners' 1e150. A value refused, a
+    learner that refuses the warm-up's rows at the build, or an error or Ctrl-C during
+    ``progressive_forecast`` leaves the forecaster as it was; Ctrl-C during
+    ``learn_one`` takes effect at the round's end.
 
     Parameters
     ----------
@@ -249,19 +253,27 @@ class Forecaster:
         if row is not None and row.shape[0] != 1:
             raise InputError(f"x must be one row, got {row.shape[0]}")
         if not self._built and self._y.n + 1 == self.warmup:
-            # the round that builds the experts: a learner that refuses the warm-up's
-            # rows leaves the forecaster as it was (its state before the build is small)
-            state = self.__dict__  # `_params` is read, never changed by learning
-            kept = copy.deepcopy({k: v for k, v in state.items() if k != "_params"})
-            before = {k: state[k] if k == "_params" else kept[k] for k in state}
-            try:
+            # the round that builds the experts (it replays the warm-up through every
+            # learner): a learner that refuses the rows, or Ctrl-C, leaves the
+            # forecaster as it was (its state before the build is small)
+            with self._all_or_nothing():
                 self._learn(v, row)
-            except BaseException:
-                self.__dict__.clear()
-                self.__dict__.update(before)
-                raise
             return
-        self._learn(v, row)
+        with whole_round():  # Ctrl-C waits for the round's end
+            self._learn(v, row)
+
+    @contextlib.contextmanager
+    def _all_or_nothing(self):
+        """Runs the block; if it raises (Ctrl-C too), the forecaster is as before it."""
+        state = self.__dict__  # `_params` is read, never changed by learning
+        kept = copy.deepcopy({k: v for k, v in state.items() if k != "_params"})
+        before = {k: state[k] if k == "_params" else kept[k] for k in state}
+        try:
+            yield
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
 
     def _learn(self, v: float, row) -> None:
         if self._dx is None:
@@ -476,7 +488,8 @@ class Forecaster:
         """``(forecasts, lower, upper)``, each ``(n, horizon)``."""
         from .batch import progressive_forecast
 
-        return progressive_forecast(self, y, X)
+        with self._all_or_nothing():  # an error or Ctrl-C midway changes nothing
+            return progressive_forecast(self, y, X)
 
 
 def _simple_keys(periods) -> list:

@@ -1,0 +1,39 @@
+"""Rounds that Ctrl-C does not cut in two, for state kept in Python (the Forecaster).
+
+The core stops a long call at a round boundary (``src/interrupt.rs``); a Python object
+whose round updates several parts (buffers, learners, scores) would be left with some
+updated and some not if ``KeyboardInterrupt`` came in between. :func:`whole_round` holds
+SIGINT while its block runs and delivers it to the previous handler once the block is
+done, so the interrupt arrives at the round's end. Only the main thread receives
+signals; elsewhere (and where no handler can be installed) the block runs as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+
+
+@contextlib.contextmanager
+def whole_round():
+    """Runs the block with SIGINT held until it ends (see the module docstring)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+    except (ValueError, TypeError, OSError):  # no handler can be set here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            if callable(previous):
+                previous(signal.SIGINT, held[0])  # Python's: raises KeyboardInterrupt
+            elif previous == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
