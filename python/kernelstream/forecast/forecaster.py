@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core import Y_MAX
 from .._rounds import whole_round
+from .._threads import LOCK_ATTR, serialised
 from .._validation import _to_float_array
 from ..errors import InputError, ParameterError
 from . import features as F
@@ -246,6 +247,7 @@ class Forecaster:
         return A
 
     # -- online interface --------------------------------------------------------
+    @serialised
     def learn_one(self, y, x=None) -> None:
         """The series' next value ``y`` and the exogenous row ``x`` known at its time."""
         v = self._check_y(y)
@@ -262,12 +264,18 @@ class Forecaster:
         with whole_round():  # Ctrl-C waits for the round's end
             self._learn(v, row)
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop(LOCK_ATTR, None)  # each copy has its own (kernelstream._threads)
+        return state
+
     @contextlib.contextmanager
     def _all_or_nothing(self):
         """Runs the block; if it raises (Ctrl-C too), the forecaster is as before it."""
-        state = self.__dict__  # `_params` is read, never changed by learning
-        kept = copy.deepcopy({k: v for k, v in state.items() if k != "_params"})
-        before = {k: state[k] if k == "_params" else kept[k] for k in state}
+        state = self.__dict__  # `_params` is read, never changed; the lock is held
+        same = ("_params", LOCK_ATTR)
+        kept = copy.deepcopy({k: v for k, v in state.items() if k not in same})
+        before = {k: state[k] if k in same else kept[k] for k in state}
         try:
             yield
         except BaseException:
@@ -299,10 +307,12 @@ class Forecaster:
         if self._dx == 0:
             self._prepare(self._y.n, None, self.horizon)
 
+    @serialised
     def forecast(self, h=None, X_future=None) -> np.ndarray:
         """The forecasts of the next ``h`` values (default ``horizon``)."""
         return self._forecast(h, X_future)[0]
 
+    @serialised
     def forecast_interval(self, h=None, X_future=None) -> tuple:
         """``(lower, upper)``: the ``1 - alpha`` intervals of the next ``h`` values."""
         _, lo, hi = self._forecast(h, X_future)
@@ -484,6 +494,7 @@ class Forecaster:
         with the same results as ``forecast`` then ``learn_one`` round by round."""
         return self._progressive(y, X)[0]
 
+    @serialised
     def _progressive(self, y, X=None) -> tuple:
         """``(forecasts, lower, upper)``, each ``(n, horizon)``."""
         from .batch import progressive_forecast
