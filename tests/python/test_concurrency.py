@@ -109,38 +109,24 @@ def test_set_params_keeps_the_core_object_and_python_attributes():
     assert k.get_params()["mu"] == 2.0
 
 
+
 def test_a_forecaster_shared_by_threads_loses_no_round():
     """Two threads feed one Forecaster the same value, with thread switches as often as
     possible: every round lands (each ``learn_one`` holds the forecaster), so it equals
     one fed all the values in turn (the order of equal values does not matter)."""
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        make = lambda: ks.Forecaster(horizon=2, lags=2, learner=ks.TaylorAWV(degree=2))  # noqa: E731
-        shared, alone = make(), make()
-        for v in np.sin(np.arange(60) / 3):
-            shared.learn_one(v)
-            alone.learn_one(v)
-        barrier = threading.Barrier(2)
-        errors = []
+    from test_adapter_inputs import _hammer
 
-        def feed():
-            barrier.wait()
-            try:
-                for _ in range(40):
-                    shared.learn_one(0.5)
-                    shared.forecast_interval()
-            except BaseException as exc:  # noqa: BLE001 - checked below
-                errors.append(exc)
+    make = lambda: ks.Forecaster(horizon=2, lags=2, learner=ks.TaylorAWV(degree=2))  # noqa: E731
+    shared, alone = make(), make()
+    for v in np.sin(np.arange(60) / 3):
+        shared.learn_one(v)
+        alone.learn_one(v)
 
-        threads = [threading.Thread(target=feed) for _ in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors, errors
+    def step(rng):
+        shared.learn_one(0.5)
+        shared.forecast_interval()
+
+    assert not _hammer(step, threads=2, per=40)
     for _ in range(80):
         alone.learn_one(0.5)
     assert shared.n_seen == alone.n_seen == 140
