@@ -109,7 +109,6 @@ def test_set_params_keeps_the_core_object_and_python_attributes():
     assert k.get_params()["mu"] == 2.0
 
 
-
 def test_a_forecaster_shared_by_threads_loses_no_round():
     """Two threads feed one Forecaster the same value, with thread switches as often as
     possible: every round lands (each ``learn_one`` holds the forecaster), so it equals
