@@ -23,8 +23,12 @@ def whole_round():
         yield
         return
     held: list = []
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is None:  # a handler set outside Python: it could not be put back
+        yield
+        return
     try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+        signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
     except (ValueError, TypeError, OSError):  # no handler can be set here
         yield
         return

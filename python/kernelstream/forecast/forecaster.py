@@ -33,11 +33,11 @@ WARMUP = 48
 #: weights can move to the expert that is best now
 SHARE = 1e-3
 _MAX_HORIZON = 10_000
-_WHY_LIMIT = "the learners' targets, the differences of two values, stay within 1e150"
 #: the largest ``|y|`` taken: the learners refuse targets past ``Y_MAX`` (1e150, whose
 #: squares summed stay finite), and the differenced experts' targets, ``y[t] - y[t - u]``,
 #: are within ``2 Y_LIMIT``
 Y_LIMIT = Y_MAX / 2
+_WHY_LIMIT = f"the learners' targets, the differences of two values, stay within {Y_MAX:g}"
 #: the aggregation rule of every horizon
 RULE = "boa"
 ETA = 1.0
