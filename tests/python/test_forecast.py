@@ -234,7 +234,7 @@ def test_bad_input_raises_and_leaves_the_forecaster_as_it_was():
 
 
 def test_values_past_the_limit_are_refused_before_any_change():
-    from kernelstream.forecast.forecaster import Y_LIMIT
+    from kernelstream.forecast.limits import Y_LIMIT
 
     assert Y_LIMIT == ks._core.Y_MAX / 2  # a difference of two values stays within Y_MAX
     y = _series(60)

@@ -19,7 +19,7 @@ import numpy as np
 from .._validation import _to_float_array
 from ..errors import InputError
 from . import features as F
-from .forecaster import _WHY_LIMIT, Y_LIMIT
+from .limits import Y_LIMIT, too_large
 
 
 def _series(y) -> np.ndarray:
@@ -33,7 +33,7 @@ def _series(y) -> np.ndarray:
     big = np.abs(arr) > Y_LIMIT
     if big.any():
         i = int(np.argmax(big))
-        raise InputError(f"y[{i}] = {arr[i]:.6e} is too large: |y| <= {Y_LIMIT:g} ({_WHY_LIMIT})")
+        raise too_large(f"y[{i}]", float(arr[i]))
     return arr
 
 

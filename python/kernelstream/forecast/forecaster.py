@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from .._core import Y_MAX
 from .._rounds import whole_round
 from .._threads import LOCK_ATTR, serialised
 from .._validation import _to_float_array
@@ -25,6 +24,7 @@ from ..errors import InputError, ParameterError
 from . import features as F
 from .intervals import HorizonConformal
 from .leader import Guarded, Leader, Pooled, period_prior
+from .limits import Y_LIMIT, too_large
 
 #: rounds seen before the lags and the period are chosen (the forecasts are the last
 #: value until then); larger when a given period or lag count needs more
@@ -33,11 +33,6 @@ WARMUP = 48
 #: weights can move to the expert that is best now
 SHARE = 1e-3
 _MAX_HORIZON = 10_000
-#: the largest ``|y|`` taken: the learners refuse targets past ``Y_MAX`` (1e150, whose
-#: squares summed stay finite), and the differenced experts' targets, ``y[t] - y[t - u]``,
-#: are within ``2 Y_LIMIT``
-Y_LIMIT = Y_MAX / 2
-_WHY_LIMIT = f"the learners' targets, the differences of two values, stay within {Y_MAX:g}"
 #: the aggregation rule of every horizon
 RULE = "boa"
 ETA = 1.0
@@ -222,7 +217,7 @@ class Forecaster:
         if not math.isfinite(v):
             raise InputError(f"y must be a finite number, got {y!r}")
         if abs(v) > Y_LIMIT:
-            raise InputError(f"y = {v:.6e} is too large: |y| <= {Y_LIMIT:g} ({_WHY_LIMIT})")
+            raise too_large("y", v)
         return v
 
     def _check_rows(self, X, what: str, n_min: int = 0):
