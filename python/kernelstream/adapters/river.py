@@ -362,15 +362,20 @@ class _DictAdapter:
         if ys is not None:
             z, ys = ys.learned_row(np.atleast_1d(np.asarray(target, dtype=np.float64)))
             target = float(z[0]) if tnames is None else z
-        learner.learn_one(v, target, w)
-        # the learner accepted the round: commit the features and the statistics
-        self.learner = learner
-        self.scaler, self.target_scaler = xs, ys
-        if tnames is not None:
-            self.target_names = tnames
-        if names is not self.feature_names:
-            self.feature_names = list(names)
-        self._keep(v, target, w)
+        n0 = learner.n_seen
+        try:
+            learner.learn_one(v, target, w)
+        finally:
+            # the learner accepted the round (even if a Ctrl-C that came during the call
+            # is raised as it returns): commit the features and the statistics
+            if learner.n_seen != n0:
+                self.learner = learner
+                self.scaler, self.target_scaler = xs, ys
+                if tnames is not None:
+                    self.target_names = tnames
+                if names is not self.feature_names:
+                    self.feature_names = list(names)
+                self._keep(v, target, w)
 
     def _input(self, x: dict) -> np.ndarray:
         """``x`` as the learner sees it at prediction time."""

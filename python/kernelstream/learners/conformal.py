@@ -326,9 +326,14 @@ class Conformal:
         p, s = self._centres_and_scales(x[None, :], y.shape[0] if multi else None)
         if not np.all(np.isfinite(p)):
             raise InputError("the learner's prediction is not finite")
-        self._learner.learn_one(x, y, w)  # checks x and y before any change
         Y = y[None, :] if multi else np.array([y])
-        self._close(p, s, Y, np.empty(p.shape), np.empty(p.shape))
+        n0 = self._learner.n_seen
+        try:
+            self._learner.learn_one(x, y, w)  # checks x and y before any change
+        finally:
+            # learned, even if a Ctrl-C that came during the call is raised as it returns
+            if self._learner.n_seen != n0:
+                self._close(p, s, Y, np.empty(p.shape), np.empty(p.shape))
 
     def learn_many(self, X, y, sample_weight=None) -> None:
         self.progressive_interval(X, y, sample_weight=sample_weight)
