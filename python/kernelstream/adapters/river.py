@@ -67,6 +67,7 @@ import operator
 
 import numpy as np
 
+from .._rounds import whole_round
 from .._threads import LOCK_ATTR, serialised
 from .._validation import as_label, as_weight
 from ..errors import InputError, ParameterError
@@ -663,6 +664,12 @@ class RiverClassifier(_DictAdapter, _Classifier):
             w = as_weight(w)
             if w == 0.0:
                 return
+        # a round learns in several calls (the class columns, the calibrator): Ctrl-C
+        # waits for its end (holding it costs about 7 us; a round with AutoKernel, 0.4 ms)
+        with whole_round():
+            self._learn_class(x, y, w)
+
+    def _learn_class(self, x: dict, y, w: float) -> None:
         k = self._index(y)
         v, names = self._vector(x)
         xs = self.scaler  # the statistics after x, once accepted
