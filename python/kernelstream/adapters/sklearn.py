@@ -60,17 +60,25 @@ except ImportError as exc:  # pragma: no cover - scikit-learn is an optional dep
     ) from exc
 
 
+#: set on an exception raised after a learner that learns in place had learned rows (a
+#: Ctrl-C at a round boundary, or raised as the call returned): the attributes then hold
+#: exactly those rows, learner and scalers together, and :func:`_atomic` keeps them
+_ROWS_KEPT = "_kernelstream_rows_kept"
+
+
 def _atomic(method):
-    """On any error, put the estimator's attributes back as they were before the call."""
+    """On any error, put the estimator's attributes back as they were before the call
+    (unless the error says the attributes hold the rows a learner kept: ``_ROWS_KEPT``)."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         saved = dict(self.__dict__)
         try:
             return method(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
+        except BaseException as exc:
+            if not getattr(exc, _ROWS_KEPT, False):
+                self.__dict__.clear()
+                self.__dict__.update(saved)
             raise
 
     return wrapper
@@ -210,8 +218,23 @@ class _StreamingEstimator(BaseEstimator):
             learner, xs, ys = self.learner_, self.scaler_, self.target_scaler_
         y = self._encode(y)
         if len(X):  # (every row of weight 0: nothing learned)
-            X, y, xs, ys = self._scaled_rows(X, y, xs, ys)
-            learner.learn_many(X, y, sample_weight=sw)
+            Xs, ts, xs_all, ys_all = self._scaled_rows(X, y, xs, ys)
+            n0 = learner.n_seen
+            try:
+                learner.learn_many(Xs, ts, sample_weight=sw)
+            except BaseException as exc:
+                if first or learner.n_seen == n0:  # (a fresh learner: the old ones stay)
+                    raise
+                # the learner (in place) kept rows: the scalers of exactly those rows
+                k = int(getattr(exc, "rounds_completed", len(X)))
+                self._learned(learner, *self._scaled_rows(X[:k], y[:k], xs, ys)[2:])
+                setattr(exc, _ROWS_KEPT, True)
+                raise
+            xs, ys = xs_all, ys_all
+        self._learned(learner, xs, ys)
+
+    def _learned(self, learner, xs, ys) -> None:
+        """The attributes after rows were learned: the learner and its scalers."""
         self.learner_: Any = learner
         self.scaler_: Any = xs
         self.target_scaler_: Any = ys
@@ -524,7 +547,13 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         else:
             target = np.full(columns.n, columns.off)
             target[codes[0]] = columns.on
-        lr.learn_one(X[0], target)
+        n0 = lr.n_seen
+        try:
+            lr.learn_one(X[0], target)
+        except BaseException:
+            if lr.n_seen != n0:  # learned (a Ctrl-C raised as the call returned)
+                cal.progressive_proba(s, codes)  # (both change in place)
+            raise
         return cal.progressive_proba(s, codes)
 
     @property
