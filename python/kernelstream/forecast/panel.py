@@ -44,8 +44,11 @@ def _future_stamps(ds, h: int):
     """``h`` stamps after the last, at the series' median step (whole months for stamps
     at month starts); an :class:`InputError` where they pass the largest stamp of the
     column's type (integers and datetimes would wrap around)."""
-    out = _next_stamps(np.asarray(ds), h)
-    if out.size and not (out[0] > ds[-1] and np.all(out[1:] > out[:-1])):
+    try:
+        out = _next_stamps(np.asarray(ds), h)
+    except OverflowError:  # (newer NumPy checks datetime arithmetic; older wraps)
+        out = None
+    if out is None or (out.size and not (out[0] > ds[-1] and np.all(out[1:] > out[:-1]))):
         raise InputError(
             f"the {h} stamps after the last one ({ds[-1]!s}) pass the largest value "
             f"of the stamps' type ({np.asarray(ds).dtype}): give the future rows in the table"
