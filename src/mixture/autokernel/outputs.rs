@@ -20,7 +20,7 @@
 //! detector's sums. `K = 1` runs the single-output code.
 
 use super::AutoKernel;
-use crate::error::Result;
+use crate::error::{KsError, Result};
 use crate::learners::{OnlineLearner, Rows};
 use crate::mixture::restart::Restart;
 use crate::mixture::scale::{location_spread, Scaler};
@@ -232,6 +232,7 @@ impl AutoKernel {
         let n = y.len() / k;
         let mut i = 0;
         while i < n && self.fitted.is_none() {
+            crate::interrupt::poll()?; // a warm-up round can cost milliseconds
             self.core_predict_learn_multi(&x[i * d..(i + 1) * d], &y[i * k..(i + 1) * k], out)?;
             i += 1;
         }
@@ -269,12 +270,18 @@ impl AutoKernel {
             let (xc, yc) = (&x[i * d..(i + m) * d], &y[i * k..(i + m) * k]);
             pm.clear();
             let chunk = Rows { x: xc, d, y: yc };
+            let alone = r.successor().is_none();
             let learner = || self.core_predict_learn_many_multi(chunk, &mut pm);
             let res = super::steps::successor_chunk(r, learner, &mut ps, |s, ps| {
                 s.predict_learn_many_multi(chunk, ps)
             });
-            let with_succ = match res {
-                Ok(w) => w,
+            // Ctrl-C inside the learner's rows (no successor: they ran interruptibly):
+            // the rows it completed are combined and checked, then it is passed on.
+            let (m, with_succ, stopped) = match res {
+                Ok(w) => (m, w, None),
+                Err(e @ KsError::Interrupted(_)) if alone && pm.len() <= m * k => {
+                    (pm.len() / k, false, Some(e))
+                }
                 Err(e) => {
                     out.extend_from_slice(&pm);
                     return Err(e);
@@ -287,6 +294,9 @@ impl AutoKernel {
             }
             self.check_restart(r)?;
             i += m;
+            if let Some(e) = stopped {
+                return Err(e);
+            }
             if i < n {
                 crate::interrupt::poll()?; // a round boundary of learner and successor
             }

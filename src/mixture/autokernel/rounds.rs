@@ -1,7 +1,7 @@
 //! Rounds after the warm-up: through the mixture, and through the restart's successor ([`crate::mixture::restart`]).
 
 use super::AutoKernel;
-use crate::error::Result;
+use crate::error::{KsError, Result};
 use crate::learners::{OnlineLearner, Rows};
 use crate::mixture::restart::Restart;
 use crate::mixture::Traced;
@@ -72,13 +72,17 @@ impl AutoKernel {
 }
 impl AutoKernel {
     /// Rows through the current learner and its successor ([`crate::mixture::restart`]):
-    /// the learner's rows up to a check that could change it ([`Restart::quiet_rows`]),
-    /// then the successor's and the checks, one piece between two checks at a time;
-    /// with `trace`, the current learner's experts and weights and the combined
-    /// predictions. The learner's rows run without stopping for Ctrl-C when they pass
-    /// a check or run beside a successor (the caller polls after them). On an error
-    /// the successor is dropped (the rows the current learner completed and that the
-    /// restart has not combined are in `out` with its own predictions).
+    /// the learner's rows up to a check that could change it ([`Restart::quiet_rows`];
+    /// during the learner's warm-up, whose rows can cost milliseconds each, at most to
+    /// the next check or the warm-up's end, the piece's end kept), then the successor's
+    /// and the checks, one piece between two checks at a time; with `trace`, the current
+    /// learner's experts and weights and the combined predictions. The learner's rows
+    /// run without stopping for Ctrl-C only beside a successor; an interrupt inside
+    /// them stops the learner at a round boundary, and the rows it completed are
+    /// combined and checked before the interrupt is passed on, so the state is that of
+    /// a stream of those rows. On another error the successor is dropped (the rows the
+    /// current learner completed and that the restart has not combined are in `out`
+    /// with its own predictions).
     pub(super) fn restart_rows(
         &mut self,
         r: &mut Restart,
@@ -90,9 +94,17 @@ impl AutoKernel {
         let n = y.len();
         let (mut i, mut pm, mut ps) = (0, Vec::new(), Vec::new());
         let mut tr = crate::mixture::Trace::default();
+        let mut end = 0; // global round at which the current piece of quiet rows ends
         while i < n {
             let n0 = self.n_seen;
-            let q = r.quiet_rows(n0, self.cfg.warmup, n - i);
+            if end <= n0 {
+                end = n0 + r.quiet_rows(n0, self.cfg.warmup, n - i) as u64;
+            }
+            let mut q = (end - n0) as usize;
+            if self.fitted.is_none() {
+                let warm_left = (self.cfg.warmup as u64).saturating_sub(n0).max(1) as usize;
+                q = q.min(Restart::chunk(n0, q)).min(warm_left);
+            }
             let (xq, yq) = (&x[i * d..(i + q) * d], &y[i..i + q]);
             pm.clear();
             let traced = trace.is_some();
@@ -105,7 +117,7 @@ impl AutoKernel {
                 }
                 false => self.core_predict_learn_many(Rows { x: xq, d, y: yq }, &mut pm),
             };
-            let whole = r.successor().is_some() || q > Restart::chunk(n0, q);
+            let whole = r.successor().is_some();
             let res = if whole { crate::interrupt::uninterrupted(learner) } else { learner() };
             let fail = |e, r: &mut Restart, out: &mut Vec<f64>, from: usize, trace| {
                 r.drop_successor();
@@ -118,9 +130,13 @@ impl AutoKernel {
                 }
                 Err(e)
             };
-            if let Err(e) = res {
-                return fail(e, r, out, 0, trace.as_deref_mut());
-            }
+            // Ctrl-C inside the learner's rows (no successor: they ran interruptibly):
+            // the rows it completed are combined and checked below, then it is passed on.
+            let (q, stopped) = match res {
+                Err(e @ KsError::Interrupted(_)) if !whole && pm.len() <= q => (pm.len(), Some(e)),
+                Err(e) => return fail(e, r, out, 0, trace.as_deref_mut()),
+                Ok(()) => (q, None),
+            };
             let start = out.len();
             let mut a = 0;
             while a < q {
@@ -154,6 +170,9 @@ impl AutoKernel {
                 t.weights.extend(&tr.weights);
             }
             i += q;
+            if let Some(e) = stopped {
+                return Err(e);
+            }
             if i < n {
                 crate::interrupt::poll()?; // a round boundary of learner and successor
             }
@@ -239,6 +258,7 @@ impl AutoKernel {
         let n = y.len();
         let mut i = 0;
         while i < n && self.fitted.is_none() {
+            crate::interrupt::poll()?; // a warm-up round can cost milliseconds
             out.push(self.core_predict_learn(&x[i * d..(i + 1) * d], y[i])?);
             i += 1;
         }
