@@ -139,6 +139,31 @@ pub fn stream_result(
     }
 }
 
+/// [`stream_result`] of a call with `K` outputs: `predictions` of the completed rounds
+/// is `(done, K)`.
+pub fn stream_result_multi(
+    py: Python<'_>,
+    res: crate::Result<()>,
+    done: usize,
+    k: usize,
+    preds: &[f64],
+) -> PyResult<()> {
+    match res {
+        Err(e @ KsError::Interrupted(_)) => {
+            let err = PyErr::from(e);
+            let v = err.value(py);
+            let _ = v.setattr("rounds_completed", done);
+            let kept =
+                preds.get(..done * k).map(|p| super::convert::matrix(py, p.to_vec(), done, k));
+            if let Some(Ok(m)) = kept {
+                let _ = v.setattr("predictions", m);
+            }
+            Err(err)
+        }
+        other => stream_result(py, other, done, None),
+    }
+}
+
 /// Runs `f`, turning a panic (a bug: nothing reachable from Python should panic)
 /// into `kernelstream.InternalError` instead of unwinding into Python.
 pub fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {

@@ -85,7 +85,7 @@ macro_rules! multi_output_protocol {
                         )
                     });
                     let done = out.len() / k.max(1);
-                    $crate::python::errors::stream_result(py, res, done, None)?;
+                    $crate::python::errors::stream_result_multi(py, res, done, k, &out)?;
                     $crate::python::convert::matrix(py, out, n, k)
                 })
             }
