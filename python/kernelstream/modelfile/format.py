@@ -112,7 +112,7 @@ def _write(fh, data: bytes) -> None:
 
 
 def load(path):
-    """The learner saved by :func:`save` in ``path``.
+    """The learner (or Forecaster) saved by :func:`save` in ``path``.
 
     Runs no code from the file and builds only kernelstream classes. A file that is
     damaged, truncated, of an unknown format or version, or not a kernelstream model
