@@ -1,8 +1,9 @@
 """Model file fuzzer: damaged and crafted model files (``kernelstream.save``), each loaded
 by ``kernelstream.load`` in a worker subprocess (an abort or a hang is a failure).
 
-Every registered learner's example, Mixture, AutoKernel, a Conformal and the four
-adapters are trained on a few rows and saved; each case damages one file:
+Every registered learner's example, Mixture, AutoKernel, a Conformal, the four
+adapters and a Forecaster (past its warm-up, its pending forecasts and intervals
+included) are trained on a few rows and saved; each case damages one file:
 
 - ``flip``, ``byte``, ``truncate``, ``trailing``, ``size`` (the header's and the blob
   section's u64 lengths): damage as a disk or a copy makes it. These must be refused
@@ -55,6 +56,12 @@ def models() -> dict:
         y = np.sin(3 * X[:, 0])
         learner.learn_many(X[:30], y[:30])
         out[name] = (dumps(learner), X[30:], y[30:])
+    t = np.arange(80)
+    series = 10 + 0.05 * t + np.sin(2 * np.pi * t / 12)
+    fc = ks.Forecaster(horizon=3, learner=ks.TaylorAWV(degree=2, sigma=10.0))
+    for v in series[:60]:
+        fc.learn_one(float(v))
+    out["Forecaster"] = (dumps(fc), series[60:, None], series[60:])
     for name, adapter in adapters().items():
         rng = np.random.default_rng(1)
         X = rng.uniform(-1.0, 1.0, (40, 3))
@@ -90,7 +97,12 @@ def use(model, X, y) -> None:
 
     name = type(model).__name__
     t = np.where(y > 0, "hi", "lo") if name.endswith("Classifier") else y
-    if name.startswith("Sklearn"):
+    if name == "Forecaster":  # forecasts, intervals, then the next value, round by round
+        for v in y:
+            model.forecast()
+            model.forecast_interval()
+            model.learn_one(float(v))
+    elif name.startswith("Sklearn"):
         if hasattr(model, "n_features_in_"):
             model.predict(X)
         model.partial_fit(X, t, **({"classes": ["hi", "lo"]} if "Classifier" in name else {}))

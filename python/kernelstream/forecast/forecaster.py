@@ -92,7 +92,9 @@ class Forecaster:
     differenced learners' targets stay within the learners' 1e150. A value refused, a
     learner that refuses the warm-up's rows at the build, or an error or Ctrl-C during
     ``progressive_forecast`` leaves the forecaster as it was; Ctrl-C during
-    ``learn_one`` takes effect at the round's end.
+    ``learn_one`` takes effect at the round's end. ``kernelstream.save(forecaster, path)``
+    writes it to a model file at any round (``kernelstream.load`` reads it back, and it
+    goes on as the saved one would have).
 
     Parameters
     ----------

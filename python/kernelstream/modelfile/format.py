@@ -7,14 +7,16 @@ Layout (integers little-endian)::
     u64        H, the length of the header
     H bytes    the header: JSON (UTF-8), readable; see below
     u64        B, the length of the blob section
-    B bytes    the core states' bytes, one after the other (lengths in the header)
+    B bytes    the core states' bytes, one after the other (lengths in the header),
+               and a Forecaster's series as float64 (:mod:`.forecasts`)
     32 bytes   SHA-256 of everything before
 
 The header: ``{"format": "kernelstream-model", "format_version", "kernelstream_version"``
-(the release that wrote it), ``"components"`` (each core class's state format version),
+(the release that wrote it), ``"components"`` (each core class's state format version,
+and those of the Python states: Conformal's, the adapters', the Forecaster's),
 ``"blobs"`` (their lengths), ``"learner"``: ``{"class", "params", "state"}``
-(:mod:`.values`)}``. Every core state also carries its own header and checksum
-(:mod:`.statebytes`).
+(:mod:`.values`; a Forecaster's node is of the same form, :mod:`.forecasts`)}``. Every
+core state also carries its own header and checksum (:mod:`.statebytes`).
 
 Reading checks, before anything is built: the magic, the sizes against the file's
 length (nothing is allocated by a size the file states), the digest, the JSON, the
@@ -32,6 +34,7 @@ import os
 import struct
 
 from ..errors import InputError, KernelstreamError
+from . import forecasts
 from .objects import ADAPTER_STATE_VERSION, adapter_classes, wrapped_classes
 from .values import Reader, Writer, is_learner
 
@@ -46,9 +49,10 @@ def dumps(learner) -> bytes:
     """The model file's bytes of ``learner``."""
     from .._core import __version__
 
-    if not is_learner(learner):
+    if not is_learner(learner) and not forecasts.is_forecaster(learner):
         raise TypeError(
-            f"kernelstream.save saves kernelstream learners, not {type(learner).__name__}"
+            "kernelstream.save saves kernelstream learners and Forecasters, not "
+            f"{type(learner).__name__}"
         )
     writer = Writer()
     node = writer.learner(learner)
@@ -73,10 +77,13 @@ def save(learner, path) -> None:
 
     Parameters
     ----------
-    learner : Learner, Conformal or adapter
+    learner : Learner, Conformal, adapter or Forecaster
         Any learner of the registry (Mixture and AutoKernel included), a
-        :class:`~kernelstream.Conformal`, or a scikit-learn or river adapter
-        (``kernelstream.adapters``), trained or not.
+        :class:`~kernelstream.Conformal`, a scikit-learn or river adapter
+        (``kernelstream.adapters``), or a :class:`~kernelstream.Forecaster` whose
+        learner is one of those or None, trained or not (a Forecaster's pending
+        forecasts, intervals and experts included: the loaded one goes on as the
+        saved one would have).
     path : str or os.PathLike
         The file to write.
 
@@ -105,7 +112,7 @@ def _write(fh, data: bytes) -> None:
 
 
 def load(path):
-    """The learner saved by :func:`save` in ``path``.
+    """The learner (or Forecaster) saved by :func:`save` in ``path``.
 
     Runs no code from the file and builds only kernelstream classes. A file that is
     damaged, truncated, of an unknown format or version, or not a kernelstream model
@@ -140,8 +147,9 @@ def loads(data: bytes):
     """:func:`load` of the bytes of a model file."""
     header, blobs = _split(data)
     _check_components(header)
+    forecasts.check_components(header.get("learner"), header["components"])
     try:
-        return Reader(blobs).learner(header.get("learner"))
+        return Reader(blobs).top(header.get("learner"))
     except RecursionError:
         raise InputError("damaged model file: values nested too deeply") from None
     except InputError:
@@ -203,14 +211,15 @@ def _check_components(header: dict) -> None:
     ours = {e["core_class"]: e["state_version"] for e in registry()}
     ours["Conformal"] = conformal._STATE_VERSION
     ours.update(dict.fromkeys(adapter_classes(), ADAPTER_STATE_VERSION))
-    ours.update({c._core_class.__name__: int(c._core_class._state_version())
-                 for c in wrapped_classes().values()})  # fmt: skip
+    wrapped = [*wrapped_classes().values(), *forecasts.rule_classes().values()]
+    ours.update({c._core_class.__name__: int(c._core_class._state_version()) for c in wrapped})
+    ours["Forecaster"] = forecasts.FORECASTER_STATE_VERSION
     wrote = header.get("kernelstream_version")
     comps = header.get("components")
     if not isinstance(comps, dict):
         raise InputError("damaged model file: no component versions")
     for name, v in comps.items():
-        if name in ours and v != ours[name]:
+        if name in ours and (type(v) is not int or v != ours[name]):
             raise InputError(
                 f"model file written by kernelstream {wrote!s} holds a {name} state of format "
                 f"version {v}; kernelstream {__version__} reads version {ours[name]}"

@@ -7,20 +7,23 @@ Conformal's learner are learners too. Reading builds only what this table names:
 JSON types, tuples, dicts, floats that JSON cannot hold, float64/int64/bool arrays,
 kernels by their ``spec`` (``Kernel.from_spec``, the one table of kernels) and learners
 of the registry (``learners._registry``), ``Conformal`` and the adapters with their
-helper objects (``$object``, ``$wrapped``: :mod:`.objects`). Anything else in a file is
-refused; nothing is ever imported by a name the file gives.
+helper objects (``$object``, ``$wrapped``: :mod:`.objects`), and, at the top, a
+``Forecaster`` with its helper objects, aggregation rules and deques (``$deque``: items
+and ``maxlen``; :mod:`.forecasts`). Anything else in a file is refused; nothing is ever
+imported by a name the file gives.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+from collections import deque
 
 import numpy as np
 
 from .._threads import lock_of
 from ..errors import InputError
-from . import objects
+from . import forecasts, objects
 
 #: Nesting a header may have at most (a Conformal around a Mixture of learners: ~10).
 MAX_DEPTH = 48
@@ -37,6 +40,12 @@ def _is_adapter(obj) -> bool:
 
 def _params(obj) -> dict:
     return objects.adapter_params(obj) if _is_adapter(obj) else obj.get_params()
+
+
+def _wrapped_classes() -> dict:
+    """The core objects written as ``$wrapped``: the adapters' calibrator and the
+    Forecaster's aggregation rules."""
+    return {**objects.wrapped_classes(), **forecasts.rule_classes()}
 
 
 class Writer:
@@ -83,11 +92,16 @@ class Writer:
         if objects.plain_name(v) is not None and not self.readable:
             state = {k: self.value(x, depth + 1) for k, x in v.__dict__.items()}
             return {"$object": {"class": type(v).__name__, "state": {"$dict": state}}}
-        if type(v) in objects.wrapped_classes().values() and not self.readable:
+        if forecasts.helper_name(v) is not None and not self.readable:
+            state = {k: self.value(x, depth + 1) for k, x in forecasts.helper_state(v).items()}
+            return {"$object": {"class": type(v).__name__, "state": {"$dict": state}}}
+        if type(v) in _wrapped_classes().values() and not self.readable:
             core = type(v)._core_class
             self.components[core.__name__] = int(core._state_version())
             return {"$wrapped": {"class": type(v).__name__,
                                  "state": self.value(v.__getstate__(), depth + 1)}}  # fmt: skip
+        if isinstance(v, deque):
+            return {"$deque": {"maxlen": v.maxlen, "items": [self.value(x, depth + 1) for x in v]}}
         if isinstance(v, tuple):
             return {"$tuple": [self.value(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -107,7 +121,14 @@ class Writer:
 
     def learner(self, obj, depth: int = 0) -> dict:
         """``{"class", "params", "state"}``: ``params`` (readable, checked on reading) is
-        ``get_params()``; ``state`` is what the object pickles."""
+        ``get_params()``; ``state`` is what the object pickles (a Forecaster's:
+        :func:`.forecasts.forecaster_state`)."""
+        if forecasts.is_forecaster(obj):  # its attributes, of their own version
+            self.components["Forecaster"] = forecasts.FORECASTER_STATE_VERSION
+            with lock_of(obj):  # a racing learn_one is in the file wholly or not at all
+                state = self.value(forecasts.forecaster_state(obj), depth + 1)
+                params = Writer(readable=True).value(obj.get_params(), depth + 1)
+                return {"class": "Forecaster", "params": params, "state": state}
         core = getattr(type(obj), "_core_class", None)
         if core is not None:
             self.components[core.__name__] = int(core._state_version())
@@ -203,13 +224,30 @@ class Reader:
             raise InputError(f"damaged model file: an array of {dtype} holds other values")
         return np.array(values, dtype=dtype).reshape(shape)
 
+    def _deque(self, body, depth):
+        maxlen, items = body["maxlen"], body["items"]
+        if (
+            set(body) != {"maxlen", "items"}
+            or not isinstance(items, list)
+            or not (maxlen is None or (type(maxlen) is int and maxlen >= 0))
+        ):
+            _bad(body)
+        if maxlen is not None and len(items) > maxlen:
+            raise InputError(
+                f"damaged model file: a deque of {len(items)} items, longer than its maxlen {maxlen}"
+            )
+        return deque([self.value(x, depth + 1) for x in items], maxlen)
+
     def _object(self, body, depth):
-        return objects.build_plain(body["class"], self.value(body["state"], depth + 1))
+        state = self.value(body["state"], depth + 1)
+        if forecasts.is_helper_class(body["class"]):
+            return forecasts.build_helper(body["class"], state)
+        return objects.build_plain(body["class"], state)
 
     def _wrapped(self, body, depth):
         from .._wrapped import _load
 
-        cls = objects.wrapped_classes().get(body["class"])
+        cls = _wrapped_classes().get(body["class"])
         if cls is None:
             raise InputError(f"damaged model file: no object class {_short(body['class'])}")
         state = self.value(body["state"], depth + 1)
@@ -219,6 +257,28 @@ class Reader:
 
     def _learner(self, body, depth):
         return self.learner(body, depth + 1)
+
+    def top(self, node):
+        """The object of the file's top node: a learner, or a Forecaster (only there)."""
+        if isinstance(node, dict) and node.get("class") == "Forecaster":
+            return self.forecaster(node)
+        return self.learner(node)
+
+    def forecaster(self, node, depth: int = 0):
+        """The Forecaster of a node: its attributes decoded (every object in them of the
+        allow-list, each checked), then checked as a whole (:mod:`.forecasts`), then its
+        parameters compared with the readable ones."""
+        if set(node) != {"class", "params", "state"}:
+            raise InputError(f"damaged model file: not a Forecaster {_short(node)}")
+        state = self.value(node["state"], depth + 1)
+        try:
+            obj = forecasts.build_forecaster(state)
+        except InputError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            raise InputError(f"damaged model file: a Forecaster's attributes ({exc})") from None
+        _same_params("Forecaster", Writer(readable=True).value(obj.get_params()), node["params"])
+        return obj
 
     def learner(self, node, depth: int = 0):
         """The learner of a node: its class from the allow-list, built from its state
@@ -307,6 +367,7 @@ _TAGS = (
     "$learner",
     "$object",
     "$wrapped",
+    "$deque",
 )
 
 
