@@ -149,3 +149,21 @@ def test_crafted_adapter_attributes_are_refused(tmp_path):
     with pytest.raises(InputError):
         loads(_resealed(bad, data))
     assert "scaler" in state
+
+
+@pytest.mark.parametrize("width", [1, 4, 2**31, 10**20])
+def test_a_fitted_sklearn_adapter_whose_input_width_disagrees_with_its_parts_is_refused(width):
+    pytest.importorskip("sklearn", minversion="1.6")
+    from kernelstream.adapters import SklearnClassifier, SklearnRegressor
+
+    X, y = _rows()
+    for est, t in ((SklearnRegressor(ks.TaylorAWV(degree=2)), y),
+                   (SklearnClassifier(ks.TaylorAWV(degree=2)), (y > 0).astype(int))):  # fmt: skip
+        est.partial_fit(X[:20], t[:20], **({"classes": [0, 1]} if t.dtype.kind == "i" else {}))
+        data = dumps(est)
+        head = _header(data)
+        assert head["learner"]["state"]["$dict"]["n_features_in_"] == X.shape[1]
+        loads(_resealed(head, data))  # the file as written loads
+        head["learner"]["state"]["$dict"]["n_features_in_"] = width
+        with pytest.raises(InputError, match="expects .* inputs"):
+            loads(_resealed(head, data))

@@ -257,9 +257,24 @@ def build_adapter(cls, state: dict):
     names = state.get("feature_names_in_")
     if width is not None and names is not None and names.size != width:
         _bad(f"the {name} has {names.size} feature names for {width} inputs")
+    if width is not None and not _fitted_widths(obj) <= {width}:
+        _bad(f"the {name} expects {width} inputs, its scaler or learner another number")
     if name == "RiverClassifier":
         _check_river_classes(obj)
     return obj
+
+
+def _fitted_widths(obj) -> set:
+    """The input widths of a fitted scikit-learn adapter's parts that have one: the
+    scaler's moments and the learners' input width."""
+    seen = set()
+    scaler = getattr(obj, "scaler_", None)
+    if scaler is not None and scaler.mean is not None:
+        seen.add(scaler.mean.size)
+    cols = getattr(obj, "columns_", None)
+    learners = cols.learners if cols is not None else [obj.learner_]
+    seen.update(lr.input_dim for lr in learners if getattr(lr, "input_dim", None))
+    return seen
 
 
 def _is_helper(v) -> bool:
