@@ -51,11 +51,12 @@ class Whole:
     """The checks of a Forecaster's attributes against each other; fills ``out`` with
     the attributes to set (the pending forecasts' references rebuilt)."""
 
-    def __init__(self, fc, state: dict, out: dict):
+    def __init__(self, fc, state: dict, out: dict, readable):
         from ..forecast import features as F
         from ..forecast.forecaster import _simple_keys
 
         self.fc, self.state, self.out, self.F = fc, state, out, F
+        self.readable = readable  # a value's readable form, as a model file's params
         self.H, self.W = fc.horizon, fc.warmup
         self.simple_keys = _simple_keys
         self.n = self.n_pre = self.n_post = 0
@@ -146,8 +147,6 @@ class Whole:
         out.update(season_=season, lags_=lags, _kinds=want)
 
     def experts(self) -> None:
-        from .values import Writer
-
         st, out, H = self.state, self.out, self.H
         experts, kinds = st["_experts"], out["_kinds"]
         if not out["_built"]:
@@ -163,14 +162,14 @@ class Whole:
             from ..learners.autokernel import AutoKernel
 
             template = AutoKernel()
-        want = Writer(readable=True).value(template.get_params())
+        want = self.readable(template.get_params())
         s, L, dx = out["season_"], out["lags_"], out["_dx"]
         for learners in experts:
             for kind, lr in zip(kinds, learners):
                 if type(lr) is not type(template):
                     _bad(f"a Forecaster's expert is a {type(lr).__name__}, its learner a "
                          f"{type(template).__name__}")  # fmt: skip
-                if Writer(readable=True).value(lr.get_params()) != want:
+                if self.readable(lr.get_params()) != want:
                     _bad("a Forecaster's expert has other parameters than its learner")
                 width = L + (s is not None and kind != "sdiff") + dx
                 got = getattr(lr, "input_dim", None)

@@ -344,9 +344,11 @@ _CHECKS = {
 
 
 # -- reading: the whole --------------------------------------------------------------
-def build_forecaster(state):
+def build_forecaster(state, readable):
     """The Forecaster with the attributes ``state`` (decoded by :class:`.values.Reader`),
-    checked as a whole; an ``InputError`` for any departure."""
+    checked as a whole; an ``InputError`` for any departure. ``readable``: a value's
+    readable form (``values.Writer(readable=True).value``: the experts' parameters are
+    compared in it)."""
     from ..forecast.forecaster import Forecaster
 
     if not isinstance(state, dict) or set(state) != set(_STATE):
@@ -355,7 +357,7 @@ def build_forecaster(state):
     fc = Forecaster.__new__(Forecaster)  # filled in here; returned only once whole
     fc._params = _params(state["_params"])
     out = {"_params": fc._params}
-    Whole(fc, state, out).run()
+    Whole(fc, state, out, readable).run()
     fc.__dict__.clear()
     fc.__dict__.update({k: out[k] for k in _STATE})
     return fc

@@ -272,7 +272,7 @@ class Reader:
             raise InputError(f"damaged model file: not a Forecaster {_short(node)}")
         state = self.value(node["state"], depth + 1)
         try:
-            obj = forecasts.build_forecaster(state)
+            obj = forecasts.build_forecaster(state, Writer(readable=True).value)
         except InputError:
             raise
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
