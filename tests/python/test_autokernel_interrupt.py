@@ -9,15 +9,14 @@ on: the learner equals a fresh one fed exactly those rows, with one output or se
 
 from __future__ import annotations
 
-import os
 import pickle
-import signal
 import threading
 import time
 
 import kernelstream as ks
 import numpy as np
 import pytest
+from signals import sigint_during
 
 WARMUP = 400  # the first quiet piece is min(50 + 2 * WARMUP, 1024) = 850 rows
 
@@ -43,25 +42,18 @@ def test_ctrl_c_in_the_warm_up_stops_there_and_keeps_the_restart_in_step(k, sigi
     warm = time.perf_counter() - t0
     for frac in (1 / 3, 1 / 2, 2 / 3):
         m = make()
-        timer = threading.Timer(frac * warm, lambda: os.kill(os.getpid(), signal.SIGINT))
-        timer.start()
-        try:
-            with pytest.raises(KeyboardInterrupt) as info:
-                m.progressive_predict(X, y)
-                timer.join()  # finished first: the signal lands here
-        finally:
-            timer.cancel()
-        if getattr(info.value, "rounds_completed", 0) > 0:
+        stop = sigint_during(lambda: m.progressive_predict(X, y), frac * warm)  # noqa: B023
+        if getattr(stop, "rounds_completed", 0) > 0:
             break
         assert m.n_seen in (0, len(X))  # landed outside the Rust loop
     else:
         pytest.fail("SIGINT never landed inside the warm-up in three attempts")
-    done = info.value.rounds_completed
+    done = stop.rounds_completed
     assert 0 < done < WARMUP, "the interrupt waited past the warm-up"
     assert m.n_seen == done
     fresh = make()
     kept = fresh.progressive_predict(X[:done], y[:done])
-    np.testing.assert_array_equal(kept, info.value.predictions)  # (done,) or (done, K)
+    np.testing.assert_array_equal(kept, stop.predictions)  # (done,) or (done, K)
     assert pickle.dumps(fresh) == pickle.dumps(m)
     # and both go on alike
     rest = slice(done, done + 60)

@@ -24,6 +24,7 @@ from kernelstream import aggregation as agg
 from kernelstream.errors import InputError, InternalError, NumericalError, ParameterError
 from kernelstream.kernels import Gaussian
 from kernelstream.learners import _registry as registry
+from signals import sigint_during
 from sizing import rows_for_seconds
 from zoo import ZOO
 
@@ -272,22 +273,16 @@ def _check_sigint(name):
         X, y = _long_stream(entry, name, work_seconds=work)
         n = len(y)
         m = entry.factory()
-        timer = _interrupt_after(delay)
-        try:
-            with pytest.raises(KeyboardInterrupt) as info:
-                m.progressive_predict(X, y)
-                timer.join()  # finished first: the signal lands here
-        finally:
-            timer.cancel()
-        if hasattr(info.value, "rounds_completed"):
+        stop = sigint_during(lambda: m.progressive_predict(X, y), delay)  # noqa: B023
+        if hasattr(stop, "rounds_completed"):
             break
         # Landed outside the Rust loop: the call either did not start or completed.
         assert m.n_seen in (0, n)
     else:
         pytest.fail("SIGINT never landed inside the Rust loop in three attempts")
-    k = info.value.rounds_completed
+    k = stop.rounds_completed
     assert 0 <= k < n and m.n_seen == k
-    partial = info.value.predictions
+    partial = stop.predictions
     assert partial.shape == (k,)
     # The learner equals a fresh one fed exactly the completed rounds.
     fresh = entry.factory()
