@@ -2,9 +2,12 @@
 
 SIGINT is sent from a timer thread ``--after`` seconds into a long stream; the script
 prints the time from the signal to the ``KeyboardInterrupt`` and the rounds completed.
-(Timing lives here, not in the tests.)
+(Timing lives here, not in the tests.) ``--autokernel-warmup W`` times
+``AutoKernel(warmup=W)`` alone instead (rows of ``d = 5``, 3 W of them: the signal
+lands in its warm-up, whose rounds cost milliseconds at a large ``W``).
 
     python tools/interrupt_latency.py --after 1.0
+    python tools/interrupt_latency.py --after 0.5 --autokernel-warmup 3000
 """
 
 from __future__ import annotations
@@ -27,14 +30,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--after", type=float, default=1.0)
     ap.add_argument("--n", type=int, default=2_000_000)
+    ap.add_argument("--autokernel-warmup", type=int, default=None)
     args = ap.parse_args(argv)
     worst = 0.0
-    for name, entry in sorted(ZOO.items()):
-        n = entry.factory().get_params()["max_size"] if name.startswith("KernelAWV") else args.n
-        rng = np.random.default_rng(0)
-        X = rng.uniform(*entry.domain, size=(n, entry.d))
-        y = np.sign(X[:, 0] + 0.05) if entry.task == "classification" else np.sin(3 * X[:, 0])
-        m = entry.factory()
+    for name, m, X, y in _runs(args):
+        n = len(y)
         sent = {}
 
         def fire(sent=sent):
@@ -57,6 +57,23 @@ def main(argv=None):
         finally:
             timer.cancel()
     print(f"worst latency {worst * 1e3:.2f} ms")
+
+
+def _runs(args):
+    """``(name, learner, X, y)`` of each run: the test zoo's entries, or AutoKernel with
+    the warm-up ``--autokernel-warmup``."""
+    if args.autokernel_warmup is not None:
+        import kernelstream as ks
+
+        w = args.autokernel_warmup
+        X = np.random.default_rng(0).uniform(-1, 1, size=(3 * w, 5))
+        yield f"AutoKernel(warmup={w})", ks.AutoKernel(warmup=w), X, np.sin(3 * X[:, 0])
+        return
+    for name, entry in sorted(ZOO.items()):
+        n = entry.factory().get_params()["max_size"] if name.startswith("KernelAWV") else args.n
+        X = np.random.default_rng(0).uniform(*entry.domain, size=(n, entry.d))
+        y = np.sign(X[:, 0] + 0.05) if entry.task == "classification" else np.sin(3 * X[:, 0])
+        yield name, entry.factory(), X, y
 
 
 if __name__ == "__main__":
