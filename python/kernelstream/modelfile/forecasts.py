@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import InputError, KernelstreamError
 from .forecast_checks import _ENTRY, Whole, _float, _floats, _same
-from .objects import _bad, _count, _flag, is_learner
+from .objects import _bad, _count, _flag, build_checked, is_learner
 
 #: Format version of a Forecaster's attributes in a model file (bump it when they change).
 FORECASTER_STATE_VERSION = 1
@@ -203,17 +203,8 @@ def _entry_out(fc, k: int, o: int, entry: tuple, cols: list) -> dict:
 # -- reading: the helpers ------------------------------------------------------------
 def build_helper(name, state) -> object:
     """The helper object of class ``name`` with the attributes ``state`` (checked)."""
-    table = _classes()
-    if not isinstance(name, str) or name not in table or not isinstance(state, dict):
-        _bad(f"an object of unknown class {name!r}")
-    fields = _FIELDS[name]
-    if set(state) != set(fields):
-        _bad(f"a {name} with the fields {sorted(state)}, expected {sorted(fields)}")
-    state = {k: state[k] for k in fields}  # the names of the code, in its order
-    _CHECKS[name](state)
-    obj = table[name].__new__(table[name])
-    obj.__dict__.update(state)
-    return obj
+    table = {n: (cls, _FIELDS[n], _CHECKS[n]) for n, cls in _classes().items()}
+    return build_checked(table, name, state)
 
 
 def _check_leader(st: dict) -> None:

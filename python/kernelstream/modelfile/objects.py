@@ -124,13 +124,19 @@ def plain_name(v) -> str | None:
 
 def build_plain(name, state) -> object:
     """The helper object of class ``name`` with the attributes ``state`` (checked)."""
-    table = _plain()
+    table = {n: (cls, _FIELDS[n], check) for n, (cls, check) in _plain().items()}
+    return build_checked(table, name, state)
+
+
+def build_checked(table: dict, name, state) -> object:
+    """The object of class ``name`` of ``table`` (``{name: (class, fields, check)}``)
+    with the attributes ``state``: exactly its fields, in their order, then checked."""
     if not isinstance(name, str) or name not in table or not isinstance(state, dict):
         _bad(f"an object of unknown class {name!r}")
-    cls, check = table[name]
-    fields = set(_FIELDS[name])
-    if set(state) != fields:
+    cls, fields, check = table[name]
+    if set(state) != set(fields):
         _bad(f"a {name} with the fields {sorted(state)}, expected {sorted(fields)}")
+    state = {k: state[k] for k in fields}
     check(state)
     obj = cls.__new__(cls)
     obj.__dict__.update(state)
