@@ -204,8 +204,10 @@ impl MultiOutput for Mixture {
     fn predict_keep_multi(&mut self, x: &[f64], out: &mut Vec<f64>) -> Result<()> {
         let (n, k) = (self.experts.len(), self.n_outputs().unwrap_or(1));
         let mut z = Vec::with_capacity(n * k);
-        for e in self.experts.iter_mut() {
-            e.predict_keep_multi(x, &mut z)?;
+        // Kernel rows several experts would each compute, once (the same bits).
+        let shared = super::shared_features::Shared::prepare(&self.experts, x, x.len());
+        for (j, e) in self.experts.iter_mut().enumerate() {
+            super::shared_features::keep_multi(shared.as_ref(), j, e, x, k, &mut z)?;
         }
         self.rules_predict(&z, k, out);
         Ok(())
@@ -279,9 +281,11 @@ impl MultiOutput for Mixture {
         for (xb, yb) in x.chunks(BLOCK_ROWS * d).zip(y.chunks(BLOCK_ROWS * k)) {
             crate::interrupt::poll()?;
             crate::interrupt::uninterrupted(|| {
-                for (e, c) in self.experts.iter_mut().zip(cols.iter_mut()) {
+                let shared = super::shared_features::Shared::prepare(&self.experts, xb, d);
+                let run = super::shared_features::Shared::run_multi;
+                for (j, (e, c)) in self.experts.iter_mut().zip(cols.iter_mut()).enumerate() {
                     c.clear();
-                    e.predict_learn_many_multi(Rows { x: xb, d, y: yb }, c)?;
+                    run(shared.as_ref(), j, e, xb, d, yb, c)?;
                 }
                 Ok(())
             })?;

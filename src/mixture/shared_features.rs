@@ -15,7 +15,9 @@
 use super::AnyLearner;
 use crate::error::Result;
 use crate::kernels::Kernel;
+use crate::learners::batch::Rows;
 use crate::learners::OnlineLearner;
+use crate::multi::MultiOutput;
 
 /// Most doubles of kernel rows held for one block (above: no sharing).
 const MAX_SHARED_DOUBLES: usize = 1 << 20;
@@ -111,28 +113,87 @@ impl Shared {
         y: &[f64],
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        if let (Some(s), AnyLearner::NystromAwv(l)) = (shared, &mut *e) {
-            if let Some(g) = s.group[j] {
-                if let Some(res) = l.predict_learn_many_krows(x, d, y, &s.krows[g], out) {
-                    return res;
-                }
-            }
+        match Self::run_krows(shared, j, e, x, d, y, out) {
+            Some(res) => res,
+            None => e.predict_learn_many(x, d, y, out),
         }
-        e.predict_learn_many(x, d, y, out)
+    }
+
+    /// [`Self::run`] of a block of `K`-output rows (`y` row-major `n x K`).
+    pub fn run_multi(
+        shared: Option<&Shared>,
+        j: usize,
+        e: &mut AnyLearner,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<()> {
+        match Self::run_krows(shared, j, e, x, d, y, out) {
+            Some(res) => res,
+            None => e.predict_learn_many_multi(Rows { x, d, y }, out),
+        }
+    }
+
+    /// Expert `j`'s block on the shared kernel rows; `None` (nothing run) when it has
+    /// none.
+    fn run_krows(
+        shared: Option<&Shared>,
+        j: usize,
+        e: &mut AnyLearner,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Option<Result<()>> {
+        let (Some(s), AnyLearner::NystromAwv(l)) = (shared, &mut *e) else { return None };
+        l.predict_learn_many_krows(x, d, y, &s.krows[s.group[j]?], out)
     }
 }
 
 /// [`OnlineLearner::predict_keep`] of expert `j` on the single row `x` of the block
 /// `shared` was prepared for.
 pub fn keep(shared: Option<&Shared>, j: usize, e: &mut AnyLearner, x: &[f64]) -> Result<f64> {
-    if let (Some(s), AnyLearner::NystromAwv(l)) = (shared, &mut *e) {
-        if let Some(g) = s.group[j] {
-            if let Some(res) = l.predict_keep_krow(x, &s.krows[g]) {
-                return res;
-            }
-        }
+    let mut p = [0.0];
+    match keep_krow(shared, j, e, x, &mut p) {
+        Some(res) => res.map(|()| p[0]),
+        None => e.predict_keep(x),
     }
-    e.predict_keep(x)
+}
+
+/// [`MultiOutput::predict_keep_multi`] of expert `j` (its `k` predictions pushed onto
+/// `z`) on the single row `x` of the block `shared` was prepared for.
+pub fn keep_multi(
+    shared: Option<&Shared>,
+    j: usize,
+    e: &mut AnyLearner,
+    x: &[f64],
+    k: usize,
+    z: &mut Vec<f64>,
+) -> Result<()> {
+    let start = z.len();
+    z.resize(start + k, 0.0);
+    let res = keep_krow(shared, j, e, x, &mut z[start..]);
+    if !matches!(res, Some(Ok(()))) {
+        z.truncate(start);
+    }
+    match res {
+        Some(res) => res,
+        None => e.predict_keep_multi(x, z),
+    }
+}
+
+/// Expert `j`'s kept predictions of `x` from its shared kernel row into `out`; `None`
+/// (nothing done) when it has none.
+fn keep_krow(
+    shared: Option<&Shared>,
+    j: usize,
+    e: &mut AnyLearner,
+    x: &[f64],
+    out: &mut [f64],
+) -> Option<Result<()>> {
+    let (Some(s), AnyLearner::NystromAwv(l)) = (shared, &mut *e) else { return None };
+    l.predict_keep_krow(x, &s.krows[s.group[j]?], out)
 }
 
 /// Whether `a` and `b` hold the same bits: the same slice, or equal by blocks of 8

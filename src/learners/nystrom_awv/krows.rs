@@ -46,13 +46,10 @@ impl NystromAwv {
         if self.kors.is_some() || krows.len() != x.len() / d.max(1) * self.size() {
             return None;
         }
-        if let ([y0], true) = (y, self.serves_blocked()) {
-            match self.serve_round_krow(x, krows, *y0) {
-                Ok(Some(p)) => {
-                    out.push(p);
-                    return Some(Ok(()));
-                }
-                Ok(None) => {}
+        if x.len() == d && (y.len() == 1 || self.n_seen > 0) && self.serves_blocked() {
+            match self.serve_round_krow(x, krows, y, out) {
+                Ok(true) => return Some(Ok(())),
+                Ok(false) => {}
                 Err(e) => return Some(Err(e)),
             }
         }
@@ -66,40 +63,49 @@ impl NystromAwv {
     }
 
     /// [`OnlineLearner::predict_keep`] of a learner on a fixed dictionary with the
-    /// kernel row `krow = k_D(x)` given: the same prediction and kept work, bit for
-    /// bit. `None` for a KORS dictionary (nothing done).
-    pub fn predict_keep_krow(&mut self, x: &[f64], krow: &[f64]) -> Option<Result<f64>> {
+    /// kernel row `krow = k_D(x)` given, its `K = out.len()` predictions written into
+    /// `out`: the same predictions and kept work, bit for bit. `None` for a KORS
+    /// dictionary (nothing done).
+    pub fn predict_keep_krow(
+        &mut self,
+        x: &[f64],
+        krow: &[f64],
+        out: &mut [f64],
+    ) -> Option<Result<()>> {
         if self.kors.is_some() || krow.len() != self.size() || self.gamma < 1.0 {
             return None;
         }
-        if let Err(e) = self.one_output() {
-            return Some(Err(e));
+        let k = self.outputs();
+        if out.len() != k {
+            return Some(crate::input_err!(
+                "{} predictions asked of a learner with {k} outputs",
+                out.len()
+            ));
         }
         self.forget_kept();
         if self.serves_blocked() {
-            match self.serve_keep(x, Some(krow)).and_then(|p| match p {
-                Some(p) => Ok(Some(p)),
-                None => self.flush_pending().map(|()| None),
+            match self.serve_keep(x, Some(krow), out).and_then(|kept| match kept {
+                true => Ok(true),
+                false => self.flush_pending().map(|()| false),
             }) {
-                Ok(Some(p)) => return Some(Ok(p)),
-                Ok(None) => {}
+                Ok(true) => return Some(Ok(())),
+                Ok(false) => {}
                 Err(e) => return Some(Err(e)),
             }
         }
         let mut sc = std::mem::take(&mut self.scratch);
         sc.krow.clear();
         sc.krow.extend_from_slice(krow);
-        let mut pred = vec![0.0];
+        let mut pred = vec![0.0; k];
         self.predict_with(None, &sc.krow, None, &mut sc.sv, &mut pred);
         let delta = dot(&sc.sv.w, &sc.sv.w);
         self.scratch = sc;
-        let p = pred[0];
-        if !p.is_finite() {
-            let mut out = [0.0];
-            return Some(self.predict_into(x, &mut out).map(|()| out[0]));
+        if !pred.iter().all(|p| p.is_finite()) {
+            return Some(self.predict_into(x, out));
         }
+        out.copy_from_slice(&pred);
         self.kept_plan = Some(Plan { added: false, ext: None, pred, delta, stepped: None });
         self.kept.set(x, self.n_seen);
-        Some(Ok(p))
+        Some(Ok(()))
     }
 }

@@ -154,16 +154,16 @@ impl NystromAwv {
         sc.krow = krow;
         let added = added?;
         let served = self.served.take().filter(|_| plan.is_some());
-        if let ([y0], false, true) = (y, added, self.serves_blocked()) {
-            let sv = served.unwrap_or_else(|| {
+        if !added && self.serves_blocked() {
+            let sv = served.filter(|sv| sv.pred.len() == y.len()).unwrap_or_else(|| {
                 let mut sv = Box::default();
-                self.serve_predict(&sc.krow, &mut sv);
+                self.serve_predict(&sc.krow, y.len(), &mut sv);
                 sv
             });
-            if sv.pred.is_finite() {
-                out[0] = sv.pred;
+            if sv.is_finite() {
+                out.copy_from_slice(&sv.pred);
                 let krow = std::mem::take(&mut sc.krow);
-                let r = self.serve_learn(x, &krow, *y0, &sv);
+                let r = self.serve_learn(x, &krow, y, &sv);
                 sc.krow = krow;
                 return r;
             }
@@ -186,9 +186,8 @@ impl NystromAwv {
     /// `x`, kept with its kernel row.
     pub(super) fn keep(&mut self, x: &[f64], out: &mut [f64]) -> Result<()> {
         self.forget_kept();
-        if let ([o], true) = (&mut *out, self.serves_blocked()) {
-            if let Some(p) = self.serve_keep(x, None)? {
-                *o = p;
+        if self.serves_blocked() {
+            if self.serve_keep(x, None, out)? {
                 return Ok(());
             }
             if !self.pending.is_empty() {
@@ -225,8 +224,8 @@ impl NystromAwv {
     pub(super) fn predict_into(&self, x: &[f64], out: &mut [f64]) -> Result<()> {
         if !self.pending.is_empty() {
             // As the served round predicts (bit for bit), else on the flushed factor.
-            if let ([o], Some((p, _))) = (&mut *out, self.serve_plan(x)?) {
-                *o = p;
+            if let Some((p, _)) = self.serve_plan(x)?.filter(|(p, _)| p.len() == out.len()) {
+                out.copy_from_slice(&p);
                 return Ok(());
             }
             return self.flushed()?.predict_into(x, out);
@@ -330,8 +329,8 @@ impl NystromAwv {
     /// outputs share it), as `predict` makes them.
     pub(super) fn std_plan_multi(&self, x: &[f64], k: usize) -> Result<Plan> {
         if !self.pending.is_empty() {
-            if let (1, Some((p, delta))) = (k, self.serve_plan(x)?) {
-                return Ok(Plan { added: false, ext: None, pred: vec![p], delta, stepped: None });
+            if let Some((pred, delta)) = self.serve_plan(x)?.filter(|(p, _)| p.len() == k) {
+                return Ok(Plan { added: false, ext: None, pred, delta, stepped: None });
             }
             return self.flushed()?.std_plan_multi(x, k);
         }

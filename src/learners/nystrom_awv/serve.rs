@@ -39,7 +39,18 @@ pub(super) struct Pending {
     krows: Vec<f64>,
     /// `w_i = L0^{-1} k_i`, row-major `n x m`.
     w: Vec<f64>,
-    /// `u_0 = L0^{-1} q_0` (`q_0`: `q` when the block began).
+    /// `L_M` by rows, packed (row `i`: `i + 1` entries from `i (i + 1) / 2`).
+    lm: Vec<f64>,
+    /// What each of the `K` outputs adds (they share `W` and `L_M`).
+    outs: Vec<PendingOutput>,
+    /// Scratch of the flush (a copy starts empty).
+    blk: Box<BlockScratch>,
+}
+
+/// One output's part of the pending block.
+#[derive(Clone, Debug, Default)]
+struct PendingOutput {
+    /// `u_0 = L0^{-1} q_0` (`q_0`: this output's column of `q` when the block began).
     u0: Vec<f64>,
     ys: Vec<f64>,
     /// `z_i = w_i.u_0`.
@@ -49,27 +60,25 @@ pub(super) struct Pending {
     /// `r = L_M^{-1} (z + G y)`, kept row by row (learning `y_n` adds `y_n s` to it,
     /// `s = L_M^{-1} c`, then borders it).
     r: Vec<f64>,
-    /// `L_M` by rows, packed (row `i`: `i + 1` entries from `i (i + 1) / 2`).
-    lm: Vec<f64>,
-    /// Scratch of the flush (a copy starts empty).
-    blk: Box<BlockScratch>,
 }
 
 impl Pending {
     pub(super) fn len(&self) -> usize {
-        self.ys.len()
+        self.outs.first().map_or(0, |o| o.ys.len())
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.ys.is_empty()
+        self.len() == 0
     }
 
     fn clear(&mut self) {
-        for v in [&mut self.krows, &mut self.w, &mut self.u0, &mut self.ys] {
+        for v in [&mut self.krows, &mut self.w, &mut self.lm] {
             v.clear();
         }
-        for v in [&mut self.z, &mut self.gy, &mut self.lm, &mut self.r] {
-            v.clear();
+        for o in &mut self.outs {
+            for v in [&mut o.u0, &mut o.ys, &mut o.z, &mut o.gy, &mut o.r] {
+                v.clear();
+            }
         }
     }
 
@@ -86,21 +95,30 @@ impl Pending {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Served {
     w: Vec<f64>,
-    /// `u_0` when no row is pending (the block begins with this row).
+    /// The `K` columns `u_0` (each `m` long) when no row is pending (the block begins
+    /// with this row).
     u0: Vec<f64>,
     c: Vec<f64>,
     s: Vec<f64>,
     ww: f64,
-    pub(super) pred: f64,
+    /// The `K` predictions.
+    pub(super) pred: Vec<f64>,
     pub(super) delta: f64,
 }
 
+impl Served {
+    /// Whether every prediction is finite.
+    pub(super) fn is_finite(&self) -> bool {
+        self.pred.iter().all(|p| p.is_finite())
+    }
+}
+
 impl NystromAwv {
-    /// Whether single rounds may wait in a pending block: `gamma = 1`, one output, a
-    /// dictionary large enough for blocks ([`Self::block_size`] `>= 2`).
+    /// Whether single rounds may wait in a pending block: `gamma = 1` and a dictionary
+    /// large enough for blocks ([`Self::block_size`] `>= 2`); any number of outputs.
     pub(super) fn serves_blocked(&self) -> bool {
         let m = self.size();
-        self.gamma == 1.0 && self.outputs() == 1 && m > 0 && self.block_size(m) >= 2
+        self.gamma == 1.0 && m > 0 && self.block_size(m) >= 2
     }
 
     /// Rows pending in the served block (0: the factor is up to date).
@@ -108,9 +126,10 @@ impl NystromAwv {
         self.pending.len()
     }
 
-    /// The prediction of the next round on the kernel row `krow` (no insertion),
-    /// from the pending block (module documentation); pure.
-    pub(super) fn serve_predict(&self, krow: &[f64], sv: &mut Served) {
+    /// The `k` predictions of the next round on the kernel row `krow` (no insertion),
+    /// from the pending block (module documentation, once per output: the outputs
+    /// share `w`, `c`, `s` and `delta`); pure.
+    pub(super) fn serve_predict(&self, krow: &[f64], k: usize, sv: &mut Served) {
         let p = &self.pending;
         let (m, n) = (self.size(), p.len());
         sv.w.clear();
@@ -118,14 +137,28 @@ impl NystromAwv {
         sv.c.clear();
         sv.s.clear();
         sv.u0.clear();
-        let num;
+        sv.pred.clear();
         if n == 0 {
-            // The first row: the one-row path's numbers (`w` and `u_0` in one sweep).
-            sv.u0.extend_from_slice(&self.q[..m]);
-            self.chol.forward_solve2(&mut sv.w, &mut sv.u0);
+            // The first row: the one-row path's numbers (`w` and the first `u_0` in one
+            // sweep; `q` is row-major `m x K`).
+            if k == 1 {
+                sv.u0.extend_from_slice(&self.q[..m]);
+            } else {
+                sv.u0.resize(k * m, 0.0);
+                for (i, qi) in self.q.chunks_exact(k).take(m).enumerate() {
+                    for (j, &v) in qi.iter().enumerate() {
+                        sv.u0[j * m + i] = v;
+                    }
+                }
+            }
+            let (first, rest) = sv.u0.split_at_mut(m);
+            self.chol.forward_solve2(&mut sv.w, first);
+            for u in rest.chunks_exact_mut(m) {
+                self.chol.forward_solve(u);
+            }
             sv.ww = dot(&sv.w, &sv.w);
             sv.delta = sv.ww;
-            num = dot(&sv.w, &sv.u0);
+            sv.pred.extend(sv.u0.chunks_exact(m).map(|u| dot(&sv.w, u)));
         } else {
             self.chol.forward_solve(&mut sv.w);
             sv.ww = dot(&sv.w, &sv.w);
@@ -133,51 +166,59 @@ impl NystromAwv {
             sv.s.extend_from_slice(&sv.c);
             p.lm_solve(&mut sv.s);
             sv.delta = sv.ww - dot(&sv.s, &sv.s);
-            num = dot(&sv.w, &p.u0) + dot(&sv.c, &p.ys) - dot(&sv.s, &p.r);
+            let (w, c, s) = (&sv.w, &sv.c, &sv.s);
+            sv.pred.extend(p.outs.iter().map(|o| dot(w, &o.u0) + dot(c, &o.ys) - dot(s, &o.r)));
         }
-        sv.pred = if self.ridge { num } else { num / (1.0 + sv.delta) };
+        if !self.ridge {
+            let scale = 1.0 + sv.delta;
+            sv.pred.iter_mut().for_each(|num| *num /= scale);
+        }
     }
 
-    /// Learns the row `x` (kernel row `krow`, target `y`) whose prediction `sv` made,
-    /// KORS already stepped (adding nothing); flushes a full block.
+    /// Learns the row `x` (kernel row `krow`, the `K` targets `y`) whose predictions
+    /// `sv` made, KORS already stepped (adding nothing); flushes a full block.
     pub(super) fn serve_learn(
         &mut self,
         x: &[f64],
         krow: &[f64],
-        y: f64,
+        y: &[f64],
         sv: &Served,
     ) -> Result<()> {
         let m = self.size();
         let p = &mut self.pending;
-        let n = p.len();
-        if n == 0 {
-            p.u0.clear();
-            p.u0.extend_from_slice(&sv.u0);
+        if p.is_empty() {
+            p.outs.resize_with(y.len(), PendingOutput::default);
+            for (o, u) in p.outs.iter_mut().zip(sv.u0.chunks_exact(m)) {
+                o.u0.clear();
+                o.u0.extend_from_slice(u);
+            }
         }
-        // G y gains column n: (G y)_i += c_i y for i < n, (G y)_n = c.y + (w.w) y.
-        let gy_new = dot(&sv.c, &p.ys) + sv.ww * y;
-        p.gy.iter_mut().zip(&sv.c).for_each(|(g, c)| *g += c * y);
-        p.gy.push(gy_new);
-        let z_new = dot(&sv.w, &p.u0);
-        p.z.push(z_new);
-        // r = L_M^{-1} (z + G y): its first n entries gain y s (G y gained y c), the
-        // new one solves L_M's new row (s, sqrt(1 + delta)).
-        p.r.iter_mut().zip(&sv.s).for_each(|(r, s)| *r += y * s);
         let lnn = (1.0 + sv.delta.max(0.0)).sqrt();
-        p.r.push((z_new + gy_new - dot(&sv.s, &p.r)) / lnn);
+        for (o, &yj) in p.outs.iter_mut().zip(y) {
+            // G y gains column n: (G y)_i += c_i y for i < n, (G y)_n = c.y + (w.w) y.
+            let gy_new = dot(&sv.c, &o.ys) + sv.ww * yj;
+            o.gy.iter_mut().zip(&sv.c).for_each(|(g, c)| *g += c * yj);
+            o.gy.push(gy_new);
+            let z_new = dot(&sv.w, &o.u0);
+            o.z.push(z_new);
+            // r = L_M^{-1} (z + G y): its first n entries gain y s (G y gained y c),
+            // the new one solves L_M's new row (s, sqrt(1 + delta)).
+            o.r.iter_mut().zip(&sv.s).for_each(|(r, s)| *r += yj * s);
+            o.r.push((z_new + gy_new - dot(&sv.s, &o.r)) / lnn);
+            o.ys.push(yj);
+        }
         // L_M's new row: (s, sqrt(1 + w.w - s.s)) = (s, sqrt(1 + delta)).
         p.lm.extend_from_slice(&sv.s);
         p.lm.push(lnn);
         p.krows.extend_from_slice(&krow[..m]);
         p.w.extend_from_slice(&sv.w);
-        p.ys.push(y);
-        add_to_q(&mut self.q, &krow[..m], &[y]);
-        self.cache_round(x, &krow[..m], &[y]);
+        add_to_q(&mut self.q, &krow[..m], y);
+        self.cache_round(x, &krow[..m], y);
         if self.d.is_none() {
             self.d = Some(x.len());
         }
         let rho = noise_discount(self.gamma);
-        self.noise_rest.observe(&mut self.noise, rho, (&[y], &[sv.pred]), sv.delta, 1.0);
+        self.noise_rest.observe(&mut self.noise, rho, (y, &sv.pred), sv.delta, 1.0);
         self.n_seen += 1;
         if self.pending.len() >= self.block_size(m) {
             self.flush_pending()?;
@@ -185,10 +226,10 @@ impl NystromAwv {
         Ok(())
     }
 
-    /// The served prediction and leverage of the next round on `x` (pure): `None`
-    /// when no row is pending, when `x` would join the dictionary or when the
+    /// The served predictions and leverage of the next round on `x` (pure): `None`
+    /// when no row is pending, when `x` would join the dictionary or when a
     /// prediction is not finite (a reader then asks [`Self::flushed`]).
-    pub(super) fn serve_plan(&self, x: &[f64]) -> Result<Option<(f64, f64)>> {
+    pub(super) fn serve_plan(&self, x: &[f64]) -> Result<Option<(Vec<f64>, f64)>> {
         if self.pending.is_empty() {
             return Ok(None);
         }
@@ -203,8 +244,8 @@ impl NystromAwv {
             return Ok(None);
         }
         let mut sv = Served::default();
-        self.serve_predict(&krow, &mut sv);
-        Ok(sv.pred.is_finite().then_some((sv.pred, sv.delta)))
+        self.serve_predict(&krow, self.outputs(), &mut sv);
+        Ok(sv.is_finite().then_some((sv.pred, sv.delta)))
     }
 
     /// Brings the factor up to date with the pending rows: `L L^T = L0 L0^T + K_B^T K_B`
@@ -264,11 +305,17 @@ impl NystromAwv {
         Ok(std::borrow::Cow::Owned(c))
     }
 
-    /// The served prediction of the next round on `x` (kernel row `krow` if given),
-    /// kept for its `learn` with the kernel row in `scratch.krow`; `None` (nothing
-    /// kept, the pending rows left pending) when `x` joins the dictionary or the
-    /// prediction is not finite: the caller then predicts on the flushed factor.
-    pub(super) fn serve_keep(&mut self, x: &[f64], krow: Option<&[f64]>) -> Result<Option<f64>> {
+    /// The served predictions of the next round on `x` (kernel row `krow` if given)
+    /// into `out` (`K` long), kept for its `learn` with the kernel row in
+    /// `scratch.krow`; `false` (nothing kept, the pending rows left pending) when `x`
+    /// joins the dictionary or a prediction is not finite: the caller then predicts on
+    /// the flushed factor.
+    pub(super) fn serve_keep(
+        &mut self,
+        x: &[f64],
+        krow: Option<&[f64]>,
+        out: &mut [f64],
+    ) -> Result<bool> {
         let mut sc = std::mem::take(&mut self.scratch);
         match krow {
             Some(k) => {
@@ -285,51 +332,55 @@ impl NystromAwv {
             None => Ok(false),
         };
         let mut sv = Box::<Served>::default();
-        let pred = match adds {
+        let finite = match adds {
             Ok(false) => {
-                self.serve_predict(&sc.krow, &mut sv);
-                Some(sv.pred).filter(|p| p.is_finite())
+                self.serve_predict(&sc.krow, out.len(), &mut sv);
+                sv.is_finite()
             }
-            _ => None,
+            _ => false,
         };
         self.scratch = sc;
         adds?;
-        let Some(p) = pred else {
-            return Ok(None);
-        };
-        let (pred, delta) = (vec![p], sv.delta);
+        if !finite {
+            return Ok(false);
+        }
+        out.copy_from_slice(&sv.pred);
+        let (pred, delta) = (sv.pred.clone(), sv.delta);
         self.kept_plan = Some(Plan { added: false, ext: None, pred, delta, stepped: None });
         self.kept.set(x, self.n_seen);
         self.served = Some(sv);
-        Ok(Some(p))
+        Ok(true)
     }
 
     /// One served round on a fixed dictionary with the kernel row `krow` given (the
-    /// kept prediction of `x` if any); `None` when the one-row path must run it
-    /// (the pending rows then flushed).
+    /// kept predictions of `x` if any) and the `K` targets `y`, its predictions
+    /// pushed onto `out`; `false` when the one-row path must run it (the pending rows
+    /// then flushed, nothing pushed).
     pub(super) fn serve_round_krow(
         &mut self,
         x: &[f64],
         krow: &[f64],
-        y: f64,
-    ) -> Result<Option<f64>> {
-        let plan = self.kept_plan.take().filter(|p| !p.added && p.pred.len() == 1);
+        y: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<bool> {
+        let plan = self.kept_plan.take().filter(|p| !p.added && p.pred.len() == y.len());
         let kept = plan.is_some() && self.kept.take(x, self.n_seen);
         let sv = match self.served.take().filter(|_| kept) {
             Some(sv) => sv,
             None => {
                 let mut sv = Box::<Served>::default();
-                self.serve_predict(krow, &mut sv);
+                self.serve_predict(krow, y.len(), &mut sv);
                 sv
             }
         };
         self.kept.clear();
-        if !sv.pred.is_finite() {
+        if !sv.is_finite() {
             self.flush_pending()?;
-            return Ok(None);
+            return Ok(false);
         }
         self.serve_learn(x, krow, y, &sv)?;
-        Ok(Some(sv.pred))
+        out.extend_from_slice(&sv.pred);
+        Ok(true)
     }
 }
 
@@ -479,7 +530,9 @@ mod tests {
                 s.predict_learn_many_krows(xi, 3, &[yi], &krow, &mut out).unwrap().unwrap();
                 out[0]
             } else {
-                let p = s.predict_keep_krow(xi, &krow).unwrap().unwrap();
+                let mut kept = [0.0];
+                s.predict_keep_krow(xi, &krow, &mut kept).unwrap().unwrap();
+                let p = kept[0];
                 s.predict_learn_many_krows(xi, 3, &[yi], &krow, &mut out).unwrap().unwrap();
                 assert_eq!(p.to_bits(), out[0].to_bits());
                 p
@@ -490,5 +543,86 @@ mod tests {
             }
         }
         assert!(s.blocked_rounds() >= 384, "blocks of 64: {}", s.blocked_rounds());
+    }
+
+    /// Three outputs served (rows pending between flushes, insertions mid-block):
+    /// output `c` predicts as a one-output learner on column `c` of the targets (the
+    /// outputs share the factor of `A`, which depends on the inputs only), as the
+    /// three-output one-row path and as progressive_predict; kept predictions are the
+    /// rounds', readers mid-block see the flushed learner, and a fixed dictionary with
+    /// its kernel rows given serves the same numbers.
+    #[test]
+    fn served_multi_output_equals_each_column_and_the_one_row_path() {
+        use crate::multi::MultiOutput;
+        let (x, y) = stream(600, 3, 11);
+        let k = 3;
+        let yk: Vec<f64> = y.iter().flat_map(|&v| [v, -2.0 * v + 1.0, v * v]).collect();
+        for fixed_dict in [false, true] {
+            let make = |b| if fixed_dict { fixed(b) } else { kors(b, false) };
+            let (mut s, mut one, mut prog) = (make(Some(16)), make(Some(1)), make(None));
+            let mut cols: Vec<NystromAwv> = (0..k).map(|_| make(Some(16))).collect();
+            let mut pp = Vec::new();
+            prog.predict_learn_many_multi(
+                crate::learners::batch::Rows { x: &x, d: 3, y: &yk },
+                &mut pp,
+            )
+            .unwrap();
+            let (mut max_pending, mut krow) = (0, Vec::new());
+            for (i, (xi, yi)) in x.chunks_exact(3).zip(yk.chunks_exact(k)).enumerate() {
+                let (mut kept, mut p, mut q) = (Vec::new(), Vec::new(), Vec::new());
+                if fixed_dict && i > 0 && i % 2 == 0 {
+                    let (pts, kern) =
+                        s.fixed_distance_kernel(3).map(|(p, k)| (p.to_vec(), k)).unwrap();
+                    krow.resize(s.size(), 0.0);
+                    kern.row_into(xi, &pts, 3, &mut krow);
+                    kept.resize(k, 0.0);
+                    s.predict_keep_krow(xi, &krow, &mut kept).unwrap().unwrap();
+                    s.predict_learn_many_krows(xi, 3, yi, &krow, &mut p).unwrap().unwrap();
+                } else {
+                    if i > 0 {
+                        s.predict_keep_multi(xi, &mut kept).unwrap();
+                    }
+                    s.predict_learn_multi(xi, yi, &mut p).unwrap();
+                }
+                if i > 0 {
+                    for (a, b) in kept.iter().zip(&p) {
+                        assert_eq!(a.to_bits(), b.to_bits(), "round {i}: kept");
+                    }
+                }
+                one.predict_learn_multi(xi, yi, &mut q).unwrap();
+                for c in 0..k {
+                    let pc = cols[c].predict_learn(xi, yi[c]).unwrap();
+                    close(p[c], pc, &format!("round {i} output {c} (one output)"));
+                    close(p[c], q[c], &format!("round {i} output {c} (one-row path)"));
+                    close(p[c], pp[i * k + c], &format!("round {i} output {c} (progressive)"));
+                }
+                max_pending = max_pending.max(s.pending_rows());
+                if i == 333 {
+                    assert!(s.pending_rows() > 0, "the check falls inside a block");
+                    let xn = &x[..3];
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    s.predict_multi(xn, &mut a).unwrap();
+                    one.predict_multi(xn, &mut b).unwrap();
+                    let (mut am, mut astd, mut bm, mut bstd) = (vec![], vec![], vec![], vec![]);
+                    assert!(s.predict_std_multi(xn, &mut am, &mut astd).unwrap());
+                    assert!(one.predict_std_multi(xn, &mut bm, &mut bstd).unwrap());
+                    for c in 0..k {
+                        close(a[c], b[c], "predict mid-block");
+                        close(am[c], bm[c], "predict_std mean mid-block");
+                        close(astd[c], bstd[c], "predict_std std mid-block");
+                    }
+                    let bytes = crate::state::codec::encode(&s).unwrap();
+                    let restored: NystromAwv = crate::state::codec::decode(&bytes).unwrap();
+                    assert_eq!(restored.pending_rows(), 0);
+                    let mut r = Vec::new();
+                    restored.predict_multi(xn, &mut r).unwrap();
+                    for c in 0..k {
+                        close(r[c], a[c], "restored mid-block");
+                    }
+                }
+            }
+            assert_eq!(max_pending, 15, "blocks of 16 rows (the 16th flushes)");
+            assert!(s.blocked_rounds() > 0);
+        }
     }
 }
