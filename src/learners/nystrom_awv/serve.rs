@@ -1,5 +1,5 @@
 //! Blocks of served rounds (`predict_keep` + `learn` one row at a time, `gamma = 1`,
-//! one output): the factor `L0 L0^T = A_0` stays fixed while rows are pending and
+//! any number of outputs): the factor `L0 L0^T = A_0` stays fixed while rows are pending and
 //! is brought up to date at matrix speed when the block is full, at an insertion,
 //! or before any reader of the factor (the module documentation's "Blocks of
 //! rounds" by Woodbury, one row at a time).
@@ -21,7 +21,9 @@
 //! `L_M`'s pivots are at least 1: the recursion adds no ill-conditioning of its
 //! own, and the predictions equal the one-row path's up to the rounding of the
 //! solves with `L0` (the conditioning of `A_0`). `q`, the caches and the noise
-//! level are updated at once; only the factor waits. The flush is
+//! level are updated at once; only the factor waits. With `K` outputs each output
+//! `j` has its own `q_0`, `y`, `u_0`, `z`, `G y` and `r` (its column of the targets);
+//! `W`, `L_M`, `c`, `s` and `delta` depend on the inputs only and are shared. The flush is
 //! [`ColCholesky::block_solve_update`] (`(2 n + PANEL) m^2` flops, matrix-matrix),
 //! against `n` Givens rank-one updates.
 
