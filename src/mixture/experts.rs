@@ -286,7 +286,7 @@ impl Mixture {
         let (shared, run) = (shared.as_ref(), super::shared_features::Shared::run);
         if y.len() < MIN_PARALLEL_ROWS || self.experts.len() < 2 {
             for (j, (e, c)) in self.experts.iter_mut().zip(cols.iter_mut()).enumerate() {
-                run(shared, j, e, x, d, y, c)?;
+                run(shared, j, e, Rows { x, d, y }, false, c)?;
             }
             return Ok(());
         }
@@ -296,7 +296,9 @@ impl Mixture {
         // The costliest experts (the largest representations) first, so that the
         // threads finish together; errors are then reported in the experts' order.
         items.sort_by_key(|(_, e, _, _)| std::cmp::Reverse(e.dim()));
-        workers.for_each(&mut items, |(j, e, c, res)| *res = run(shared, *j, e, x, d, y, c));
+        workers.for_each(&mut items, |(j, e, c, res)| {
+            *res = run(shared, *j, e, Rows { x, d, y }, false, c)
+        });
         items.sort_by_key(|(j, ..)| *j);
         items.into_iter().try_for_each(|(.., r)| r)
     }

@@ -282,10 +282,10 @@ impl MultiOutput for Mixture {
             crate::interrupt::poll()?;
             crate::interrupt::uninterrupted(|| {
                 let shared = super::shared_features::Shared::prepare(&self.experts, xb, d);
-                let run = super::shared_features::Shared::run_multi;
+                let run = super::shared_features::Shared::run;
                 for (j, (e, c)) in self.experts.iter_mut().zip(cols.iter_mut()).enumerate() {
                     c.clear();
-                    run(shared.as_ref(), j, e, xb, d, yb, c)?;
+                    run(shared.as_ref(), j, e, Rows { x: xb, d, y: yb }, true, c)?;
                 }
                 Ok(())
             })?;

@@ -103,51 +103,28 @@ impl Shared {
         Some(shared)
     }
 
-    /// Expert `j`'s block: on the shared kernel rows when it has them, else alone.
+    /// Expert `j`'s block: on the shared kernel rows when it has them, else alone
+    /// (`multi`: rows of the multi-output protocol, `y` row-major `n x K`).
     pub fn run(
         shared: Option<&Shared>,
         j: usize,
         e: &mut AnyLearner,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
+        rows: Rows<'_>,
+        multi: bool,
         out: &mut Vec<f64>,
     ) -> Result<()> {
-        match Self::run_krows(shared, j, e, x, d, y, out) {
-            Some(res) => res,
-            None => e.predict_learn_many(x, d, y, out),
+        let Rows { x, d, y } = rows;
+        if let (Some(s), AnyLearner::NystromAwv(l)) = (shared, &mut *e) {
+            if let Some(g) = s.group[j] {
+                if let Some(res) = l.predict_learn_many_krows(x, d, y, &s.krows[g], out) {
+                    return res;
+                }
+            }
         }
-    }
-
-    /// [`Self::run`] of a block of `K`-output rows (`y` row-major `n x K`).
-    pub fn run_multi(
-        shared: Option<&Shared>,
-        j: usize,
-        e: &mut AnyLearner,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Result<()> {
-        match Self::run_krows(shared, j, e, x, d, y, out) {
-            Some(res) => res,
-            None => e.predict_learn_many_multi(Rows { x, d, y }, out),
+        match multi {
+            true => e.predict_learn_many_multi(rows, out),
+            false => e.predict_learn_many(x, d, y, out),
         }
-    }
-
-    /// Expert `j`'s block on the shared kernel rows; `None` (nothing run) when it has
-    /// none.
-    fn run_krows(
-        shared: Option<&Shared>,
-        j: usize,
-        e: &mut AnyLearner,
-        x: &[f64],
-        d: usize,
-        y: &[f64],
-        out: &mut Vec<f64>,
-    ) -> Option<Result<()>> {
-        let (Some(s), AnyLearner::NystromAwv(l)) = (shared, &mut *e) else { return None };
-        l.predict_learn_many_krows(x, d, y, &s.krows[s.group[j]?], out)
     }
 }
 
