@@ -10,16 +10,15 @@ signals; elsewhere (and where no handler can be installed) the block runs as it 
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # (no stub: see below)
 import contextlib
 import os
 import signal
 import threading
 
-# The C functions behind ``signal.getsignal`` / ``signal.signal``: the same calls
-# without their conversions to and from ``enum`` members, which cost a served round
-# (two ``whole_round`` swaps) about 10 us.
-import _signal
-
+# ``_signal``: the C functions behind ``signal.getsignal`` / ``signal.signal``, the same
+# calls without their conversions to and from ``enum`` members, which cost a served
+# round (two ``whole_round`` swaps) about 10 us.
 _SIGINT = int(signal.SIGINT)
 _SIG_DFL = int(signal.SIG_DFL)
 
