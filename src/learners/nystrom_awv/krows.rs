@@ -46,6 +46,8 @@ impl NystromAwv {
         if self.kors.is_some() || krows.len() != x.len() / d.max(1) * self.size() {
             return None;
         }
+        // One row serves from the pending block; a first round of `K > 1` targets
+        // takes the one-row path, which sizes `q` for them (`fix_outputs`).
         if x.len() == d && (y.len() == 1 || self.n_seen > 0) && self.serves_blocked() {
             match self.serve_round_krow(x, krows, y, out) {
                 Ok(true) => return Some(Ok(())),
