@@ -68,6 +68,16 @@ fn n_bins(w: f64) -> usize {
     (V_MAX / w).round() as usize
 }
 
+/// `exp(-x_b)` at each bin's centre `x_b = (b + 1/2) w_i`, per width of [`WIDTHS`]:
+/// the factor of (4)'s `c_b` that does not depend on `K`, computed once.
+fn centre_exps() -> &'static [Vec<f64>] {
+    static EXPS: std::sync::OnceLock<Vec<Vec<f64>>> = std::sync::OnceLock::new();
+    EXPS.get_or_init(|| {
+        let at = |w: f64| (0..n_bins(w)).map(|b| (-(b as f64 + 0.5) * w).exp()).collect();
+        WIDTHS.iter().map(|&w| at(w)).collect()
+    })
+}
+
 /// Counts of one bin: rounds, and rounds whose label was the top class.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Bin {
@@ -151,8 +161,8 @@ impl TopLabelBinning {
         }
         let w = WIDTHS[i - 1];
         let mut blocks: Vec<(f64, f64, usize)> = Vec::with_capacity(self.bins[i - 1].len());
-        for (b, bin) in self.bins[i - 1].iter().enumerate() {
-            let cb = 1.0 / (1.0 + (k - 1.0) * (-(b as f64 + 0.5) * w).exp());
+        for (bin, &e) in self.bins[i - 1].iter().zip(&centre_exps()[i - 1]) {
+            let cb = 1.0 / (1.0 + (k - 1.0) * e);
             let (n, hits) = (bin.n as f64 + PRIOR_ROUNDS, bin.k as f64 + PRIOR_ROUNDS * cb);
             // (4) as a block (sum of weights, weighted sum, bins), pooled while it
             // breaks the order (pool adjacent violators)

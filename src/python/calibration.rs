@@ -2,7 +2,7 @@
 //! `progressive(S, labels)` (GIL released), `add_class()`, state bytes for pickling.
 //! Scores are `(n, K)` float arrays, labels class indices `0..K`.
 use crate::calibration::SoftmaxCalibrator;
-use crate::python::convert::{mat2, matrix};
+use crate::python::convert::{mat2, matrix, vec1};
 use crate::python::errors::guard;
 use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -66,6 +66,31 @@ impl PySoftmaxCalibrator {
             let done = (self.inner.n_seen() - before) as usize;
             crate::python::errors::stream_result(py, res, done, None)?;
             matrix(py, out, n, k)
+        })
+    }
+
+    /// The probabilities of one row of scores, as a list (state unchanged): the
+    /// serving loop's `predict`, without a matrix either way.
+    fn _predict_row(&self, s: PyReadonlyArray1<'_, f64>) -> PyResult<Vec<f64>> {
+        guard(|| {
+            let s = vec1(&s);
+            let mut out = vec![0.0; s.len()];
+            self.inner.predict(&s, &mut out)?;
+            Ok(out)
+        })
+    }
+
+    /// One round on one row of scores and its label (`progressive` of one row, the
+    /// probabilities not returned); checked first, unchanged if refused.
+    fn _learn_row(&mut self, s: PyReadonlyArray1<'_, f64>, label: i64) -> PyResult<()> {
+        guard(|| {
+            let s = vec1(&s);
+            self.inner.check_width(s.len())?;
+            let label = usize::try_from(label).map_err(|_| {
+                crate::KsError::Input(format!("label {label} is not a class index (0, 1, ...)"))
+            })?;
+            let mut p = vec![0.0; s.len()];
+            Ok(self.inner.predict_learn(&s, label, &mut p)?)
         })
     }
 

@@ -260,3 +260,44 @@ def test_binning_pickle_mid_stream_continues_identically():
 def test_binning_parameter_must_be_a_bool():
     with pytest.raises(ParameterError, match="binning"):
         SoftmaxCalibrator(binning="yes")
+
+
+# The one-row calls of the serving loops (the river and scikit-learn classifiers).
+
+
+@pytest.mark.parametrize("binning", [True, False])
+def test_one_row_calls_equal_the_matrix_calls(binning):
+    """``_predict_row`` and ``_learn_row`` (one row of scores, no matrices) give, round
+    by round, the probabilities and the state of ``predict`` and ``progressive`` on
+    that row, bit for bit."""
+    S, y = _stream(n=300, k=5, seed=3)
+    rows, matrix = SoftmaxCalibrator(binning=binning), SoftmaxCalibrator(binning=binning)
+    for s, label in zip(S, y):
+        p = rows._core._predict_row(s)
+        assert isinstance(p, list)
+        assert np.array_equal(p, matrix._core.predict(s[None, :])[0])
+        rows._core._learn_row(s, int(label))
+        matrix._core.progressive(s[None, :], np.array([label], dtype=np.int64))
+        assert rows._core._state_bytes() == matrix._core._state_bytes()
+
+
+@pytest.mark.parametrize(
+    ("scores", "label"),
+    [
+        (np.array([0.1, 0.2, 0.3]), 1),  # wrong width
+        (np.array([0.1, np.nan, 0.3, 0.0]), 1),
+        (np.array([0.1, 0.2, 0.3, 0.0]), 4),  # not a class
+        (np.array([0.1, 0.2, 0.3, 0.0]), -1),
+    ],
+)
+def test_one_row_bad_input_leaves_the_state(scores, label):
+    S, y = _stream()
+    cal = SoftmaxCalibrator()
+    cal.learn(S[:50], y[:50])
+    before = cal._core._state_bytes()
+    with pytest.raises(InputError):
+        cal._core._learn_row(scores, label)
+    if label in (1,):
+        with pytest.raises(InputError):
+            cal._core._predict_row(scores)
+    assert cal._core._state_bytes() == before

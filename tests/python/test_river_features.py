@@ -128,3 +128,36 @@ def test_one_hot_encoder_pipeline_with_a_category_first_seen_mid_stream(rng):
     # learner fed zero-padded rows, as the reserved one (up to the rounding of the spare,
     # always-zero inputs' Taylor features)
     np.testing.assert_allclose(late_b_error(model()), ours, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "change", ["value", "same value, new object", "key added", "key removed", "key renamed"]
+)
+def test_a_dict_changed_between_predict_and_learn_is_learned_as_it_is(rng, change):
+    """``learn_one`` after ``predict_one`` of the same dict object reuses its vector only
+    while the dict holds the same keys and the same value objects: a dict changed in
+    between is learned as it is then, as by an adapter that never saw the prediction."""
+    rows, _, y = _stream(rng, n=40, late=0)
+    served = RiverRegressor(ks.TaylorAWV(degree=2), scale=False)
+    plain = RiverRegressor(ks.TaylorAWV(degree=2), scale=False)
+    for model in (served, plain):  # every key has its input from the first row
+        model.learn_one({"a": 0.1, "b": 0.2, "c": 0.3, "d": 0.4}, 1.0)
+    for row, target in zip(rows, y):
+        x = dict(row)
+        served.predict_one(x)
+        if change == "value":
+            x["a"] = x["a"] + 1.0
+        elif change == "same value, new object":
+            x["b"] = float(str(x["b"]))  # (equal, another float object)
+        elif change == "key added":
+            x["d"] = 0.5
+        elif change == "key removed":
+            del x["b"]
+        else:  # the last key's value object under another name: the same values
+            x["d"] = x.pop("c")
+        served.learn_one(x, target)
+        plain.learn_one(dict(x), target)
+    assert served.feature_names == plain.feature_names
+    probe = {"a": 0.3, "b": -0.2, "c": 0.1, "d": 0.4}
+    assert served.predict_one(probe) == plain.predict_one(probe)
+    assert served.learner.n_seen == plain.learner.n_seen == len(rows) + 1

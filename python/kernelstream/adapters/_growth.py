@@ -43,9 +43,16 @@ class History:
                 return False
             self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
             self.targets = np.concatenate([self.targets, np.zeros_like(self.targets)])
-        self.rows[self.n, : v.shape[0]] = v
-        self.targets[self.n] = target
-        self.n += 1
+        n = self.n
+        if v.shape[0] == self.rows.shape[1]:
+            self.rows[n] = v
+        else:
+            self.rows[n, : v.shape[0]] = v
+        if type(target) is float or type(target) is int:  # (one target: no broadcast)
+            self.targets[n, 0] = target
+        else:
+            self.targets[n] = target
+        self.n = n + 1
         return True
 
     def widened(self, width: int) -> np.ndarray:

@@ -124,6 +124,13 @@ class _DictAdapter:
     _slot_cache: list | None = None
     #: the classifier's last class scores and what they depend on (derived, not pickled)
     _scored: tuple | None = None
+    #: the last row read by ``_known_row``: the dict, the names, the input size, its
+    #: keys, its value objects and the vector (derived, not pickled)
+    _row_kept: tuple | None = None
+
+    #: the attributes above, derived from the others: left out of pickles, model
+    #: files and clones
+    _derived = frozenset(("_slot_cache", "_scored", "_row_kept"))
 
     #: the rows as the learner saw them, for an exact widening (``None``: not kept)
     _history: _growth.History | None = None
@@ -219,11 +226,22 @@ class _DictAdapter:
             cache = self._slot_cache = [names, {k: i for i, k in enumerate(names)}, None]
         slots = cache[1]
         size = int(self.learner.input_dim or 0) or len(names)
-        values = list(x.values())
+        values, keys = list(x.values()), list(x)
+        row = self._row_kept
+        if (  # the row of the last call (river's predict_one then learn_one of one dict)
+            row is not None
+            and row[0] is x
+            and row[1] is names
+            and row[2] == size
+            and row[3] == keys
+            and len(row[4]) == len(values)
+            and all(map(operator.is_, row[4], values))
+        ):
+            return row[5]
         if set(map(type, values)) <= _PLAIN_VALUES:  # (no None: each key has a value)
             # The rows of a stream come with the same keys in the same order: the slots
             # of that order are kept (``cache[2]``), and the values placed by them.
-            keys, order = list(x), cache[2]
+            order = cache[2]
             if order is None or order[1] != size or order[0] != keys:
                 idx = [slots.get(k) for k in keys]
                 if None in idx:
@@ -235,11 +253,12 @@ class _DictAdapter:
                 if out.dtype.kind != "i":  # an integer beyond the doubles: the general path
                     return None
                 out = out.astype(_FLOAT64)
-            if order[2] is None:
-                return out
-            placed = np.zeros(size)
-            placed[order[2]] = out
-            return placed
+            if order[2] is not None:
+                placed = np.zeros(size)
+                placed[order[2]] = out
+                out = placed
+            self._row_kept = (x, names, size, keys, values, out)
+            return out
         v = [0.0] * size
         for k, value in x.items():
             i = slots.get(k)
@@ -394,11 +413,8 @@ class _DictAdapter:
         return self.learner.predict_one(self._input(x))
 
     def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_slot_cache", None)
-        state.pop("_scored", None)
-        state.pop(LOCK_ATTR, None)  # each copy has its own (kernelstream._threads)
-        return state
+        # (the lock: each copy has its own, kernelstream._threads)
+        return {k: v for k, v in self.__dict__.items() if k not in self._derived | {LOCK_ATTR}}
 
     def clone(self, new_params=None, include_attributes=False):
         """A fresh adapter: the same parameters around an untrained copy of ``learner``."""
@@ -411,7 +427,7 @@ class _DictAdapter:
         new = type(self)(**params)
         if include_attributes:
             for attr, value in self.__dict__.items():
-                if attr not in params and attr not in (LOCK_ATTR, "_slot_cache", "_scored"):
+                if attr not in params and attr not in self._derived | {LOCK_ATTR}:
                     setattr(new, attr, copy.deepcopy(value))
         return new
 
@@ -450,9 +466,10 @@ class RiverRegressor(_DictAdapter, _Regressor):
         sample weight (river's convention; a finite number ``>= 0``: the learner's loss
         counts ``w`` times, the online scaling sees the row once; ``w = 0`` changes
         nothing; docs/choices.md, "Sample weights")."""
-        w = as_weight(w)
-        if w == 0.0:
-            return
+        if type(w) is not float or w != 1.0:
+            w = as_weight(w)
+            if w == 0.0:
+                return
         self._learn_vector(x, y, w)
 
     @serialised
@@ -717,7 +734,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
                 c.learn_one(v, self._on if j == k else self._off, w)
         self._scored = None  # (the learners moved on)
         # (the calibrator checks the row before it changes: refused, it is as it was)
-        calibrator._core.progressive(scores[None, :], np.array([k], dtype=np.int64))
+        calibrator._core._learn_row(scores, k)
         self.columns, self.calibrator, self.scaler = columns, calibrator, xs
         if new:
             self.classes.append(y)
@@ -738,5 +755,4 @@ class RiverClassifier(_DictAdapter, _Classifier):
     def predict_proba_one(self, x: dict, **kwargs) -> dict:
         if not self.classes:
             return {}
-        p = self.calibrator._core.predict(self._current_scores(x)[None, :])[0]
-        return dict(zip(self.classes, p.tolist()))
+        return dict(zip(self.classes, self.calibrator._core._predict_row(self._current_scores(x))))

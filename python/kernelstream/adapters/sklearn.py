@@ -515,8 +515,8 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         state whose scores the calibrator takes whatever their last bits: the learner
         and the calibrator learn in place (no copies; a refused row leaves both as they
         were): the learner's round (``learn_one``, on ``_learn``'s targets) and the
-        calibration of the predicted scores. The row's probabilities, or ``None``: not
-        that case (``_learn`` takes it)."""
+        calibration of the predicted scores. ``True``, or ``None``: not that case
+        (``_learn`` takes it)."""
         columns, cal = self.columns_, self.calibrator_
         lr = columns.learners[0]
         kept = _PREDICTED.get(columns)
@@ -547,14 +547,15 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         else:
             target = np.full(columns.n, columns.off)
             target[codes[0]] = columns.on
-        n0 = lr.n_seen
+        n0, k = lr.n_seen, int(codes[0])
         try:
             lr.learn_one(X[0], target)
         except BaseException:
             if lr.n_seen != n0:  # learned (a Ctrl-C raised as the call returned)
-                cal.progressive_proba(s, codes)  # (both change in place)
+                cal._core._learn_row(s[0], k)  # (both change in place)
             raise
-        return cal.progressive_proba(s, codes)
+        cal._core._learn_row(s[0], k)  # (`progressive_proba` of the row, in one call)
+        return True
 
     @property
     def _classes_plain(self) -> bool:

@@ -184,7 +184,7 @@ def adapter_state(obj) -> dict:
     SklearnClassifier's ``learner_``, which is a view of its columns, is rebuilt)."""
     from .._threads import LOCK_ATTR
 
-    skip = {LOCK_ATTR, "_slot_cache", "_scored"}
+    skip = {LOCK_ATTR, *getattr(obj, "_derived", ())}
     if type(obj).__name__ == "SklearnClassifier":
         skip.add("learner_")
     return {k: v for k, v in obj.__dict__.items() if k not in skip}
