@@ -11,7 +11,6 @@ signals; elsewhere (and where no handler can be installed) the block runs as it 
 from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found]  # (no stub: see below)
-import contextlib
 import os
 import signal
 import threading
@@ -23,28 +22,34 @@ _SIGINT = int(signal.SIGINT)
 _SIG_DFL = int(signal.SIG_DFL)
 
 
-@contextlib.contextmanager
-def whole_round():
-    """Runs the block with SIGINT held until it ends (see the module docstring)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list = []
-    previous = _signal.getsignal(_SIGINT)
-    if previous is None:  # a handler set outside Python: it could not be put back
-        yield
-        return
-    try:
-        _signal.signal(_SIGINT, lambda signum, frame: held.append(frame))
-    except (ValueError, TypeError, OSError):  # no handler can be set here
-        yield
-        return
-    try:
-        yield
-    finally:
+class whole_round:  # noqa: N801 (used as ``with whole_round():``, like a function)
+    """Runs the block with SIGINT held until it ends (see the module docstring). A
+    class, not a generator context manager: a served round enters one, and the
+    generator's machinery cost about as much as the swaps."""
+
+    __slots__ = ("held", "previous")
+
+    def __enter__(self) -> None:
+        self.previous = None  # (None: the handler was not swapped)
+        if threading.current_thread() is not threading.main_thread():
+            return
+        previous = _signal.getsignal(_SIGINT)
+        if previous is None:  # a handler set outside Python: it could not be put back
+            return
+        held: list = []
+        try:
+            _signal.signal(_SIGINT, lambda signum, frame: held.append(frame))
+        except (ValueError, TypeError, OSError):  # no handler can be set here
+            return
+        self.previous, self.held = previous, held
+
+    def __exit__(self, *exc) -> None:
+        previous = self.previous
+        if previous is None:
+            return
         _signal.signal(_SIGINT, previous)
-        if held:
+        if self.held:
             if callable(previous):
-                previous(signal.SIGINT, held[0])  # Python's: raises KeyboardInterrupt
+                previous(signal.SIGINT, self.held[0])  # Python's: raises KeyboardInterrupt
             elif previous == _SIG_DFL:
                 os.kill(os.getpid(), _SIGINT)
