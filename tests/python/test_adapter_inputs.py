@@ -151,3 +151,37 @@ def test_the_lock_is_no_part_of_pickles_or_copies():
             )
     clone = reg.clone(include_attributes=True)
     assert clone.scaler.n == 1 and math.isfinite(clone.predict_one({"a": 1.0}))
+
+
+@pytest.mark.parametrize("size", [1, 10, 64, 65, 500])  # both sides of the Python loop
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_the_scikit_learn_fast_checks_equal_numpy(size, bad):
+    """The one-row checks of the scikit-learn adapters (finite values, the largest
+    magnitude) give NumPy's answers on small arrays (a Python loop) and large ones."""
+    from kernelstream.adapters.sklearn import _all_finite, _largest_magnitude
+
+    a = np.random.default_rng(size).normal(size=(1, size)) * 1e300
+    assert _all_finite(a) and _largest_magnitude(a) == float(np.max(np.abs(a)))
+    for at in {0, size // 2, size - 1}:
+        b = a.copy()
+        b[0, at] = bad
+        assert not _all_finite(b) and not _all_finite(b.T)
+
+
+def test_a_served_scikit_learn_row_with_a_nan_is_refused_and_changes_nothing():
+    from kernelstream.adapters import SklearnClassifier, SklearnRegressor
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    for est, y in (
+        (SklearnRegressor(ks.TaylorAWV(degree=2)), X[:, 0]),
+        (SklearnClassifier(ks.TaylorAWV(degree=2)), X[:, 0] > 0),
+    ):
+        est.partial_fit(X[:10], y[:10])
+        before = pickle.dumps(est)
+        row = X[10:11].copy()
+        row[0, 1] = math.nan
+        with pytest.raises(ValueError):
+            est.predict(row)
+        with pytest.raises(ValueError):
+            est.partial_fit(row, y[10:11])
+        assert pickle.dumps(est) == before

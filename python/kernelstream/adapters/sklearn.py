@@ -100,6 +100,25 @@ _PREDICTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SCORE_BOUND = 1e100
 
 
+#: arrays up to this size are checked value by value in Python (a NumPy reduction's
+#: call costs about 1 us, more than the loop over a serving loop's one row)
+_SMALL = 64
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    """Whether every value of the float array ``a`` is finite."""
+    if a.size <= _SMALL:
+        return all(map(math.isfinite, a.ravel().tolist()))
+    return bool(np.isfinite(a).all())
+
+
+def _largest_magnitude(a: np.ndarray) -> float:
+    """``max |a|`` of a non-empty float array whose values are finite."""
+    if a.size <= _SMALL:
+        return max(map(abs, a.ravel().tolist()))
+    return float(np.max(np.abs(a)))
+
+
 def _plain_labels(y, n: int, classes) -> bool:
     """Whether ``y`` is what ``validate_data`` would return unchanged (values) for ``n``
     labels of a classifier fitted on ``classes``: a 1-D ``ndarray`` of their dtype, of
@@ -119,7 +138,7 @@ def _plain_targets(y, n: int) -> bool:
         type(y) is np.ndarray
         and y.dtype == np.float64
         and y.shape == (n,)
-        and bool(np.isfinite(y).all())
+        and _all_finite(y)
     )
 
 
@@ -201,7 +220,7 @@ class _StreamingEstimator(BaseEstimator):
             and X.shape[0] >= 1
             and X.shape[1] == getattr(self, "n_features_in_", -1)
             and not hasattr(self, "feature_names_in_")
-            and bool(np.isfinite(X).all())
+            and _all_finite(X)
         )
 
     def _learn(self, X, y, first: bool, sw=None):
@@ -530,10 +549,12 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
         if not (codes[0] < self.classes_.size and self.classes_[codes[0]] == y[0]):
             return None  # (not a class: _learn's message)
         s = self._calibration_scores(kept[4])
-        bound = float(np.max(np.abs(s)))
+        if not _all_finite(s):
+            return None
+        bound = _largest_magnitude(s)
         # |g| <= 2 max |s| (gradient of the step, SoftmaxCalibrator): with the learned
         # scores within rounding of the predicted ones, the curvature stays finite
-        if not (bound <= _SCORE_BOUND and np.isfinite(s).all()):
+        if not bound <= _SCORE_BOUND:
             return None
         gamma = float(cal.get_params()["gamma"])
         if not math.isfinite(cal._core.curvature + gamma * (2.01 * bound) ** 2):
