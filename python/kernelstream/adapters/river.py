@@ -127,10 +127,12 @@ class _DictAdapter:
     #: the last row read by ``_known_row``: the dict, the names, the input size, its
     #: keys, its value objects and the vector (derived, not pickled)
     _row_kept: tuple | None = None
+    #: the classifier's one-hot target rows, one per class (derived, not pickled)
+    _targets: list | None = None
 
     #: the attributes above, derived from the others: left out of pickles, model
     #: files and clones
-    _derived = frozenset(("_slot_cache", "_scored", "_row_kept"))
+    _derived = frozenset(("_slot_cache", "_scored", "_row_kept", "_targets"))
 
     #: the rows as the learner saw them, for an exact widening (``None``: not kept)
     _history: _growth.History | None = None
@@ -642,6 +644,19 @@ class RiverClassifier(_DictAdapter, _Classifier):
         ]
         return _growth.replayed(self.learner, X, np.full(h.n, off))
 
+    def _one_hot(self, n: int, k: int) -> np.ndarray:
+        """The targets of a round of class ``k`` among ``n`` columns (read-only, kept:
+        a round does not build them again)."""
+        rows = self._targets
+        if rows is None or len(rows) != n:
+            rows = self._targets = []
+            for j in range(n):
+                t = np.full(n, self._off)
+                t[j] = self._on
+                t.flags.writeable = False
+                rows.append(t)
+        return rows[k]
+
     def _scores_key(self, v: np.ndarray) -> tuple:
         """What the class scores of the input ``v`` depend on: the row's bytes, the
         rounds the learners learned, the classes, and the learners themselves."""
@@ -716,9 +731,7 @@ class RiverClassifier(_DictAdapter, _Classifier):
                 scores = np.zeros(1)
             else:
                 scores = self._scores(v)  # before the label (and a check of v)
-            targets = np.full(scores.size, self._off)
-            targets[k] = self._on
-            self.learner.learn_one(v, targets, w)
+            self.learner.learn_one(v, self._one_hot(scores.size, k), w)
             columns = self.columns
         else:
             columns = list(self.columns)

@@ -134,12 +134,7 @@ def _plain_labels(y, n: int, classes) -> bool:
 def _plain_targets(y, n: int) -> bool:
     """Whether ``y`` is what ``validate_data`` would return unchanged for ``n`` rows of a
     regression: a finite float64 1-D ``ndarray`` of ``n`` values."""
-    return (
-        type(y) is np.ndarray
-        and y.dtype == np.float64
-        and y.shape == (n,)
-        and _all_finite(y)
-    )
+    return type(y) is np.ndarray and y.dtype == np.float64 and y.shape == (n,) and _all_finite(y)
 
 
 def _weights(sample_weight, X):
