@@ -235,7 +235,12 @@ class _StreamingEstimator(BaseEstimator):
             Xs, ts, xs_all, ys_all = self._scaled_rows(X, y, xs, ys)
             n0 = learner.n_seen
             try:
-                learner.learn_many(Xs, ts, sample_weight=sw)
+                if len(Xs) == 1 and sw is None and ts.ndim == 1 and ts.dtype == np.float64:
+                    # the serving loop's row: the learner's one-row round (the same
+                    # arithmetic as a block of one row, in one call)
+                    learner.learn_one(Xs[0], float(ts[0]))
+                else:
+                    learner.learn_many(Xs, ts, sample_weight=sw)
             except BaseException as exc:
                 if first or learner.n_seen == n0:  # (a fresh learner: the old ones stay)
                     raise
@@ -657,6 +662,8 @@ class SklearnClassifier(ClassifierMixin, _StreamingEstimator):
     def predict_proba(self, X):
         """``P(classes_[k] | x)`` from the online calibration of the scores."""
         scores = self._calibration_scores(self._raw(X))  # checks that it was fitted first
+        if len(scores) == 1:  # the serving loop's row: one call, no matrices
+            return np.array([self.calibrator_._core._predict_row(scores[0])])
         return self.calibrator_.predict_proba(scores)
 
     def predict_log_proba(self, X):
